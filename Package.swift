@@ -1,0 +1,110 @@
+// swift-tools-version:6.1
+// PayPulse Gmail Connect. One folder per layer of ../shared/DESIGN.md:
+// Sources/Transport, Sources/Adapters/*, Sources/Ports, Sources/Configuration,
+// Sources/Executables. Dependencies point down only; adapters implement ports.
+
+import PackageDescription
+
+let package = Package(
+    name: "paypulse-gmail-connect",
+    platforms: [.macOS(.v15)],
+    products: [
+        .executable(name: "paypulse", targets: ["paypulse"]),
+    ],
+    dependencies: [
+        .package(url: "https://github.com/apple/swift-crypto.git", from: "4.5.2"),
+        .package(url: "https://github.com/apple/swift-log.git", from: "1.16.2"),
+        .package(url: "https://github.com/apple/swift-argument-parser.git", from: "1.8.2"),
+    ],
+    targets: [
+        // MARK: transport
+        .systemLibrary(
+            name: "CCurl",
+            path: "Sources/CCurl",
+            pkgConfig: "libcurl",
+            providers: [.apt(["libcurl4-openssl-dev"])]
+        ),
+        .target(
+            name: "PayPulseTransport",
+            dependencies: ["CCurl", .product(name: "Logging", package: "swift-log")],
+            path: "Sources/Transport"
+        ),
+
+        // MARK: ports
+        .target(name: "PayPulsePorts", path: "Sources/Ports"),
+
+        // MARK: adapters
+        .target(
+            name: "PayPulseSigV4",
+            dependencies: [.product(name: "Crypto", package: "swift-crypto")],
+            path: "Sources/Adapters/SigV4"
+        ),
+        .target(
+            name: "PayPulseAWS",
+            dependencies: [
+                "PayPulsePorts", "PayPulseTransport", "PayPulseSigV4",
+                .product(name: "Logging", package: "swift-log"),
+            ],
+            path: "Sources/Adapters/AWS"
+        ),
+        .systemLibrary(
+            name: "CSQLite",
+            path: "Sources/CSQLite",
+            pkgConfig: "sqlite3",
+            providers: [.apt(["libsqlite3-dev"])]
+        ),
+        .target(
+            name: "PayPulseEmbedded",
+            dependencies: ["PayPulsePorts", "CSQLite", .product(name: "Logging", package: "swift-log")],
+            path: "Sources/Adapters/Embedded"
+        ),
+
+        // MARK: configuration (read once at the edge)
+        .target(
+            name: "PayPulseConfiguration",
+            dependencies: ["PayPulseAWS"],
+            path: "Sources/Configuration"
+        ),
+
+        // MARK: executables
+        .executableTarget(
+            name: "paypulse",
+            dependencies: [
+                "PayPulseConfiguration", "PayPulsePorts", "PayPulseAWS", "PayPulseEmbedded",
+                "PayPulseTransport",
+                .product(name: "ArgumentParser", package: "swift-argument-parser"),
+                .product(name: "Logging", package: "swift-log"),
+            ],
+            path: "Sources/Executables/paypulse"
+        ),
+
+        // MARK: test support (real peers: moto_server, loopback fakes)
+        .target(
+            name: "PayPulseTestSupport",
+            dependencies: [
+                "PayPulsePorts", "PayPulseAWS", "PayPulseEmbedded", "PayPulseTransport",
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "InMemoryLogging", package: "swift-log"),
+            ],
+            path: "Sources/TestSupport"
+        ),
+
+        // MARK: tests
+        .testTarget(name: "TransportTests", dependencies: ["PayPulseTransport", "PayPulseTestSupport"]),
+        .testTarget(name: "SigV4Tests", dependencies: ["PayPulseSigV4"]),
+        .testTarget(name: "AWSTests", dependencies: ["PayPulseAWS", "PayPulseTestSupport"]),
+        .testTarget(name: "EmbeddedTests", dependencies: ["PayPulseEmbedded", "PayPulseTestSupport"]),
+        .testTarget(name: "ContractTests", dependencies: ["PayPulsePorts", "PayPulseTestSupport"]),
+        .testTarget(name: "ConfigurationTests", dependencies: ["PayPulseConfiguration"]),
+    ],
+    swiftLanguageModes: [.v6]
+)
+
+// Shared settings for every Swift target (the swift-log pattern): Swift 6 mode with
+// strict concurrency comes from the tools version; these add the checks we rely on.
+for target in package.targets where [.executable, .test, .regular].contains(target.type) {
+    var settings = target.swiftSettings ?? []
+    settings.append(.enableUpcomingFeature("ExistentialAny"))
+    settings.append(.enableUpcomingFeature("MemberImportVisibility"))
+    target.swiftSettings = settings
+}

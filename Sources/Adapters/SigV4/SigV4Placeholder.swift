@@ -1,0 +1,1 @@
+enum SigV4Placeholder {}

@@ -1,0 +1,12 @@
+// The system SQLite library (Debian's libsqlite3-dev).
+#ifndef PAYPULSE_CSQLITE_SHIM_H
+#define PAYPULSE_CSQLITE_SHIM_H
+
+#include <sqlite3.h>
+
+// SQLITE_TRANSIENT is a macro casting -1 to a function pointer, which Swift cannot import.
+static inline sqlite3_destructor_type paypulse_sqlite_transient(void) {
+    return SQLITE_TRANSIENT;
+}
+
+#endif
