@@ -1,0 +1,59 @@
+import Dispatch
+import Synchronization
+
+/// The one HTTP client of the project, over libcurl.
+///
+/// Transfers block, so they run on a private Dispatch queue, never on the Swift
+/// concurrency pool. Easy handles are pooled: each keeps its connection cache, so a refresh
+/// run of thousands of calls reuses a few connections. Safe to call concurrently.
+public final class CurlHTTPClient: HTTPTransport {
+    /// Limits that apply to every request.
+    public struct Configuration: Sendable {
+        /// The limit for establishing a connection (TCP and TLS).
+        public var connectTimeout: Duration
+        /// The largest response body accepted.
+        public var maxResponseBytes: Int
+        /// How many idle handles (and their connections) to keep.
+        public var maxIdleHandles: Int
+
+        /// Creates a configuration.
+        public init(connectTimeout: Duration = .seconds(3), maxResponseBytes: Int = 8 << 20, maxIdleHandles: Int = 32) {
+            self.connectTimeout = connectTimeout
+            self.maxResponseBytes = maxResponseBytes
+            self.maxIdleHandles = maxIdleHandles
+        }
+    }
+
+    private let configuration: Configuration
+    private let idleHandles = Mutex<[CurlEasyHandle]>([])
+    private let queue = DispatchQueue(label: "paypulse.curl", attributes: .concurrent)
+
+    /// Creates a client.
+    public init(configuration: Configuration = Configuration()) {
+        self.configuration = configuration
+    }
+
+    public func execute(_ request: HTTPRequest) async throws -> HTTPResponse {
+        try await withCheckedThrowingContinuation { continuation in
+            queue.async {
+                guard let handle = self.checkout() else {
+                    continuation.resume(throwing: TransportError.other.with(detail: "libcurl could not create a handle"))
+                    return
+                }
+                let result = handle.perform(request, configuration: self.configuration)
+                self.checkin(handle)
+                continuation.resume(with: result)
+            }
+        }
+    }
+
+    private func checkout() -> CurlEasyHandle? {
+        idleHandles.withLock { $0.popLast() } ?? CurlEasyHandle()
+    }
+
+    private func checkin(_ handle: CurlEasyHandle) {
+        idleHandles.withLock { handles in
+            if handles.count < configuration.maxIdleHandles { handles.append(handle) }
+        }
+    }
+}

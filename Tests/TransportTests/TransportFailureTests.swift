@@ -1,0 +1,79 @@
+import CCurl
+import PayPulseTestSupport
+import Testing
+
+@testable import PayPulseTransport
+
+@Suite("libcurl HTTP client failures are told apart")
+struct TransportFailureTests {
+    let client = CurlHTTPClient(configuration: .init(connectTimeout: .seconds(2), maxResponseBytes: 1024))
+
+    private func failure(of request: HTTPRequest) async -> TransportError? {
+        do {
+            _ = try await client.execute(request)
+            return nil
+        } catch {
+            return error as? TransportError
+        }
+    }
+
+    @Test("a server that accepts and never answers hits the total timeout")
+    func timeout() async throws {
+        let server = try ScriptedHTTPServer { _, _ in .stall }
+        defer { server.stop() }
+        let error = await failure(of: HTTPRequest(method: "GET", url: server.url, timeout: .milliseconds(300)))
+        #expect(error == .timeout)
+        #expect(error?.requestMayHaveBeenSent == true)
+    }
+
+    @Test("nobody listening is a refused connection, known not to have been sent")
+    func refused() async throws {
+        let port = try MotoServer.freeLoopbackPortForTests()
+        let error = await failure(of: HTTPRequest(method: "GET", url: "http://127.0.0.1:\(port)/"))
+        #expect(error == .connectionRefused)
+        #expect(error?.requestMayHaveBeenSent == false)
+    }
+
+    @Test("a connection closed without an answer is a reset")
+    func reset() async throws {
+        let server = try ScriptedHTTPServer { _, _ in .close }
+        defer { server.stop() }
+        #expect(await failure(of: HTTPRequest(method: "POST", url: server.url, body: [1])) == .connectionReset)
+    }
+
+    @Test("a body shorter than announced is a truncated body")
+    func truncated() async throws {
+        let server = try ScriptedHTTPServer { _, _ in .truncate(announced: 100, body: "{\"partial\":") }
+        defer { server.stop() }
+        #expect(await failure(of: HTTPRequest(method: "GET", url: server.url)) == .truncatedBody)
+    }
+
+    @Test("a body over the cap is refused, announced or streamed")
+    func tooLarge() async throws {
+        let server = try ScriptedHTTPServer { _, _ in .respond(status: 200, body: String(repeating: "x", count: 5000)) }
+        defer { server.stop() }
+        #expect(await failure(of: HTTPRequest(method: "GET", url: server.url)) == .responseTooLarge)
+    }
+
+    @Test("TLS to a plain HTTP server fails as TLS, with verification on")
+    func tls() async throws {
+        let server = try ScriptedHTTPServer(greeting: "HTTP/1.1 400 Bad Request\r\nContent-Length: 0\r\n\r\n") { _, _ in .close }
+        defer { server.stop() }
+        let error = await failure(of: HTTPRequest(method: "GET", url: "https://127.0.0.1:\(server.port)/"))
+        #expect(error == .tlsFailure)
+    }
+
+    @Test("an unsupported scheme is an invalid URL")
+    func invalidURL() async throws {
+        #expect(await failure(of: HTTPRequest(method: "GET", url: "ftp://127.0.0.1/")) == .invalidURL)
+    }
+
+    @Test("libcurl's DNS and TLS codes map to their kinds")
+    func mapping() {
+        // DNS is mapped from libcurl's code: the test machine must not send lookups anywhere.
+        #expect(TransportError.from(curlCode: CURLE_COULDNT_RESOLVE_HOST, detail: "", exceededLimit: false) == .dnsFailure)
+        #expect(TransportError.from(curlCode: CURLE_PEER_FAILED_VERIFICATION, detail: "", exceededLimit: false) == .tlsFailure)
+        #expect(TransportError.from(curlCode: CURLE_WRITE_ERROR, detail: "", exceededLimit: true) == .responseTooLarge)
+        #expect(TransportError.from(curlCode: CURLE_RECV_ERROR, detail: "", exceededLimit: false) == .connectionReset)
+    }
+}
