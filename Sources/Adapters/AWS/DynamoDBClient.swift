@@ -1,0 +1,30 @@
+/// Typed DynamoDB operations on a table keyed by one string attribute.
+public struct DynamoDBClient: Sendable {
+    private let client: AWSJSONClient
+
+    /// Creates a client speaking to DynamoDB through `client`.
+    public init(client: AWSJSONClient) { self.client = client }
+
+    /// `GetItem` with a consistent read; string attributes only, `nil` when there is no item.
+    public func getItem(table: String, keyName: String, key: String) async throws -> [String: String]? {
+        let input = DynamoDB.GetItemInput(TableName: table, Key: [keyName: .string(key)], ConsistentRead: true)
+        let output: DynamoDB.GetItemOutput = try await client.call("GetItem", input)
+        return output.Item?.compactMapValues(\.S)
+    }
+
+    /// `PutItem` of string attributes, replacing any item with the same key.
+    public func putItem(table: String, item: [String: String]) async throws {
+        let input = DynamoDB.PutItemInput(TableName: table, Item: item.mapValues(DynamoDB.AttributeValue.string))
+        let _: DynamoDB.Empty = try await client.call("PutItem", input)
+    }
+
+    /// `CreateTable` with a string partition key and on-demand billing (for local set-up).
+    /// - Throws: ``AWSError`` `ResourceInUseException` when the table exists.
+    public func createTable(table: String, keyName: String) async throws {
+        let input = DynamoDB.CreateTableInput(
+            TableName: table, AttributeDefinitions: [.init(AttributeName: keyName, AttributeType: "S")],
+            KeySchema: [.init(AttributeName: keyName, KeyType: "HASH")], BillingMode: "PAY_PER_REQUEST"
+        )
+        let _: DynamoDB.Empty = try await client.call("CreateTable", input)
+    }
+}

@@ -1,0 +1,47 @@
+/// Request and response shapes of the DynamoDB operations we call.
+enum DynamoDB {
+    /// An attribute value; the users table only holds strings, other types are read as absent.
+    struct AttributeValue: Codable, Equatable {
+        var S: String?
+        var N: String?
+        var BOOL: Bool?
+
+        static func string(_ value: String) -> AttributeValue { AttributeValue(S: value) }
+    }
+
+    typealias Item = [String: AttributeValue]
+
+    struct GetItemInput: Encodable {
+        var TableName: String
+        var Key: Item
+        var ConsistentRead: Bool
+    }
+
+    struct GetItemOutput: Decodable {
+        var Item: Item?
+    }
+
+    struct PutItemInput: Encodable {
+        var TableName: String
+        var Item: Item
+    }
+
+    struct AttributeDefinition: Encodable {
+        var AttributeName: String
+        var AttributeType: String
+    }
+
+    struct KeySchemaElement: Encodable {
+        var AttributeName: String
+        var KeyType: String
+    }
+
+    struct CreateTableInput: Encodable {
+        var TableName: String
+        var AttributeDefinitions: [AttributeDefinition]
+        var KeySchema: [KeySchemaElement]
+        var BillingMode: String
+    }
+
+    struct Empty: Codable {}
+}

@@ -1,0 +1,44 @@
+import PayPulsePorts
+
+/// ``UserDirectory`` on a DynamoDB table keyed by `user_id`.
+public struct DynamoDBUserDirectory: UserDirectory {
+    private let client: DynamoDBClient
+    private let table: String
+
+    /// Creates a directory over `table`.
+    public init(client: DynamoDBClient, table: String) {
+        self.client = client
+        self.table = table
+    }
+
+    public func user(id: String) async throws -> UserRecord? {
+        let item: [String: String]?
+        do {
+            item = try await client.getItem(table: table, keyName: "user_id", key: id)
+        } catch {
+            throw StoreError(mapping: error)
+        }
+        guard let item else { return nil }
+        return UserRecord(userID: item["user_id"] ?? id, name: item["name"] ?? "", email: item["email"] ?? "", createdOn: item["created_on"] ?? "")
+    }
+
+    public func putUser(_ user: UserRecord) async throws {
+        let item = ["user_id": user.userID, "name": user.name, "email": user.email, "created_on": user.createdOn]
+        do {
+            try await client.putItem(table: table, item: item)
+        } catch {
+            throw StoreError(mapping: error)
+        }
+    }
+
+    /// Creates the table if it does not exist yet (for local set-up against an emulator).
+    public func createTableIfNeeded() async throws {
+        do {
+            try await client.createTable(table: table, keyName: "user_id")
+        } catch let error as AWSError where error.type == "ResourceInUseException" {
+            return
+        } catch {
+            throw StoreError(mapping: error)
+        }
+    }
+}

@@ -1,0 +1,104 @@
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
+import Foundation
+#endif
+import PayPulsePorts
+
+/// Typed Secrets Manager operations over ``AWSJSONClient``. Errors are the raw
+/// ``AWSError``s; ``AWSSecretStore`` maps them onto the port's ``StoreError``.
+public struct SecretsManagerClient: Sendable {
+    private let client: AWSJSONClient
+
+    /// Creates a client speaking to Secrets Manager through `client`.
+    public init(client: AWSJSONClient) { self.client = client }
+
+    /// `CreateSecret`.
+    public func createSecret(name: String, value: String, tags: [String: String], clientRequestToken: String) async throws -> SecretVersionID {
+        let input = SecretsManager.CreateSecretInput(
+            Name: name, SecretString: value, ClientRequestToken: clientRequestToken, Tags: tags.isEmpty ? nil : .init(tags)
+        )
+        let output: SecretsManager.VersionOutput = try await client.call("CreateSecret", input)
+        return SecretVersionID(output.VersionId ?? clientRequestToken)
+    }
+
+    /// `GetSecretValue` by stage or by version id. Always sends the stage it means:
+    /// moto answers a stale version when `VersionStage` is left out.
+    public func getSecretValue(name: String, versionID: SecretVersionID? = nil, stage: SecretStage? = nil) async throws -> SecretValue {
+        let input = SecretsManager.GetSecretValueInput(
+            SecretId: name, VersionId: versionID?.rawValue, VersionStage: stage?.rawValue ?? (versionID == nil ? SecretStage.current.rawValue : nil)
+        )
+        let output: SecretsManager.GetSecretValueOutput = try await client.call("GetSecretValue", input)
+        return SecretValue(
+            name: output.Name ?? name, versionID: SecretVersionID(output.VersionId), string: output.SecretString ?? "",
+            stages: (output.VersionStages ?? []).map(SecretStage.init), createdDate: output.CreatedDate.map(Date.init(timeIntervalSince1970:))
+        )
+    }
+
+    /// `DescribeSecret`: tags, deletion date and version stages, without the value.
+    public func describeSecret(name: String) async throws -> SecretDescription {
+        let output: SecretsManager.DescribeSecretOutput = try await client.call("DescribeSecret", SecretsManager.SecretIdInput(SecretId: name))
+        var stages: [SecretVersionID: [SecretStage]] = [:]
+        for (version, labels) in output.VersionIdsToStages ?? [:] {
+            stages[SecretVersionID(version)] = labels.map(SecretStage.init)
+        }
+        return SecretDescription(
+            name: output.Name, tags: (output.Tags ?? []).dictionary,
+            deletedDate: output.DeletedDate.map(Date.init(timeIntervalSince1970:)), versionStages: stages
+        )
+    }
+
+    /// `PutSecretValue` with an explicit client request token and stages.
+    public func putSecretValue(name: String, value: String, clientRequestToken: String, stages: [SecretStage]) async throws -> SecretVersionID {
+        let input = SecretsManager.PutSecretValueInput(
+            SecretId: name, SecretString: value, ClientRequestToken: clientRequestToken, VersionStages: stages.map(\.rawValue)
+        )
+        let output: SecretsManager.VersionOutput = try await client.call("PutSecretValue", input)
+        return SecretVersionID(output.VersionId ?? clientRequestToken)
+    }
+
+    /// `UpdateSecretVersionStage`.
+    public func updateSecretVersionStage(name: String, stage: SecretStage, moveTo: SecretVersionID?, removeFrom: SecretVersionID?) async throws {
+        let input = SecretsManager.UpdateSecretVersionStageInput(
+            SecretId: name, VersionStage: stage.rawValue, MoveToVersionId: moveTo?.rawValue, RemoveFromVersionId: removeFrom?.rawValue
+        )
+        let _: SecretsManager.Empty = try await client.call("UpdateSecretVersionStage", input)
+    }
+
+    /// `ListSecrets` filtered by name prefix, one page.
+    public func listSecrets(namePrefix: String, includePlannedDeletion: Bool, maxResults: Int, nextToken: String?) async throws -> SecretPage {
+        let input = SecretsManager.ListSecretsInput(
+            MaxResults: maxResults, NextToken: nextToken, Filters: [.init(Key: "name", Values: [namePrefix])],
+            IncludePlannedDeletion: includePlannedDeletion, SortOrder: "asc"
+        )
+        let output: SecretsManager.ListSecretsOutput = try await client.call("ListSecrets", input)
+        let secrets = (output.SecretList ?? [])
+            // The service's name filter is a prefix match; keep it exact and case-sensitive here.
+            .filter { $0.Name.hasPrefix(namePrefix) }
+            .map { SecretSummary(name: $0.Name, tags: ($0.Tags ?? []).dictionary, deletedDate: $0.DeletedDate.map(Date.init(timeIntervalSince1970:))) }
+        let token = output.NextToken.flatMap { $0.isEmpty ? nil : $0 }
+        return SecretPage(secrets: secrets, nextToken: token)
+    }
+
+    /// `DeleteSecret` with a recovery window.
+    public func deleteSecret(name: String, recoveryWindowDays: Int) async throws -> Date? {
+        let input = SecretsManager.DeleteSecretInput(SecretId: name, RecoveryWindowInDays: recoveryWindowDays)
+        let output: SecretsManager.DeleteSecretOutput = try await client.call("DeleteSecret", input)
+        return output.DeletionDate.map(Date.init(timeIntervalSince1970:))
+    }
+
+    /// `RestoreSecret`.
+    public func restoreSecret(name: String) async throws {
+        let _: SecretsManager.Empty = try await client.call("RestoreSecret", SecretsManager.SecretIdInput(SecretId: name))
+    }
+
+    /// `TagResource`.
+    public func tagResource(name: String, tags: [String: String]) async throws {
+        let _: SecretsManager.Empty = try await client.call("TagResource", SecretsManager.TagResourceInput(SecretId: name, Tags: .init(tags)))
+    }
+
+    /// `UntagResource`.
+    public func untagResource(name: String, tagKeys: [String]) async throws {
+        let _: SecretsManager.Empty = try await client.call("UntagResource", SecretsManager.UntagResourceInput(SecretId: name, TagKeys: tagKeys))
+    }
+}

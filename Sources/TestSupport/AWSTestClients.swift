@@ -1,0 +1,40 @@
+import Logging
+import PayPulseAWS
+import PayPulseSigV4
+import PayPulseTransport
+
+/// Clients for moto_server with test credentials and a quick retry policy.
+public enum AWSTestClients {
+    /// The credentials moto accepts when signature checks are off.
+    public static let motoCredentials = AWSCredentials(accessKeyID: "AKIDPAYPULSETEST", secretAccessKey: "paypulse-test-secret-key")
+
+    /// The region tests use.
+    public static let region = "us-east-1"
+
+    /// A fast retry policy so that fault tests finish quickly.
+    public static let quickRetries = RetryPolicy(maxAttempts: 3, baseDelay: .milliseconds(10), maxDelay: .milliseconds(50), totalBudget: .seconds(5))
+
+    /// One transport for the whole test process, as in production.
+    public static let transport = CurlHTTPClient()
+
+    /// An AWS JSON client for `service` at `endpoint`.
+    public static func jsonClient(
+        _ service: AWSService, endpoint: String, credentials: AWSCredentials = motoCredentials,
+        retryPolicy: RetryPolicy = quickRetries, timeout: Duration = .seconds(5), logger: Logger = Logger(label: "test")
+    ) throws -> AWSJSONClient {
+        try AWSJSONClient(
+            settings: .init(service: service, region: region, endpoint: endpoint, credentials: credentials, timeout: timeout),
+            transport: transport, retryPolicy: retryPolicy, logger: logger
+        )
+    }
+
+    /// A Secrets Manager client at `endpoint`.
+    public static func secretsManager(endpoint: String, credentials: AWSCredentials = motoCredentials, logger: Logger = Logger(label: "test")) throws -> SecretsManagerClient {
+        SecretsManagerClient(client: try jsonClient(.secretsManager, endpoint: endpoint, credentials: credentials, logger: logger))
+    }
+
+    /// A DynamoDB client at `endpoint`.
+    public static func dynamoDB(endpoint: String, logger: Logger = Logger(label: "test")) throws -> DynamoDBClient {
+        DynamoDBClient(client: try jsonClient(.dynamoDB, endpoint: endpoint, logger: logger))
+    }
+}

@@ -1,0 +1,191 @@
+import Foundation
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// A tiny HTTP/1.1 server on 127.0.0.1 whose answers a test scripts: a status and body,
+/// a stall (accept, read, never answer), a reset, or a truncated body. It records every
+/// request and counts connections, so tests can check retries and connection reuse.
+public final class ScriptedHTTPServer: @unchecked Sendable {
+    /// What to do with one request.
+    public enum Action: Sendable {
+        /// Answer with this status, headers and body.
+        case respond(status: Int, headers: [String: String] = [:], body: String = "")
+        /// Read the request and never answer (until the server stops).
+        case stall
+        /// Close the connection without answering.
+        case close
+        /// Announce `announced` bytes but send `body` and close.
+        case truncate(announced: Int, body: String)
+    }
+
+    /// A request as received.
+    public struct Request: Sendable {
+        /// The method.
+        public var method: String
+        /// The path with query.
+        public var target: String
+        /// Header fields, names lowercased.
+        public var headers: [String: String]
+        /// The body.
+        public var body: [UInt8]
+    }
+
+    /// The port it listens on.
+    public let port: Int
+    /// `http://127.0.0.1:<port>`.
+    public var url: String { "http://127.0.0.1:\(port)" }
+
+    private let listener: Int32
+    private let script: @Sendable (Int, Request) -> Action
+    private let greeting: String?
+    private let lock = NSLock()
+    private var recorded: [Request] = []
+    private var connections = 0
+    private var stopped = false
+    private var openSockets: Set<Int32> = []
+
+    /// Starts listening on a free loopback port.
+    /// - Parameters:
+    ///   - greeting: bytes sent as soon as a connection is accepted, before any request
+    ///     (to play a server that speaks out of turn, e.g. plain text to a TLS client).
+    ///   - script: the action for the n-th request (from 0).
+    public init(greeting: String? = nil, script: @escaping @Sendable (Int, Request) -> Action) throws {
+        let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+        guard fd >= 0 else { throw POSIXError(.EMFILE) }
+        var yes: Int32 = 1
+        setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &yes, socklen_t(MemoryLayout<Int32>.size))
+        var address = sockaddr_in()
+        address.sin_family = sa_family_t(AF_INET)
+        address.sin_addr.s_addr = inet_addr("127.0.0.1")
+        address.sin_port = 0
+        let bound = withUnsafePointer(to: &address) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) }
+        }
+        guard bound == 0, listen(fd, 64) == 0 else {
+            close(fd)
+            throw POSIXError(.EADDRINUSE)
+        }
+        var length = socklen_t(MemoryLayout<sockaddr_in>.size)
+        _ = withUnsafeMutablePointer(to: &address) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { getsockname(fd, $0, &length) }
+        }
+        listener = fd
+        port = Int(UInt16(bigEndian: address.sin_port))
+        self.script = script
+        self.greeting = greeting
+        let thread = Thread { [self] in acceptLoop() }
+        thread.start()
+    }
+
+    deinit { stop() }
+
+    /// Every request received so far.
+    public var requests: [Request] { lock.withLock { recorded } }
+
+    /// How many connections were accepted.
+    public var connectionCount: Int { lock.withLock { connections } }
+
+    /// Stops accepting and closes every connection (releasing stalled ones).
+    public func stop() {
+        let sockets: Set<Int32> = lock.withLock {
+            guard !stopped else { return [] }
+            stopped = true
+            return openSockets
+        }
+        shutdown(listener, Int32(SHUT_RDWR))
+        close(listener)
+        for socket in sockets { shutdown(socket, Int32(SHUT_RDWR)) }
+    }
+
+    private var isStopped: Bool { lock.withLock { stopped } }
+
+    private func acceptLoop() {
+        while !isStopped {
+            let client = accept(listener, nil, nil)
+            guard client >= 0 else { continue }
+            lock.withLock {
+                connections += 1
+                openSockets.insert(client)
+            }
+            let thread = Thread { [self] in serve(client) }
+            thread.start()
+        }
+    }
+
+    private func serve(_ client: Int32) {
+        defer {
+            lock.withLock { _ = openSockets.remove(client) }
+            close(client)
+        }
+        if let greeting, !write(client, greeting) { return }
+        var buffer: [UInt8] = []
+        while let request = readRequest(client, buffer: &buffer) {
+            let index: Int = lock.withLock {
+                recorded.append(request)
+                return recorded.count - 1
+            }
+            switch script(index, request) {
+            case .respond(let status, let headers, let body):
+                var head = "HTTP/1.1 \(status) Scripted\r\nContent-Length: \(body.utf8.count)\r\n"
+                for (name, value) in headers { head += "\(name): \(value)\r\n" }
+                guard write(client, head + "\r\n" + body) else { return }
+            case .stall:
+                while !isStopped { usleep(20_000) }
+                return
+            case .close:
+                return
+            case .truncate(let announced, let body):
+                _ = write(client, "HTTP/1.1 200 OK\r\nContent-Length: \(announced)\r\n\r\n\(body)")
+                return
+            }
+        }
+    }
+
+    private func write(_ client: Int32, _ text: String) -> Bool {
+        let bytes = Array(text.utf8)
+        var sent = 0
+        while sent < bytes.count {
+            let n = bytes[sent...].withUnsafeBytes { send(client, $0.baseAddress, $0.count, Int32(MSG_NOSIGNAL)) }
+            guard n > 0 else { return false }
+            sent += n
+        }
+        return true
+    }
+
+    private func readRequest(_ client: Int32, buffer: inout [UInt8]) -> Request? {
+        let separator: [UInt8] = Array("\r\n\r\n".utf8)
+        var headerEnd: Int?
+        while headerEnd == nil {
+            headerEnd = buffer.firstRange(of: separator)?.lowerBound
+            if headerEnd == nil, !receive(client, into: &buffer) { return nil }
+        }
+        let head = String(decoding: buffer[..<headerEnd!], as: UTF8.self)
+        var lines = head.components(separatedBy: "\r\n")
+        let requestLine = lines.removeFirst().split(separator: " ")
+        var headers: [String: String] = [:]
+        for line in lines {
+            guard let colon = line.firstIndex(of: ":") else { continue }
+            headers[line[..<colon].lowercased()] = line[line.index(after: colon)...].trimmingCharacters(in: .whitespaces)
+        }
+        let bodyStart = headerEnd! + separator.count
+        let length = Int(headers["content-length"] ?? "0") ?? 0
+        while buffer.count < bodyStart + length {
+            guard receive(client, into: &buffer) else { return nil }
+        }
+        let body = Array(buffer[bodyStart..<(bodyStart + length)])
+        buffer.removeFirst(bodyStart + length)
+        return Request(
+            method: requestLine.first.map(String.init) ?? "", target: requestLine.count > 1 ? String(requestLine[1]) : "",
+            headers: headers, body: body
+        )
+    }
+
+    private func receive(_ client: Int32, into buffer: inout [UInt8]) -> Bool {
+        var chunk = [UInt8](repeating: 0, count: 65_536)
+        let n = chunk.withUnsafeMutableBytes { recv(client, $0.baseAddress, $0.count, 0) }
+        guard n > 0 else { return false }
+        buffer.append(contentsOf: chunk[..<n])
+        return true
+    }
+}
