@@ -12,14 +12,13 @@ import Glibc
 public final class MotoServer: Sendable {
     /// `http://127.0.0.1:<port>`.
     public let endpoint: String
+    // Kept so the launched watcher is not reaped early; moto ends with the test process.
     private let process: Process?
 
     private init(endpoint: String, process: Process?) {
         self.endpoint = endpoint
         self.process = process
     }
-
-    deinit { process?.terminate() }
 
     private static let sharedServer = Task<MotoServer, any Error> {
         if let endpoint = ProcessInfo.processInfo.environment["PAYPULSE_TEST_MOTO_ENDPOINT"], !endpoint.isEmpty {
@@ -37,11 +36,12 @@ public final class MotoServer: Sendable {
         let port = try freeLoopbackPort()
         let process = Process()
         process.executableURL = URL(fileURLWithPath: "/bin/sh")
-        // A watcher loop ends moto when the test process is gone, however it ended.
+        // A watcher loop ends moto when the test process is gone, however it ended. It uses
+        // SIGKILL: children inherit the test process's blocked signal mask, so TERM waits forever.
         process.arguments = [
             "-c",
             "moto_server -H 127.0.0.1 -p \(port) >/dev/null 2>&1 & m=$!; "
-                + "while kill -0 \(getpid()) 2>/dev/null && kill -0 $m 2>/dev/null; do sleep 1; done; kill $m 2>/dev/null",
+                + "while kill -0 \(getpid()) 2>/dev/null && kill -0 $m 2>/dev/null; do sleep 1; done; kill -9 $m 2>/dev/null",
         ]
         try process.run()
         let endpoint = "http://127.0.0.1:\(port)"
