@@ -55,6 +55,4 @@ extension EmbeddedSecretStore {
         }
         logger.debug("secret untagged", metadata: ["secret": "\(name)", "keys": "\(tagKeys)"])
     }
-
-    static func date(_ seconds: Double) -> Date { Date(timeIntervalSince1970: seconds) }
 }

@@ -62,4 +62,7 @@ public struct EmbeddedSecretStore: SecretStore {
             try body(SecretTables(connection: connection, now: now))
         }
     }
+
+    /// A stored date (seconds since 1970) as a `Date`.
+    static func date(_ seconds: Double) -> Date { Date(timeIntervalSince1970: seconds) }
 }
