@@ -1,0 +1,78 @@
+import PayPulsePorts
+
+/// The tables of the embedded store, versioned with `PRAGMA user_version`.
+///
+/// Dates are seconds since 1970 (REAL). Text compares with the default BINARY collation,
+/// so names are case-sensitive as in Secrets Manager.
+enum EmbeddedSchema {
+    /// The schema version this code writes.
+    static let version = 1
+
+    /// Creates the tables. Idempotent, and run inside `BEGIN IMMEDIATE` so that two
+    /// processes opening a new file at once do not both migrate it.
+    static let create = """
+        CREATE TABLE IF NOT EXISTS secrets (
+            name          TEXT PRIMARY KEY NOT NULL,
+            created_date  REAL NOT NULL,
+            deleted_date  REAL,
+            deletion_date REAL
+        );
+        CREATE INDEX IF NOT EXISTS secrets_deletion_date ON secrets (deletion_date)
+            WHERE deletion_date IS NOT NULL;
+
+        -- id orders versions (newest last) for pruning.
+        CREATE TABLE IF NOT EXISTS secret_versions (
+            id           INTEGER PRIMARY KEY,
+            secret_name  TEXT NOT NULL REFERENCES secrets (name) ON DELETE CASCADE,
+            version_id   TEXT NOT NULL,
+            value        TEXT NOT NULL,
+            created_date REAL NOT NULL,
+            UNIQUE (secret_name, version_id)
+        );
+
+        -- The primary key makes a stage label unique within a secret.
+        CREATE TABLE IF NOT EXISTS secret_stages (
+            secret_name TEXT NOT NULL,
+            stage       TEXT NOT NULL,
+            version_id  TEXT NOT NULL,
+            PRIMARY KEY (secret_name, stage),
+            FOREIGN KEY (secret_name, version_id)
+                REFERENCES secret_versions (secret_name, version_id) ON DELETE CASCADE
+        );
+
+        CREATE TABLE IF NOT EXISTS secret_tags (
+            secret_name TEXT NOT NULL REFERENCES secrets (name) ON DELETE CASCADE,
+            key         TEXT NOT NULL,
+            value       TEXT NOT NULL,
+            PRIMARY KEY (secret_name, key)
+        );
+
+        CREATE TABLE IF NOT EXISTS users (
+            user_id    TEXT PRIMARY KEY NOT NULL,
+            name       TEXT NOT NULL,
+            email      TEXT NOT NULL,
+            created_on TEXT NOT NULL
+        );
+        """
+
+    /// Brings the database at `connection` to ``version``.
+    /// - Throws: ``StoreError/corrupt`` when the file was written by a newer schema.
+    static func migrate(_ connection: SQLiteConnection) throws {
+        try connection.execute("BEGIN IMMEDIATE")
+        do {
+            let current = try connection.queryFirst("PRAGMA user_version") { Int($0.integer(0)) } ?? 0
+            if current > version {
+                throw StoreError.corrupt.with(message: "database schema \(current) is newer than \(version)")
+            }
+            if current < version {
+                try connection.execute(create)
+                // PRAGMA takes no bound parameters; `version` is a compile-time constant.
+                try connection.execute("PRAGMA user_version = \(version)")
+            }
+            try connection.execute("COMMIT")
+        } catch {
+            if connection.isInTransaction { try? connection.execute("ROLLBACK") }
+            throw error
+        }
+    }
+}

@@ -1,0 +1,85 @@
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
+import Foundation
+#endif
+import Logging
+import PayPulseEmbedded
+import PayPulsePorts
+
+/// A way to get a ``SecretStore`` and a ``UserDirectory`` for the contract suites in
+/// `Tests/ContractTests`, which run the same tests against every factory in ``all``.
+///
+/// A factory may hand out stores that already hold data (a shared moto server): tests
+/// use unique names and never assume the store is empty.
+public struct StoreFactory: Sendable, CustomStringConvertible {
+    /// The stores one test works with.
+    public struct Stores: Sendable {
+        /// The secret store under test.
+        public var secrets: any SecretStore
+        /// The user directory under test.
+        public var users: any UserDirectory
+        /// Whether writes to a secret scheduled for deletion are refused (AWS and the
+        /// embedded store refuse them; moto accepts them).
+        public var supportsWriteProtectionOfDeletedSecrets: Bool
+        /// Releases what the factory made (e.g. removes a temporary directory).
+        public var tearDown: @Sendable () async -> Void
+
+        /// Creates a set of stores.
+        public init(
+            secrets: any SecretStore, users: any UserDirectory,
+            supportsWriteProtectionOfDeletedSecrets: Bool,
+            tearDown: @escaping @Sendable () async -> Void = {}
+        ) {
+            self.secrets = secrets
+            self.users = users
+            self.supportsWriteProtectionOfDeletedSecrets = supportsWriteProtectionOfDeletedSecrets
+            self.tearDown = tearDown
+        }
+    }
+
+    /// The name test reports show, e.g. `embedded`.
+    public let name: String
+    /// Makes fresh stores for one test.
+    public let make: @Sendable () async throws -> Stores
+
+    /// Creates a factory.
+    public init(name: String, make: @escaping @Sendable () async throws -> Stores) {
+        self.name = name
+        self.make = make
+    }
+
+    public var description: String { name }
+
+    /// Makes stores, runs `body` with them and tears them down, also when `body` throws.
+    public func withStores<T>(_ body: (Stores) async throws -> T) async throws -> T {
+        let stores = try await make()
+        do {
+            let result = try await body(stores)
+            await stores.tearDown()
+            return result
+        } catch {
+            await stores.tearDown()
+            throw error
+        }
+    }
+
+    /// Every factory the contract suites run against.
+    public static var all: [StoreFactory] { [embedded] }
+
+    /// The embedded SQLite store, in a fresh temporary state directory per test.
+    public static var embedded: StoreFactory {
+        StoreFactory(name: "embedded") {
+            let directory = FileManager.default.temporaryDirectory
+                .appendingPathComponent("paypulse-contract-\(UUID().uuidString)").path
+            let logger = Logger(label: "paypulse.contract.embedded") { _ in SwiftLogNoOpLogHandler() }
+            let database = try EmbeddedDatabase(stateDirectory: directory, logger: logger)
+            return Stores(
+                secrets: EmbeddedSecretStore(database: database, logger: logger),
+                users: EmbeddedUserDirectory(database: database, logger: logger),
+                supportsWriteProtectionOfDeletedSecrets: true,
+                tearDown: { try? FileManager.default.removeItem(atPath: directory) }
+            )
+        }
+    }
+}
