@@ -111,7 +111,8 @@ public struct SecretSummary: Sendable, Equatable {
 
 /// One page of a listing.
 public struct SecretPage: Sendable, Equatable {
-    /// The secrets on this page, ordered by name.
+    /// The secrets on this page. Secrets Manager promises no order across pages; the
+    /// embedded store lists by name.
     public var secrets: [SecretSummary]
     /// The token for the next page; `nil` on the last page.
     public var nextToken: String?

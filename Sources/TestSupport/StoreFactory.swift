@@ -4,6 +4,7 @@ import FoundationEssentials
 import Foundation
 #endif
 import Logging
+import PayPulseAWS
 import PayPulseEmbedded
 import PayPulsePorts
 
@@ -65,7 +66,24 @@ public struct StoreFactory: Sendable, CustomStringConvertible {
     }
 
     /// Every factory the contract suites run against.
-    public static var all: [StoreFactory] { [embedded] }
+    public static var all: [StoreFactory] { [embedded, moto] }
+
+    /// Secrets Manager and DynamoDB on moto_server (``MotoServer/shared()``), with a fresh
+    /// users table per test.
+    public static var moto: StoreFactory {
+        StoreFactory(name: "aws-on-moto") {
+            let endpoint = try await MotoServer.shared().endpoint
+            let directory = DynamoDBUserDirectory(
+                client: try AWSTestClients.dynamoDB(endpoint: endpoint), table: "users-\(UUID().uuidString.lowercased())"
+            )
+            try await directory.createTableIfNeeded()
+            return Stores(
+                secrets: AWSSecretStore(client: try AWSTestClients.secretsManager(endpoint: endpoint)),
+                users: directory,
+                supportsWriteProtectionOfDeletedSecrets: false
+            )
+        }
+    }
 
     /// The embedded SQLite store, in a fresh temporary state directory per test.
     public static var embedded: StoreFactory {

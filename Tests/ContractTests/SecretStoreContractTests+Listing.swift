@@ -4,7 +4,7 @@ import Testing
 
 extension SecretStoreContractTests {
     @Test(arguments: StoreFactory.all)
-    func listingPagesThroughEverySecretOnceInOrder(_ factory: StoreFactory) async throws {
+    func listingPagesThroughEverySecretExactlyOnce(_ factory: StoreFactory) async throws {
         try await factory.withStores { stores in
             let scope = Scope()
             // Created out of order; zero-padded so name order is numeric order.
@@ -26,7 +26,9 @@ extension SecretStoreContractTests {
                 pages += 1
             } while token != nil && pages < 20
 
-            #expect(seen == names.sorted())
+            // Secrets Manager promises no order across pages; the embedded store's name
+            // order is checked in EmbeddedTests.
+            #expect(seen.sorted() == names.sorted())
             #expect(Set(seen).count == seen.count)
             #expect(pages >= 3)
         }
@@ -43,7 +45,7 @@ extension SecretStoreContractTests {
             let upper = try await stores.secrets.listAll(prefix: scope.name("A"))
             #expect(upper.map(\.name) == [scope.name("Alpha")])
             let lower = try await stores.secrets.listAll(prefix: scope.name("alpha"))
-            #expect(lower.map(\.name) == [scope.name("alpha-1"), scope.name("alpha-2")])
+            #expect(lower.map(\.name).sorted() == [scope.name("alpha-1"), scope.name("alpha-2")])
             let all = try await stores.secrets.listAll(prefix: scope.prefix)
             #expect(all.count == 4)
         }
