@@ -62,7 +62,10 @@ let package = Package(
         // MARK: configuration (read once at the edge)
         .target(
             name: "PayPulseConfiguration",
-            dependencies: ["PayPulseAWS"],
+            dependencies: [
+                "PayPulsePorts", "PayPulseAWS", "PayPulseEmbedded", "PayPulseTransport",
+                .product(name: "Logging", package: "swift-log"),
+            ],
             path: "Sources/Configuration"
         ),
 

@@ -1,7 +1,12 @@
 import ArgumentParser
 
-/// The developer CLI.
+/// The developer CLI: inspect and seed the configured store, and run the demo.
 @main
 struct PayPulseCommand: AsyncParsableCommand {
-    static let configuration = CommandConfiguration(commandName: "paypulse", abstract: "PayPulse Gmail Connect developer tools.")
+    static let configuration = CommandConfiguration(
+        commandName: "paypulse",
+        abstract: "PayPulse Gmail Connect developer tools.",
+        discussion: "Uses the store the environment names (PAYPULSE_STORE; embedded under PAYPULSE_STATE_DIR by default).",
+        subcommands: [DemoCommand.self, SecretsCommand.self, UsersCommand.self]
+    )
 }

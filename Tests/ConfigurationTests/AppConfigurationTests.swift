@@ -1,0 +1,76 @@
+import PayPulseConfiguration
+import PayPulseSigV4
+import Testing
+
+@Suite("Configuration from the environment")
+struct AppConfigurationTests {
+    private let awsBasics = ["AWS_REGION": "eu-west-1", "AWS_ACCESS_KEY_ID": "AKID", "AWS_SECRET_ACCESS_KEY": "secret"]
+
+    @Test("outside Lambda the default is the embedded store under .paypulse")
+    func localDefaults() throws {
+        let configuration = try AppConfiguration.fromEnvironment([:])
+        #expect(configuration.store == .embedded)
+        #expect(configuration.stateDirectory == ".paypulse")
+        #expect(configuration.usersTable == "paypulse-users")
+        #expect(!configuration.insideLambda)
+        #expect(configuration.aws == nil)
+    }
+
+    @Test("inside Lambda the default is AWS, with regional endpoints")
+    func lambdaDefaults() throws {
+        var environment = awsBasics
+        environment["AWS_LAMBDA_FUNCTION_NAME"] = "store-tokens"
+        let configuration = try AppConfiguration.fromEnvironment(environment)
+        #expect(configuration.store == .aws)
+        #expect(configuration.insideLambda)
+        #expect(configuration.aws?.secretsManagerEndpoint == "https://secretsmanager.eu-west-1.amazonaws.com")
+        #expect(configuration.aws?.dynamoDBEndpoint == "https://dynamodb.eu-west-1.amazonaws.com")
+        #expect(configuration.aws?.credentials == AWSCredentials(accessKeyID: "AKID", secretAccessKey: "secret"))
+    }
+
+    @Test("PAYPULSE_STORE overrides; endpoints, region fallback and session token are read")
+    func overrides() throws {
+        let environment = [
+            "PAYPULSE_STORE": "aws", "AWS_DEFAULT_REGION": "us-west-2", "AWS_ACCESS_KEY_ID": "AKID", "AWS_SECRET_ACCESS_KEY": "s",
+            "AWS_SESSION_TOKEN": "t", "AWS_ENDPOINT_URL": "http://127.0.0.1:5000", "AWS_ENDPOINT_URL_DYNAMODB": "http://127.0.0.1:8000",
+            "USERS_TABLE": "custom-users", "PAYPULSE_STATE_DIR": "/tmp/state",
+        ]
+        let configuration = try AppConfiguration.fromEnvironment(environment)
+        #expect(configuration.aws?.region == "us-west-2")
+        #expect(configuration.aws?.credentials.sessionToken == "t")
+        #expect(configuration.aws?.secretsManagerEndpoint == "http://127.0.0.1:5000")
+        #expect(configuration.aws?.dynamoDBEndpoint == "http://127.0.0.1:8000")
+        #expect(configuration.usersTable == "custom-users")
+        #expect(configuration.stateDirectory == "/tmp/state")
+        var local = environment
+        local["PAYPULSE_STORE"] = "EMBEDDED"
+        #expect(try AppConfiguration.fromEnvironment(local).store == .embedded)
+    }
+
+    @Test(
+        "a bad value fails at start, naming the variable",
+        arguments: [
+            (["PAYPULSE_STORE": "dynamo"], "PAYPULSE_STORE"),
+            (["PAYPULSE_STORE": "aws", "AWS_ACCESS_KEY_ID": "a", "AWS_SECRET_ACCESS_KEY": "s"], "AWS_REGION"),
+            (["PAYPULSE_STORE": "aws", "AWS_REGION": "EU WEST", "AWS_ACCESS_KEY_ID": "a", "AWS_SECRET_ACCESS_KEY": "s"], "AWS_REGION"),
+            (["PAYPULSE_STORE": "aws", "AWS_REGION": "us-east-1", "AWS_SECRET_ACCESS_KEY": "s"], "AWS_ACCESS_KEY_ID"),
+            (["PAYPULSE_STORE": "aws", "AWS_REGION": "us-east-1", "AWS_ACCESS_KEY_ID": "a"], "AWS_SECRET_ACCESS_KEY"),
+            (["PAYPULSE_STORE": "aws", "AWS_REGION": "us-east-1", "AWS_ACCESS_KEY_ID": "a", "AWS_SECRET_ACCESS_KEY": "s", "AWS_ENDPOINT_URL": "localhost:5000"], "AWS_ENDPOINT_URL"),
+            (["PAYPULSE_STORE": "aws", "AWS_REGION": "us-east-1", "AWS_ACCESS_KEY_ID": "a", "AWS_SECRET_ACCESS_KEY": "s", "AWS_ENDPOINT_URL_SECRETS_MANAGER": "ftp://x"], "AWS_ENDPOINT_URL_SECRETS_MANAGER"),
+            (["USERS_TABLE": "a b"], "USERS_TABLE"),
+        ]
+    )
+    func badValues(environment: [String: String], variable: String) {
+        #expect {
+            try AppConfiguration.fromEnvironment(environment)
+        } throws: { error in
+            (error as? ConfigurationError)?.variable == variable && "\(error)".contains(variable)
+        }
+    }
+
+    @Test("the error message never prints the secret key")
+    func noSecretInErrors() {
+        let environment = ["PAYPULSE_STORE": "aws", "AWS_REGION": "bad region", "AWS_ACCESS_KEY_ID": "a", "AWS_SECRET_ACCESS_KEY": "very-secret"]
+        #expect { try AppConfiguration.fromEnvironment(environment) } throws: { !"\($0)".contains("very-secret") }
+    }
+}
