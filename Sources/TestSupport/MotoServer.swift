@@ -12,17 +12,21 @@ import Glibc
 public final class MotoServer: Sendable {
     /// `http://127.0.0.1:<port>`.
     public let endpoint: String
-    // Kept so the launched watcher is not reaped early; moto ends with the test process.
+    // The watcher process and the pipe whose closing ends it (and moto).
     private let process: Process?
+    private let lifeline: Pipe?
 
-    private init(endpoint: String, process: Process?) {
+    private init(endpoint: String, process: Process? = nil, lifeline: Pipe? = nil) {
         self.endpoint = endpoint
         self.process = process
+        self.lifeline = lifeline
     }
+
+    deinit { try? lifeline?.fileHandleForWriting.close() }
 
     private static let sharedServer = Task<MotoServer, any Error> {
         if let endpoint = ProcessInfo.processInfo.environment["PAYPULSE_TEST_MOTO_ENDPOINT"], !endpoint.isEmpty {
-            return MotoServer(endpoint: endpoint, process: nil)
+            return MotoServer(endpoint: endpoint)
         }
         return try await launchPrivate()
     }
@@ -36,24 +40,28 @@ public final class MotoServer: Sendable {
         let port = try freeLoopbackPort()
         let process = Process()
         process.executableURL = URL(fileURLWithPath: "/bin/sh")
-        // A watcher loop ends moto when the test process is gone, however it ended. It uses
-        // SIGKILL: children inherit the test process's blocked signal mask, so TERM waits forever.
+        // The watcher waits for end-of-file on its standard input, whose write end only this
+        // process holds: when this process ends, however it ends, the kernel closes it and
+        // the watcher kills moto. SIGKILL, since children inherit a blocked signal mask.
+        // No output is inherited, so `swift test` never waits on a pipe moto keeps open.
         process.arguments = [
-            "-c",
-            "moto_server -H 127.0.0.1 -p \(port) >/dev/null 2>&1 & m=$!; "
-                + "while kill -0 \(getpid()) 2>/dev/null && kill -0 $m 2>/dev/null; do sleep 1; done; kill -9 $m 2>/dev/null",
+            "-c", "moto_server -H 127.0.0.1 -p \(port) </dev/null >/dev/null 2>&1 & m=$!; cat >/dev/null; kill -9 $m 2>/dev/null",
         ]
+        let lifeline = Pipe()
+        process.standardInput = lifeline
+        process.standardOutput = FileHandle.nullDevice
+        process.standardError = FileHandle.nullDevice
         try process.run()
         let endpoint = "http://127.0.0.1:\(port)"
         let transport = CurlHTTPClient()
         for _ in 0..<300 {
             if let response = try? await transport.execute(HTTPRequest(method: "GET", url: endpoint + "/moto-api/", timeout: .seconds(1))),
                response.status == 200 {
-                return MotoServer(endpoint: endpoint, process: process)
+                return MotoServer(endpoint: endpoint, process: process, lifeline: lifeline)
             }
             try await Task.sleep(for: .milliseconds(100))
         }
-        process.terminate()
+        try? lifeline.fileHandleForWriting.close()
         throw MotoServerError(message: "moto_server did not start on port \(port) within 30 s; is moto[server] installed (pip install \"moto[server]\")?")
     }
 

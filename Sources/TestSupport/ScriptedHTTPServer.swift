@@ -86,16 +86,17 @@ public final class ScriptedHTTPServer: @unchecked Sendable {
     /// How many connections were accepted.
     public var connectionCount: Int { lock.withLock { connections } }
 
-    /// Stops accepting and closes every connection (releasing stalled ones).
+    /// Stops accepting and closes every connection (releasing stalled ones). Idempotent.
+    ///
+    /// Sockets are shut down and closed only under the lock, and each exactly once: a file
+    /// descriptor closed twice could by then belong to another connection of the process.
     public func stop() {
-        let sockets: Set<Int32> = lock.withLock {
-            guard !stopped else { return [] }
+        lock.withLock {
+            guard !stopped else { return }
             stopped = true
-            return openSockets
+            shutdown(listener, Int32(SHUT_RDWR))
+            for socket in openSockets { shutdown(socket, Int32(SHUT_RDWR)) }
         }
-        shutdown(listener, Int32(SHUT_RDWR))
-        close(listener)
-        for socket in sockets { shutdown(socket, Int32(SHUT_RDWR)) }
     }
 
     private var isStopped: Bool { lock.withLock { stopped } }
@@ -104,19 +105,28 @@ public final class ScriptedHTTPServer: @unchecked Sendable {
         while !isStopped {
             let client = accept(listener, nil, nil)
             guard client >= 0 else { continue }
-            lock.withLock {
+            let accepted: Bool = lock.withLock {
+                guard !stopped else { return false }
                 connections += 1
                 openSockets.insert(client)
+                return true
+            }
+            guard accepted else {
+                close(client)
+                break
             }
             let thread = Thread { [self] in serve(client) }
             thread.start()
         }
+        close(listener)
     }
 
     private func serve(_ client: Int32) {
         defer {
-            lock.withLock { _ = openSockets.remove(client) }
-            close(client)
+            lock.withLock {
+                openSockets.remove(client)
+                close(client)
+            }
         }
         if let greeting, !write(client, greeting) { return }
         var buffer: [UInt8] = []

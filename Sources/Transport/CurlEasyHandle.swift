@@ -1,9 +1,13 @@
 import CCurl
+import Dispatch
 
 /// One libcurl easy handle. It keeps its connection cache across transfers, which is how
-/// connections are reused; the pool hands it to one transfer at a time.
+/// connections are reused; the pool hands it to one transfer at a time, which runs on the
+/// handle's own serial queue.
 final class CurlEasyHandle: @unchecked Sendable {
     private let raw: UnsafeMutableRawPointer
+    /// Where this handle's blocking transfers run.
+    let queue = DispatchQueue(label: "paypulse.curl.transfer")
 
     init?() {
         guard curlGlobalInitResult == CURLE_OK, let handle = curl_easy_init() else { return nil }

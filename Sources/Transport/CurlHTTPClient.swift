@@ -3,9 +3,12 @@ import Synchronization
 
 /// The one HTTP client of the project, over libcurl.
 ///
-/// Transfers block, so they run on a private Dispatch queue, never on the Swift
-/// concurrency pool. Easy handles are pooled: each keeps its connection cache, so a refresh
-/// run of thousands of calls reuses a few connections. Safe to call concurrently.
+/// Transfers block, so they never run on the Swift concurrency pool: each pooled easy handle
+/// owns a serial Dispatch queue, and serial queues are served by Dispatch's overcommit
+/// threads, one per busy queue. (A concurrent queue would be capped at the core count on
+/// Linux, so a few stalled peers could hold every transfer back.) Each handle keeps its
+/// connection cache, so a refresh run of thousands of calls reuses a few connections.
+/// Safe to call concurrently.
 public final class CurlHTTPClient: HTTPTransport {
     /// Limits that apply to every request.
     public struct Configuration: Sendable {
@@ -26,7 +29,6 @@ public final class CurlHTTPClient: HTTPTransport {
 
     private let configuration: Configuration
     private let idleHandles = Mutex<[CurlEasyHandle]>([])
-    private let queue = DispatchQueue(label: "paypulse.curl", attributes: .concurrent)
 
     /// Creates a client.
     public init(configuration: Configuration = Configuration()) {
@@ -34,12 +36,11 @@ public final class CurlHTTPClient: HTTPTransport {
     }
 
     public func execute(_ request: HTTPRequest) async throws -> HTTPResponse {
-        try await withCheckedThrowingContinuation { continuation in
-            queue.async {
-                guard let handle = self.checkout() else {
-                    continuation.resume(throwing: TransportError.other.with(detail: "libcurl could not create a handle"))
-                    return
-                }
+        guard let handle = checkout() else {
+            throw TransportError.other.with(detail: "libcurl could not create a handle")
+        }
+        return try await withCheckedThrowingContinuation { continuation in
+            handle.queue.async {
                 let result = handle.perform(request, configuration: self.configuration)
                 self.checkin(handle)
                 continuation.resume(with: result)
