@@ -10,11 +10,14 @@ let package = Package(
     platforms: [.macOS(.v15)],
     products: [
         .executable(name: "paypulse", targets: ["paypulse"]),
+        .executable(name: "store-tokens", targets: ["store-tokens"]),
+        .executable(name: "user-profile", targets: ["user-profile"]),
     ],
     dependencies: [
         .package(url: "https://github.com/apple/swift-crypto.git", from: "4.5.2"),
         .package(url: "https://github.com/apple/swift-log.git", from: "1.16.2"),
         .package(url: "https://github.com/apple/swift-argument-parser.git", from: "1.8.2"),
+        .package(url: "https://github.com/vapor/jwt-kit.git", from: "5.8.0"),
     ],
     targets: [
         // MARK: transport
@@ -59,11 +62,36 @@ let package = Package(
             path: "Sources/Adapters/Embedded"
         ),
 
+        // MARK: domain
+        .target(
+            name: "PayPulseDomain",
+            dependencies: [
+                "PayPulsePorts",
+                .product(name: "JWTKit", package: "jwt-kit"),
+                .product(name: "Logging", package: "swift-log"),
+            ],
+            path: "Sources/Domain"
+        ),
+
+        // MARK: handlers (pure: request + ports -> response)
+        .target(
+            name: "PayPulseHandlers",
+            dependencies: ["PayPulseDomain", "PayPulsePorts", .product(name: "Logging", package: "swift-log")],
+            path: "Sources/Handlers"
+        ),
+
+        // MARK: runtime (events in, responses out)
+        .target(
+            name: "PayPulseRuntime",
+            dependencies: ["PayPulseHandlers", .product(name: "Logging", package: "swift-log")],
+            path: "Sources/Runtime"
+        ),
+
         // MARK: configuration (read once at the edge)
         .target(
             name: "PayPulseConfiguration",
             dependencies: [
-                "PayPulsePorts", "PayPulseAWS", "PayPulseEmbedded", "PayPulseTransport",
+                "PayPulsePorts", "PayPulseAWS", "PayPulseEmbedded", "PayPulseTransport", "PayPulseDomain",
                 .product(name: "Logging", package: "swift-log"),
             ],
             path: "Sources/Configuration"
@@ -74,11 +102,21 @@ let package = Package(
             name: "paypulse",
             dependencies: [
                 "PayPulseConfiguration", "PayPulsePorts", "PayPulseAWS", "PayPulseEmbedded",
-                "PayPulseTransport",
+                "PayPulseTransport", "PayPulseDomain", "PayPulseHandlers", "PayPulseRuntime",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
             ],
             path: "Sources/Executables/paypulse"
+        ),
+        .executableTarget(
+            name: "store-tokens",
+            dependencies: ["PayPulseConfiguration", "PayPulseRuntime", "PayPulseHandlers", "PayPulseDomain"],
+            path: "Sources/Executables/store-tokens"
+        ),
+        .executableTarget(
+            name: "user-profile",
+            dependencies: ["PayPulseConfiguration", "PayPulseRuntime", "PayPulseHandlers", "PayPulseDomain"],
+            path: "Sources/Executables/user-profile"
         ),
 
         // MARK: test support (real peers: moto_server, loopback fakes)
@@ -86,6 +124,7 @@ let package = Package(
             name: "PayPulseTestSupport",
             dependencies: [
                 "PayPulsePorts", "PayPulseAWS", "PayPulseEmbedded", "PayPulseTransport",
+                "PayPulseDomain", "PayPulseHandlers",
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "InMemoryLogging", package: "swift-log"),
             ],
@@ -99,6 +138,11 @@ let package = Package(
         .testTarget(name: "EmbeddedTests", dependencies: ["PayPulseEmbedded", "PayPulseTestSupport"]),
         .testTarget(name: "ContractTests", dependencies: ["PayPulsePorts", "PayPulseTestSupport"]),
         .testTarget(name: "ConfigurationTests", dependencies: ["PayPulseConfiguration"]),
+        .testTarget(name: "DomainTests", dependencies: ["PayPulseDomain", "PayPulseTestSupport"]),
+        .testTarget(name: "AuthTests", dependencies: ["PayPulseDomain", "PayPulseTestSupport"]),
+        .testTarget(name: "HandlerTests", dependencies: ["PayPulseHandlers", "PayPulseDomain", "PayPulseTestSupport"]),
+        .testTarget(name: "RuntimeTests", dependencies: ["PayPulseRuntime", "PayPulseHandlers", "PayPulseTestSupport"]),
+        .testTarget(name: "ReplayTests", dependencies: ["PayPulseTestSupport", "PayPulseDomain"]),
     ],
     swiftLanguageModes: [.v6]
 )

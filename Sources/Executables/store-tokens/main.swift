@@ -1,0 +1,1 @@
+print("store-tokens: not built yet")

@@ -1,0 +1,1 @@
+print("user-profile: not built yet")
