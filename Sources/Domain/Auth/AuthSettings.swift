@@ -1,0 +1,76 @@
+/// The JWT settings, read once at start.
+///
+/// Tokens are HS256 only: one shared key, minted by PayPulse and checked here.
+public struct AuthSettings: Sendable {
+    /// The documented local development key. Anyone can read it, so it is refused inside
+    /// Lambda; outside Lambda it is the default when no key is configured.
+    public static let developmentKey = "paypulse-local-development-jwt-key-do-not-deploy"
+    /// The shortest HS256 key accepted, in bytes (the SHA-256 output size, RFC 7518 §3.2).
+    public static let minimumKeyLength = 32
+    /// The largest clock-skew leeway accepted for `exp` and `nbf`, in seconds.
+    public static let maximumLeeway = 60
+    /// The default `iss`.
+    public static let defaultIssuer = "paypulse"
+    /// The default `aud`.
+    public static let defaultAudience = "paypulse-api"
+
+    /// HS256 key bytes (the UTF-8 of the configured string).
+    public var key: [UInt8]
+    /// The required `iss`.
+    public var issuer: String
+    /// The value `aud` must contain.
+    public var audience: String
+    /// Whether claims verified by API Gateway's JWT or Cognito authorizer are used instead
+    /// of verifying the `Authorization` header here.
+    public var trustAPIGatewayAuthorizer: Bool
+    /// Clock-skew leeway for `exp` and `nbf`, in seconds; never more than 60
+    /// (``Authenticator`` clamps it again, since this property is mutable).
+    public var leeway: Int
+
+    /// Whether the key is the public ``developmentKey``, so callers can warn about it.
+    public var usesDevelopmentKey: Bool { key == Array(Self.developmentKey.utf8) }
+
+    /// Creates settings.
+    /// - Parameters:
+    ///   - key: The HS256 key bytes, at least 32.
+    ///   - issuer: The required `iss`; not empty.
+    ///   - audience: The value `aud` must contain; not empty.
+    ///   - trustAPIGatewayAuthorizer: Use API Gateway's authorizer claims instead of the header.
+    ///   - leeway: Clock-skew leeway in seconds, 0...60.
+    /// - Throws: ``AuthConfigurationError`` for a key shorter than 32 bytes (checked here
+    ///   because jwt-kit only asserts, which kills a debug build), an empty issuer or
+    ///   audience, or a leeway outside 0...60.
+    public init(
+        key: [UInt8],
+        issuer: String = AuthSettings.defaultIssuer,
+        audience: String = AuthSettings.defaultAudience,
+        trustAPIGatewayAuthorizer: Bool = false,
+        leeway: Int = AuthSettings.maximumLeeway
+    ) throws {
+        try Self.checkKeyLength(key.count, variable: "PAYPULSE_JWT_SECRET")
+        guard !issuer.isEmpty else {
+            throw AuthConfigurationError(variable: "PAYPULSE_JWT_ISSUER", problem: "must not be empty")
+        }
+        guard !audience.isEmpty else {
+            throw AuthConfigurationError(variable: "PAYPULSE_JWT_AUDIENCE", problem: "must not be empty")
+        }
+        guard (0...Self.maximumLeeway).contains(leeway) else {
+            throw AuthConfigurationError(variable: "leeway", problem: "must be 0...\(Self.maximumLeeway) seconds, got \(leeway)")
+        }
+        self.key = key
+        self.issuer = issuer
+        self.audience = audience
+        self.trustAPIGatewayAuthorizer = trustAPIGatewayAuthorizer
+        self.leeway = leeway
+    }
+
+    /// Refuses a key shorter than ``minimumKeyLength``, naming where it came from.
+    static func checkKeyLength(_ count: Int, variable: String) throws(AuthConfigurationError) {
+        guard count >= minimumKeyLength else {
+            throw AuthConfigurationError(
+                variable: variable,
+                problem: "an HS256 key must be at least \(minimumKeyLength) bytes, got \(count)"
+            )
+        }
+    }
+}
