@@ -1,0 +1,44 @@
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
+import Foundation
+#endif
+import JWTKit
+
+extension AccessTokenClaims {
+    /// Checks the registered claims and returns the user.
+    ///
+    /// Times are compared in whole seconds (NumericDate; jwt-kit keeps `exp` in seconds):
+    /// the token is accepted while `now - leeway < exp` and `nbf <= now + leeway`. `exp` is
+    /// required: a token that never expires is refused.
+    /// - Parameters:
+    ///   - issuer: The required `iss`.
+    ///   - audience: The value `aud` must contain.
+    ///   - now: The current time.
+    ///   - leeway: Clock-skew leeway in seconds, already clamped to 0...60.
+    /// - Throws: ``AuthenticationError`` naming the first claim that fails.
+    func check(issuer: String, audience: String, now: Date, leeway: Int) throws(AuthenticationError) -> AuthenticatedUser {
+        guard self.issuer?.value == issuer else { throw .wrongIssuer }
+        guard self.audience?.value.contains(audience) == true else { throw .wrongAudience }
+
+        let nowSeconds = Self.wholeSeconds(now)
+        guard let expiration else { throw .missingExpiry }
+        guard nowSeconds - Double(leeway) < Self.wholeSeconds(expiration.value) else { throw .expired }
+        if let notBefore, Self.wholeSeconds(notBefore.value) > nowSeconds + Double(leeway) {
+            throw .notYetValid
+        }
+
+        let raw: String
+        switch subject {
+        case .missing: throw .missingSubject
+        case .notString: throw .subjectNotString
+        case .value(let value): raw = value
+        }
+        guard let userID = UserID(raw) else { throw .unsafeSubject }
+        return AuthenticatedUser(userID: userID, name: name, email: email)
+    }
+
+    private static func wholeSeconds(_ date: Date) -> Double {
+        date.timeIntervalSince1970.rounded(.down)
+    }
+}

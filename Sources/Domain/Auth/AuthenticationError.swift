@@ -1,0 +1,84 @@
+/// Why authentication failed.
+///
+/// Callers answer 401 with `WWW-Authenticate: Bearer` (``challenge``) and the generic
+/// ``publicMessage``, whatever the reason. ``reason`` is for debug logs only: it is a fixed
+/// phrase chosen here, never a piece of the token or of any other request value.
+public struct AuthenticationError: Error, Sendable, Equatable, CustomStringConvertible {
+    private enum Code: String, Sendable {
+        case missingCredentials = "no Authorization header"
+        case notBearer = "the Authorization scheme is not Bearer"
+        case malformedAuthorization = "the Authorization header is not 'Bearer <token>'"
+        case tokenTooLarge = "the token is larger than 8 KiB"
+        case malformedToken = "the token is not a compact JWS"
+        case malformedHeader = "the token header is not a JSON object"
+        case algorithmNotAllowed = "the token algorithm is not HS256"
+        case unexpectedHeaderParameter = "the token header has a parameter other than alg and typ"
+        case badSignature = "the token signature does not verify"
+        case malformedClaims = "the token claims do not decode"
+        case wrongIssuer = "iss is missing or not the configured issuer"
+        case wrongAudience = "aud is missing or does not contain the configured audience"
+        case missingExpiry = "exp is missing"
+        case expired = "the token expired (beyond the leeway)"
+        case notYetValid = "the token is not valid yet (nbf beyond the leeway)"
+        case missingSubject = "sub is missing"
+        case subjectNotString = "sub is not a string"
+        case unsafeSubject = "sub is not a safe user id"
+        case verificationFailed = "the token could not be verified"
+    }
+
+    private let code: Code
+
+    private init(_ code: Code) {
+        self.code = code
+    }
+
+    /// What went wrong, for debug logs. Never contains the token.
+    public var reason: String { code.rawValue }
+
+    /// `unauthorized: <reason>`.
+    public var description: String { "unauthorized: \(reason)" }
+
+    /// The only message a client sees, whatever the reason.
+    public static let publicMessage = "Missing or invalid bearer token."
+    /// The `WWW-Authenticate` value to send with the 401.
+    public static let challenge = "Bearer"
+
+    /// No `Authorization` header (and no authorizer claims to use instead).
+    public static let missingCredentials = Self(.missingCredentials)
+    /// A scheme other than Bearer, e.g. Basic.
+    public static let notBearer = Self(.notBearer)
+    /// Bearer with no token, or with more than one.
+    public static let malformedAuthorization = Self(.malformedAuthorization)
+    /// The token (or header) is over 8 KiB; refused before parsing.
+    public static let tokenTooLarge = Self(.tokenTooLarge)
+    /// Not three non-empty base64url segments.
+    public static let malformedToken = Self(.malformedToken)
+    /// The header segment is not a JSON object.
+    public static let malformedHeader = Self(.malformedHeader)
+    /// `alg` is not exactly `HS256` (`none`, HS384, RS256, ...).
+    public static let algorithmNotAllowed = Self(.algorithmNotAllowed)
+    /// A header parameter such as `kid`, `jku`, `jwk`, `x5u` or `crit`.
+    public static let unexpectedHeaderParameter = Self(.unexpectedHeaderParameter)
+    /// The HS256 signature is wrong.
+    public static let badSignature = Self(.badSignature)
+    /// The payload is not a JSON object of well-typed claims.
+    public static let malformedClaims = Self(.malformedClaims)
+    /// `iss` missing or different.
+    public static let wrongIssuer = Self(.wrongIssuer)
+    /// `aud` missing or without the configured audience.
+    public static let wrongAudience = Self(.wrongAudience)
+    /// No `exp`: tokens that never expire are refused.
+    public static let missingExpiry = Self(.missingExpiry)
+    /// `exp` passed by more than the leeway.
+    public static let expired = Self(.expired)
+    /// `nbf` ahead by more than the leeway.
+    public static let notYetValid = Self(.notYetValid)
+    /// No `sub`.
+    public static let missingSubject = Self(.missingSubject)
+    /// `sub` present but not a string.
+    public static let subjectNotString = Self(.subjectNotString)
+    /// `sub` is not a valid ``UserID``.
+    public static let unsafeSubject = Self(.unsafeSubject)
+    /// Any other verification failure.
+    public static let verificationFailed = Self(.verificationFailed)
+}

@@ -1,0 +1,33 @@
+/// Takes the token out of an `Authorization` header and checks its shape, before any
+/// JSON or crypto sees it.
+enum BearerToken {
+    /// Tokens over 8 KiB are refused unparsed: ours are a few hundred bytes, and a bound
+    /// keeps hostile input from costing base64 and JSON work.
+    static let maximumTokenBytes = 8 * 1024
+
+    /// The token in `Bearer <token>` (scheme in any case, one token, spaces or tabs between).
+    /// - Throws: ``AuthenticationError`` for another scheme, no token or several, or an oversized value.
+    static func extract(from header: String) throws(AuthenticationError) -> String {
+        // Bound the whole header first so a huge value is not even split.
+        guard header.utf8.count <= maximumTokenBytes + 64 else { throw .tokenTooLarge }
+        let parts = header.split(whereSeparator: { $0 == " " || $0 == "\t" })
+        guard let scheme = parts.first else { throw .missingCredentials }
+        guard scheme.lowercased() == "bearer" else { throw .notBearer }
+        guard parts.count == 2 else { throw .malformedAuthorization }
+        let token = String(parts[1])
+        guard token.utf8.count <= maximumTokenBytes else { throw .tokenTooLarge }
+        return token
+    }
+
+    /// The base64url header segment of a compact JWS: exactly three non-empty segments of
+    /// base64url characters. An empty signature (an unsecured `alg: none` token) fails here.
+    /// - Throws: ``AuthenticationError/malformedToken``.
+    static func headerSegment(of token: String) throws(AuthenticationError) -> Substring {
+        let segments = token.split(separator: ".", omittingEmptySubsequences: false)
+        guard segments.count == 3,
+              segments.allSatisfy({ !$0.isEmpty && $0.utf8.count % 4 != 1 && $0.utf8.allSatisfy(Base64URL.isAlphabet) }) else {
+            throw .malformedToken
+        }
+        return segments[0]
+    }
+}
