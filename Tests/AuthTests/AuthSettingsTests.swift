@@ -1,0 +1,171 @@
+import PayPulseDomain
+import Testing
+
+@Suite("AuthSettings")
+struct AuthSettingsTests {
+    private static let goodKey = AuthFixture.key
+    private static let noSecret: @Sendable (String) async throws -> String = { id in
+        Issue.record("loadSecret called for \(id)")
+        return ""
+    }
+
+    private func load(_ environment: [String: String], insideLambda: Bool = false,
+                      loadSecret: @Sendable (String) async throws -> String = noSecret) async throws -> AuthSettings {
+        try await AuthSettings.fromEnvironment(environment, insideLambda: insideLambda, loadSecret: loadSecret)
+    }
+
+    /// Runs `body`, expects an ``AuthConfigurationError`` naming `variable`, and checks that
+    /// `secret` (when given) is not in its message.
+    private func expectConfigurationError(
+        _ variable: String, notContaining secret: String? = nil,
+        sourceLocation: SourceLocation = #_sourceLocation,
+        _ body: () async throws -> AuthSettings
+    ) async {
+        do {
+            _ = try await body()
+            Issue.record("no error", sourceLocation: sourceLocation)
+        } catch let error as AuthConfigurationError {
+            #expect(error.variable == variable, sourceLocation: sourceLocation)
+            #expect(error.description == "configuration error: \(variable): \(error.problem)", sourceLocation: sourceLocation)
+            if let secret {
+                #expect(!error.description.contains(secret), sourceLocation: sourceLocation)
+            }
+        } catch {
+            Issue.record("unexpected error \(error)", sourceLocation: sourceLocation)
+        }
+    }
+
+    @Test("the development key is documented and long enough")
+    func developmentKey() {
+        #expect(AuthSettings.developmentKey == "paypulse-local-development-jwt-key-do-not-deploy")
+        #expect(AuthSettings.developmentKey.utf8.count >= 32)
+    }
+
+    @Test("init defaults")
+    func initDefaults() throws {
+        let settings = try AuthSettings(key: Array(Self.goodKey.utf8))
+        #expect(settings.issuer == "paypulse")
+        #expect(settings.audience == "paypulse-api")
+        #expect(settings.trustAPIGatewayAuthorizer == false)
+        #expect(settings.leeway == 60)
+        #expect(settings.usesDevelopmentKey == false)
+    }
+
+    @Test("init refuses a key under 32 bytes, naming the variable, without echoing the key")
+    func shortKey() async {
+        let short = "short-key-0123456789-abcdefghij"  // 31 bytes
+        #expect(short.utf8.count == 31)
+        await expectConfigurationError("PAYPULSE_JWT_SECRET", notContaining: short) {
+            try AuthSettings(key: Array(short.utf8))
+        }
+        await expectConfigurationError("PAYPULSE_JWT_SECRET") { try AuthSettings(key: []) }
+        #expect(throws: Never.self) { try AuthSettings(key: Array(repeating: 7, count: 32)) }
+    }
+
+    @Test("init refuses a leeway over 60 s or an empty issuer or audience")
+    func badValues() async {
+        await expectConfigurationError("leeway") { try AuthSettings(key: Array(Self.goodKey.utf8), leeway: 61) }
+        await expectConfigurationError("leeway") { try AuthSettings(key: Array(Self.goodKey.utf8), leeway: -1) }
+        await expectConfigurationError("PAYPULSE_JWT_ISSUER") { try AuthSettings(key: Array(Self.goodKey.utf8), issuer: "") }
+        await expectConfigurationError("PAYPULSE_JWT_AUDIENCE") { try AuthSettings(key: Array(Self.goodKey.utf8), audience: "") }
+    }
+
+    @Test("environment defaults outside Lambda: the development key, flagged")
+    func environmentDefaults() async throws {
+        let settings = try await load([:])
+        #expect(settings.key == Array(AuthSettings.developmentKey.utf8))
+        #expect(settings.usesDevelopmentKey)
+        #expect(settings.issuer == "paypulse")
+        #expect(settings.audience == "paypulse-api")
+        #expect(settings.trustAPIGatewayAuthorizer == false)
+        #expect(settings.leeway == 60)
+    }
+
+    @Test("environment values are read")
+    func environmentValues() async throws {
+        let settings = try await load([
+            "PAYPULSE_JWT_SECRET": Self.goodKey,
+            "PAYPULSE_JWT_ISSUER": "issuer-x",
+            "PAYPULSE_JWT_AUDIENCE": "audience-y",
+            "PAYPULSE_TRUST_API_GATEWAY_AUTHORIZER": "TRUE",
+        ], insideLambda: true)
+        #expect(settings.key == Array(Self.goodKey.utf8))
+        #expect(settings.usesDevelopmentKey == false)
+        #expect(settings.issuer == "issuer-x")
+        #expect(settings.audience == "audience-y")
+        #expect(settings.trustAPIGatewayAuthorizer)
+        #expect(try await load(["PAYPULSE_TRUST_API_GATEWAY_AUTHORIZER": "false"]).trustAPIGatewayAuthorizer == false)
+    }
+
+    @Test("a short PAYPULSE_JWT_SECRET names the variable")
+    func shortEnvironmentKey() async {
+        await expectConfigurationError("PAYPULSE_JWT_SECRET", notContaining: "too-short-key") {
+            try await load(["PAYPULSE_JWT_SECRET": "too-short-key"])
+        }
+    }
+
+    @Test("inside Lambda a missing key is an error")
+    func lambdaMissingKey() async {
+        await expectConfigurationError("PAYPULSE_JWT_SECRET") { try await load([:], insideLambda: true) }
+        await expectConfigurationError("PAYPULSE_JWT_SECRET") { try await load(["PAYPULSE_JWT_SECRET": "  "], insideLambda: true) }
+    }
+
+    @Test("inside Lambda the development key is an error, from either source")
+    func lambdaDevelopmentKey() async {
+        await expectConfigurationError("PAYPULSE_JWT_SECRET", notContaining: AuthSettings.developmentKey) {
+            try await load(["PAYPULSE_JWT_SECRET": AuthSettings.developmentKey], insideLambda: true)
+        }
+        await expectConfigurationError("PAYPULSE_JWT_SECRET_ID", notContaining: AuthSettings.developmentKey) {
+            try await load(["PAYPULSE_JWT_SECRET_ID": "paypulse/jwt"], insideLambda: true) { _ in AuthSettings.developmentKey }
+        }
+    }
+
+    @Test("PAYPULSE_JWT_SECRET_ID loads a plain key through the given reader")
+    func secretIDPlain() async throws {
+        let settings = try await load(["PAYPULSE_JWT_SECRET_ID": "paypulse/jwt"], insideLambda: true) { id in
+            #expect(id == "paypulse/jwt")
+            return Self.goodKey
+        }
+        #expect(settings.key == Array(Self.goodKey.utf8))
+    }
+
+    @Test("PAYPULSE_JWT_SECRET_ID loads JSON {key} or {secret}", arguments: ["key", "secret"])
+    func secretIDJSON(field: String) async throws {
+        let settings = try await load(["PAYPULSE_JWT_SECRET_ID": "paypulse/jwt"], insideLambda: true) { _ in
+            #"{"\#(field)": "\#(Self.goodKey)"}"#
+        }
+        #expect(settings.key == Array(Self.goodKey.utf8))
+    }
+
+    @Test("PAYPULSE_JWT_SECRET_ID failures name that variable")
+    func secretIDFailures() async {
+        struct Unreachable: Error {}
+        await expectConfigurationError("PAYPULSE_JWT_SECRET_ID") {
+            try await load(["PAYPULSE_JWT_SECRET_ID": "paypulse/jwt"]) { _ in throw Unreachable() }
+        }
+        await expectConfigurationError("PAYPULSE_JWT_SECRET_ID") {
+            try await load(["PAYPULSE_JWT_SECRET_ID": "paypulse/jwt"]) { _ in #"{"other": "x"}"# }
+        }
+        await expectConfigurationError("PAYPULSE_JWT_SECRET_ID", notContaining: "short-secret") {
+            try await load(["PAYPULSE_JWT_SECRET_ID": "paypulse/jwt"]) { _ in #"{"key": "short-secret"}"# }
+        }
+        await expectConfigurationError("PAYPULSE_JWT_SECRET_ID") {
+            try await load(["PAYPULSE_JWT_SECRET": Self.goodKey, "PAYPULSE_JWT_SECRET_ID": "paypulse/jwt"])
+        }
+    }
+
+    @Test("a trust flag that is not a boolean names the variable")
+    func badTrustFlag() async {
+        await expectConfigurationError("PAYPULSE_TRUST_API_GATEWAY_AUTHORIZER") {
+            try await load(["PAYPULSE_TRUST_API_GATEWAY_AUTHORIZER": "yes please"])
+        }
+    }
+
+    @Test("Authenticator and minter refuse a key shortened after init, without crashing")
+    func shortenedKey() async throws {
+        var settings = try AuthFixture.settings()
+        settings.key = Array("short".utf8)
+        await #expect(throws: AuthConfigurationError.self) { try await Authenticator(settings: settings) }
+        await #expect(throws: AuthConfigurationError.self) { try await DevelopmentTokenMinter(settings: settings) }
+    }
+}

@@ -1,0 +1,73 @@
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
+import Foundation
+#endif
+import PayPulseDomain
+import Testing
+
+/// Shared settings, clock and assertions for the auth tests.
+enum AuthFixture {
+    /// A 64-byte test key (not the development key): long enough that the tests can also
+    /// sign HS384 / HS512 with it, which jwt-kit asserts against for shorter keys.
+    static let key = "auth-tests-hs256-key-0123456789-abcdefghijklmnopqrstuvwxyz-ABCDE"
+    /// The fixed "now" every test authenticates at.
+    static let now = Date(timeIntervalSince1970: 1_800_000_000)
+    /// `now` in seconds, for hand-written payloads.
+    static let nowSeconds = 1_800_000_000
+
+    static func settings(trustAPIGatewayAuthorizer: Bool = false) throws -> AuthSettings {
+        try AuthSettings(key: Array(key.utf8), trustAPIGatewayAuthorizer: trustAPIGatewayAuthorizer)
+    }
+
+    static func authenticator(trustAPIGatewayAuthorizer: Bool = false) async throws -> Authenticator {
+        try await Authenticator(settings: settings(trustAPIGatewayAuthorizer: trustAPIGatewayAuthorizer))
+    }
+
+    static func minter() async throws -> DevelopmentTokenMinter {
+        try await DevelopmentTokenMinter(settings: settings())
+    }
+
+    /// A token from the minter for `subject`, valid from an hour ago for `expiresIn` seconds after `now`.
+    static func mint(subject: String = "user-1", name: String? = "Ada", email: String? = "ada@example.com", expiresIn: TimeInterval = 600) async throws -> String {
+        try await minter().mint(
+            subject: subject, name: name, email: email,
+            issuedAt: now.addingTimeInterval(-3600), expiresAt: now.addingTimeInterval(expiresIn)
+        )
+    }
+}
+
+/// Expects `authenticate` to refuse, with `expected` when given, and checks that the error
+/// text never carries the token or any of its segments.
+func expectRefused(
+    _ authenticator: Authenticator,
+    header: String?,
+    claims: [String: String]? = nil,
+    _ expected: AuthenticationError? = nil,
+    sourceLocation: SourceLocation = #_sourceLocation
+) async {
+    do {
+        let user = try await authenticator.authenticate(authorizationHeader: header, authorizerClaims: claims, now: AuthFixture.now)
+        Issue.record("accepted as \(user.userID)", sourceLocation: sourceLocation)
+    } catch {
+        if let expected {
+            #expect(error == expected, sourceLocation: sourceLocation)
+        }
+        expectNoTokenLeak(error, header: header, sourceLocation: sourceLocation)
+    }
+}
+
+/// Checks that no piece of the token longer than a few characters appears in the error's text.
+func expectNoTokenLeak(_ error: AuthenticationError, header: String?, sourceLocation: SourceLocation = #_sourceLocation) {
+    guard let header else { return }
+    let texts = [error.reason, error.description, String(describing: error), String(reflecting: error)]
+    let pieces = header.split(whereSeparator: { " .\t".contains($0) }).map(String.init).filter { $0.count >= 8 }
+    for text in texts {
+        if header.count >= 8 {
+            #expect(!text.contains(header), sourceLocation: sourceLocation)
+        }
+        for piece in pieces {
+            #expect(!text.contains(piece), "error text carries part of the token", sourceLocation: sourceLocation)
+        }
+    }
+}
