@@ -1,0 +1,54 @@
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
+import Foundation
+#endif
+import ArgumentParser
+import Logging
+import PayPulseConfiguration
+import PayPulseDomain
+import PayPulsePorts
+
+/// `paypulse jwt`: prints a development token for a user, signed with the key the
+/// environment configures (PAYPULSE_JWT_SECRET, PAYPULSE_JWT_SECRET_ID read from the
+/// configured store, or the documented development key).
+struct JWTCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "jwt",
+        abstract: "Mint a PayPulse access token (HS256) for local testing.",
+        discussion: "Issuer and audience come from PAYPULSE_JWT_ISSUER / PAYPULSE_JWT_AUDIENCE (defaults paypulse / paypulse-api)."
+    )
+
+    @Option(help: "The user id (the token's sub): 1-128 of A-Z a-z 0-9 _+=.@-") var sub: String
+    @Option(help: "The name claim.") var name: String?
+    @Option(help: "The email claim.") var email: String?
+    @Option(help: "Lifetime in seconds.") var ttl: Int = 3600
+    @Option(help: "RFC 3339 expiry time, instead of --ttl (e.g. 2030-01-01T00:00:00Z).") var expiresAt: String?
+
+    func validate() throws {
+        guard UserID(sub) != nil else {
+            throw ValidationError("--sub must be 1-128 characters of letters, digits and _+=.@- (not '.' or '..')")
+        }
+        guard ttl > 0 else { throw ValidationError("--ttl must be a positive number of seconds") }
+        if let expiresAt, (try? Date(expiresAt, strategy: .iso8601)) == nil {
+            throw ValidationError("--expires-at must be an RFC 3339 time such as 2030-01-01T00:00:00Z")
+        }
+    }
+
+    func run() async throws {
+        let environment = ProcessInfo.processInfo.environment
+        let settings = try await AuthSettings.fromEnvironment(
+            environment,
+            insideLambda: environment["AWS_LAMBDA_FUNCTION_NAME"] != nil,
+            loadSecret: { id in try await CLIContext.load().backends.secrets.getSecretValue(name: id, stage: .current).string }
+        )
+        if settings.usesDevelopmentKey {
+            let logger = Logger(label: "paypulse.jwt") { StreamLogHandler.standardError(label: $0) }
+            logger.warning("signing with the documented development key; set PAYPULSE_JWT_SECRET for anything shared")
+        }
+        let now = Date()
+        let expiry = try expiresAt.map { try Date($0, strategy: .iso8601) } ?? now.addingTimeInterval(TimeInterval(ttl))
+        let minter = try await DevelopmentTokenMinter(settings: settings)
+        print(try await minter.mint(subject: sub, name: name, email: email, issuedAt: now, expiresAt: expiry))
+    }
+}
