@@ -139,7 +139,10 @@ let package = Package(
         .testTarget(name: "ContractTests", dependencies: ["PayPulsePorts", "PayPulseTestSupport"]),
         .testTarget(name: "ConfigurationTests", dependencies: ["PayPulseConfiguration"]),
         .testTarget(name: "DomainTests", dependencies: ["PayPulseDomain", "PayPulseTestSupport"]),
-        .testTarget(name: "AuthTests", dependencies: ["PayPulseDomain", "PayPulseTestSupport"]),
+        .testTarget(
+            name: "AuthTests",
+            dependencies: ["PayPulseDomain", "PayPulseTestSupport", .product(name: "JWTKit", package: "jwt-kit")]
+        ),
         .testTarget(name: "HandlerTests", dependencies: ["PayPulseHandlers", "PayPulseDomain", "PayPulseTestSupport"]),
         .testTarget(name: "RuntimeTests", dependencies: ["PayPulseRuntime", "PayPulseHandlers", "PayPulseTestSupport"]),
         .testTarget(name: "ReplayTests", dependencies: ["PayPulseTestSupport", "PayPulseDomain"]),

@@ -66,7 +66,14 @@ public struct StoreFactory: Sendable, CustomStringConvertible {
     }
 
     /// Every factory the contract suites run against.
-    public static var all: [StoreFactory] { [embedded, moto] }
+    public static var all: [StoreFactory] { [embedded, moto, inMemory] }
+
+    /// The in-memory store the handler unit tests use: the contract keeps it honest.
+    public static var inMemory: StoreFactory {
+        StoreFactory(name: "in-memory") {
+            Stores(secrets: InMemorySecretStore(), users: InMemoryUserDirectory(), supportsWriteProtectionOfDeletedSecrets: true)
+        }
+    }
 
     /// Secrets Manager and DynamoDB on moto_server (``MotoServer/shared()``), with a fresh
     /// users table per test.

@@ -1,0 +1,66 @@
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
+import Foundation
+#endif
+
+extension GmailTokenSet {
+    enum CodingKeys: String, CodingKey {
+        case version, scope, status
+        case accessToken = "access_token"
+        case refreshToken = "refresh_token"
+        case tokenType = "token_type"
+        case expiresAt = "expires_at"
+        case googleEmail = "google_email"
+        case connectedAt = "connected_at"
+        case updatedAt = "updated_at"
+    }
+
+    public init(from decoder: any Decoder) throws {
+        let container = try decoder.container(keyedBy: CodingKeys.self)
+        func date(_ key: CodingKeys) throws -> Date {
+            let text = try container.decode(String.self, forKey: key)
+            guard let date = RFC3339.date(from: text) else {
+                throw DecodingError.dataCorruptedError(forKey: key, in: container, debugDescription: "not an RFC 3339 time")
+            }
+            return date
+        }
+        version = try container.decodeIfPresent(Int.self, forKey: .version) ?? 1
+        accessToken = try container.decode(String.self, forKey: .accessToken)
+        refreshToken = try container.decodeIfPresent(String.self, forKey: .refreshToken)
+        tokenType = try container.decodeIfPresent(String.self, forKey: .tokenType) ?? "Bearer"
+        expiresAt = try date(.expiresAt)
+        scope = try container.decodeIfPresent(String.self, forKey: .scope) ?? ""
+        googleEmail = try container.decodeIfPresent(String.self, forKey: .googleEmail)
+        connectedAt = (try? date(.connectedAt)) ?? expiresAt
+        updatedAt = (try? date(.updatedAt)) ?? connectedAt
+        status = try container.decodeIfPresent(Status.self, forKey: .status) ?? .active
+    }
+
+    public func encode(to encoder: any Encoder) throws {
+        var container = encoder.container(keyedBy: CodingKeys.self)
+        try container.encode(version, forKey: .version)
+        try container.encode(accessToken, forKey: .accessToken)
+        try container.encodeIfPresent(refreshToken, forKey: .refreshToken)
+        try container.encode(tokenType, forKey: .tokenType)
+        try container.encode(RFC3339.string(from: expiresAt), forKey: .expiresAt)
+        try container.encode(scope, forKey: .scope)
+        try container.encodeIfPresent(googleEmail, forKey: .googleEmail)
+        try container.encode(RFC3339.string(from: connectedAt), forKey: .connectedAt)
+        try container.encode(RFC3339.string(from: updatedAt), forKey: .updatedAt)
+        try container.encode(status, forKey: .status)
+    }
+
+    /// The stored JSON text (keys sorted, so equal sets store equal bytes).
+    public func jsonString() throws -> String {
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
+        return String(decoding: try encoder.encode(self), as: UTF8.self)
+    }
+
+    /// Reads a stored document.
+    /// - Throws: `DecodingError` when it is not a token set.
+    public static func decode(_ text: String) throws -> GmailTokenSet {
+        try JSONDecoder().decode(GmailTokenSet.self, from: Data(text.utf8))
+    }
+}

@@ -1,0 +1,80 @@
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
+import Foundation
+#endif
+import PayPulsePorts
+
+/// The token sets of all users, on a ``SecretStore``: reading, storing what the app sends,
+/// and compare-and-swap replacing, under the storage contract of DESIGN.md.
+public struct TokenVault: Sendable {
+    /// A stored token set with the version it was read from.
+    public struct Stored: Sendable, Equatable {
+        /// The token set.
+        public var tokenSet: GmailTokenSet
+        /// The version holding `AWSCURRENT` when it was read.
+        public var version: SecretVersionID
+    }
+
+    /// What ``store(_:for:)`` did.
+    public struct StoreResult: Sendable, Equatable {
+        /// First connection, update or account switch.
+        public var outcome: StoreOutcome
+        /// What is stored now.
+        public var tokenSet: GmailTokenSet
+    }
+
+    let secrets: any SecretStore
+    let now: @Sendable () -> Date
+    /// How often a write that lost a race is tried again before giving up.
+    let maxAttempts = 4
+
+    /// Creates a vault over `secrets`.
+    public init(secrets: any SecretStore, now: @escaping @Sendable () -> Date = { Date() }) {
+        self.secrets = secrets
+        self.now = now
+    }
+
+    /// The connection state from the secret's metadata alone (`DescribeSecret`), so the
+    /// caller needs no permission to read token values.
+    /// - Throws: `StoreError` when the store fails.
+    public func connectionState(of user: UserID) async throws -> ConnectionState {
+        let description: SecretDescription
+        do {
+            description = try await secrets.describeSecret(name: user.secretName)
+        } catch let error as StoreError where error == .notFound {
+            return .notConnected
+        }
+        if description.isScheduledForDeletion { return .scheduledForDeletion }
+        if description.tags[TokenSetTags.status] == GmailTokenSet.Status.revoked.rawValue { return .revoked }
+        return .connected
+    }
+
+    /// The current token set, or `nil` when none is stored (or it is scheduled for deletion).
+    /// - Throws: `StoreError.corrupt` when the value is not a token set; other `StoreError`s.
+    public func current(of user: UserID) async throws -> Stored? {
+        let value: SecretValue
+        do {
+            value = try await secrets.getSecretValue(name: user.secretName, stage: .current)
+        } catch let error as StoreError where error == .notFound || error == .scheduledForDeletion {
+            return nil
+        }
+        do {
+            return Stored(tokenSet: try GmailTokenSet.decode(value.string), version: value.versionID)
+        } catch {
+            throw StoreError.corrupt.with(message: "the stored value of \(user.secretName) is not a token set")
+        }
+    }
+
+    /// Compare-and-swap: stores `tokenSet` only if `expected` is still current, then
+    /// updates the listing tags.
+    /// - Throws: `StoreError.conflict` when newer tokens were stored meanwhile (nothing written).
+    @discardableResult
+    public func replace(_ tokenSet: GmailTokenSet, of user: UserID, expected: SecretVersionID) async throws -> SecretVersionID {
+        let version = try await secrets.replaceCurrent(
+            name: user.secretName, expected: expected, value: try tokenSet.jsonString(), clientRequestToken: SecretVersionID.random().rawValue
+        )
+        try await secrets.tagResource(name: user.secretName, tags: TokenSetTags.tags(for: tokenSet))
+        return version
+    }
+}

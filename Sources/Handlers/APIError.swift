@@ -1,0 +1,67 @@
+import PayPulseDomain
+
+/// An error answer with a stable machine code and a readable message.
+public struct APIError: Error, Sendable, Equatable {
+    /// The HTTP status.
+    public let status: Int
+    /// The stable code, e.g. `invalid_request`.
+    public let code: String
+    /// A readable message; never contains a token or a secret.
+    public let message: String
+    /// Extra headers (e.g. `WWW-Authenticate`, `Allow`).
+    public let headers: [String: String]
+
+    /// Creates an error.
+    public init(status: Int, code: String, message: String, headers: [String: String] = [:]) {
+        self.status = status
+        self.code = code
+        self.message = message
+        self.headers = headers
+    }
+
+    /// The response that carries it.
+    public var response: APIResponse { .error(status: status, code: code, message: message, headers: headers) }
+
+    /// 400: the request is malformed.
+    public static func invalidRequest(_ message: String) -> APIError { APIError(status: 400, code: "invalid_request", message: message) }
+
+    /// 401: the one generic answer to every authentication failure.
+    public static let unauthorized = APIError(
+        status: 401, code: "unauthorized", message: AuthenticationError.publicMessage,
+        headers: ["www-authenticate": AuthenticationError.challenge]
+    )
+
+    /// 403: the grant lacks a scope the app must request (with `addScopes`).
+    public static func missingScope(_ scope: String) -> APIError {
+        APIError(status: 403, code: "missing_scope", message: "The Google grant lacks the scope \(scope); request it and send the tokens again.")
+    }
+
+    /// 404: nothing there.
+    public static func notFound(_ message: String) -> APIError { APIError(status: 404, code: "not_found", message: message) }
+
+    /// 405: wrong method for this route.
+    public static func methodNotAllowed(allowed: String) -> APIError {
+        APIError(status: 405, code: "method_not_allowed", message: "Use \(allowed) on this route.", headers: ["allow": allowed])
+    }
+
+    /// 409: the stored data kept changing under us.
+    public static let conflict = APIError(status: 409, code: "conflict", message: "The stored tokens changed while this request ran; send it again.")
+
+    /// 413: the body is over the limit.
+    public static func payloadTooLarge(limit: Int) -> APIError {
+        APIError(status: 413, code: "payload_too_large", message: "The request body is larger than \(limit / 1024) KiB.")
+    }
+
+    /// 415: a body type this route does not read.
+    public static let unsupportedMediaType = APIError(
+        status: 415, code: "unsupported_media_type", message: "Send application/json or application/x-www-form-urlencoded."
+    )
+
+    /// 503: the store failed after retries; nothing was written.
+    public static let upstreamUnavailable = APIError(
+        status: 503, code: "upstream_unavailable", message: "Storage is unavailable right now; nothing was changed. Try again.", headers: ["retry-after": "1"]
+    )
+
+    /// 500: our own fault; details go to the log only.
+    public static let internalError = APIError(status: 500, code: "internal_error", message: "Something went wrong on our side.")
+}

@@ -1,0 +1,141 @@
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
+import Foundation
+#endif
+import PayPulseDomain
+
+/// Reads and validates a store-tokens body, JSON or form-urlencoded, into ``IncomingTokens``.
+enum StoreTokensBody {
+    /// Bodies over this are refused with 413.
+    static let maxBytes = 64 * 1024
+    /// The longest lifetime accepted: Google's access tokens live one hour; a day is generous.
+    static let maxExpiresIn = 86_400
+
+    /// Parses `body` as its content type says. A missing content type is read as JSON
+    /// (API Gateway test events often carry none).
+    /// - Throws: ``APIError`` 413, 415 or 400.
+    static func parse(body: [UInt8], contentType: String?) throws(APIError) -> IncomingTokens {
+        guard body.count <= maxBytes else { throw .payloadTooLarge(limit: maxBytes) }
+        let mediaType = MediaType(contentType)
+        if let charset = mediaType.charset, charset != "utf-8", charset != "utf8" {
+            throw .unsupportedMediaType
+        }
+        switch mediaType.essence {
+        case "application/json", "":
+            return try validate(jsonFields(body))
+        case "application/x-www-form-urlencoded":
+            return try validate(formFields(body))
+        default:
+            throw .unsupportedMediaType
+        }
+    }
+
+    private static func jsonFields(_ body: [UInt8]) throws(APIError) -> [String: BodyValue] {
+        guard !body.isEmpty else { throw .invalidRequest("The body is empty; send a JSON object with access_token.") }
+        guard String(validating: body, as: UTF8.self) != nil else { throw .invalidRequest("The body is not valid UTF-8.") }
+        let value: BodyValue
+        do {
+            value = try JSONDecoder().decode(BodyValue.self, from: Data(body))
+        } catch {
+            throw .invalidRequest("The body is not valid JSON.")
+        }
+        guard case .object(let fields) = value else { throw .invalidRequest("The body must be a JSON object, not \(value.typeName).") }
+        return fields
+    }
+
+    private static func formFields(_ body: [UInt8]) throws(APIError) -> [String: BodyValue] {
+        guard let pairs = FormURLEncoding.fields(of: body) else {
+            throw .invalidRequest("The form body has a malformed percent escape or is not UTF-8.")
+        }
+        var fields: [String: BodyValue] = [:]
+        var scopes: [String] = []
+        for (key, value) in pairs {
+            if key == "scope" || key == "scope[]" {
+                scopes += value.split(separator: " ").map(String.init)
+            } else if key == "expires_in" {
+                guard let number = Int(value) else { throw .invalidRequest("expires_in must be an integer number of seconds.") }
+                fields[key] = .number(Double(number))
+            } else {
+                fields[key] = .string(value)
+            }
+        }
+        if pairs.contains(where: { $0.key == "scope" || $0.key == "scope[]" }) {
+            fields["scope"] = .array(scopes.map(BodyValue.string))
+        }
+        return fields
+    }
+
+    private static func validate(_ fields: [String: BodyValue]) throws(APIError) -> IncomingTokens {
+        let accessToken = try requiredString(fields, "access_token", maxBytes: 4096)
+        let refreshToken = try optionalString(fields, "refresh_token", maxBytes: 1024)
+        let email = try optionalString(fields, "email", maxBytes: 320)
+        if let email, !email.contains("@") || email.contains(where: \.isWhitespace) {
+            throw .invalidRequest("email must be an email address.")
+        }
+        let tokenType = try optionalString(fields, "token_type", maxBytes: 32) ?? "Bearer"
+        return IncomingTokens(
+            accessToken: accessToken, refreshToken: refreshToken, expiresIn: try expiresIn(fields),
+            scopes: try scopes(fields), email: email, tokenType: tokenType
+        )
+    }
+
+    private static func requiredString(_ fields: [String: BodyValue], _ key: String, maxBytes: Int) throws(APIError) -> String {
+        guard let value = try optionalString(fields, key, maxBytes: maxBytes) else {
+            throw .invalidRequest("\(key) is required.")
+        }
+        return value
+    }
+
+    /// A string field; absent, null and empty all read as absent.
+    private static func optionalString(_ fields: [String: BodyValue], _ key: String, maxBytes: Int) throws(APIError) -> String? {
+        switch fields[key] {
+        case nil, .null?: return nil
+        case .string(let value)?:
+            guard !value.isEmpty else { return nil }
+            guard value.utf8.count <= maxBytes else { throw .invalidRequest("\(key) is longer than \(maxBytes) bytes.") }
+            guard !value.unicodeScalars.contains(where: { $0.value < 0x20 || $0.value == 0x7F }) else {
+                throw .invalidRequest("\(key) contains control characters.")
+            }
+            return value
+        case let other?:
+            throw .invalidRequest("\(key) must be a string, not \(other.typeName).")
+        }
+    }
+
+    private static func expiresIn(_ fields: [String: BodyValue]) throws(APIError) -> Int {
+        switch fields["expires_in"] {
+        case nil, .null?:
+            return 3600
+        case .number(let value)?:
+            guard value.rounded() == value, value >= 1, value <= Double(maxExpiresIn) else {
+                throw .invalidRequest("expires_in must be a whole number of seconds from 1 to \(maxExpiresIn).")
+            }
+            return Int(value)
+        case let other?:
+            throw .invalidRequest("expires_in must be an integer, not \(other.typeName).")
+        }
+    }
+
+    private static func scopes(_ fields: [String: BodyValue]) throws(APIError) -> [String]? {
+        switch fields["scope"] {
+        case nil, .null?:
+            return nil
+        case .array(let items)?:
+            var scopes: [String] = []
+            for item in items {
+                guard case .string(let scope) = item else { throw .invalidRequest("scope must be a list of strings.") }
+                scopes += scope.split(separator: " ").map(String.init)
+            }
+            guard scopes.count <= 50, scopes.allSatisfy({ $0.utf8.count <= 512 }) else {
+                throw .invalidRequest("scope lists at most 50 scopes of at most 512 bytes each.")
+            }
+            return scopes
+        case .string(let scope)?:
+            // Google's own token answers space-join scopes; accept that form too.
+            return try scopes(["scope": .array(scope.split(separator: " ").map { .string(String($0)) })])
+        case let other?:
+            throw .invalidRequest("scope must be a list of strings, not \(other.typeName).")
+        }
+    }
+}

@@ -1,0 +1,77 @@
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
+import Foundation
+#endif
+import Logging
+import PayPulseDomain
+import PayPulsePorts
+
+/// `GET /v1/user/me`: the profile and whether Gmail is connected, decided from the secret's
+/// metadata only (this function may not read token values).
+public struct UserProfileHandler: Sendable {
+    let guardian: RequestGuard
+    let users: any UserDirectory
+    let vault: TokenVault
+
+    /// Creates the handler.
+    public init(guardian: RequestGuard, users: any UserDirectory, vault: TokenVault) {
+        self.guardian = guardian
+        self.users = users
+        self.vault = vault
+    }
+
+    /// Answers one request; never throws: every failure is an error response.
+    public func handle(_ request: APIRequest, logger: Logger) async -> APIResponse {
+        do {
+            return try await respond(to: request, logger: logger)
+        } catch {
+            return error.response
+        }
+    }
+
+    private func respond(to request: APIRequest, logger: Logger) async throws(APIError) -> APIResponse {
+        let user = try await guardian.admit(request, method: "GET", logger: logger)
+        var logger = logger
+        logger[metadataKey: "user_id"] = "\(user.userID)"
+        do {
+            async let record = users.user(id: user.userID.rawValue)
+            async let state = vault.connectionState(of: user.userID)
+            guard let profile = try await record else { throw APIError.notFound("No PayPulse user with this id.") }
+            let connection = try await state
+            return .json(status: 200, UserProfileReply(
+                message: "User profile retrieved successfully",
+                data: .init(
+                    name: profile.name, email: profile.email, created_on: Self.normalized(profile.createdOn),
+                    gmail_account_connected: connection.isConnected
+                )
+            ))
+        } catch let error as APIError {
+            throw error
+        } catch let error as StoreError {
+            logger.error("user-profile failed", metadata: ["error": "\(error)"])
+            throw APIError(storeError: error)
+        } catch {
+            logger.error("user-profile failed", metadata: ["error": "\(type(of: error))"])
+            throw .internalError
+        }
+    }
+
+    /// RFC 3339 in UTC with whole seconds when the stored value parses; otherwise as stored.
+    static func normalized(_ createdOn: String) -> String {
+        RFC3339.date(from: createdOn).map(RFC3339.string(from:)) ?? createdOn
+    }
+}
+
+/// The 200 body of the reference contract.
+struct UserProfileReply: Encodable {
+    struct Data: Encodable {
+        var name: String
+        var email: String
+        var created_on: String
+        var gmail_account_connected: Bool
+    }
+
+    var message: String
+    var data: Data
+}

@@ -1,0 +1,50 @@
+import Foundation
+import PayPulseDomain
+import Testing
+
+@Suite("The stored token set document")
+struct GmailTokenSetTests {
+    let set = GmailTokenSet(
+        accessToken: "ya29.secret-access", refreshToken: "1//secret-refresh", expiresAt: Date(timeIntervalSince1970: 1_800_000_000.7),
+        scope: "https://www.googleapis.com/auth/gmail.readonly", googleEmail: "jane@gmail.com",
+        connectedAt: Date(timeIntervalSince1970: 1_700_000_000), updatedAt: Date(timeIntervalSince1970: 1_700_000_100)
+    )
+
+    @Test("JSON has the storage contract's fields, RFC 3339 UTC dates, and round-trips")
+    func coding() throws {
+        let json = try set.jsonString()
+        #expect(json.contains("\"expires_at\":\"2027-01-15T08:00:00Z\""))
+        #expect(json.contains("\"status\":\"active\"") && json.contains("\"version\":1") && json.contains("\"token_type\":\"Bearer\""))
+        #expect(json.contains("\"scope\":\"https://www.googleapis.com/auth/gmail.readonly\""))
+        let decoded = try GmailTokenSet.decode(json)
+        #expect(decoded.expiresAt == Date(timeIntervalSince1970: 1_800_000_000))
+        #expect(decoded.refreshToken == set.refreshToken && decoded.googleEmail == set.googleEmail)
+        #expect(try decoded.jsonString() == json)
+    }
+
+    @Test("a set without a refresh token omits the field; junk is refused")
+    func optionalAndJunk() throws {
+        var noRefresh = set
+        noRefresh.refreshToken = nil
+        #expect(!(try noRefresh.jsonString()).contains("refresh_token"))
+        #expect(throws: (any Error).self) { try GmailTokenSet.decode("{\"access_token\": 1}") }
+        #expect(throws: (any Error).self) { try GmailTokenSet.decode("not json") }
+    }
+
+    @Test("printing a token set shows no token")
+    func redacted() {
+        for text in [String(describing: set), String(reflecting: set), "\(set)"] {
+            #expect(!text.contains("secret-access") && !text.contains("secret-refresh"))
+        }
+    }
+
+    @Test("tags carry status, expiry in epoch seconds and refreshability")
+    func tags() {
+        let tags = TokenSetTags.tags(for: set)
+        #expect(tags == ["paypulse:status": "active", "paypulse:expires-at": "1800000000", "paypulse:refreshable": "true"])
+        #expect(TokenSetTags.expiry(from: tags) == Date(timeIntervalSince1970: 1_800_000_000))
+        var revoked = set
+        revoked.status = .revoked
+        #expect(TokenSetTags.tags(for: revoked)["paypulse:refreshable"] == "false")
+    }
+}

@@ -1,0 +1,65 @@
+import Foundation
+import PayPulseDomain
+import Testing
+
+@Suite("Merging what the app sends over what is stored")
+struct TokenSetMergeTests {
+    let now = Date(timeIntervalSince1970: 1_800_000_000)
+    let earlier = Date(timeIntervalSince1970: 1_700_000_000)
+
+    func stored(email: String? = "jane@gmail.com", refresh: String? = "1//stored", status: GmailTokenSet.Status = .active) -> GmailTokenSet {
+        GmailTokenSet(
+            accessToken: "ya29.old", refreshToken: refresh, expiresAt: earlier, scope: "s1 s2", googleEmail: email,
+            connectedAt: earlier, updatedAt: earlier, status: status
+        )
+    }
+
+    @Test("first connection: everything from the request; expiry from expires_in")
+    func first() {
+        let (set, outcome) = GmailTokenSet.merging(
+            IncomingTokens(accessToken: "ya29.new", refreshToken: "1//new", expiresIn: 1800, scopes: ["a", "b"], email: "jane@gmail.com"),
+            over: nil, now: now
+        )
+        #expect(outcome == .firstConnection)
+        #expect(set.refreshToken == "1//new" && set.scope == "a b" && set.googleEmail == "jane@gmail.com")
+        #expect(set.expiresAt == now.addingTimeInterval(1800) && set.connectedAt == now && set.status == .active)
+    }
+
+    @Test("the same account keeps its refresh token, scope, email and connection time")
+    func sameAccountKeeps() {
+        let (set, outcome) = GmailTokenSet.merging(IncomingTokens(accessToken: "ya29.new", email: "JANE@gmail.com"), over: stored(), now: now)
+        #expect(outcome == .updated)
+        #expect(set.refreshToken == "1//stored" && set.scope == "s1 s2" && set.connectedAt == earlier && set.updatedAt == now)
+        #expect(set.accessToken == "ya29.new" && set.isRefreshable)
+    }
+
+    @Test("a new refresh token for the same account replaces the stored one")
+    func sameAccountNewRefresh() {
+        let (set, _) = GmailTokenSet.merging(IncomingTokens(accessToken: "a", refreshToken: "1//newer"), over: stored(), now: now)
+        #expect(set.refreshToken == "1//newer")
+    }
+
+    @Test("another account replaces the whole set; without a refresh token it is not refreshable")
+    func accountSwitch() {
+        let (set, outcome) = GmailTokenSet.merging(IncomingTokens(accessToken: "a", email: "other@gmail.com"), over: stored(), now: now)
+        #expect(outcome == .accountSwitched)
+        #expect(set.refreshToken == nil && !set.isRefreshable && set.scope == "" && set.connectedAt == now)
+        let (withRefresh, _) = GmailTokenSet.merging(IncomingTokens(accessToken: "a", refreshToken: "1//o", email: "other@gmail.com"), over: stored(), now: now)
+        #expect(withRefresh.isRefreshable)
+    }
+
+    @Test("a reconnect clears revoked; the dead refresh token is not kept")
+    func revokedCleared() {
+        let (set, outcome) = GmailTokenSet.merging(IncomingTokens(accessToken: "a"), over: stored(status: .revoked), now: now)
+        #expect(outcome == .updated && set.status == .active)
+        #expect(set.refreshToken == nil)
+        let (consented, _) = GmailTokenSet.merging(IncomingTokens(accessToken: "a", refreshToken: "1//fresh"), over: stored(status: .revoked), now: now)
+        #expect(consented.isRefreshable)
+    }
+
+    @Test("an unknown email on either side counts as the same account")
+    func unknownEmail() {
+        #expect(GmailTokenSet.merging(IncomingTokens(accessToken: "a"), over: stored(), now: now).1 == .updated)
+        #expect(GmailTokenSet.merging(IncomingTokens(accessToken: "a", email: "x@y.z"), over: stored(email: nil), now: now).1 == .updated)
+    }
+}
