@@ -1,0 +1,175 @@
+import Foundation
+import PayPulseDomain
+import PayPulseHandlers
+import PayPulsePorts
+import PayPulseTestSupport
+import Testing
+
+@Suite("store-tokens handler")
+struct StoreTokensHandlerTests {
+    @Test("first connection: 201 with the reference body, stored with tags")
+    func firstConnection() async throws {
+        let fixture = try await HandlerFixture()
+        let response = await fixture.storeTokens.handle(try await fixture.post(json: """
+            {"access_token":"ya29.first","refresh_token":"1//first","expires_in":3600,
+             "scope":["\(gmailScope)","https://www.googleapis.com/auth/userinfo.email"],"email":"user@gmail.com"}
+            """), logger: fixture.logs.logger)
+        #expect(response.status == 201)
+        #expect(response.headers["content-type"] == "application/json")
+        #expect(response.body == """
+            {"data":{"account_switch":false,"google_email":"user@gmail.com","message":"First Gmail connection",\
+            "scope":"\(gmailScope) https://www.googleapis.com/auth/userinfo.email"},"message":"Gmail OAuth tokens stored successfully!"}
+            """)
+        let stored = try #require(try await fixture.vault.current(of: UserID("user-1")!))
+        #expect(stored.tokenSet.accessToken == "ya29.first" && stored.tokenSet.refreshToken == "1//first")
+        #expect(stored.tokenSet.expiresAt == HandlerFixture.now.addingTimeInterval(3600))
+        let tags = try await fixture.secrets.describeSecret(name: "gmail/user/user-1").tags
+        #expect(tags["paypulse:expires-at"] == "1800003600" && tags["paypulse:status"] == "active")
+    }
+
+    @Test("same account again: updated, refresh token kept; another account: switched")
+    func updateAndSwitch() async throws {
+        let fixture = try await HandlerFixture()
+        _ = await fixture.storeTokens.handle(try await fixture.post(json: #"{"access_token":"a1","refresh_token":"r1","email":"a@gmail.com"}"#), logger: fixture.logs.logger)
+        let update = await fixture.storeTokens.handle(try await fixture.post(json: #"{"access_token":"a2","email":"a@gmail.com"}"#), logger: fixture.logs.logger)
+        #expect(update.status == 201)
+        let updateData = try #require(try body(update)["data"] as? [String: Any])
+        #expect(updateData["message"] as? String == "Gmail tokens updated" && updateData["account_switch"] as? Bool == false)
+        #expect(try await fixture.vault.current(of: UserID("user-1")!)?.tokenSet.refreshToken == "r1")
+
+        let change = await fixture.storeTokens.handle(try await fixture.post(json: #"{"access_token":"b1","email":"b@gmail.com"}"#), logger: fixture.logs.logger)
+        let data = try #require(try body(change)["data"] as? [String: Any])
+        #expect(data["message"] as? String == "Gmail account switched" && data["account_switch"] as? Bool == true)
+        #expect(data["google_email"] as? String == "b@gmail.com")
+        #expect(try await fixture.vault.current(of: UserID("user-1")!)?.tokenSet.isRefreshable == false)
+    }
+
+    @Test("form bodies: repeated scope keys or one space-separated value, charset allowed")
+    func formBodies() async throws {
+        let fixture = try await HandlerFixture()
+        let encoded = gmailScope.addingPercentEncoding(withAllowedCharacters: .alphanumerics)!
+        let repeated = await fixture.storeTokens.handle(try await fixture.post(
+            json: "access_token=ya29.form&expires_in=1800&scope=\(encoded)&scope=openid&email=u%40gmail.com",
+            contentType: "application/x-www-form-urlencoded; charset=UTF-8"
+        ), logger: fixture.logs.logger)
+        #expect(repeated.status == 201)
+        #expect(try (body(repeated)["data"] as? [String: Any])?["scope"] as? String == "\(gmailScope) openid")
+        let stored = try #require(try await fixture.vault.current(of: UserID("user-1")!))
+        #expect(stored.tokenSet.expiresAt == HandlerFixture.now.addingTimeInterval(1800) && stored.tokenSet.googleEmail == "u@gmail.com")
+
+        let joined = await fixture.storeTokens.handle(try await fixture.post(
+            json: "access_token=ya29.form2&scope=openid+\(encoded)", contentType: "application/x-www-form-urlencoded"
+        ), logger: fixture.logs.logger)
+        #expect(joined.status == 201)
+        #expect(try (body(joined)["data"] as? [String: Any])?["scope"] as? String == "openid \(gmailScope)")
+    }
+
+    @Test(
+        "malformed bodies are 400 invalid_request and store nothing",
+        arguments: [
+            "", "not json", "[1,2]", "{}", #"{"access_token": 5}"#, #"{"access_token": ""}"#,
+            #"{"access_token":"a","expires_in":"3600"}"#, #"{"access_token":"a","expires_in":0}"#,
+            #"{"access_token":"a","expires_in":-5}"#, #"{"access_token":"a","expires_in":1.5}"#,
+            #"{"access_token":"a","expires_in":86401}"#, #"{"access_token":"a","scope":{"x":1}}"#,
+            #"{"access_token":"a","scope":[1]}"#, #"{"access_token":"a","email":"not-an-email"}"#,
+            #"{"access_token":"a","refresh_token":true}"#, #"{"access_token":"a\u0000b"}"#,
+        ]
+    )
+    func malformed(json: String) async throws {
+        let fixture = try await HandlerFixture()
+        let response = await fixture.storeTokens.handle(try await fixture.post(json: json), logger: fixture.logs.logger)
+        #expect(response.status == 400)
+        #expect(try errorCode(response) == "invalid_request")
+        #expect(try !(body(response)["message"] as? String ?? "").isEmpty)
+        #expect(await !fixture.secrets.calls.contains { $0 != "GetSecretValue" && $0 != "DescribeSecret" })
+        #expect(await fixture.secrets.calls.isEmpty)
+    }
+
+    @Test("malformed form bodies are 400", arguments: ["access_token=a&expires_in=ten", "access_token=%zz", "expires_in=5"])
+    func malformedForm(form: String) async throws {
+        let fixture = try await HandlerFixture()
+        let response = await fixture.storeTokens.handle(try await fixture.post(json: form, contentType: "application/x-www-form-urlencoded"), logger: fixture.logs.logger)
+        #expect(response.status == 400)
+        #expect(try errorCode(response) == "invalid_request")
+    }
+
+    @Test("a body over 64 KiB is 413; other media types are 415")
+    func sizeAndType() async throws {
+        let fixture = try await HandlerFixture()
+        let big = #"{"access_token":""# + String(repeating: "a", count: 70_000) + #""}"#
+        #expect(await fixture.storeTokens.handle(try await fixture.post(json: big), logger: fixture.logs.logger).status == 413)
+        for type in ["text/plain", "application/xml", "application/json; charset=latin1", "multipart/form-data; boundary=x"] {
+            let response = await fixture.storeTokens.handle(try await fixture.post(json: #"{"access_token":"a"}"#, contentType: type), logger: fixture.logs.logger)
+            #expect(response.status == 415, "\(type)")
+            #expect(try errorCode(response) == "unsupported_media_type")
+        }
+        #expect(await fixture.secrets.calls.isEmpty)
+    }
+
+    @Test("a missing content type is read as JSON")
+    func noContentType() async throws {
+        let fixture = try await HandlerFixture()
+        #expect(await fixture.storeTokens.handle(try await fixture.post(json: #"{"access_token":"a"}"#, contentType: nil), logger: fixture.logs.logger).status == 201)
+    }
+
+    @Test("scope without gmail.readonly is 403 missing_scope naming it, and stores nothing")
+    func missingScope() async throws {
+        let fixture = try await HandlerFixture()
+        let response = await fixture.storeTokens.handle(try await fixture.post(json: #"{"access_token":"a","refresh_token":"r","scope":["openid"]}"#), logger: fixture.logs.logger)
+        #expect(response.status == 403)
+        #expect(try errorCode(response) == "missing_scope")
+        #expect(response.body.contains(gmailScope))
+        #expect(await fixture.secrets.calls.isEmpty)
+    }
+
+    @Test("wrong method is 405 with Allow; no or bad token is 401 with WWW-Authenticate; no store call")
+    func methodAndAuth() async throws {
+        let fixture = try await HandlerFixture()
+        var request = try await fixture.post(json: #"{"access_token":"a"}"#)
+        request.method = "PUT"
+        let wrong = await fixture.storeTokens.handle(request, logger: fixture.logs.logger)
+        #expect(wrong.status == 405 && wrong.headers["allow"] == "POST")
+
+        for header in [nil, "Bearer nonsense", "Basic dXNlcjpwYXNz", "Bearer " + (try await fixture.token()) + "x"] {
+            var request = try await fixture.post(json: #"{"access_token":"a"}"#)
+            request.headers["authorization"] = header
+            let response = await fixture.storeTokens.handle(request, logger: fixture.logs.logger)
+            #expect(response.status == 401)
+            #expect(response.headers["www-authenticate"] == "Bearer")
+            #expect(try errorCode(response) == "unauthorized")
+        }
+        #expect(await fixture.secrets.calls.isEmpty)
+    }
+
+    @Test("store failures: unavailable is 503, a recurring conflict 409, anything else 500 with a generic message")
+    func storeFailures() async throws {
+        for (fault, status, code) in [(StoreError.unavailable, 503, "upstream_unavailable"), (.conflict, 409, "conflict"), (.accessDenied, 500, "internal_error"), (.corrupt, 500, "internal_error")] {
+            let fixture = try await HandlerFixture()
+            await fixture.secrets.setFault { _ in fault.with(message: "detail that must not reach the caller") }
+            let response = await fixture.storeTokens.handle(try await fixture.post(json: #"{"access_token":"a"}"#), logger: fixture.logs.logger)
+            #expect(response.status == status)
+            #expect(try errorCode(response) == code)
+            #expect(!response.body.contains("detail that must not reach the caller"))
+        }
+    }
+
+    @Test("no token, refresh token or JWT in any log line or response")
+    func hygiene() async throws {
+        let fixture = try await HandlerFixture()
+        let jwt = try await fixture.token()
+        let bodies = [
+            #"{"access_token":"ya29.hygiene-access","refresh_token":"1//hygiene-refresh","scope":["\#(gmailScope)"]}"#,
+            #"{"access_token":"ya29.hygiene-access","refresh_token":"1//hygiene-refresh","scope":["openid"]}"#,
+            #"{"access_token":"ya29.hygiene-access","refresh_token":"1//hygiene-refresh","expires_in":"x"}"#,
+        ]
+        var responses: [String] = []
+        for json in bodies {
+            responses.append(await fixture.storeTokens.handle(try await fixture.post(json: json, token: jwt), logger: fixture.logs.logger).body)
+        }
+        responses.append(await fixture.storeTokens.handle(try await fixture.post(json: bodies[0], token: jwt + "tampered"), logger: fixture.logs.logger).body)
+        let secrets = ["ya29.hygiene-access", "1//hygiene-refresh", jwt, String(jwt.split(separator: ".")[2])]
+        #expect(fixture.logs.lines(containingAnyOf: secrets).isEmpty)
+        #expect(responses.allSatisfy { body in !secrets.contains { body.contains($0) } })
+        #expect(!fixture.logs.lines.isEmpty)
+    }
+}
