@@ -1,0 +1,76 @@
+import Logging
+import PayPulseHandlers
+
+/// The handlers one executable offers, by event kind. An executable sets the ones it
+/// serves (`store-tokens` only `http`, `token-refresh` only `scheduled`); an event of
+/// another kind is rejected, not guessed at.
+public struct EventHandlers: Sendable {
+    /// Answers an API Gateway request. It cannot fail: errors are responses.
+    public typealias HTTP = @Sendable (APIRequest) async -> APIResponse
+    /// Handles a scheduled event and returns its result as JSON text (printed in stdin
+    /// mode, returned to Lambda). Throwing marks the invocation failed.
+    public typealias Scheduled = @Sendable (ScheduledEvent) async throws -> [UInt8]
+
+    /// The API Gateway handler, if this executable serves HTTP.
+    public var http: HTTP?
+    /// The scheduled-event handler, if this executable runs on a schedule.
+    public var scheduled: Scheduled?
+
+    /// Creates a set of handlers.
+    ///
+    /// - Parameters:
+    ///   - http: The API Gateway handler, or `nil`.
+    ///   - scheduled: The scheduled-event handler, or `nil`.
+    public init(http: HTTP? = nil, scheduled: Scheduled? = nil) {
+        self.http = http
+        self.scheduled = scheduled
+    }
+
+    /// Decodes one event, runs the matching handler and says what to answer.
+    ///
+    /// A body that is not base64 is answered here with 400 `invalid_request` (the event
+    /// is fine; the client sent a bad body), so the HTTP handler never sees it. Logs name
+    /// the method, path and status, never headers, query or body.
+    ///
+    /// - Parameters:
+    ///   - event: The raw event JSON.
+    ///   - logger: Where the outcome is logged.
+    /// - Returns: The outcome; never throws, never traps on bad input.
+    public func handle(_ event: [UInt8], logger: Logger) async -> InvocationOutcome {
+        let incoming: IncomingEvent
+        do {
+            incoming = try IncomingEvent.decode(event)
+        } catch .invalidBase64(let version) {
+            logger.notice("rejected request: body is not valid base64", metadata: ["payload": "\(version.rawValue)"])
+            let response = APIResponse.error(
+                status: 400, code: "invalid_request", message: EventDecodingError.invalidBase64(version).description
+            )
+            return .response(response.encoded(for: version))
+        } catch {
+            return .rejected(error.description)
+        }
+        switch incoming {
+        case .http(let request, let version):
+            guard let http else { return .rejected("this executable does not handle API Gateway events") }
+            let response = await http(request)
+            logger.info(
+                "handled request",
+                metadata: [
+                    "method": "\(request.method)", "path": "\(request.path)", "status": "\(response.status)",
+                    "payload": "\(version.rawValue)",
+                ]
+            )
+            return .response(response.encoded(for: version))
+        case .scheduled(let scheduledEvent):
+            guard let scheduled else { return .rejected("this executable does not handle scheduled events") }
+            do {
+                let output = try await scheduled(scheduledEvent)
+                logger.info("handled scheduled event", metadata: ["detail_type": "\(scheduledEvent.detailType)"])
+                return .response(output)
+            } catch {
+                logger.error("scheduled event failed", metadata: ["detail_type": "\(scheduledEvent.detailType)"])
+                return .failed("the scheduled handler failed: \(error)")
+            }
+        }
+    }
+}

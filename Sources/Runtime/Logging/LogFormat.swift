@@ -1,0 +1,71 @@
+import Logging
+
+/// How a log line looks. Only `text` for now; JSON lines for Lambda join later as a case.
+public enum LogFormat: String, Sendable, Equatable, CaseIterable {
+    /// `2026-11-22T07:27:00.123Z info store-tokens: handled request method=POST status=200`:
+    /// metadata sorted by key; values with spaces, quotes, `=` or control characters are
+    /// quoted with backslash escapes, and newlines in the message are escaped, so one
+    /// event is always one line.
+    case text
+
+    /// Renders one log event as a line, without the trailing newline.
+    ///
+    /// - Parameters:
+    ///   - timestamp: When it happened.
+    ///   - level: Its level.
+    ///   - label: The logger's label, e.g. the executable name.
+    ///   - message: The message.
+    ///   - metadata: All metadata, already merged.
+    /// - Returns: The line.
+    public func render(
+        timestamp: LogTimestamp, level: Logger.Level, label: String, message: String, metadata: Logger.Metadata
+    ) -> String {
+        switch self {
+        case .text:
+            var line = "\(timestamp.rfc3339) \(level.rawValue) \(label): \(Self.escapingControls(message))"
+            for key in metadata.keys.sorted() {
+                line += " \(key)=\(Self.quotedIfNeeded("\(metadata[key]!)"))"
+            }
+            return line
+        }
+    }
+
+    private static func quotedIfNeeded(_ value: String) -> String {
+        let plain = !value.isEmpty && value.unicodeScalars.allSatisfy { scalar in
+            scalar.value > 0x20 && scalar.value != 0x7F && scalar != "\"" && scalar != "=" && scalar != "\\"
+        }
+        if plain { return value }
+        let escaped = escapingControls(value.replacingBackslashesAndQuotes())
+        return "\"\(escaped)\""
+    }
+
+    /// Newlines, tabs and other control characters as escapes.
+    private static func escapingControls(_ text: String) -> String {
+        var result = ""
+        for scalar in text.unicodeScalars {
+            switch scalar {
+            case "\n": result += "\\n"
+            case "\r": result += "\\r"
+            case "\t": result += "\\t"
+            case _ where scalar.value < 0x20 || scalar.value == 0x7F:
+                result += "\\u{\(String(scalar.value, radix: 16))}"
+            default: result.unicodeScalars.append(scalar)
+            }
+        }
+        return result
+    }
+}
+
+extension String {
+    fileprivate func replacingBackslashesAndQuotes() -> String {
+        var result = ""
+        for character in self {
+            switch character {
+            case "\\": result += "\\\\"
+            case "\"": result += "\\\""
+            default: result.append(character)
+            }
+        }
+        return result
+    }
+}

@@ -1,0 +1,40 @@
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
+import Foundation
+#endif
+import PayPulseHandlers
+
+extension APIResponse {
+    /// The Lambda proxy integration answer for `version`, as compact JSON with sorted
+    /// keys (deterministic bytes for tests and replay):
+    /// `{"body", "headers", "isBase64Encoded": false, "statusCode"}`, and for payload 1.0
+    /// also `multiValueHeaders` with each header as a one-element list (API Gateway merges
+    /// the two maps; equal pairs appear once).
+    ///
+    /// - Parameter version: The payload format of the event being answered.
+    /// - Returns: The JSON bytes, without a trailing newline.
+    public func encoded(for version: PayloadVersion) -> [UInt8] {
+        let payload = ProxyResponse(
+            statusCode: status, headers: headers,
+            multiValueHeaders: version == .v1 ? headers.mapValues { [$0] } : nil,
+            body: body, isBase64Encoded: false
+        )
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
+        // Strings, an Int and a Bool always encode; the fallback only satisfies `try`.
+        return (try? Array(encoder.encode(payload))) ?? Array(Self.fallback.utf8)
+    }
+
+    private static let fallback =
+        #"{"body":"{\"error\":\"internal\",\"message\":\"the response could not be encoded\"}","headers":{"content-type":"application/json"},"isBase64Encoded":false,"statusCode":500}"#
+
+    private struct ProxyResponse: Encodable {
+        var statusCode: Int
+        var headers: [String: String]
+        /// Omitted (not `null`) for payload 2.0: synthesized encoding skips `nil`.
+        var multiValueHeaders: [String: [String]]?
+        var body: String
+        var isBase64Encoded: Bool
+    }
+}
