@@ -97,12 +97,22 @@ let package = Package(
             path: "Sources/Configuration"
         ),
 
+        // MARK: composition root: configuration -> adapters -> handlers -> runtime
+        .target(
+            name: "PayPulseApp",
+            dependencies: [
+                "PayPulseConfiguration", "PayPulseRuntime", "PayPulseHandlers", "PayPulseDomain", "PayPulsePorts",
+                "PayPulseTransport", .product(name: "Logging", package: "swift-log"),
+            ],
+            path: "Sources/App"
+        ),
+
         // MARK: executables
         .executableTarget(
             name: "paypulse",
             dependencies: [
                 "PayPulseConfiguration", "PayPulsePorts", "PayPulseAWS", "PayPulseEmbedded",
-                "PayPulseTransport", "PayPulseDomain", "PayPulseHandlers", "PayPulseRuntime",
+                "PayPulseTransport", "PayPulseDomain", "PayPulseHandlers", "PayPulseRuntime", "PayPulseApp",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
             ],
@@ -110,12 +120,12 @@ let package = Package(
         ),
         .executableTarget(
             name: "store-tokens",
-            dependencies: ["PayPulseConfiguration", "PayPulseRuntime", "PayPulseHandlers", "PayPulseDomain"],
+            dependencies: ["PayPulseApp"],
             path: "Sources/Executables/store-tokens"
         ),
         .executableTarget(
             name: "user-profile",
-            dependencies: ["PayPulseConfiguration", "PayPulseRuntime", "PayPulseHandlers", "PayPulseDomain"],
+            dependencies: ["PayPulseApp"],
             path: "Sources/Executables/user-profile"
         ),
 
@@ -145,7 +155,7 @@ let package = Package(
         ),
         .testTarget(name: "HandlerTests", dependencies: ["PayPulseHandlers", "PayPulseDomain", "PayPulseTestSupport"]),
         .testTarget(name: "RuntimeTests", dependencies: ["PayPulseRuntime", "PayPulseHandlers", "PayPulseTestSupport"]),
-        .testTarget(name: "ReplayTests", dependencies: ["PayPulseTestSupport", "PayPulseDomain"]),
+        .testTarget(name: "ReplayTests", dependencies: ["PayPulseTestSupport", "PayPulseDomain", "PayPulseApp"]),
     ],
     swiftLanguageModes: [.v6]
 )

@@ -1,21 +1,25 @@
-import Logging
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
+import Foundation
+#endif
+import PayPulseApp
 import PayPulseConfiguration
-import PayPulseTransport
 
-/// What every subcommand needs: the configuration read from the environment, the
-/// backends it names, and a logger on standard error.
+/// What every subcommand needs: the same start-up as the function executables (the
+/// configuration, the stores it names, the JWT settings), quieter by default.
 struct CLIContext {
-    let configuration: AppConfiguration
-    let backends: Backends
-    let logger: Logger
+    let app: AppEnvironment
 
-    /// Reads the environment and opens the configured store.
-    static func load() throws -> CLIContext {
-        let configuration = try AppConfiguration.fromProcessEnvironment()
-        var logger = Logger(label: "paypulse.cli") { StreamLogHandler.standardError(label: $0) }
-        logger.logLevel = .warning
-        let backends = try Backends.make(configuration: configuration, transport: CurlHTTPClient(), logger: logger)
-        return CLIContext(configuration: configuration, backends: backends, logger: logger)
+    var configuration: AppConfiguration { app.configuration }
+    var backends: Backends { app.backends }
+
+    /// Reads the environment and opens the configured store. Logs go to stderr at warning
+    /// unless `LOG_LEVEL` says otherwise.
+    static func load() async throws -> CLIContext {
+        var environment = ProcessInfo.processInfo.environment
+        if environment["LOG_LEVEL"] == nil { environment["LOG_LEVEL"] = "warning" }
+        return CLIContext(app: try await AppEnvironment.load(label: "paypulse", environment: environment))
     }
 
     /// Where the store lives, for messages.

@@ -4,10 +4,8 @@ import FoundationEssentials
 import Foundation
 #endif
 import ArgumentParser
-import Logging
-import PayPulseConfiguration
+import PayPulseApp
 import PayPulseDomain
-import PayPulsePorts
 
 /// `paypulse jwt`: prints a development token for a user, signed with the key the
 /// environment configures (PAYPULSE_JWT_SECRET, PAYPULSE_JWT_SECRET_ID read from the
@@ -36,15 +34,9 @@ struct JWTCommand: AsyncParsableCommand {
     }
 
     func run() async throws {
-        let environment = ProcessInfo.processInfo.environment
-        let settings = try await AuthSettings.fromEnvironment(
-            environment,
-            insideLambda: environment["AWS_LAMBDA_FUNCTION_NAME"] != nil,
-            loadSecret: { id in try await CLIContext.load().backends.secrets.getSecretValue(name: id, stage: .current).string }
-        )
+        let settings = try await CLIContext.load().app.authSettings
         if settings.usesDevelopmentKey {
-            let logger = Logger(label: "paypulse.jwt") { StreamLogHandler.standardError(label: $0) }
-            logger.warning("signing with the documented development key; set PAYPULSE_JWT_SECRET for anything shared")
+            printToStandardError("paypulse: signing with the documented development key; set PAYPULSE_JWT_SECRET for anything shared")
         }
         let now = Date()
         let expiry = try expiresAt.map { try Date($0, strategy: .iso8601) } ?? now.addingTimeInterval(TimeInterval(ttl))

@@ -24,7 +24,7 @@ struct SecretsCommand: AsyncParsableCommand {
         var includeDeleted = false
 
         func run() async throws {
-            let context = try CLIContext.load()
+            let context = try await CLIContext.load()
             var token: String?
             var count = 0
             repeat {
@@ -50,7 +50,7 @@ struct SecretsCommand: AsyncParsableCommand {
         var userID: String
 
         func run() async throws {
-            let context = try CLIContext.load()
+            let context = try await CLIContext.load()
             let name = SecretsCommand.prefix + userID
             let description = try await context.backends.secrets.describeSecret(name: name)
             print("name: \(name)")

@@ -22,7 +22,7 @@ struct UsersCommand: AsyncParsableCommand {
         @Option(help: "RFC 3339 creation time (default: now).") var createdOn: String?
 
         func run() async throws {
-            let context = try CLIContext.load()
+            let context = try await CLIContext.load()
             let created = createdOn ?? Date().formatted(.iso8601)
             guard (try? Date(created, strategy: .iso8601)) != nil else {
                 throw ValidationError("--created-on must be an RFC 3339 time such as 2024-11-01T10:00:00Z")
@@ -38,7 +38,7 @@ struct UsersCommand: AsyncParsableCommand {
         @Argument(help: "The user id.") var id: String
 
         func run() async throws {
-            let context = try CLIContext.load()
+            let context = try await CLIContext.load()
             guard let user = try await context.backends.users.user(id: id) else {
                 throw ValidationError("no user '\(id)' in the \(context.storeDescription)")
             }

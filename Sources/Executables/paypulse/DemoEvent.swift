@@ -1,0 +1,55 @@
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
+import Foundation
+#endif
+
+/// An API Gateway HTTP API (payload 2.0) event shaped as `sam local generate-event
+/// apigateway http-api-proxy` makes it, for the demo.
+struct DemoEvent: Encodable {
+    struct HTTP: Encodable {
+        var method: String
+        var path: String
+        var `protocol` = "HTTP/1.1"
+        var sourceIp = "192.0.2.1"
+        var userAgent = "PayPulse/1.0 (iOS)"
+    }
+
+    struct RequestContext: Encodable {
+        var accountId = "123456789012"
+        var apiId = "api-id"
+        var domainName = "id.execute-api.us-east-1.amazonaws.com"
+        var domainPrefix = "id"
+        var http: HTTP
+        var requestId = "demo-request"
+        var routeKey = "$default"
+        var stage = "$default"
+        var time = "12/Mar/2020:19:03:58 +0000"
+        var timeEpoch = 1_583_348_638_390
+    }
+
+    var version = "2.0"
+    var routeKey = "$default"
+    var rawPath: String
+    var rawQueryString = ""
+    var headers: [String: String]
+    var requestContext: RequestContext
+    var body: String
+    var isBase64Encoded = true
+
+    init(method: String, path: String, bearer: String, jsonBody: String?) {
+        rawPath = path
+        var headers = ["authorization": "Bearer \(bearer)", "user-agent": "PayPulse/1.0 (iOS)"]
+        if jsonBody != nil { headers["content-type"] = "application/json" }
+        self.headers = headers
+        requestContext = RequestContext(http: HTTP(method: method, path: path))
+        body = Data((jsonBody ?? "").utf8).base64EncodedString()
+    }
+
+    /// The event as JSON bytes.
+    func encoded() throws -> [UInt8] {
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
+        return Array(try encoder.encode(self))
+    }
+}
