@@ -155,7 +155,13 @@ let package = Package(
         ),
         .testTarget(name: "HandlerTests", dependencies: ["PayPulseHandlers", "PayPulseDomain", "PayPulseTestSupport"]),
         .testTarget(name: "RuntimeTests", dependencies: ["PayPulseRuntime", "PayPulseHandlers", "PayPulseTestSupport"]),
-        .testTarget(name: "ReplayTests", dependencies: ["PayPulseTestSupport", "PayPulseDomain", "PayPulseApp"]),
+        .testTarget(
+            name: "ReplayTests",
+            dependencies: [
+                "PayPulseTestSupport", "PayPulseDomain", "PayPulsePorts", "PayPulseAWS", "PayPulseEmbedded", "PayPulseSigV4",
+                "PayPulseTransport", .product(name: "Logging", package: "swift-log"),
+            ]
+        ),
     ],
     swiftLanguageModes: [.v6]
 )

@@ -1,0 +1,85 @@
+import Foundation
+import PayPulseDomain
+import PayPulsePorts
+import PayPulseTestSupport
+import Testing
+
+/// Pipes every `events/` file through the built executable on standard input and compares
+/// standard output with its expected response, on the embedded store and on moto_server;
+/// then reads the stored secret back and checks every field, and checks that no token
+/// or JWT appears in any output at trace log level.
+@Suite("Event replay through the built executables")
+struct EventReplayTests {
+    @Test("embedded store", arguments: ReplayManifest.allCases)
+    func embedded(_ replayCase: ReplayManifest.Case) async throws {
+        let backend = try ReplayBackend.embedded()
+        defer { backend.cleanUp() }
+        try await replay(replayCase, on: backend)
+    }
+
+    @Suite("moto_server", .serialized)
+    struct OnMoto {
+        @Test("AWS on moto_server", arguments: ReplayManifest.allCases)
+        func aws(_ replayCase: ReplayManifest.Case) async throws {
+            try await replay(replayCase, on: try await ReplayBackend.aws())
+        }
+    }
+}
+
+private func replay(_ replayCase: ReplayManifest.Case, on backend: ReplayBackend) async throws {
+    let seed = ReplayManifest.shared.user
+    try await backend.users.putUser(UserRecord(userID: seed.user_id, name: seed.name, email: seed.email, createdOn: seed.created_on))
+    for name in replayCase.before {
+        let earlier = try #require(ReplayManifest.named(name), "unknown case \(name)")
+        let result = try FunctionProcess.run(earlier.function, event: ReplayManifest.bytes(earlier.event), environment: backend.environment)
+        #expect(result.status == 0, "set-up case \(name) failed: \(result.stderr)")
+    }
+
+    var environment = backend.environment
+    if replayCase.environment == "unreachable-aws" {
+        environment = try ReplayBackend.unreachableAWSEnvironment()
+    }
+    let started = Date()
+    let result = try FunctionProcess.run(replayCase.function, event: ReplayManifest.bytes(replayCase.event), environment: environment)
+    let finished = Date()
+
+    #expect(result.status == replayCase.exit, "exit status; stderr: \(result.stderr.suffix(500))")
+    if let expected = replayCase.expected {
+        #expect(JSONMatching.mismatch(expected: ReplayManifest.bytes(expected), actual: result.stdout) == nil, "\(replayCase)")
+        #expect(result.stdout.split(separator: "\n").count == 1, "exactly one response line on stdout")
+    } else {
+        #expect(result.stdout.isEmpty, "nothing on stdout for a malformed event")
+        #expect(result.stderr.contains("error:"), "a clear error on stderr")
+    }
+
+    let leaks = replayCase.secrets.filter { result.stdout.contains($0) || result.stderr.contains($0) }
+    #expect(leaks.isEmpty, "secrets in the output of \(replayCase): \(leaks.map { String($0.prefix(12)) + "…" })")
+    #expect(!result.stderr.isEmpty, "trace logs were written to stderr")
+
+    if let stored = replayCase.stored {
+        try await checkStored(stored, backend: backend, window: started.addingTimeInterval(-2)...finished.addingTimeInterval(2))
+    } else if replayCase.before.isEmpty {
+        // Refused requests store nothing.
+        await #expect(throws: StoreError.notFound) { try await backend.secrets.describeSecret(name: "gmail/user/user-1") }
+    }
+}
+
+private func checkStored(_ expected: ReplayManifest.StoredExpectation, backend: ReplayBackend, window: ClosedRange<Date>) async throws {
+    let name = "gmail/user/user-1"
+    let value = try await backend.secrets.getSecretValue(name: name, stage: .current)
+    let set = try GmailTokenSet.decode(value.string)
+    if let access = expected.access_token { #expect(set.accessToken == access) }
+    if let refresh = expected.refresh_token { #expect(set.refreshToken == refresh) }
+    if let type = expected.token_type { #expect(set.tokenType == type) }
+    if let scope = expected.scope { #expect(set.scope == scope) }
+    if let email = expected.google_email { #expect(set.googleEmail == email) }
+    if let status = expected.status { #expect(set.status.rawValue == status) }
+    if let version = expected.version { #expect(set.version == version) }
+    if let expiresIn = expected.expires_in {
+        #expect(Int(set.expiresAt.timeIntervalSince(set.updatedAt)) == expiresIn)
+    }
+    #expect(window.contains(set.updatedAt), "updated_at \(set.updatedAt) not within the run")
+    let tags = try await backend.secrets.describeSecret(name: name).tags
+    #expect(tags[TokenSetTags.expiresAt] == String(Int64(set.expiresAt.timeIntervalSince1970)))
+    for (key, value) in expected.tags ?? [:] { #expect(tags[key] == value, "tag \(key)") }
+}

@@ -1,0 +1,52 @@
+import Foundation
+
+/// Runs a built function executable on one event, the way a developer or CI does:
+/// event on standard input, response on standard output, logs on standard error.
+enum FunctionProcess {
+    struct Result {
+        var stdout: String
+        var stderr: String
+        var status: Int32
+    }
+
+    /// The folder holding the built executables: beside the test runner, or `.build/debug`.
+    static let binaryDirectory: URL = {
+        let runner = URL(fileURLWithPath: CommandLine.arguments[0]).resolvingSymlinksInPath().deletingLastPathComponent()
+        if FileManager.default.isExecutableFile(atPath: runner.appendingPathComponent("store-tokens").path) { return runner }
+        return ReplayManifest.eventsDirectory.deletingLastPathComponent().appendingPathComponent(".build/debug")
+    }()
+
+    static func run(_ function: String, event: Data, environment: [String: String]) throws -> Result {
+        let binary = binaryDirectory.appendingPathComponent(function)
+        guard FileManager.default.isExecutableFile(atPath: binary.path) else {
+            throw ReplayError("\(binary.path) is not built; run `swift build` first (make test does)")
+        }
+        let scratch = FileManager.default.temporaryDirectory.appendingPathComponent("replay-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: scratch, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: scratch) }
+        let input = scratch.appendingPathComponent("stdin"), output = scratch.appendingPathComponent("stdout"), errors = scratch.appendingPathComponent("stderr")
+        try event.write(to: input)
+        _ = FileManager.default.createFile(atPath: output.path, contents: nil)
+        _ = FileManager.default.createFile(atPath: errors.path, contents: nil)
+
+        let process = Process()
+        process.executableURL = binary
+        process.environment = environment
+        // Files, not pipes: nothing can block on a full pipe.
+        process.standardInput = try FileHandle(forReadingFrom: input)
+        process.standardOutput = try FileHandle(forWritingTo: output)
+        process.standardError = try FileHandle(forWritingTo: errors)
+        try process.run()
+        process.waitUntilExit()
+        return Result(
+            stdout: String(decoding: try Data(contentsOf: output), as: UTF8.self),
+            stderr: String(decoding: try Data(contentsOf: errors), as: UTF8.self),
+            status: process.terminationStatus
+        )
+    }
+}
+
+struct ReplayError: Error, CustomStringConvertible {
+    let description: String
+    init(_ description: String) { self.description = description }
+}

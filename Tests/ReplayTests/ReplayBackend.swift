@@ -1,0 +1,70 @@
+import Foundation
+import PayPulseAWS
+import PayPulseEmbedded
+import PayPulsePorts
+import PayPulseSigV4
+import PayPulseTestSupport
+import PayPulseTransport
+import Logging
+
+/// A fresh store for one case, the environment that points the executables at it, and a
+/// way to read back what they stored.
+struct ReplayBackend {
+    var environment: [String: String]
+    var secrets: any SecretStore
+    var users: any UserDirectory
+    var cleanUp: () -> Void
+
+    private static let quiet = Logger(label: "replay") { _ in SwiftLogNoOpLogHandler() }
+
+    /// The variables every run gets: debug logs, the development key, nothing inherited
+    /// that could point the executable elsewhere.
+    private static func baseEnvironment() -> [String: String] {
+        ["LOG_LEVEL": "trace", "PATH": ProcessInfo.processInfo.environment["PATH"] ?? "/usr/bin:/bin", "HOME": NSTemporaryDirectory()]
+    }
+
+    static func embedded() throws -> ReplayBackend {
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("replay-state-\(UUID().uuidString)").path
+        let database = try EmbeddedDatabase(stateDirectory: directory, logger: quiet)
+        var environment = baseEnvironment()
+        environment["PAYPULSE_STORE"] = "embedded"
+        environment["PAYPULSE_STATE_DIR"] = directory
+        return ReplayBackend(
+            environment: environment, secrets: EmbeddedSecretStore(database: database, logger: quiet),
+            users: EmbeddedUserDirectory(database: database, logger: quiet),
+            cleanUp: { try? FileManager.default.removeItem(atPath: directory) }
+        )
+    }
+
+    /// A private moto_server, emptied before each case (cases on it run one at a time).
+    private static let moto = Task { try await MotoServer.launchPrivate() }
+
+    /// AWS settings whose endpoint is a loopback port nobody listens on.
+    static func unreachableAWSEnvironment() throws -> [String: String] {
+        var environment = baseEnvironment()
+        environment["PAYPULSE_STORE"] = "aws"
+        environment["AWS_REGION"] = AWSTestClients.region
+        environment["AWS_ACCESS_KEY_ID"] = AWSTestClients.motoCredentials.accessKeyID
+        environment["AWS_SECRET_ACCESS_KEY"] = AWSTestClients.motoCredentials.secretAccessKey
+        environment["AWS_ENDPOINT_URL"] = "http://127.0.0.1:\(try MotoServer.freeLoopbackPortForTests())"
+        return environment
+    }
+
+    static func aws() async throws -> ReplayBackend {
+        let endpoint = try await moto.value.endpoint
+        let reset = try await AWSTestClients.transport.execute(.init(method: "POST", url: endpoint + "/moto-api/reset"))
+        guard reset.status == 200 else { throw ReplayError("moto reset answered \(reset.status)") }
+        let users = DynamoDBUserDirectory(client: try AWSTestClients.dynamoDB(endpoint: endpoint), table: "paypulse-users")
+        try await users.createTableIfNeeded()
+        var environment = baseEnvironment()
+        environment["PAYPULSE_STORE"] = "aws"
+        environment["AWS_REGION"] = AWSTestClients.region
+        environment["AWS_ACCESS_KEY_ID"] = AWSTestClients.motoCredentials.accessKeyID
+        environment["AWS_SECRET_ACCESS_KEY"] = AWSTestClients.motoCredentials.secretAccessKey
+        environment["AWS_ENDPOINT_URL"] = endpoint
+        return ReplayBackend(
+            environment: environment, secrets: AWSSecretStore(client: try AWSTestClients.secretsManager(endpoint: endpoint)),
+            users: users, cleanUp: {}
+        )
+    }
+}

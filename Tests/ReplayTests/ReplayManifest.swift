@@ -1,0 +1,73 @@
+import Foundation
+
+/// `events/manifest.json`: every sample event, what it must answer, and what it must store.
+struct ReplayManifest: Decodable {
+    struct User: Decodable {
+        var user_id: String
+        var name: String
+        var email: String
+        var created_on: String
+    }
+
+    struct Case: Decodable, CustomStringConvertible, Sendable {
+        var function: String
+        var name: String
+        var event: String
+        var expected: String?
+        var before: [String]
+        var exit: Int32
+        var secrets: [String]
+        var stored: StoredExpectation?
+        /// `unreachable-aws`: run against AWS endpoints where nothing listens.
+        var environment: String?
+
+        var description: String { "\(function)/\(name)" }
+    }
+
+    /// What the secret must hold after the case: fields of the token set (`null` means
+    /// absent), `expires_in` as `expires_at - updated_at`, and a subset of the tags.
+    struct StoredExpectation: Decodable, Sendable {
+        var access_token: String?
+        var refresh_token: String??
+        var token_type: String?
+        var scope: String?
+        var google_email: String??
+        var status: String?
+        var version: Int?
+        var expires_in: Int?
+        var tags: [String: String]?
+    }
+
+    var user: User
+    var cases: [Case]
+
+    /// The events folder of this checkout.
+    static let eventsDirectory = URL(fileURLWithPath: #filePath)
+        .deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
+        .appendingPathComponent("events")
+
+    static let shared: ReplayManifest = {
+        let url = eventsDirectory.appendingPathComponent("manifest.json")
+        guard let data = FileManager.default.contents(atPath: url.path), let manifest = try? JSONDecoder().decode(ReplayManifest.self, from: data) else {
+            fatalError("cannot read \(url.path); run python3 scripts/make-events.py")
+        }
+        return manifest
+    }()
+
+    static var allCases: [Case] { shared.cases }
+
+    static func named(_ name: String) -> Case? { shared.cases.first { $0.name == name } }
+
+    static func bytes(_ relativePath: String) -> Data {
+        FileManager.default.contents(atPath: eventsDirectory.appendingPathComponent(relativePath).path) ?? Data()
+    }
+}
+
+extension KeyedDecodingContainer {
+    /// Tells an explicit `null` (`.some(nil)`) from a missing key (`nil`).
+    func decodeIfPresent<T: Decodable>(_ type: T?.Type, forKey key: Key) throws -> T?? {
+        guard contains(key) else { return nil }
+        if try decodeNil(forKey: key) { return .some(nil) }
+        return .some(try decode(T.self, forKey: key))
+    }
+}

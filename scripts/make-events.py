@@ -1,0 +1,262 @@
+#!/usr/bin/env python3
+"""Writes events/<function>/<case>.json and <case>.expected.json, plus events/manifest.json.
+
+Each event starts from a raw `sam local generate-event` sample in events/samples/ (payload
+2.0 `http-api-proxy` or 1.0 `aws-proxy`) and only gets what a real request adds: the
+method, the Authorization and Content-Type headers, and a base64 body. JWTs are HS256,
+signed with the documented development key, with exp 2100-01-01.
+
+The expected responses are written here by hand from the contract
+(../shared/reference/paypulse-gmail-authorization.txt and the issue), never captured from
+the code under test. Run: python3 scripts/make-events.py
+"""
+import base64, copy, hashlib, hmac, json, os
+
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+SAMPLES = os.path.join(ROOT, "events", "samples")
+DEV_KEY = b"paypulse-local-development-jwt-key-do-not-deploy"
+GMAIL = "https://www.googleapis.com/auth/gmail.readonly"
+EMAIL_SCOPE = "https://www.googleapis.com/auth/userinfo.email"
+FAR_FUTURE = 4102444800  # 2100-01-01T00:00:00Z
+
+
+def b64url(data):
+    return base64.urlsafe_b64encode(data).rstrip(b"=").decode()
+
+
+def jwt(sub, key=DEV_KEY, **extra):
+    header = b64url(json.dumps({"alg": "HS256", "typ": "JWT"}, separators=(",", ":")).encode())
+    claims = {"sub": sub, "iss": "paypulse", "aud": "paypulse-api", "iat": 1732000000, "exp": FAR_FUTURE}
+    claims.update(extra)
+    payload = b64url(json.dumps(claims, separators=(",", ":"), sort_keys=True).encode())
+    signature = hmac.new(key, f"{header}.{payload}".encode(), hashlib.sha256).digest()
+    return f"{header}.{payload}.{b64url(signature)}"
+
+
+USER_JWT = jwt("user-1", name="Jane Smith", email="jane@example.com")
+UNKNOWN_JWT = jwt("unknown-user")
+FORGED_JWT = jwt("user-1", key=b"an-attacker-key-that-is-long-enough-0123456789")
+
+
+def sample(version, template):
+    with open(os.path.join(SAMPLES, f"{version}-{template}.json")) as f:
+        return json.load(f)
+
+
+def event(version, method, path_template, body=None, content_type="application/json", token=USER_JWT, raw_body=None):
+    """A sam sample with this request's method, headers and base64 body."""
+    e = sample(version, path_template)
+    headers = {}
+    if token is not None:
+        headers["Authorization" if version == "v1" else "authorization"] = f"Bearer {token}"
+    if content_type is not None and (body is not None or raw_body is not None):
+        headers["Content-Type" if version == "v1" else "content-type"] = content_type
+    if raw_body is not None:
+        encoded = raw_body
+    else:
+        text = body if isinstance(body, str) else ("" if body is None else json.dumps(body, separators=(",", ":")))
+        encoded = base64.b64encode(text.encode()).decode()
+    if version == "v2":
+        e["headers"].update(headers)
+        e["requestContext"]["http"]["method"] = method
+    else:
+        e["headers"].update(headers)
+        for name, value in headers.items():
+            e["multiValueHeaders"][name] = [value]
+        e["httpMethod"] = method
+        e["requestContext"]["httpMethod"] = method
+    e["body"] = encoded
+    e["isBase64Encoded"] = True
+    return e
+
+
+def response(version, status, body, headers=None):
+    expected = {"statusCode": status, "headers": {"content-type": "application/json", **(headers or {})},
+                "body": body, "isBase64Encoded": False}
+    if version == "v1":
+        expected["multiValueHeaders"] = {k: [v] for k, v in expected["headers"].items()}
+    return expected
+
+
+def stored_reply(message, email, scope, switch=False):
+    return {"message": "Gmail OAuth tokens stored successfully!",
+            "data": {"google_email": email, "scope": scope, "account_switch": switch, "message": message}}
+
+
+def error(code, message):
+    return {"error": code, "message": message}
+
+
+UNAUTHORIZED = error("unauthorized", "Missing or invalid bearer token.")
+FIRST = {"access_token": "ya29.a0AfB_first-access", "refresh_token": "1//0gABC-first-refresh", "expires_in": 3600,
+         "scope": [GMAIL, EMAIL_SCOPE], "email": "jane.smith@gmail.com"}
+
+CASES = []
+
+
+def secrets_in(event_json):
+    """Every token a case carries (bearer JWT and its signature, access and refresh tokens):
+    the replay test checks that none of them appears in any output."""
+    if not isinstance(event_json, dict) or "headers" not in event_json:
+        return []
+    found = []
+    for name, value in event_json["headers"].items():
+        if name.lower() == "authorization" and value.startswith("Bearer "):
+            token = value[len("Bearer "):]
+            found += [token, token.rsplit(".", 1)[-1]]
+    try:
+        body = base64.b64decode(event_json.get("body") or "", validate=True).decode()
+    except Exception:
+        return found
+    try:
+        fields = json.loads(body)
+    except ValueError:
+        from urllib.parse import parse_qs
+        fields = {k: v[0] for k, v in parse_qs(body).items()}
+    if isinstance(fields, dict):
+        found += [fields[k] for k in ("access_token", "refresh_token") if isinstance(fields.get(k), str) and len(fields[k]) >= 8]
+    return found
+
+
+def case(function, name, event_json, expected, before=(), stored=None, exit_code=0, environment=None):
+    """`environment: "unreachable-aws"` runs the case against AWS endpoints where nothing
+    listens, whatever the backend under test, to see the 503 a store outage gives."""
+    CASES.append({"function": function, "name": name, "event": event_json, "expected": expected,
+                  "before": list(before), "stored": stored, "exit": exit_code, "secrets": secrets_in(event_json),
+                  "environment": environment})
+
+
+# store-tokens: successes
+case("store-tokens", "v2-json-first-connection", event("v2", "POST", "post-gmail-tokens", FIRST),
+     response("v2", 201, stored_reply("First Gmail connection", "jane.smith@gmail.com", f"{GMAIL} {EMAIL_SCOPE}")),
+     stored={"access_token": FIRST["access_token"], "refresh_token": FIRST["refresh_token"], "token_type": "Bearer",
+             "scope": f"{GMAIL} {EMAIL_SCOPE}", "google_email": "jane.smith@gmail.com", "status": "active",
+             "version": 1, "expires_in": 3600, "tags": {"paypulse:status": "active", "paypulse:refreshable": "true"}})
+case("store-tokens", "v1-json-first-connection", event("v1", "POST", "post-gmail-tokens", FIRST),
+     response("v1", 201, stored_reply("First Gmail connection", "jane.smith@gmail.com", f"{GMAIL} {EMAIL_SCOPE}")),
+     stored={"access_token": FIRST["access_token"], "refresh_token": FIRST["refresh_token"], "expires_in": 3600, "status": "active"})
+form_repeated = "access_token=ya29.form-access&refresh_token=1%2F%2Fform-refresh&expires_in=1800" \
+                f"&scope={GMAIL.replace(':', '%3A').replace('/', '%2F')}&scope=openid&email=jane.smith%40gmail.com"
+case("store-tokens", "v2-form-repeated-scope", event("v2", "POST", "post-gmail-tokens", form_repeated,
+                                                     content_type="application/x-www-form-urlencoded; charset=UTF-8"),
+     response("v2", 201, stored_reply("First Gmail connection", "jane.smith@gmail.com", f"{GMAIL} openid")),
+     stored={"access_token": "ya29.form-access", "refresh_token": "1//form-refresh", "expires_in": 1800,
+             "scope": f"{GMAIL} openid", "google_email": "jane.smith@gmail.com"})
+case("store-tokens", "v1-form-space-separated-scope",
+     event("v1", "POST", "post-gmail-tokens", f"access_token=ya29.form2&scope=openid+{GMAIL}",
+           content_type="application/x-www-form-urlencoded"),
+     response("v1", 201, stored_reply("First Gmail connection", None, f"openid {GMAIL}")),
+     stored={"access_token": "ya29.form2", "refresh_token": None, "expires_in": 3600, "google_email": None,
+             "tags": {"paypulse:refreshable": "false"}})
+case("store-tokens", "v2-json-same-account-update",
+     event("v2", "POST", "post-gmail-tokens", {"access_token": "ya29.second-access", "expires_in": 3599,
+                                               "scope": [GMAIL], "email": "jane.smith@gmail.com"}),
+     response("v2", 201, stored_reply("Gmail tokens updated", "jane.smith@gmail.com", GMAIL)),
+     before=["v2-json-first-connection"],
+     stored={"access_token": "ya29.second-access", "refresh_token": FIRST["refresh_token"], "expires_in": 3599})
+case("store-tokens", "v2-json-account-switch-without-refresh-token",
+     event("v2", "POST", "post-gmail-tokens", {"access_token": "ya29.other-access", "scope": [GMAIL],
+                                               "email": "jane.work@gmail.com"}),
+     response("v2", 201, stored_reply("Gmail account switched", "jane.work@gmail.com", GMAIL, switch=True)),
+     before=["v2-json-first-connection"],
+     stored={"access_token": "ya29.other-access", "refresh_token": None, "google_email": "jane.work@gmail.com",
+             "tags": {"paypulse:refreshable": "false", "paypulse:status": "active"}})
+
+# store-tokens: refusals (nothing stored)
+MISSING_SCOPE = error("missing_scope", f"The Google grant lacks the scope {GMAIL}; request it and send the tokens again.")
+case("store-tokens", "v2-missing-gmail-scope",
+     event("v2", "POST", "post-gmail-tokens", {"access_token": "ya29.x", "refresh_token": "1//x", "scope": [EMAIL_SCOPE]}),
+     response("v2", 403, MISSING_SCOPE))
+case("store-tokens", "v2-invalid-json", event("v2", "POST", "post-gmail-tokens", '{"access_token": "ya29.x",'),
+     response("v2", 400, error("invalid_request", "The body is not valid JSON.")))
+case("store-tokens", "v2-missing-access-token", event("v2", "POST", "post-gmail-tokens", {"refresh_token": "1//x"}),
+     response("v2", 400, error("invalid_request", "access_token is required.")))
+case("store-tokens", "v1-expires-in-as-string",
+     event("v1", "POST", "post-gmail-tokens", {"access_token": "ya29.x", "expires_in": "3600"}),
+     response("v1", 400, error("invalid_request", "expires_in must be an integer, not a string.")))
+case("store-tokens", "v2-expires-in-over-a-day",
+     event("v2", "POST", "post-gmail-tokens", {"access_token": "ya29.x", "expires_in": 86401}),
+     response("v2", 400, error("invalid_request", "expires_in must be a whole number of seconds from 1 to 86400.")))
+case("store-tokens", "v2-scope-not-a-list",
+     event("v2", "POST", "post-gmail-tokens", {"access_token": "ya29.x", "scope": {"gmail": True}}),
+     response("v2", 400, error("invalid_request", "scope must be a list of strings, not an object.")))
+case("store-tokens", "v2-invalid-base64-body", event("v2", "POST", "post-gmail-tokens", raw_body="not base64!!"),
+     response("v2", 400, error("invalid_request", "the request body is not valid base64")))
+case("store-tokens", "v2-unsupported-content-type",
+     event("v2", "POST", "post-gmail-tokens", "access_token=ya29.x", content_type="text/plain"),
+     response("v2", 415, error("unsupported_media_type", "Send application/json or application/x-www-form-urlencoded.")))
+case("store-tokens", "v2-body-over-64-kib",
+     event("v2", "POST", "post-gmail-tokens", {"access_token": "ya29." + "x" * 70000}),
+     response("v2", 413, error("payload_too_large", "The request body is larger than 64 KiB.")))
+case("store-tokens", "v2-missing-bearer-token", event("v2", "POST", "post-gmail-tokens", FIRST, token=None),
+     response("v2", 401, UNAUTHORIZED, {"www-authenticate": "Bearer"}))
+case("store-tokens", "v1-forged-bearer-token", event("v1", "POST", "post-gmail-tokens", FIRST, token=FORGED_JWT),
+     response("v1", 401, UNAUTHORIZED, {"www-authenticate": "Bearer"}))
+case("store-tokens", "v2-wrong-method", event("v2", "PUT", "post-gmail-tokens", FIRST),
+     response("v2", 405, error("method_not_allowed", "Use POST on this route."), {"allow": "POST"}))
+
+UNAVAILABLE = error("upstream_unavailable", "Storage is unavailable right now; nothing was changed. Try again.")
+case("store-tokens", "v2-store-unavailable", event("v2", "POST", "post-gmail-tokens", FIRST),
+     response("v2", 503, UNAVAILABLE, {"retry-after": "1"}), environment="unreachable-aws")
+
+# user-profile
+PROFILE = {"message": "User profile retrieved successfully",
+           "data": {"name": "Jane Smith", "email": "jane@example.com", "created_on": "2024-11-01T10:00:00Z",
+                    "gmail_account_connected": True}}
+NOT_CONNECTED = copy.deepcopy(PROFILE)
+NOT_CONNECTED["data"]["gmail_account_connected"] = False
+case("user-profile", "v2-connected", event("v2", "GET", "get-user-me"), response("v2", 200, PROFILE),
+     before=["v2-json-first-connection"])
+case("user-profile", "v1-connected", event("v1", "GET", "get-user-me"), response("v1", 200, PROFILE),
+     before=["v1-form-space-separated-scope"])
+case("user-profile", "v2-not-connected", event("v2", "GET", "get-user-me"), response("v2", 200, NOT_CONNECTED))
+case("user-profile", "v2-unknown-user", event("v2", "GET", "get-user-me", token=UNKNOWN_JWT),
+     response("v2", 404, error("not_found", "No PayPulse user with this id.")))
+case("user-profile", "v2-missing-bearer-token", event("v2", "GET", "get-user-me", token=None),
+     response("v2", 401, UNAUTHORIZED, {"www-authenticate": "Bearer"}))
+case("user-profile", "v1-wrong-method", event("v1", "POST", "get-user-me", {}),
+     response("v1", 405, error("method_not_allowed", "Use GET on this route."), {"allow": "GET"}))
+
+case("user-profile", "v1-store-unavailable", event("v1", "GET", "get-user-me"),
+     response("v1", 503, UNAVAILABLE, {"retry-after": "1"}), environment="unreachable-aws")
+
+# not an API Gateway event at all: a clear error on stderr, nothing on stdout, exit 2
+case("store-tokens", "not-an-api-gateway-event", {"hello": "world"}, None, exit_code=2)
+case("user-profile", "not-json", "this is not json", None, exit_code=2)
+
+
+def main():
+    manifest = []
+    for c in CASES:
+        folder = os.path.join(ROOT, "events", c["function"])
+        os.makedirs(folder, exist_ok=True)
+        event_path = os.path.join(folder, c["name"] + ".json")
+        with open(event_path, "w") as f:
+            if isinstance(c["event"], str):
+                f.write(c["event"] + "\n")
+            else:
+                json.dump(c["event"], f, indent=2, sort_keys=False)
+                f.write("\n")
+        entry = {"function": c["function"], "name": c["name"], "event": os.path.relpath(event_path, os.path.join(ROOT, "events")),
+                 "before": c["before"], "exit": c["exit"], "secrets": c["secrets"]}
+        if c["environment"]:
+            entry["environment"] = c["environment"]
+        if c["expected"] is not None:
+            expected_path = os.path.join(folder, c["name"] + ".expected.json")
+            with open(expected_path, "w") as f:
+                json.dump(c["expected"], f, indent=2, sort_keys=True)
+                f.write("\n")
+            entry["expected"] = os.path.relpath(expected_path, os.path.join(ROOT, "events"))
+        if c["stored"] is not None:
+            entry["stored"] = c["stored"]
+        manifest.append(entry)
+    with open(os.path.join(ROOT, "events", "manifest.json"), "w") as f:
+        json.dump({"user": {"user_id": "user-1", "name": "Jane Smith", "email": "jane@example.com",
+                            "created_on": "2024-11-01T10:00:00Z"},
+                   "cases": manifest}, f, indent=2)
+        f.write("\n")
+    print(f"wrote {len(manifest)} cases")
+
+
+if __name__ == "__main__":
+    main()
