@@ -12,6 +12,8 @@ let package = Package(
         .executable(name: "paypulse", targets: ["paypulse"]),
         .executable(name: "store-tokens", targets: ["store-tokens"]),
         .executable(name: "user-profile", targets: ["user-profile"]),
+        .executable(name: "token-refresh", targets: ["token-refresh"]),
+        .executable(name: "disconnect", targets: ["disconnect"]),
     ],
     dependencies: [
         .package(url: "https://github.com/apple/swift-crypto.git", from: "4.5.2"),
@@ -49,6 +51,11 @@ let package = Package(
                 .product(name: "Logging", package: "swift-log"),
             ],
             path: "Sources/Adapters/AWS"
+        ),
+        .target(
+            name: "PayPulseGoogle",
+            dependencies: ["PayPulsePorts", "PayPulseTransport", .product(name: "Logging", package: "swift-log")],
+            path: "Sources/Adapters/Google"
         ),
         .systemLibrary(
             name: "CSQLite",
@@ -102,7 +109,7 @@ let package = Package(
             name: "PayPulseApp",
             dependencies: [
                 "PayPulseConfiguration", "PayPulseRuntime", "PayPulseHandlers", "PayPulseDomain", "PayPulsePorts",
-                "PayPulseTransport", .product(name: "Logging", package: "swift-log"),
+                "PayPulseTransport", "PayPulseGoogle", .product(name: "Logging", package: "swift-log"),
             ],
             path: "Sources/App"
         ),
@@ -128,13 +135,23 @@ let package = Package(
             dependencies: ["PayPulseApp"],
             path: "Sources/Executables/user-profile"
         ),
+        .executableTarget(
+            name: "token-refresh",
+            dependencies: ["PayPulseApp"],
+            path: "Sources/Executables/token-refresh"
+        ),
+        .executableTarget(
+            name: "disconnect",
+            dependencies: ["PayPulseApp"],
+            path: "Sources/Executables/disconnect"
+        ),
 
         // MARK: test support (real peers: moto_server, loopback fakes)
         .target(
             name: "PayPulseTestSupport",
             dependencies: [
                 "PayPulsePorts", "PayPulseAWS", "PayPulseEmbedded", "PayPulseTransport",
-                "PayPulseDomain", "PayPulseHandlers",
+                "PayPulseDomain", "PayPulseHandlers", "PayPulseGoogle",
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "InMemoryLogging", package: "swift-log"),
             ],
@@ -149,6 +166,8 @@ let package = Package(
         .testTarget(name: "ContractTests", dependencies: ["PayPulsePorts", "PayPulseTestSupport"]),
         .testTarget(name: "ConfigurationTests", dependencies: ["PayPulseConfiguration"]),
         .testTarget(name: "DomainTests", dependencies: ["PayPulseDomain", "PayPulseTestSupport"]),
+        .testTarget(name: "GoogleTests", dependencies: ["PayPulseGoogle", "PayPulsePorts", "PayPulseTestSupport", "PayPulseTransport"]),
+        .testTarget(name: "RefreshTests", dependencies: ["PayPulseDomain", "PayPulseHandlers", "PayPulsePorts", "PayPulseTestSupport", "PayPulseGoogle"]),
         .testTarget(
             name: "AuthTests",
             dependencies: ["PayPulseDomain", "PayPulseTestSupport", .product(name: "JWTKit", package: "jwt-kit")]

@@ -1,0 +1,1 @@
+print("disconnect: not built yet")

@@ -1,0 +1,1 @@
+print("token-refresh: not built yet")
