@@ -1,0 +1,85 @@
+import Logging
+import PayPulsePorts
+import PayPulseTransport
+
+extension GoogleOAuthClient {
+    /// Posts `form` until a 2xx arrives, a failure is not worth retrying, or the policy's
+    /// attempts or time run out.
+    /// - Parameter secrets: values that must not appear in a thrown error (Google does not
+    ///   echo tokens, but an error detail is scrubbed anyway before it leaves).
+    /// - Throws: ``GoogleOAuthError``.
+    func exchange(_ endpoint: GoogleEndpoint, url: String, form: GoogleForm, secrets: [String]) async throws -> HTTPResponse {
+        let request = HTTPRequest(
+            method: "POST", url: url,
+            headers: ["Content-Type": GoogleForm.contentType, "Accept": "application/json"],
+            body: form.bytes, timeout: retry.attemptTimeout
+        )
+        let started = ContinuousClock.now
+        var attempt = 0
+        while true {
+            attempt += 1
+            let attemptStarted = ContinuousClock.now
+            let failure: GoogleFailure
+            do {
+                let response = try await transport.execute(request)
+                logger.debug("google call", metadata: metadata(endpoint, attempt, since: attemptStarted, ["status": "\(response.status)"]))
+                if (200..<300).contains(response.status) { return response }
+                failure = GoogleFailure(response: response, endpoint: endpoint)
+            } catch let error as TransportError {
+                failure = GoogleFailure(transport: error)
+            } catch {
+                failure = GoogleFailure(other: error)
+            }
+            let error = failure.error.redacting(secrets)
+            let remaining = retry.totalBudget - (ContinuousClock.now - started)
+            guard failure.retryable, retry.maxAttempts > attempt, remaining > .zero, !Task.isCancelled else {
+                logger.debug(
+                    "google call failed",
+                    metadata: metadata(endpoint, attempt, since: started, ["error": "\(error.kind.rawValue) \(error.code)", "detail": "\(error.detail)"])
+                )
+                throw error
+            }
+            let delay = retry.wait(afterAttempt: attempt, retryAfter: failure.retryAfter, remaining: remaining, random: Double.random(in: 0...1))
+            logger.warning(
+                "google call retrying",
+                metadata: metadata(endpoint, attempt, since: attemptStarted, ["error": "\(error.code)", "delay_ms": "\(delay.wholeMilliseconds)"])
+            )
+            do {
+                try await Task.sleep(for: delay)
+            } catch {
+                throw GoogleOAuthError(kind: .transient, code: "cancelled", detail: "cancelled while waiting to retry")
+            }
+        }
+    }
+
+    private func metadata(
+        _ endpoint: GoogleEndpoint, _ attempt: Int, since start: ContinuousClock.Instant, _ extra: Logger.Metadata
+    ) -> Logger.Metadata {
+        var metadata: Logger.Metadata = [
+            "endpoint": "\(endpoint.rawValue)", "attempt": "\(attempt)",
+            "duration_ms": "\((ContinuousClock.now - start).wholeMilliseconds)",
+        ]
+        metadata.merge(extra) { _, new in new }
+        return metadata
+    }
+}
+
+extension GoogleOAuthError {
+    /// The same error with every occurrence of `secrets` in its code and detail replaced.
+    func redacting(_ secrets: [String]) -> GoogleOAuthError {
+        var code = self.code
+        var detail = self.detail
+        for secret in secrets where !secret.isEmpty {
+            code = code.replacing(secret, with: "[redacted]")
+            detail = detail.replacing(secret, with: "[redacted]")
+        }
+        return GoogleOAuthError(kind: kind, code: code, detail: detail)
+    }
+}
+
+extension Duration {
+    /// Whole milliseconds, for logs.
+    var wholeMilliseconds: Int64 {
+        components.seconds * 1000 + components.attoseconds / 1_000_000_000_000_000
+    }
+}

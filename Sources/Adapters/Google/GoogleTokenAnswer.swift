@@ -1,0 +1,50 @@
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
+import Foundation
+#endif
+import PayPulsePorts
+
+/// The JSON of a successful refresh:
+/// `{"access_token", "expires_in", "scope", "token_type", "refresh_token"?}`.
+struct GoogleTokenAnswer: Decodable {
+    var accessToken: String?
+    var expiresIn: Int?
+    var scope: String?
+    var tokenType: String?
+    var refreshToken: String?
+
+    private enum CodingKeys: String, CodingKey {
+        case accessToken = "access_token"
+        case expiresIn = "expires_in"
+        case scope
+        case tokenType = "token_type"
+        case refreshToken = "refresh_token"
+    }
+
+    /// Reads a 200 body into a grant.
+    /// - Throws: ``GoogleOAuthError`` `.rejected` / `malformed_response` when the body is not
+    ///   JSON, has no access token, or no positive lifetime: such an answer cannot be stored.
+    static func grant(from body: [UInt8]) throws -> GoogleTokenGrant {
+        guard let answer = try? JSONDecoder().decode(GoogleTokenAnswer.self, from: Data(body)) else {
+            throw malformed("the body is not a token JSON object")
+        }
+        guard let accessToken = answer.accessToken, !accessToken.isEmpty else {
+            throw malformed("no access_token")
+        }
+        guard let expiresIn = answer.expiresIn, expiresIn > 0 else {
+            throw malformed("no positive expires_in")
+        }
+        return GoogleTokenGrant(
+            accessToken: accessToken,
+            expiresIn: expiresIn,
+            scope: answer.scope,
+            tokenType: answer.tokenType.flatMap { $0.isEmpty ? nil : $0 } ?? "Bearer",
+            refreshToken: answer.refreshToken.flatMap { $0.isEmpty ? nil : $0 }
+        )
+    }
+
+    private static func malformed(_ detail: String) -> GoogleOAuthError {
+        GoogleOAuthError(kind: .rejected, code: "malformed_response", detail: "Google answered 200 but \(detail)")
+    }
+}
