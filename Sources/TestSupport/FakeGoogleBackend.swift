@@ -1,0 +1,22 @@
+import Foundation
+import Synchronization
+
+/// The request path of ``FakeGoogleServer``, run by ``ScriptedHTTPServer`` on each
+/// connection's own thread, where blocking (latency, holds) is allowed.
+final class FakeGoogleBackend: Sendable {
+    let state: Mutex<FakeGoogleState>
+
+    init(clientID: String) { state = Mutex(FakeGoogleState(clientID: clientID)) }
+
+    func handle(_ raw: ScriptedHTTPServer.Request) -> ScriptedHTTPServer.Action {
+        let request = FakeGoogleRequest(raw)
+        let (reply, hold, latency) = state.withLock { $0.arrive(request) }
+        defer { state.withLock { $0.depart(request) } }
+        if latency > .zero {
+            let (seconds, attoseconds) = latency.components
+            Thread.sleep(forTimeInterval: Double(seconds) + Double(attoseconds) / 1e18)
+        }
+        hold?.block()
+        return reply.action
+    }
+}

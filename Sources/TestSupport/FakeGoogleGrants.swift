@@ -1,0 +1,91 @@
+/// The fake's book of grants and Google's rules for `/token` and `/revoke`.
+///
+/// A grant is one user's consent: the refresh tokens that name it (more than one after a
+/// rotation, since Google keeps the old one valid), the access tokens issued from it, and
+/// whether it was revoked. Revoking any of its tokens revokes all of them, as at Google.
+struct FakeGoogleGrants: Sendable {
+    private struct Grant: Sendable {
+        var scope: String
+        var rotateTo: String?
+        var revoked = false
+        var refreshes = 0
+    }
+
+    let clientID: String
+    private var grants: [Grant] = []
+    private var byRefreshToken: [String: Int] = [:]
+    private var byAccessToken: [String: Int] = [:]
+    private var issued = 0
+    private(set) var revokedTokens: [String] = []
+
+    init(clientID: String) { self.clientID = clientID }
+
+    mutating func add(refreshToken: String, scope: String, rotateTo: String?) {
+        grants.append(Grant(scope: scope, rotateTo: rotateTo))
+        byRefreshToken[refreshToken] = grants.count - 1
+    }
+
+    /// Marks a grant revoked without a revoke call: the user removed access in their
+    /// account, the token expired unused, the password changed.
+    mutating func invalidate(refreshToken: String) {
+        if let index = byRefreshToken[refreshToken] { grants[index].revoked = true }
+    }
+
+    /// Successful refreshes of the grant `refreshToken` names (any of its refresh tokens).
+    func refreshCount(for refreshToken: String) -> Int {
+        byRefreshToken[refreshToken].map { grants[$0].refreshes } ?? 0
+    }
+
+    /// `POST /token`, the checks in the order Google makes them.
+    mutating func token(_ request: FakeGoogleRequest) -> FakeGoogleReply {
+        // Our client must send a form; refusing anything else makes a regression loud.
+        guard request.isForm else {
+            return .error(400, "invalid_request", "Invalid content type; expected application/x-www-form-urlencoded.")
+        }
+        let form = request.form
+        guard form["grant_type"] == "refresh_token" else {
+            return .error(400, "unsupported_grant_type", "Invalid grant_type: \(form["grant_type"] ?? "")")
+        }
+        guard form["client_id"] == clientID else {
+            return .error(401, "invalid_client", "The OAuth client was not found.")
+        }
+        // The iOS client is a public client (RFC 6749 §2.1): it has no secret, and a
+        // request presenting one is refused rather than silently accepted.
+        guard form["client_secret"] == nil else {
+            return .error(400, "invalid_request", "client_secret is not allowed for this client type.")
+        }
+        guard let refreshToken = form["refresh_token"], !refreshToken.isEmpty else {
+            return .error(400, "invalid_request", "Missing required parameter: refresh_token")
+        }
+        guard let index = byRefreshToken[refreshToken], !grants[index].revoked else {
+            return .error(400, "invalid_grant", "Token has been expired or revoked.")
+        }
+        issued += 1
+        let accessToken = "ya29.fake-\(issued)"
+        byAccessToken[accessToken] = index
+        grants[index].refreshes += 1
+        var answer: [String: any Sendable] = [
+            "access_token": accessToken, "expires_in": 3599, "scope": grants[index].scope, "token_type": "Bearer",
+        ]
+        // A rotation is answered once; the old refresh token stays valid, as at Google.
+        if let newToken = grants[index].rotateTo {
+            grants[index].rotateTo = nil
+            byRefreshToken[newToken] = index
+            answer["refresh_token"] = newToken
+        }
+        return .ok(answer)
+    }
+
+    /// `POST /revoke` with `token` in the form (or the query, which Google also takes).
+    mutating func revoke(_ request: FakeGoogleRequest) -> FakeGoogleReply {
+        guard let token = request.form["token"] ?? request.query["token"], !token.isEmpty else {
+            return .error(400, "invalid_request", "Bad Request")
+        }
+        guard let index = byRefreshToken[token] ?? byAccessToken[token], !grants[index].revoked else {
+            return .error(400, "invalid_token", "Token expired or revoked")
+        }
+        grants[index].revoked = true
+        revokedTokens.append(token)
+        return .answer(status: 200, headers: FakeGoogleReply.jsonHeaders, body: "{}")
+    }
+}

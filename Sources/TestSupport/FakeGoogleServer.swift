@@ -1,0 +1,98 @@
+import Synchronization
+
+/// A local stand-in for Google's OAuth endpoints on 127.0.0.1: `POST /token`
+/// (`grant_type=refresh_token`, form-encoded) and `POST /revoke`, answering with Google's
+/// status codes and error JSON for one public (iOS) client.
+///
+/// Tests add grants, script faults (429, 5xx, stalls, resets), hold answers in flight,
+/// add latency, and read back what arrived: every request's form, call counters, the
+/// in-flight high-water mark, refreshes per grant and revoked tokens. Thread-safe.
+public final class FakeGoogleServer: Sendable {
+    /// The one client ID the fake knows.
+    public let clientID: String
+    /// `http://127.0.0.1:<port>/token`.
+    public let tokenEndpoint: String
+    /// `http://127.0.0.1:<port>/revoke`.
+    public let revokeEndpoint: String
+
+    private let backend: FakeGoogleBackend
+    private let server: ScriptedHTTPServer
+
+    /// Starts on a free loopback port.
+    /// - Parameter clientID: the iOS client ID refreshes must carry.
+    public init(clientID: String = "fake-ios-client.apps.googleusercontent.com") throws {
+        let backend = FakeGoogleBackend(clientID: clientID)
+        server = try ScriptedHTTPServer { _, request in backend.handle(request) }
+        self.backend = backend
+        self.clientID = clientID
+        tokenEndpoint = server.url + "/token"
+        revokeEndpoint = server.url + "/revoke"
+    }
+
+    deinit { stop() }
+
+    /// Releases every hold and stops the server, which closes every connection. Idempotent.
+    public func stop() {
+        let holds = backend.state.withLock { $0.allHolds }
+        holds.forEach { $0.release() }
+        server.stop()
+    }
+
+    // MARK: grants
+
+    /// Makes `refreshToken` a live grant of `scope`. With `rotateTo`, the first refresh also
+    /// answers that new refresh token; both stay valid afterwards, as at Google.
+    public func addGrant(
+        refreshToken: String, scope: String = "https://www.googleapis.com/auth/gmail.readonly", rotateTo newRefreshToken: String? = nil
+    ) {
+        backend.state.withLock { $0.grants.add(refreshToken: refreshToken, scope: scope, rotateTo: newRefreshToken) }
+    }
+
+    /// Revokes a grant behind the client's back (the user removed access, the token went
+    /// unused for six months, the password changed): later refreshes get `invalid_grant`.
+    public func invalidateGrant(refreshToken: String) {
+        backend.state.withLock { $0.grants.invalidate(refreshToken: refreshToken) }
+    }
+
+    // MARK: scripting
+
+    /// Queues faults for the next calls to `endpoint`, one per call, after any queued before.
+    public func script(_ faults: [FakeGoogleFault], on endpoint: FakeGoogleEndpoint = .token) {
+        backend.state.withLock { $0.faults[endpoint, default: []].append(contentsOf: faults) }
+    }
+
+    /// Holds every answer of `endpoint` from now on until the returned hold is released.
+    public func hold(_ endpoint: FakeGoogleEndpoint = .token) -> FakeGoogleHold {
+        let hold = FakeGoogleHold()
+        backend.state.withLock {
+            $0.holds[endpoint] = hold
+            $0.allHolds.append(hold)
+        }
+        return hold
+    }
+
+    /// A delay added to every call before it is answered, so overlapping calls show up in
+    /// ``maxConcurrentTokenCalls``.
+    public var latency: Duration {
+        get { backend.state.withLock { $0.latency } }
+        set { backend.state.withLock { $0.latency = newValue } }
+    }
+
+    // MARK: what happened
+
+    /// Every request received, in order.
+    public var requests: [FakeGoogleRequest] { backend.state.withLock { $0.requests } }
+    /// Calls to `/token`, faulted ones included.
+    public var tokenCalls: Int { backend.state.withLock { $0.calls[.token] ?? 0 } }
+    /// Calls to `/revoke`, faulted ones included.
+    public var revokeCalls: Int { backend.state.withLock { $0.calls[.revoke] ?? 0 } }
+    /// The most `/token` calls that were in flight at once.
+    public var maxConcurrentTokenCalls: Int { backend.state.withLock { $0.maxConcurrentTokenCalls } }
+    /// Tokens revoked through `/revoke`, in order.
+    public var revokedTokens: [String] { backend.state.withLock { $0.grants.revokedTokens } }
+
+    /// Successful refreshes of the grant `refreshToken` names (0 for an unknown token).
+    public func refreshCount(for refreshToken: String) -> Int {
+        backend.state.withLock { $0.grants.refreshCount(for: refreshToken) }
+    }
+}
