@@ -22,4 +22,6 @@ public enum FakeGoogleFault: Sendable, Equatable {
     /// libcurl silently retries once when a *reused* connection dies before any byte of an
     /// answer, so script a reset on a client's first call when counting calls exactly.
     case reset
+    /// Announce a 200 with a longer body than is sent, then close: a truncated answer.
+    case truncate
 }

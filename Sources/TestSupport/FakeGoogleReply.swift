@@ -6,6 +6,7 @@ enum FakeGoogleReply: Sendable {
     case answer(status: Int, headers: [String: String], body: String)
     case stall
     case reset
+    case truncate
 
     /// Google sends its OAuth answers as uncacheable JSON.
     static let jsonHeaders = [
@@ -45,6 +46,8 @@ enum FakeGoogleReply: Sendable {
             self = .stall
         case .reset:
             self = .reset
+        case .truncate:
+            self = .truncate
         }
     }
 
@@ -53,6 +56,7 @@ enum FakeGoogleReply: Sendable {
         case .answer(let status, let headers, let body): .respond(status: status, headers: headers, body: body)
         case .stall: .stall
         case .reset: .close
+        case .truncate: .truncate(announced: 200, body: #"{"access_token":"ya29.trunc"#)
         }
     }
 
