@@ -90,7 +90,7 @@ let package = Package(
         // MARK: runtime (events in, responses out)
         .target(
             name: "PayPulseRuntime",
-            dependencies: ["PayPulseHandlers", .product(name: "Logging", package: "swift-log")],
+            dependencies: ["PayPulseHandlers", "PayPulsePorts", .product(name: "Logging", package: "swift-log")],
             path: "Sources/Runtime"
         ),
 
@@ -167,7 +167,7 @@ let package = Package(
         .testTarget(name: "ConfigurationTests", dependencies: ["PayPulseConfiguration"]),
         .testTarget(name: "DomainTests", dependencies: ["PayPulseDomain", "PayPulseTestSupport"]),
         .testTarget(name: "GoogleTests", dependencies: ["PayPulseGoogle", "PayPulsePorts", "PayPulseTestSupport", "PayPulseTransport"]),
-        .testTarget(name: "RefreshTests", dependencies: ["PayPulseDomain", "PayPulseHandlers", "PayPulsePorts", "PayPulseTestSupport", "PayPulseGoogle"]),
+        .testTarget(name: "RefreshTests", dependencies: ["PayPulseDomain", "PayPulseHandlers", "PayPulsePorts", "PayPulseTestSupport", "PayPulseGoogle", "PayPulseTransport"]),
         .testTarget(
             name: "AuthTests",
             dependencies: ["PayPulseDomain", "PayPulseTestSupport", .product(name: "JWTKit", package: "jwt-kit")]

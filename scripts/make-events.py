@@ -43,6 +43,10 @@ def sample(version, template):
         return json.load(f)
 
 
+# Refresh tokens the replay test's fake Google knows (everything else is invalid_grant).
+GOOGLE_GRANTS = ["1//0gABC-first-refresh", "1//0gABC-expiring-refresh", "1//again-refresh", "1//form-refresh"]
+
+
 def event(version, method, path_template, body=None, content_type="application/json", token=USER_JWT, raw_body=None):
     """A sam sample with this request's method, headers and base64 body."""
     e = sample(version, path_template)
@@ -220,6 +224,78 @@ case("user-profile", "v1-wrong-method", event("v1", "POST", "get-user-me", {}),
 case("user-profile", "v1-store-unavailable", event("v1", "GET", "get-user-me"),
      response("v1", 503, UNAVAILABLE, {"retry-after": "1"}), environment="unreachable-aws")
 
+# disconnect (the replay test runs a fake Google whose client knows the case's refresh tokens)
+EXPIRING = {"access_token": "ya29.a0AfB_expiring-access", "refresh_token": "1//0gABC-expiring-refresh", "expires_in": 300,
+            "scope": [GMAIL], "email": "jane.smith@gmail.com"}
+case("store-tokens", "v2-json-expiring-soon", event("v2", "POST", "post-gmail-tokens", EXPIRING),
+     response("v2", 201, stored_reply("First Gmail connection", "jane.smith@gmail.com", GMAIL)),
+     stored={"access_token": EXPIRING["access_token"], "refresh_token": EXPIRING["refresh_token"], "expires_in": 300})
+case("disconnect", "v2-disconnect", event("v2", "DELETE", "delete-gmail-tokens"),
+     response("v2", 200, {"message": "Gmail account disconnected",
+                          "data": {"google_email": "jane.smith@gmail.com", "revoked_at_google": True}}),
+     before=["v2-json-expiring-soon"])
+case("disconnect", "v1-disconnect", event("v1", "DELETE", "delete-gmail-tokens"),
+     response("v1", 200, {"message": "Gmail account disconnected",
+                          "data": {"google_email": "jane.smith@gmail.com", "revoked_at_google": True}}),
+     before=["v2-json-expiring-soon"])
+case("disconnect", "v2-nothing-connected", event("v2", "DELETE", "delete-gmail-tokens"),
+     response("v2", 404, error("not_found", "No Gmail account is connected.")))
+case("disconnect", "v2-twice", event("v2", "DELETE", "delete-gmail-tokens"),
+     response("v2", 404, error("not_found", "No Gmail account is connected.")),
+     before=["v2-json-expiring-soon", "v2-disconnect"])
+case("disconnect", "v2-google-does-not-know-the-grant", event("v2", "DELETE", "delete-gmail-tokens"),
+     response("v2", 200, {"message": "Gmail account disconnected",
+                          "data": {"google_email": None, "revoked_at_google": False}}),
+     before=["v2-json-first-connection-expiring-unknown-grant"])
+case("disconnect", "v2-missing-bearer-token", event("v2", "DELETE", "delete-gmail-tokens", token=None),
+     response("v2", 401, UNAUTHORIZED, {"www-authenticate": "Bearer"}))
+case("disconnect", "v2-wrong-method", event("v2", "GET", "delete-gmail-tokens"),
+     response("v2", 405, error("method_not_allowed", "Use DELETE on this route."), {"allow": "DELETE"}))
+case("user-profile", "v2-after-disconnect", event("v2", "GET", "get-user-me"), response("v2", 200, NOT_CONNECTED),
+     before=["v2-json-expiring-soon", "v2-disconnect"])
+case("store-tokens", "v2-reconnect-after-disconnect",
+     event("v2", "POST", "post-gmail-tokens", {"access_token": "ya29.again-access", "refresh_token": "1//again-refresh",
+                                               "scope": [GMAIL], "email": "jane.smith@gmail.com"}),
+     response("v2", 201, stored_reply("First Gmail connection", "jane.smith@gmail.com", GMAIL)),
+     before=["v2-json-expiring-soon", "v2-disconnect"],
+     stored={"access_token": "ya29.again-access", "refresh_token": "1//again-refresh", "status": "active"})
+
+# token-refresh: EventBridge scheduled events; the summary's duration is volatile
+def summary(**counts):
+    base = {"scanned": 0, "due": 0, "refreshed": 0, "conflicts": 0, "revoked": 0, "transient_failures": 0,
+            "skipped": 0, "remaining": 0, "duration_ms": "<any>"}
+    base.update(counts)
+    return base
+
+
+with open(os.path.join(SAMPLES, "scheduled-event.json")) as f:
+    SCHEDULED = json.load(f)
+SHARDED = copy.deepcopy(SCHEDULED)
+SHARDED["detail"] = {"shard": 0, "shards": 1}
+case("token-refresh", "scheduled-nothing-stored", SCHEDULED, summary())
+case("token-refresh", "scheduled-refreshes-expiring-grant", SCHEDULED, summary(scanned=1, due=1, refreshed=1),
+     before=["v2-json-expiring-soon"],
+     stored={"refresh_token": EXPIRING["refresh_token"], "expires_in": 3599, "status": "active",
+             "tags": {"paypulse:status": "active", "paypulse:refreshable": "true"}})
+case("token-refresh", "scheduled-not-yet-due", SCHEDULED, summary(scanned=1),
+     before=["v2-json-first-connection"], stored={"access_token": FIRST["access_token"], "expires_in": 3600})
+case("token-refresh", "scheduled-sharded-input", SHARDED, summary(scanned=1, due=1, refreshed=1),
+     before=["v2-json-expiring-soon"])
+case("token-refresh", "constant-input-shard", {"shard": 0, "shards": 1}, summary(scanned=1, due=1, refreshed=1),
+     before=["v2-json-expiring-soon"])
+case("token-refresh", "scheduled-revoked-grant", SCHEDULED, summary(scanned=1, due=1, revoked=1),
+     before=["v2-json-first-connection-expiring-unknown-grant"],
+     stored={"status": "revoked", "refresh_token": "1//0gABC-unknown-to-google",
+             "tags": {"paypulse:status": "revoked", "paypulse:refreshable": "false"}})
+case("store-tokens", "v2-json-first-connection-expiring-unknown-grant",
+     event("v2", "POST", "post-gmail-tokens", {"access_token": "ya29.unknown-grant-access",
+                                               "refresh_token": "1//0gABC-unknown-to-google", "expires_in": 60,
+                                               "scope": [GMAIL]}),
+     response("v2", 201, stored_reply("First Gmail connection", None, GMAIL)))
+BAD_SHARD = copy.deepcopy(SCHEDULED)
+BAD_SHARD["detail"] = {"shard": 3, "shards": 2}
+case("token-refresh", "scheduled-invalid-shard", BAD_SHARD, None, exit_code=1)
+
 # not an API Gateway event at all: a clear error on stderr, nothing on stdout, exit 2
 case("store-tokens", "not-an-api-gateway-event", {"hello": "world"}, None, exit_code=2)
 case("user-profile", "not-json", "this is not json", None, exit_code=2)
@@ -253,7 +329,7 @@ def main():
     with open(os.path.join(ROOT, "events", "manifest.json"), "w") as f:
         json.dump({"user": {"user_id": "user-1", "name": "Jane Smith", "email": "jane@example.com",
                             "created_on": "2024-11-01T10:00:00Z"},
-                   "cases": manifest}, f, indent=2)
+                   "google_grants": GOOGLE_GRANTS, "cases": manifest}, f, indent=2)
         f.write("\n")
     print(f"wrote {len(manifest)} cases")
 

@@ -15,12 +15,15 @@ import PayPulseTransport
 public struct AppEnvironment: Sendable {
     /// The configuration read from the environment.
     public let configuration: AppConfiguration
-    /// The JWT settings.
-    public let authSettings: AuthSettings
+    /// The JWT settings; `nil` for a function that serves no API route (token-refresh
+    /// needs no JWT key, so none is required of it).
+    public let authSettings: AuthSettings?
     /// The ports wired to their adapters.
     public let backends: Backends
     /// The process's logger (stderr).
     public let logger: Logger
+    /// The one HTTP client of the process (AWS and Google calls share its connections).
+    public let transport: any HTTPTransport
 
     /// Reads the environment and builds the adapters.
     /// - Parameters:
@@ -28,17 +31,23 @@ public struct AppEnvironment: Sendable {
     ///   - environment: The variables to read (the process environment by default).
     /// - Throws: ``ConfigurationError`` or `AuthConfigurationError` naming the bad variable,
     ///   or a `StoreError` when the embedded store cannot be opened.
-    public static func load(label: String, environment: [String: String] = ProcessInfo.processInfo.environment) async throws -> AppEnvironment {
+    public static func load(
+        label: String, environment: [String: String] = ProcessInfo.processInfo.environment, authenticates: Bool = true
+    ) async throws -> AppEnvironment {
         let logger = LogSetup.makeLogger(label: label, environment: environment)
         let configuration = try AppConfiguration.fromEnvironment(environment)
-        let backends = try Backends.make(configuration: configuration, transport: CurlHTTPClient(), logger: logger)
+        let transport = CurlHTTPClient()
+        let backends = try Backends.make(configuration: configuration, transport: transport, logger: logger)
         let secrets = backends.secrets
+        guard authenticates else {
+            return AppEnvironment(configuration: configuration, authSettings: nil, backends: backends, logger: logger, transport: transport)
+        }
         let authSettings = try await AuthSettings.fromEnvironment(environment, insideLambda: configuration.insideLambda) { id in
             try await secrets.getSecretValue(name: id, stage: .current).string
         }
         if authSettings.usesDevelopmentKey {
             logger.notice("JWTs are verified with the documented development key (PAYPULSE_JWT_SECRET is not set)")
         }
-        return AppEnvironment(configuration: configuration, authSettings: authSettings, backends: backends, logger: logger)
+        return AppEnvironment(configuration: configuration, authSettings: authSettings, backends: backends, logger: logger, transport: transport)
     }
 }

@@ -19,7 +19,7 @@ public enum FunctionMain {
         let handlers: EventHandlers
         let environment: AppEnvironment
         do {
-            environment = try await AppEnvironment.load(label: name.rawValue)
+            environment = try await AppEnvironment.load(label: name.rawValue, authenticates: name.authenticates)
             handlers = try await environment.eventHandlers(for: name)
         } catch {
             let line = "\(name.rawValue): start-up failed: \(error)\n"

@@ -47,7 +47,11 @@ extension AppConfiguration {
         if store == .aws {
             aws = try awsConfiguration(value)
         }
-        return AppConfiguration(store: store, stateDirectory: stateDirectory, usersTable: usersTable, insideLambda: insideLambda, aws: aws)
+        let (google, refresh, recoveryDays) = try serviceSettings(value)
+        return AppConfiguration(
+            store: store, stateDirectory: stateDirectory, usersTable: usersTable, insideLambda: insideLambda, aws: aws,
+            google: google, refresh: refresh, disconnectRecoveryDays: recoveryDays
+        )
     }
 
     private static func awsConfiguration(_ value: (String) -> String?) throws -> AWSConfiguration {

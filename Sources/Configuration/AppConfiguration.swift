@@ -1,4 +1,5 @@
 import PayPulseAWS
+import PayPulseDomain
 import PayPulseSigV4
 
 /// Where secrets and users live.
@@ -21,14 +22,26 @@ public struct AppConfiguration: Sendable, Equatable {
     public var insideLambda: Bool
     /// AWS settings; present when ``store`` is ``StoreBackend/aws``.
     public var aws: AWSConfiguration?
+    /// Google's endpoints and the client-ID secret.
+    public var google: GoogleSettings
+    /// How the refresh job runs.
+    public var refresh: RefreshSettings
+    /// The recovery window of a disconnect (`DISCONNECT_RECOVERY_DAYS`, 7–30).
+    public var disconnectRecoveryDays: Int
 
     /// Creates a configuration.
-    public init(store: StoreBackend, stateDirectory: String, usersTable: String, insideLambda: Bool, aws: AWSConfiguration?) {
+    public init(
+        store: StoreBackend, stateDirectory: String, usersTable: String, insideLambda: Bool, aws: AWSConfiguration?,
+        google: GoogleSettings = GoogleSettings(), refresh: RefreshSettings = RefreshSettings(), disconnectRecoveryDays: Int = 7
+    ) {
         self.store = store
         self.stateDirectory = stateDirectory
         self.usersTable = usersTable
         self.insideLambda = insideLambda
         self.aws = aws
+        self.google = google
+        self.refresh = refresh
+        self.disconnectRecoveryDays = disconnectRecoveryDays
     }
 }
 

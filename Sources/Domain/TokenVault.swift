@@ -78,3 +78,12 @@ public struct TokenVault: Sendable {
         return version
     }
 }
+
+extension TokenVault {
+    /// Deletes the user's token set with a recovery window (7–30 days); a later
+    /// ``store(_:for:)`` restores it.
+    /// - Throws: `StoreError.notFound` / `.scheduledForDeletion` when nothing is connected.
+    public func disconnect(_ user: UserID, recoveryWindowDays: Int) async throws {
+        _ = try await secrets.deleteSecret(name: user.secretName, recoveryWindowDays: recoveryWindowDays)
+    }
+}

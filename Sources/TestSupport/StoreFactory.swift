@@ -68,6 +68,23 @@ public struct StoreFactory: Sendable, CustomStringConvertible {
     /// Every factory the contract suites run against.
     public static var all: [StoreFactory] { [embedded, moto, inMemory] }
 
+    /// Like ``moto`` but on a moto_server of its own, for heavy tests: moto is not
+    /// thread-safe (a listing racing many writes answers 500 "dictionary changed size during
+    /// iteration"), so a thousand concurrent writes must not share a server with other tests.
+    public static var privateMoto: StoreFactory {
+        StoreFactory(name: "aws-on-private-moto") {
+            let server = try await MotoServer.launchPrivate()
+            let directory = DynamoDBUserDirectory(client: try AWSTestClients.dynamoDB(endpoint: server.endpoint), table: "paypulse-users")
+            try await directory.createTableIfNeeded()
+            return Stores(
+                secrets: AWSSecretStore(client: try AWSTestClients.secretsManager(endpoint: server.endpoint)),
+                users: directory,
+                supportsWriteProtectionOfDeletedSecrets: false,
+                tearDown: { withExtendedLifetime(server) {} }
+            )
+        }
+    }
+
     /// The in-memory store the handler unit tests use: the contract keeps it honest.
     public static var inMemory: StoreFactory {
         StoreFactory(name: "in-memory") {

@@ -10,7 +10,7 @@ enum GoogleFixture {
 
     /// Three attempts with millisecond backoff, so retry tests stay fast.
     static let quickRetry = GoogleRetryPolicy(
-        maxAttempts: 3, baseDelay: .milliseconds(5), maxDelay: .milliseconds(20), totalBudget: .seconds(5), attemptTimeout: .seconds(5)
+        maxAttempts: 3, baseDelay: .milliseconds(5), maxDelay: .milliseconds(20), totalBudget: .seconds(60), attemptTimeout: .seconds(5)
     )
 
     /// A client of `fake` on its own HTTP client (fresh connections for every test).

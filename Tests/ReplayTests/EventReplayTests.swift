@@ -29,6 +29,17 @@ struct EventReplayTests {
 private func replay(_ replayCase: ReplayManifest.Case, on backend: ReplayBackend) async throws {
     let seed = ReplayManifest.shared.user
     try await backend.users.putUser(UserRecord(userID: seed.user_id, name: seed.name, email: seed.email, createdOn: seed.created_on))
+    // A fake Google on loopback that knows the manifest's grants, and its client ID where
+    // the functions read it.
+    let google = try FakeGoogleServer()
+    defer { google.stop() }
+    for grant in ReplayManifest.shared.google_grants { google.addGrant(refreshToken: grant) }
+    _ = try await backend.secrets.createSecret(
+        name: "Google-OAuth-Client-ID", value: google.clientID, tags: [:], clientRequestToken: SecretVersionID.random().rawValue
+    )
+    var backend = backend
+    backend.environment["GOOGLE_TOKEN_ENDPOINT"] = google.tokenEndpoint
+    backend.environment["GOOGLE_REVOKE_ENDPOINT"] = google.revokeEndpoint
     for name in replayCase.before {
         let earlier = try #require(ReplayManifest.named(name), "unknown case \(name)")
         let result = try FunctionProcess.run(earlier.function, event: ReplayManifest.bytes(earlier.event), environment: backend.environment)
@@ -58,9 +69,13 @@ private func replay(_ replayCase: ReplayManifest.Case, on backend: ReplayBackend
 
     if let stored = replayCase.stored {
         try await checkStored(stored, backend: backend, window: started.addingTimeInterval(-2)...finished.addingTimeInterval(2))
-    } else if replayCase.before.isEmpty {
+    } else if replayCase.before.isEmpty, expectedStatus(replayCase) ?? 400 >= 400 {
         // Refused requests store nothing.
         await #expect(throws: StoreError.notFound) { try await backend.secrets.describeSecret(name: "gmail/user/user-1") }
+    }
+    if replayCase.function == "disconnect", expectedStatus(replayCase) == 200 {
+        // Deleted recoverably: described with a deletion date, not gone.
+        #expect(try await backend.secrets.describeSecret(name: "gmail/user/user-1").deletedDate != nil)
     }
 }
 
@@ -82,4 +97,11 @@ private func checkStored(_ expected: ReplayManifest.StoredExpectation, backend: 
     let tags = try await backend.secrets.describeSecret(name: name).tags
     #expect(tags[TokenSetTags.expiresAt] == String(Int64(set.expiresAt.timeIntervalSince1970)))
     for (key, value) in expected.tags ?? [:] { #expect(tags[key] == value, "tag \(key)") }
+}
+
+/// The status code the case's expected response has, if it has one.
+private func expectedStatus(_ replayCase: ReplayManifest.Case) -> Int? {
+    guard let path = replayCase.expected,
+          let json = try? JSONSerialization.jsonObject(with: ReplayManifest.bytes(path)) as? [String: Any] else { return nil }
+    return json["statusCode"] as? Int
 }

@@ -39,6 +39,8 @@ struct ReplayManifest: Decodable {
     }
 
     var user: User
+    /// Refresh tokens the fake Google knows.
+    var google_grants: [String]
     var cases: [Case]
 
     /// The events folder of this checkout.

@@ -1,1 +1,7 @@
-print("disconnect: not built yet")
+import PayPulseApp
+
+#if canImport(Glibc)
+import Glibc
+#endif
+
+exit(await FunctionMain.run(.disconnect))

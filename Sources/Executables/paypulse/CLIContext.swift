@@ -5,6 +5,13 @@ import Foundation
 #endif
 import PayPulseApp
 import PayPulseConfiguration
+import PayPulseDomain
+
+/// A CLI failure with a message.
+struct CLIError: Error, CustomStringConvertible {
+    let description: String
+    init(_ description: String) { self.description = description }
+}
 
 /// What every subcommand needs: the same start-up as the function executables (the
 /// configuration, the stores it names, the JWT settings), quieter by default.
@@ -12,6 +19,14 @@ struct CLIContext {
     let app: AppEnvironment
 
     var configuration: AppConfiguration { app.configuration }
+
+    /// The JWT settings (the CLI always loads them).
+    var authSettings: AuthSettings {
+        get throws {
+            guard let settings = app.authSettings else { throw CLIError("JWT settings were not loaded") }
+            return settings
+        }
+    }
     var backends: Backends { app.backends }
 
     /// Reads the environment and opens the configured store. Logs go to stderr at warning

@@ -34,7 +34,7 @@ struct JWTCommand: AsyncParsableCommand {
     }
 
     func run() async throws {
-        let settings = try await CLIContext.load().app.authSettings
+        let settings = try await CLIContext.load().authSettings
         if settings.usesDevelopmentKey {
             printToStandardError("paypulse: signing with the documented development key; set PAYPULSE_JWT_SECRET for anything shared")
         }

@@ -34,6 +34,11 @@ public enum IncomingEvent: Sendable, Equatable {
         if event["detail-type"] != nil {
             return .scheduled(try ScheduledEvent(event))
         }
+        // A schedule target with a constant `Input` delivers that JSON alone, not wrapped in
+        // an EventBridge envelope: the refresh shard spec `{"shard": i, "shards": n}`.
+        if event["shards"] != nil {
+            return .scheduled(ScheduledEvent(detailType: "Scheduled Input", source: "aws.events.input", detail: json.jsonBytes))
+        }
         throw .notAnAPIGatewayEvent("it has no \"version\": \"2.0\", no \"httpMethod\" and no \"detail-type\"")
     }
 }

@@ -1,0 +1,158 @@
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
+import Foundation
+#endif
+import Logging
+import PayPulsePorts
+
+/// Refreshes one user's grant at Google and writes it back by compare-and-swap; the backend
+/// twin of the iOS SDK's `refreshTokensIfNeeded`. Used by the scheduled job and by any code
+/// that needs a fresh access token.
+public struct TokenRefresher: Sendable {
+    /// What a refresh did to one grant.
+    public enum Outcome: Sendable, Equatable {
+        /// A new access token is stored.
+        case refreshed(GmailTokenSet)
+        /// Newer tokens were stored meanwhile; ours were dropped and theirs kept.
+        case conflict
+        /// Google said `invalid_grant`: the set is marked revoked (refresh token kept).
+        case revoked
+        /// Google or the store failed for now; nothing was changed.
+        case transientFailure(String)
+        /// Nothing to do: not due, already revoked, no refresh token, or not stored.
+        case skipped(String)
+    }
+
+    /// A failure that must stop the run: our configuration is wrong.
+    public struct ConfigurationFailure: Error, Sendable, CustomStringConvertible {
+        /// What is wrong, naming what to fix.
+        public let description: String
+    }
+
+    /// The caller asked for a fresh token it cannot have.
+    public enum FreshTokenError: Error, Sendable, Equatable {
+        /// No Gmail connection is stored.
+        case notConnected
+        /// The grant is dead; the user must consent again.
+        case revoked
+        /// Google or the store failed for now.
+        case unavailable
+    }
+
+    let vault: TokenVault
+    let google: any GoogleOAuth
+    let clientID: String
+    let windowSeconds: Int
+    let limiter: WriteRateLimiter?
+    let now: @Sendable () -> Date
+
+    /// Creates a refresher.
+    /// - Parameters:
+    ///   - windowSeconds: sets expiring within this many seconds count as due.
+    ///   - limiter: paces the writes (each compare-and-swap takes two permits).
+    public init(
+        vault: TokenVault, google: any GoogleOAuth, clientID: String, windowSeconds: Int, limiter: WriteRateLimiter? = nil,
+        now: @escaping @Sendable () -> Date = { Date() }
+    ) {
+        self.vault = vault
+        self.google = google
+        self.clientID = clientID
+        self.windowSeconds = windowSeconds
+        self.limiter = limiter
+        self.now = now
+    }
+
+    /// Refreshes `user`'s grant if the stored value (the authority, whatever the listing
+    /// said) is due, or always when `force`.
+    /// - Throws: ``ConfigurationFailure`` when Google refuses our client; never for one
+    ///   grant's trouble, which is an ``Outcome``.
+    public func refreshIfDue(_ user: UserID, force: Bool = false, logger: Logger) async throws(ConfigurationFailure) -> Outcome {
+        let stored: TokenVault.Stored
+        do {
+            guard let current = try await vault.current(of: user) else { return .skipped("not stored") }
+            stored = current
+        } catch {
+            return .transientFailure("read: \(error)")
+        }
+        let set = stored.tokenSet
+        guard set.status == .active else { return .skipped("revoked") }
+        guard let refreshToken = set.refreshToken, !refreshToken.isEmpty else { return .skipped("no refresh token") }
+        guard force || set.expiresAt <= now().addingTimeInterval(Double(windowSeconds)) else { return .skipped("not due") }
+
+        let grant: GoogleTokenGrant
+        do {
+            grant = try await google.refresh(refreshToken: refreshToken, clientID: clientID)
+        } catch let error as GoogleOAuthError {
+            switch error.kind {
+            case .invalidGrant:
+                logger.notice("grant refused by Google: marking revoked", metadata: ["user_id": "\(user)", "google": "\(error)"])
+                var revoked = set
+                revoked.status = .revoked
+                revoked.updatedAt = now()
+                return await write(revoked, user: user, expected: stored.version, success: .revoked, logger: logger)
+            case .configuration:
+                throw ConfigurationFailure(description: "Google refused the OAuth client (\(error)); check the client ID secret")
+            case .transient, .invalidToken, .rejected:
+                return .transientFailure("google: \(error)")
+            }
+        } catch {
+            return .transientFailure("google: \(type(of: error))")
+        }
+
+        let refreshedAt = now()
+        var renewed = set
+        renewed.accessToken = grant.accessToken
+        renewed.tokenType = grant.tokenType
+        renewed.expiresAt = refreshedAt.addingTimeInterval(Double(grant.expiresIn))
+        renewed.scope = grant.scope ?? set.scope
+        renewed.refreshToken = grant.refreshToken ?? refreshToken
+        renewed.updatedAt = refreshedAt
+        return await write(renewed, user: user, expected: stored.version, success: .refreshed(renewed), logger: logger)
+    }
+
+    private func write(_ set: GmailTokenSet, user: UserID, expected: SecretVersionID, success: Outcome, logger: Logger) async -> Outcome {
+        do {
+            try await limiter?.acquire(2)
+            try await vault.replace(set, of: user, expected: expected)
+            return success
+        } catch let error as StoreError where error == .conflict {
+            logger.info("refresh lost to newer tokens; keeping them", metadata: ["user_id": "\(user)"])
+            return .conflict
+        } catch let error as StoreError where error == .scheduledForDeletion || error == .notFound {
+            return .skipped("disconnected meanwhile")
+        } catch {
+            return .transientFailure("write: \(error)")
+        }
+    }
+
+    /// A usable access token for `user`: the stored one while it is outside the window,
+    /// otherwise a refreshed one (written back by compare-and-swap). When another writer wins
+    /// the race, its newer tokens are returned.
+    /// - Throws: ``FreshTokenError``, or ``ConfigurationFailure``.
+    public func freshAccessToken(for user: UserID, logger: Logger) async throws -> String {
+        for _ in 0..<3 {
+            let current: TokenVault.Stored?
+            do {
+                current = try await vault.current(of: user)
+            } catch {
+                throw FreshTokenError.unavailable
+            }
+            guard let set = current?.tokenSet else { throw FreshTokenError.notConnected }
+            if set.status == .revoked { throw FreshTokenError.revoked }
+            if set.expiresAt > now().addingTimeInterval(Double(windowSeconds)) { return set.accessToken }
+            switch try await refreshIfDue(user, logger: logger) {
+            case .refreshed(let renewed): return renewed.accessToken
+            case .conflict: continue  // newer tokens are stored: read them
+            case .revoked: throw FreshTokenError.revoked
+            case .transientFailure: throw FreshTokenError.unavailable
+            case .skipped(let reason):
+                if reason == "not stored" || reason == "disconnected meanwhile" { throw FreshTokenError.notConnected }
+                // No refresh token: the stored access token is all there is while it lives.
+                if set.expiresAt > now() { return set.accessToken }
+                throw FreshTokenError.revoked
+            }
+        }
+        throw FreshTokenError.unavailable
+    }
+}

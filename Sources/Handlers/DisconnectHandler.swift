@@ -1,0 +1,103 @@
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
+import Foundation
+#endif
+import Logging
+import PayPulseDomain
+import PayPulsePorts
+
+/// `DELETE /v1/auth/gmail-tokens`: revokes the grant at Google (best effort) and deletes
+/// the token set with a recovery window; a later store-tokens reconnects.
+public struct DisconnectHandler: Sendable {
+    let guardian: RequestGuard
+    let vault: TokenVault
+    let google: any GoogleOAuth
+    let recoveryWindowDays: Int
+
+    /// Creates the handler.
+    public init(guardian: RequestGuard, vault: TokenVault, google: any GoogleOAuth, recoveryWindowDays: Int) {
+        self.guardian = guardian
+        self.vault = vault
+        self.google = google
+        self.recoveryWindowDays = recoveryWindowDays
+    }
+
+    /// Answers one request; never throws: every failure is an error response.
+    public func handle(_ request: APIRequest, logger: Logger) async -> APIResponse {
+        do {
+            return try await respond(to: request, logger: logger)
+        } catch {
+            return error.response
+        }
+    }
+
+    private func respond(to request: APIRequest, logger: Logger) async throws(APIError) -> APIResponse {
+        let user = try await guardian.admit(request, method: "DELETE", logger: logger)
+        var logger = logger
+        logger[metadataKey: "user_id"] = "\(user.userID)"
+        let stored: TokenVault.Stored
+        do {
+            guard let current = try await vault.current(of: user.userID) else {
+                throw APIError.notFound("No Gmail account is connected.")
+            }
+            stored = current
+        } catch let error as APIError {
+            throw error
+        } catch {
+            throw storeFailure(error, logger: logger)
+        }
+
+        // Revoke first: if the delete then fails, a retry finds the secret and finishes.
+        let revoked = await revokeAtGoogle(stored.tokenSet, logger: logger)
+        do {
+            try await vault.disconnect(user.userID, recoveryWindowDays: recoveryWindowDays)
+        } catch let error as StoreError where error == .notFound || error == .scheduledForDeletion {
+            throw APIError.notFound("No Gmail account is connected.")
+        } catch {
+            throw storeFailure(error, logger: logger)
+        }
+        logger.info("gmail disconnected", metadata: ["revoked_at_google": "\(revoked)", "recovery_days": "\(recoveryWindowDays)"])
+        return .json(status: 200, DisconnectReply(
+            message: "Gmail account disconnected",
+            data: .init(google_email: stored.tokenSet.googleEmail, revoked_at_google: revoked)
+        ))
+    }
+
+    /// Best effort: a Google failure is logged and reported, never blocks the disconnect.
+    private func revokeAtGoogle(_ set: GmailTokenSet, logger: Logger) async -> Bool {
+        // Revoking the refresh token revokes the grant; the access token is the fallback.
+        let token = set.refreshToken ?? set.accessToken
+        do {
+            try await google.revoke(token: token)
+            return true
+        } catch {
+            logger.warning("revoke at Google failed; disconnecting anyway", metadata: ["google": "\(error)"])
+            return false
+        }
+    }
+
+    private func storeFailure(_ error: any Error, logger: Logger) -> APIError {
+        logger.error("disconnect failed", metadata: ["error": "\(error)"])
+        return (error as? StoreError).map(APIError.init(storeError:)) ?? .internalError
+    }
+}
+
+/// The 200 body.
+struct DisconnectReply: Encodable {
+    struct Data: Encodable {
+        var google_email: String?
+        var revoked_at_google: Bool
+
+        func encode(to encoder: any Encoder) throws {
+            var container = encoder.container(keyedBy: CodingKeys.self)
+            try container.encode(google_email, forKey: .google_email)
+            try container.encode(revoked_at_google, forKey: .revoked_at_google)
+        }
+
+        enum CodingKeys: String, CodingKey { case google_email, revoked_at_google }
+    }
+
+    var message: String
+    var data: Data
+}

@@ -1,0 +1,76 @@
+import Foundation
+import PayPulsePorts
+
+/// Wraps a ``SecretStore`` and records when each quota-counted write happened
+/// (PutSecretValue and UpdateSecretVersionStage; a one-call compare-and-swap counts as
+/// the two it stands for), so tests can check a write-rate bound.
+public final class WriteRecordingSecretStore: SecretStore, @unchecked Sendable {
+    private let inner: any SecretStore
+    private let lock = NSLock()
+    private var writes: [ContinuousClock.Instant] = []
+
+    /// Wraps `inner`.
+    public init(_ inner: any SecretStore) { self.inner = inner }
+
+    private func record(_ count: Int) {
+        let now = ContinuousClock.now
+        lock.withLock { writes += Array(repeating: now, count: count) }
+    }
+
+    /// The most writes seen in any window of `window` length.
+    public func maxWrites(in window: Duration = .seconds(1)) -> Int {
+        let times = lock.withLock { writes.sorted() }
+        var best = 0, start = 0
+        for end in times.indices {
+            while times[end] - times[start] >= window { start += 1 }
+            best = max(best, end - start + 1)
+        }
+        return best
+    }
+
+    /// All recorded writes.
+    public var writeCount: Int { lock.withLock { writes.count } }
+
+    public func createSecret(name: String, value: String, tags: [String: String], clientRequestToken: String) async throws -> SecretVersionID {
+        try await inner.createSecret(name: name, value: value, tags: tags, clientRequestToken: clientRequestToken)
+    }
+
+    public func getSecretValue(name: String, stage: SecretStage) async throws -> SecretValue {
+        try await inner.getSecretValue(name: name, stage: stage)
+    }
+
+    public func getSecretValue(name: String, versionID: SecretVersionID) async throws -> SecretValue {
+        try await inner.getSecretValue(name: name, versionID: versionID)
+    }
+
+    public func describeSecret(name: String) async throws -> SecretDescription { try await inner.describeSecret(name: name) }
+
+    public func putSecretValue(name: String, value: String, clientRequestToken: String, stages: [SecretStage]) async throws -> SecretVersionID {
+        record(1)
+        return try await inner.putSecretValue(name: name, value: value, clientRequestToken: clientRequestToken, stages: stages)
+    }
+
+    public func updateSecretVersionStage(name: String, stage: SecretStage, moveTo: SecretVersionID?, removeFrom: SecretVersionID?) async throws {
+        record(1)
+        try await inner.updateSecretVersionStage(name: name, stage: stage, moveTo: moveTo, removeFrom: removeFrom)
+    }
+
+    public func replaceCurrent(name: String, expected: SecretVersionID, value: String, clientRequestToken: String) async throws -> SecretVersionID {
+        record(2)
+        return try await inner.replaceCurrent(name: name, expected: expected, value: value, clientRequestToken: clientRequestToken)
+    }
+
+    public func listSecrets(namePrefix: String, includePlannedDeletion: Bool, maxResults: Int, nextToken: String?) async throws -> SecretPage {
+        try await inner.listSecrets(namePrefix: namePrefix, includePlannedDeletion: includePlannedDeletion, maxResults: maxResults, nextToken: nextToken)
+    }
+
+    public func deleteSecret(name: String, recoveryWindowDays: Int) async throws -> Date {
+        try await inner.deleteSecret(name: name, recoveryWindowDays: recoveryWindowDays)
+    }
+
+    public func restoreSecret(name: String) async throws { try await inner.restoreSecret(name: name) }
+
+    public func tagResource(name: String, tags: [String: String]) async throws { try await inner.tagResource(name: name, tags: tags) }
+
+    public func untagResource(name: String, tagKeys: [String]) async throws { try await inner.untagResource(name: name, tagKeys: tagKeys) }
+}

@@ -1,0 +1,54 @@
+import Foundation
+import PayPulseDomain
+import PayPulsePorts
+import PayPulseTestSupport
+import Testing
+
+@Suite("Refresh parts: shards, client ID, summary metrics")
+struct RefreshPartsTests {
+    @Test("the shard hash is stable and splits users across shards")
+    func shards() {
+        #expect(Shard.stableHash("") == 0xcbf2_9ce4_8422_2325)
+        #expect(Shard.stableHash("a") == 0xaf63_dc4c_8601_ec8c)
+        let users = (0..<300).map { UserID("user-\($0)")! }
+        var counts = [0, 0, 0]
+        for user in users {
+            let owners = (0..<3).filter { Shard(index: $0, count: 3)!.contains(user) }
+            #expect(owners.count == 1)
+            counts[owners[0]] += 1
+        }
+        #expect(counts.allSatisfy { $0 > 60 })
+        #expect(Shard(index: 2, count: 2) == nil && Shard(index: -1, count: 2) == nil && Shard(index: 0, count: 0) == nil)
+    }
+
+    @Test("the client ID secret may be a plain string or JSON with client_id")
+    func clientID() async throws {
+        #expect(try GoogleClientID.parse("  abc.apps.googleusercontent.com\n", secretID: "s") == "abc.apps.googleusercontent.com")
+        #expect(try GoogleClientID.parse(#"{"client_id": "json.apps.googleusercontent.com"}"#, secretID: "s") == "json.apps.googleusercontent.com")
+        #expect(throws: GoogleClientID.LoadError.self) { try GoogleClientID.parse(#"{"id": 1}"#, secretID: "s") }
+        #expect(throws: GoogleClientID.LoadError.self) { try GoogleClientID.parse("", secretID: "s") }
+        let store = InMemorySecretStore()
+        await #expect(throws: GoogleClientID.LoadError.self) { try await GoogleClientID.load(from: store, secretID: "Google-OAuth-Client-ID") }
+        _ = try await store.createSecret(name: "Google-OAuth-Client-ID", value: "id.apps", tags: [:], clientRequestToken: "t")
+        #expect(try await GoogleClientID.load(from: store, secretID: "Google-OAuth-Client-ID") == "id.apps")
+    }
+
+    @Test("the summary is one Embedded Metric Format line with every count")
+    func emf() throws {
+        var summary = RefreshSummary()
+        summary.scanned = 10
+        summary.due = 4
+        summary.refreshed = 3
+        summary.transient_failures = 1
+        summary.duration_ms = 1234
+        let line = summary.embeddedMetricFormat(function: "token-refresh", timestamp: Date(timeIntervalSince1970: 1_800_000_000))
+        #expect(!line.contains("\n"))
+        let json = try #require(JSONSerialization.jsonObject(with: Data(line.utf8)) as? [String: Any])
+        #expect(json["Scanned"] as? Int == 10 && json["Refreshed"] as? Int == 3 && json["TransientFailures"] as? Int == 1 && json["DurationMs"] as? Int == 1234)
+        let aws = try #require(json["_aws"] as? [String: Any])
+        #expect(aws["Timestamp"] as? Int == 1_800_000_000_000)
+        let directives = try #require(aws["CloudWatchMetrics"] as? [[String: Any]])
+        #expect(directives.first?["Namespace"] as? String == "PayPulse/TokenRefresh")
+        #expect((directives.first?["Metrics"] as? [[String: Any]])?.count == 9)
+    }
+}

@@ -1,0 +1,70 @@
+import Foundation
+import Logging
+import PayPulseDomain
+import PayPulseGoogle
+import PayPulsePorts
+import PayPulseTestSupport
+import PayPulseTransport
+import Testing
+
+/// A store from a factory, a fake Google on loopback with the real client in front of it,
+/// and helpers to seed token sets that expire when a test wants.
+struct RefreshFixture {
+    let stores: StoreFactory.Stores
+    let recorder: WriteRecordingSecretStore
+    let google: FakeGoogleServer
+    let client: GoogleOAuthClient
+    let run = "r\(UUID().uuidString.prefix(8).lowercased())"
+    let logs = LogCapture()
+
+    init(_ stores: StoreFactory.Stores, retry: GoogleRetryPolicy = GoogleRetryPolicy(maxAttempts: 2, baseDelay: .milliseconds(5), maxDelay: .milliseconds(20), totalBudget: .seconds(3))) throws {
+        self.stores = stores
+        recorder = WriteRecordingSecretStore(stores.secrets)
+        google = try FakeGoogleServer()
+        client = GoogleOAuthClient(
+            tokenEndpoint: google.tokenEndpoint, revokeEndpoint: google.revokeEndpoint, transport: CurlHTTPClient(),
+            retry: retry, logger: logs.logger
+        )
+    }
+
+    var vault: TokenVault { TokenVault(secrets: recorder) }
+
+    func user(_ index: Int) -> UserID { UserID("\(run)-\(index)")! }
+
+    /// Stores a set for user `index` that expires in `expiresIn` seconds, with a refresh
+    /// token Google knows unless `knownToGoogle` is false.
+    @discardableResult
+    func seed(_ index: Int, expiresIn: Int = 60, knownToGoogle: Bool = true, refreshToken: String? = nil) async throws -> String {
+        let token = refreshToken ?? "1//\(run)-refresh-\(index)"
+        if knownToGoogle { google.addGrant(refreshToken: token) }
+        _ = try await vault.store(
+            IncomingTokens(accessToken: "ya29.\(run)-seed-\(index)", refreshToken: token, expiresIn: expiresIn, scopes: [GmailScopes.readonly], email: "u\(index)@gmail.com"),
+            for: user(index)
+        )
+        return token
+    }
+
+    func refresher(windowSeconds: Int = 900, writesPerSecond: Int = 1000, clientID: String? = nil) -> TokenRefresher {
+        TokenRefresher(
+            vault: vault, google: client, clientID: clientID ?? google.clientID, windowSeconds: windowSeconds,
+            limiter: WriteRateLimiter(writesPerSecond: writesPerSecond)
+        )
+    }
+
+    func job(_ settings: RefreshSettings = RefreshSettings(windowSeconds: 900, concurrency: 8, maxWritesPerSecond: 1000, stopMarginSeconds: 1), clientID: String? = nil) -> RefreshJob {
+        RefreshJob(
+            secrets: recorder, refresher: refresher(windowSeconds: settings.windowSeconds, writesPerSecond: settings.maxWritesPerSecond, clientID: clientID),
+            settings: settings, listPrefix: "gmail/user/\(run)-"
+        )
+    }
+
+    /// The stored value and version, byte for byte.
+    func raw(_ index: Int) async throws -> (String, SecretVersionID) {
+        let value = try await stores.secrets.getSecretValue(name: user(index).secretName, stage: .current)
+        return (value.string, value.versionID)
+    }
+
+    func current(_ index: Int) async throws -> GmailTokenSet {
+        try #require(try await vault.current(of: user(index))).tokenSet
+    }
+}
