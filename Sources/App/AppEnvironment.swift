@@ -29,7 +29,7 @@ public struct AppEnvironment: Sendable {
     /// - Parameters:
     ///   - label: The logger label, e.g. the executable's name.
     ///   - environment: The variables to read (the process environment by default).
-    /// - Throws: ``ConfigurationError`` or `AuthConfigurationError` naming the bad variable,
+    /// - Throws: ``ConfigurationError`` or `ConfigurationError` naming the bad variable,
     ///   or a `StoreError` when the embedded store cannot be opened.
     public static func load(
         label: String, environment: [String: String] = ProcessInfo.processInfo.environment, authenticates: Bool = true

@@ -59,7 +59,7 @@ extension AppEnvironment {
     }
 
     private func guardian() async throws -> RequestGuard {
-        guard let authSettings else { throw AuthConfigurationError(variable: "PAYPULSE_JWT_SECRET", problem: "this process was started without JWT settings") }
+        guard let authSettings else { throw ConfigurationError(variable: "PAYPULSE_JWT_SECRET", problem: "this process was started without JWT settings") }
         return RequestGuard(authenticator: try await Authenticator(settings: authSettings))
     }
 

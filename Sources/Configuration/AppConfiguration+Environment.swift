@@ -1,4 +1,5 @@
 #if canImport(FoundationEssentials)
+import PayPulseDomain
 import FoundationEssentials
 #else
 import Foundation

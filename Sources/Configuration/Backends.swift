@@ -1,3 +1,4 @@
+import PayPulseDomain
 import Logging
 import PayPulseAWS
 import PayPulseEmbedded

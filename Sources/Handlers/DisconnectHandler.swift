@@ -9,7 +9,7 @@ import PayPulsePorts
 
 /// `DELETE /v1/auth/gmail-tokens`: revokes the grant at Google (best effort) and deletes
 /// the token set with a recovery window; a later store-tokens reconnects.
-public struct DisconnectHandler: Sendable {
+public struct DisconnectHandler: APIRouteHandler {
     let guardian: RequestGuard
     let vault: TokenVault
     let google: any GoogleOAuth
@@ -23,16 +23,7 @@ public struct DisconnectHandler: Sendable {
         self.recoveryWindowDays = recoveryWindowDays
     }
 
-    /// Answers one request; never throws: every failure is an error response.
-    public func handle(_ request: APIRequest, logger: Logger) async -> APIResponse {
-        do {
-            return try await respond(to: request, logger: logger)
-        } catch {
-            return error.response
-        }
-    }
-
-    private func respond(to request: APIRequest, logger: Logger) async throws(APIError) -> APIResponse {
+    public func respond(to request: APIRequest, logger: Logger) async throws(APIError) -> APIResponse {
         let user = try await guardian.admit(request, method: "DELETE", logger: logger)
         var logger = logger
         logger[metadataKey: "user_id"] = "\(user.userID)"

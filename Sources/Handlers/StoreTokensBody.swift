@@ -31,12 +31,12 @@ enum StoreTokensBody {
         }
     }
 
-    private static func jsonFields(_ body: [UInt8]) throws(APIError) -> [String: BodyValue] {
+    private static func jsonFields(_ body: [UInt8]) throws(APIError) -> [String: JSONValue] {
         guard !body.isEmpty else { throw .invalidRequest("The body is empty; send a JSON object with access_token.") }
         guard String(validating: body, as: UTF8.self) != nil else { throw .invalidRequest("The body is not valid UTF-8.") }
-        let value: BodyValue
+        let value: JSONValue
         do {
-            value = try JSONDecoder().decode(BodyValue.self, from: Data(body))
+            value = try JSONDecoder().decode(JSONValue.self, from: Data(body))
         } catch {
             throw .invalidRequest("The body is not valid JSON.")
         }
@@ -44,29 +44,29 @@ enum StoreTokensBody {
         return fields
     }
 
-    private static func formFields(_ body: [UInt8]) throws(APIError) -> [String: BodyValue] {
+    private static func formFields(_ body: [UInt8]) throws(APIError) -> [String: JSONValue] {
         guard let pairs = FormURLEncoding.fields(of: body) else {
             throw .invalidRequest("The form body has a malformed percent escape or is not UTF-8.")
         }
-        var fields: [String: BodyValue] = [:]
+        var fields: [String: JSONValue] = [:]
         var scopes: [String] = []
         for (key, value) in pairs {
             if key == "scope" || key == "scope[]" {
                 scopes += value.split(separator: " ").map(String.init)
             } else if key == "expires_in" {
                 guard let number = Int(value) else { throw .invalidRequest("expires_in must be an integer number of seconds.") }
-                fields[key] = .number(Double(number))
+                fields[key] = .integer(Int64(number))
             } else {
                 fields[key] = .string(value)
             }
         }
         if pairs.contains(where: { $0.key == "scope" || $0.key == "scope[]" }) {
-            fields["scope"] = .array(scopes.map(BodyValue.string))
+            fields["scope"] = .array(scopes.map(JSONValue.string))
         }
         return fields
     }
 
-    private static func validate(_ fields: [String: BodyValue]) throws(APIError) -> IncomingTokens {
+    private static func validate(_ fields: [String: JSONValue]) throws(APIError) -> IncomingTokens {
         let accessToken = try requiredString(fields, "access_token", maxBytes: 4096)
         let refreshToken = try optionalString(fields, "refresh_token", maxBytes: 1024)
         let email = try optionalString(fields, "email", maxBytes: 320)
@@ -80,7 +80,7 @@ enum StoreTokensBody {
         )
     }
 
-    private static func requiredString(_ fields: [String: BodyValue], _ key: String, maxBytes: Int) throws(APIError) -> String {
+    private static func requiredString(_ fields: [String: JSONValue], _ key: String, maxBytes: Int) throws(APIError) -> String {
         guard let value = try optionalString(fields, key, maxBytes: maxBytes) else {
             throw .invalidRequest("\(key) is required.")
         }
@@ -88,7 +88,7 @@ enum StoreTokensBody {
     }
 
     /// A string field; absent, null and empty all read as absent.
-    private static func optionalString(_ fields: [String: BodyValue], _ key: String, maxBytes: Int) throws(APIError) -> String? {
+    private static func optionalString(_ fields: [String: JSONValue], _ key: String, maxBytes: Int) throws(APIError) -> String? {
         switch fields[key] {
         case nil, .null?: return nil
         case .string(let value)?:
@@ -103,11 +103,17 @@ enum StoreTokensBody {
         }
     }
 
-    private static func expiresIn(_ fields: [String: BodyValue]) throws(APIError) -> Int {
+    private static func expiresIn(_ fields: [String: JSONValue]) throws(APIError) -> Int {
         switch fields["expires_in"] {
         case nil, .null?:
             return 3600
+        case .integer(let value)?:
+            guard value >= 1, value <= Int64(maxExpiresIn) else {
+                throw .invalidRequest("expires_in must be a whole number of seconds from 1 to \(maxExpiresIn).")
+            }
+            return Int(value)
         case .number(let value)?:
+            // 3600.0 is a whole number; 1.5 or 1e9 is not one we accept.
             guard value.rounded() == value, value >= 1, value <= Double(maxExpiresIn) else {
                 throw .invalidRequest("expires_in must be a whole number of seconds from 1 to \(maxExpiresIn).")
             }
@@ -117,7 +123,7 @@ enum StoreTokensBody {
         }
     }
 
-    private static func scopes(_ fields: [String: BodyValue]) throws(APIError) -> [String]? {
+    private static func scopes(_ fields: [String: JSONValue]) throws(APIError) -> [String]? {
         switch fields["scope"] {
         case nil, .null?:
             return nil

@@ -8,7 +8,7 @@ import PayPulseDomain
 import PayPulsePorts
 
 /// `POST /v1/auth/gmail-tokens`: stores the token set the app got from Google Sign-In.
-public struct StoreTokensHandler: Sendable {
+public struct StoreTokensHandler: APIRouteHandler {
     let guardian: RequestGuard
     let vault: TokenVault
 
@@ -18,16 +18,7 @@ public struct StoreTokensHandler: Sendable {
         self.vault = vault
     }
 
-    /// Answers one request; never throws: every failure is an error response.
-    public func handle(_ request: APIRequest, logger: Logger) async -> APIResponse {
-        do {
-            return try await respond(to: request, logger: logger)
-        } catch {
-            return error.response
-        }
-    }
-
-    private func respond(to request: APIRequest, logger: Logger) async throws(APIError) -> APIResponse {
+    public func respond(to request: APIRequest, logger: Logger) async throws(APIError) -> APIResponse {
         let user = try await guardian.admit(request, method: "POST", logger: logger)
         var logger = logger
         logger[metadataKey: "user_id"] = "\(user.userID)"

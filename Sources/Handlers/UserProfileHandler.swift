@@ -9,7 +9,7 @@ import PayPulsePorts
 
 /// `GET /v1/user/me`: the profile and whether Gmail is connected, decided from the secret's
 /// metadata only (this function may not read token values).
-public struct UserProfileHandler: Sendable {
+public struct UserProfileHandler: APIRouteHandler {
     let guardian: RequestGuard
     let users: any UserDirectory
     let vault: TokenVault
@@ -21,16 +21,7 @@ public struct UserProfileHandler: Sendable {
         self.vault = vault
     }
 
-    /// Answers one request; never throws: every failure is an error response.
-    public func handle(_ request: APIRequest, logger: Logger) async -> APIResponse {
-        do {
-            return try await respond(to: request, logger: logger)
-        } catch {
-            return error.response
-        }
-    }
-
-    private func respond(to request: APIRequest, logger: Logger) async throws(APIError) -> APIResponse {
+    public func respond(to request: APIRequest, logger: Logger) async throws(APIError) -> APIResponse {
         let user = try await guardian.admit(request, method: "GET", logger: logger)
         var logger = logger
         logger[metadataKey: "user_id"] = "\(user.userID)"

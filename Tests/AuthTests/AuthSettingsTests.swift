@@ -14,7 +14,7 @@ struct AuthSettingsTests {
         try await AuthSettings.fromEnvironment(environment, insideLambda: insideLambda, loadSecret: loadSecret)
     }
 
-    /// Runs `body`, expects an ``AuthConfigurationError`` naming `variable`, and checks that
+    /// Runs `body`, expects an ``ConfigurationError`` naming `variable`, and checks that
     /// `secret` (when given) is not in its message.
     private func expectConfigurationError(
         _ variable: String, notContaining secret: String? = nil,
@@ -24,7 +24,7 @@ struct AuthSettingsTests {
         do {
             _ = try await body()
             Issue.record("no error", sourceLocation: sourceLocation)
-        } catch let error as AuthConfigurationError {
+        } catch let error as ConfigurationError {
             #expect(error.variable == variable, sourceLocation: sourceLocation)
             #expect(error.description == "configuration error: \(variable): \(error.problem)", sourceLocation: sourceLocation)
             if let secret {
@@ -165,7 +165,7 @@ struct AuthSettingsTests {
     func shortenedKey() async throws {
         var settings = try AuthFixture.settings()
         settings.key = Array("short".utf8)
-        await #expect(throws: AuthConfigurationError.self) { try await Authenticator(settings: settings) }
-        await #expect(throws: AuthConfigurationError.self) { try await DevelopmentTokenMinter(settings: settings) }
+        await #expect(throws: ConfigurationError.self) { try await Authenticator(settings: settings) }
+        await #expect(throws: ConfigurationError.self) { try await DevelopmentTokenMinter(settings: settings) }
     }
 }

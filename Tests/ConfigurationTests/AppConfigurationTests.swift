@@ -1,4 +1,5 @@
 import PayPulseConfiguration
+import PayPulseDomain
 import PayPulseSigV4
 import Testing
 

@@ -1,4 +1,5 @@
 #if canImport(FoundationEssentials)
+import PayPulseHandlers
 import FoundationEssentials
 #else
 import Foundation

@@ -22,7 +22,7 @@ extension AuthSettings {
     ///   - insideLambda: Whether this runs in Lambda (`AWS_LAMBDA_FUNCTION_NAME` set).
     ///   - loadSecret: Reads a secret's string value by id; called only when
     ///     `PAYPULSE_JWT_SECRET_ID` is set.
-    /// - Throws: ``AuthConfigurationError`` naming the variable at fault.
+    /// - Throws: ``ConfigurationError`` naming the variable at fault.
     public static func fromEnvironment(
         _ environment: [String: String],
         insideLambda: Bool,
@@ -37,7 +37,7 @@ extension AuthSettings {
         )
         try checkKeyLength(key.utf8.count, variable: variable)
         if insideLambda, key == developmentKey {
-            throw AuthConfigurationError(variable: variable, problem: "the documented development key must not be used inside Lambda")
+            throw ConfigurationError(variable: variable, problem: "the documented development key must not be used inside Lambda")
         }
         let trust = try flag(value(trustVariable), variable: trustVariable)
         return try AuthSettings(
@@ -60,7 +60,7 @@ extension AuthSettings {
         switch (secret, secretID) {
         case (.some, .some):
             // Two sources would leave it unclear which key signs and which verifies.
-            throw AuthConfigurationError(variable: secretIDVariable, problem: "set either \(secretVariable) or \(secretIDVariable), not both")
+            throw ConfigurationError(variable: secretIDVariable, problem: "set either \(secretVariable) or \(secretIDVariable), not both")
         case (.some(let secret), nil):
             return (secret, secretVariable)
         case (nil, .some(let id)):
@@ -68,19 +68,19 @@ extension AuthSettings {
             do {
                 stored = try await loadSecret(id)
             } catch {
-                throw AuthConfigurationError(variable: secretIDVariable, problem: "could not read secret '\(id)': \(error)")
+                throw ConfigurationError(variable: secretIDVariable, problem: "could not read secret '\(id)': \(error)")
             }
             return (try keyFromSecretValue(stored), secretIDVariable)
         case (nil, nil):
             guard !insideLambda else {
-                throw AuthConfigurationError(variable: secretVariable, problem: "required inside Lambda (or set \(secretIDVariable))")
+                throw ConfigurationError(variable: secretVariable, problem: "required inside Lambda (or set \(secretIDVariable))")
             }
             return (developmentKey, secretVariable)
         }
     }
 
     /// A secret value is the key itself, or a JSON object holding it under `key` or `secret`.
-    static func keyFromSecretValue(_ stored: String) throws(AuthConfigurationError) -> String {
+    static func keyFromSecretValue(_ stored: String) throws(ConfigurationError) -> String {
         guard stored.first(where: { !$0.isWhitespace }) == "{" else { return stored }
         struct Wrapped: Decodable {
             var key: String?
@@ -88,7 +88,7 @@ extension AuthSettings {
         }
         guard let wrapped = try? JSONDecoder().decode(Wrapped.self, from: Data(stored.utf8)),
               let key = wrapped.key ?? wrapped.secret else {
-            throw AuthConfigurationError(
+            throw ConfigurationError(
                 variable: secretIDVariable,
                 problem: "the secret is JSON but has no string field 'key' or 'secret'"
             )
@@ -97,12 +97,12 @@ extension AuthSettings {
     }
 
     /// Parses a boolean variable; anything but true/false/1/0 (any case) is an error.
-    static func flag(_ raw: String?, variable: String) throws(AuthConfigurationError) -> Bool {
+    static func flag(_ raw: String?, variable: String) throws(ConfigurationError) -> Bool {
         guard let raw else { return false }
         switch raw.lowercased() {
         case "true", "1": return true
         case "false", "0": return false
-        default: throw AuthConfigurationError(variable: variable, problem: "expected 'true' or 'false', got '\(raw)'")
+        default: throw ConfigurationError(variable: variable, problem: "expected 'true' or 'false', got '\(raw)'")
         }
     }
 }

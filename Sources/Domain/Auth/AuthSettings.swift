@@ -37,7 +37,7 @@ public struct AuthSettings: Sendable {
     ///   - audience: The value `aud` must contain; not empty.
     ///   - trustAPIGatewayAuthorizer: Use API Gateway's authorizer claims instead of the header.
     ///   - leeway: Clock-skew leeway in seconds, 0...60.
-    /// - Throws: ``AuthConfigurationError`` for a key shorter than 32 bytes (checked here
+    /// - Throws: ``ConfigurationError`` for a key shorter than 32 bytes (checked here
     ///   because jwt-kit only asserts, which kills a debug build), an empty issuer or
     ///   audience, or a leeway outside 0...60.
     public init(
@@ -49,13 +49,13 @@ public struct AuthSettings: Sendable {
     ) throws {
         try Self.checkKeyLength(key.count, variable: "PAYPULSE_JWT_SECRET")
         guard !issuer.isEmpty else {
-            throw AuthConfigurationError(variable: "PAYPULSE_JWT_ISSUER", problem: "must not be empty")
+            throw ConfigurationError(variable: "PAYPULSE_JWT_ISSUER", problem: "must not be empty")
         }
         guard !audience.isEmpty else {
-            throw AuthConfigurationError(variable: "PAYPULSE_JWT_AUDIENCE", problem: "must not be empty")
+            throw ConfigurationError(variable: "PAYPULSE_JWT_AUDIENCE", problem: "must not be empty")
         }
         guard (0...Self.maximumLeeway).contains(leeway) else {
-            throw AuthConfigurationError(variable: "leeway", problem: "must be 0...\(Self.maximumLeeway) seconds, got \(leeway)")
+            throw ConfigurationError(variable: "leeway", problem: "must be 0...\(Self.maximumLeeway) seconds, got \(leeway)")
         }
         self.key = key
         self.issuer = issuer
@@ -65,9 +65,9 @@ public struct AuthSettings: Sendable {
     }
 
     /// Refuses a key shorter than ``minimumKeyLength``, naming where it came from.
-    static func checkKeyLength(_ count: Int, variable: String) throws(AuthConfigurationError) {
+    static func checkKeyLength(_ count: Int, variable: String) throws(ConfigurationError) {
         guard count >= minimumKeyLength else {
-            throw AuthConfigurationError(
+            throw ConfigurationError(
                 variable: variable,
                 problem: "an HS256 key must be at least \(minimumKeyLength) bytes, got \(count)"
             )

@@ -15,7 +15,7 @@ public struct Authenticator: Sendable {
 
     /// Creates an authenticator and its key collection.
     /// - Parameter settings: The JWT settings.
-    /// - Throws: ``AuthConfigurationError`` if the key is shorter than 32 bytes.
+    /// - Throws: ``ConfigurationError`` if the key is shorter than 32 bytes.
     public init(settings: AuthSettings) async throws {
         // Checked again here because `settings.key` is mutable after `AuthSettings.init`.
         try AuthSettings.checkKeyLength(settings.key.count, variable: AuthSettings.secretVariable)

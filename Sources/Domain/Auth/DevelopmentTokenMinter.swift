@@ -15,7 +15,7 @@ public struct DevelopmentTokenMinter: Sendable {
 
     /// Creates a minter.
     /// - Parameter settings: The JWT settings whose key, issuer and audience tokens carry.
-    /// - Throws: ``AuthConfigurationError`` if the key is shorter than 32 bytes.
+    /// - Throws: ``ConfigurationError`` if the key is shorter than 32 bytes.
     public init(settings: AuthSettings) async throws {
         try AuthSettings.checkKeyLength(settings.key.count, variable: AuthSettings.secretVariable)
         self.settings = settings

@@ -1,3 +1,5 @@
+import PayPulseHandlers
+
 /// What an API Gateway authorizer already verified, as the string map ``APIRequest``
 /// carries.
 ///

@@ -1,3 +1,5 @@
+import PayPulseHandlers
+
 /// The `body` and `isBase64Encoded` members of an API Gateway event.
 enum EventBody {
     /// The body bytes: base64-decoded when the event says so (SAM and binary media types

@@ -4,9 +4,10 @@ import FoundationEssentials
 import Foundation
 #endif
 
-/// Any JSON document. Events are parsed into this first so that the shape can be
-/// detected (payload 1.0, 2.0, schedule) before anything is required of it.
-enum JSONValue: Sendable, Equatable, Codable {
+/// Any JSON document, kept with its JSON types: events are parsed into it before their
+/// shape is known, and request bodies so that validation can say exactly what was wrong
+/// ("expires_in must be an integer, not a string").
+public enum JSONValue: Sendable, Equatable, Codable {
     case null
     case bool(Bool)
     /// Whole numbers, kept apart from `number` so that `1700000000` stays `1700000000`.
@@ -16,7 +17,7 @@ enum JSONValue: Sendable, Equatable, Codable {
     case array([JSONValue])
     case object([String: JSONValue])
 
-    init(from decoder: any Decoder) throws {
+    public init(from decoder: any Decoder) throws {
         let container = try decoder.singleValueContainer()
         if container.decodeNil() {
             self = .null
@@ -35,7 +36,7 @@ enum JSONValue: Sendable, Equatable, Codable {
         }
     }
 
-    func encode(to encoder: any Encoder) throws {
+    public func encode(to encoder: any Encoder) throws {
         var container = encoder.singleValueContainer()
         switch self {
         case .null: try container.encodeNil()
@@ -48,39 +49,30 @@ enum JSONValue: Sendable, Equatable, Codable {
         }
     }
 
-    /// Parses `bytes`; anything the decoder refuses is `notJSON`.
-    static func parse(_ bytes: [UInt8]) throws(EventDecodingError) -> JSONValue {
-        do {
-            return try JSONDecoder().decode(JSONValue.self, from: Data(bytes))
-        } catch {
-            throw .notJSON
-        }
-    }
-
     /// The member `key` of an object; `nil` for a missing key or a non-object.
-    subscript(key: String) -> JSONValue? {
+    public subscript(key: String) -> JSONValue? {
         if case .object(let fields) = self { fields[key] } else { nil }
     }
 
-    var stringValue: String? {
+    public var stringValue: String? {
         if case .string(let value) = self { value } else { nil }
     }
 
-    var boolValue: Bool? {
+    public var boolValue: Bool? {
         if case .bool(let value) = self { value } else { nil }
     }
 
-    var objectValue: [String: JSONValue]? {
+    public var objectValue: [String: JSONValue]? {
         if case .object(let value) = self { value } else { nil }
     }
 
-    var arrayValue: [JSONValue]? {
+    public var arrayValue: [JSONValue]? {
         if case .array(let value) = self { value } else { nil }
     }
 
     /// The value as one string: strings as they are, numbers and booleans as JSON writes
     /// them, arrays and objects as compact JSON text with sorted keys; `nil` for `null`.
-    var flattened: String? {
+    public var flattened: String? {
         switch self {
         case .null: nil
         case .string(let value): value
@@ -93,22 +85,23 @@ enum JSONValue: Sendable, Equatable, Codable {
 
     /// Compact JSON text with sorted keys and unescaped slashes, so equal values give
     /// equal bytes.
-    var jsonBytes: [UInt8] {
+    public var jsonBytes: [UInt8] {
         let encoder = JSONEncoder()
         encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
         // Encoding a JSONValue cannot fail: it holds only JSON-representable values
         // (a non-finite Double cannot come out of the parser).
         return (try? Array(encoder.encode(self))) ?? Array("null".utf8)
     }
-}
 
-extension [String: JSONValue] {
-    /// The string-valued members; other values (`null`, numbers, objects) are skipped.
-    var stringMembers: [String: String] {
-        var result: [String: String] = [:]
-        for (key, value) in self {
-            if let text = value.stringValue { result[key] = text }
+    /// The JSON type's name, for messages.
+    public var typeName: String {
+        switch self {
+        case .string: "a string"
+        case .integer, .number: "a number"
+        case .bool: "a boolean"
+        case .null: "null"
+        case .array: "an array"
+        case .object: "an object"
         }
-        return result
     }
 }

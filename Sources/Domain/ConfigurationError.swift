@@ -1,8 +1,8 @@
-/// A bad JWT setting, naming the variable so the operator knows what to fix.
+/// A bad configuration value, naming the variable so the operator knows what to fix.
 ///
 /// The message never contains a key: it says what is wrong (missing, too short, the
 /// development key) without echoing the value.
-public struct AuthConfigurationError: Error, Sendable, Equatable, CustomStringConvertible {
+public struct ConfigurationError: Error, Sendable, Equatable, CustomStringConvertible {
     /// The environment variable (or setting) at fault, e.g. `PAYPULSE_JWT_SECRET`.
     public let variable: String
     /// What is wrong with it.
