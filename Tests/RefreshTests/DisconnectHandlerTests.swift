@@ -48,9 +48,9 @@ struct DisconnectHandlerTests {
         }
     }
 
-    @Test("a Google failure does not block the disconnect and is reported")
-    func googleDown() async throws {
-        try await StoreFactory.inMemory.withStores { stores in
+    @Test("a Google failure does not block the disconnect and is reported", arguments: StoreFactory.all)
+    func googleDown(_ factory: StoreFactory) async throws {
+        try await factory.withStores { stores in
             let fixture = try RefreshFixture(stores)
             defer { fixture.google.stop() }
             try await fixture.seed(0, expiresIn: 3600)

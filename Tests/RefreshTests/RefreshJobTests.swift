@@ -62,10 +62,10 @@ struct RefreshJobTests {
 
     @Test(
         "every transient Google failure leaves the secret byte-for-byte unchanged",
-        arguments: [FakeGoogleFault.status(429), .status(500), .status(503), .reset, .stall]
+        arguments: [FakeGoogleFault.status(429), .status(500), .status(503), .reset, .stall], [StoreFactory.embedded, StoreFactory.moto]
     )
-    func transientFaults(_ fault: FakeGoogleFault) async throws {
-        try await StoreFactory.embedded.withStores { stores in
+    func transientFaults(_ fault: FakeGoogleFault, _ factory: StoreFactory) async throws {
+        try await factory.withStores { stores in
             let fixture = try RefreshFixture(stores, retry: GoogleRetryPolicy(maxAttempts: 2, baseDelay: .milliseconds(5), maxDelay: .milliseconds(10), totalBudget: .seconds(2), attemptTimeout: .milliseconds(300)))
             defer { fixture.google.stop() }
             try await fixture.seed(0, expiresIn: 30)
@@ -122,9 +122,9 @@ struct RefreshJobTests {
         }
     }
 
-    @Test("a near deadline stops starting work and reports what remains")
-    func deadline() async throws {
-        try await StoreFactory.inMemory.withStores { stores in
+    @Test("a near deadline stops starting work and reports what remains", arguments: StoreFactory.all)
+    func deadline(_ factory: StoreFactory) async throws {
+        try await factory.withStores { stores in
             let fixture = try RefreshFixture(stores)
             defer { fixture.google.stop() }
             for index in 0..<10 { try await fixture.seed(index, expiresIn: 30) }
@@ -137,9 +137,9 @@ struct RefreshJobTests {
         }
     }
 
-    @Test("a shard run touches only its shard")
-    func sharded() async throws {
-        try await StoreFactory.embedded.withStores { stores in
+    @Test("a shard run touches only its shard", arguments: StoreFactory.all)
+    func sharded(_ factory: StoreFactory) async throws {
+        try await factory.withStores { stores in
             let fixture = try RefreshFixture(stores)
             defer { fixture.google.stop() }
             for index in 0..<30 { try await fixture.seed(index, expiresIn: 30) }
@@ -157,9 +157,9 @@ struct RefreshJobTests {
         }
     }
 
-    @Test("a client Google refuses stops the run as a configuration error")
-    func wrongClient() async throws {
-        try await StoreFactory.inMemory.withStores { stores in
+    @Test("a client Google refuses stops the run as a configuration error", arguments: StoreFactory.all)
+    func wrongClient(_ factory: StoreFactory) async throws {
+        try await factory.withStores { stores in
             let fixture = try RefreshFixture(stores)
             defer { fixture.google.stop() }
             try await fixture.seed(0, expiresIn: 30)
@@ -171,9 +171,9 @@ struct RefreshJobTests {
         }
     }
 
-    @Test("refresh on demand: the stored token while fresh, a refreshed one when due")
-    func onDemand() async throws {
-        try await StoreFactory.inMemory.withStores { stores in
+    @Test("refresh on demand: the stored token while fresh, a refreshed one when due", arguments: StoreFactory.all)
+    func onDemand(_ factory: StoreFactory) async throws {
+        try await factory.withStores { stores in
             let fixture = try RefreshFixture(stores)
             defer { fixture.google.stop() }
             try await fixture.seed(0, expiresIn: 7200)
