@@ -21,6 +21,8 @@ fi
 if [ "$want_moto" = yes ] && ! command -v moto_server >/dev/null 2>&1; then
   echo "ensure-deps: installing moto[server] with pip" >&2
   python3 -m pip install --quiet "moto[server]"
+  # pyenv finds a newly installed console script only after a rehash.
+  if command -v pyenv >/dev/null 2>&1; then pyenv rehash; fi
   hash -r
 fi
 exit 0

@@ -10,7 +10,11 @@ fi
 
 port=$(python3 -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])')
 log=$(mktemp -t moto-server.XXXXXX.log)
-moto_server -H 127.0.0.1 -p "$port" >"$log" 2>&1 &
+if command -v moto_server >/dev/null 2>&1; then
+  moto_server -H 127.0.0.1 -p "$port" >"$log" 2>&1 &
+else
+  python3 -m moto.server -H 127.0.0.1 -p "$port" >"$log" 2>&1 &
+fi
 moto_pid=$!
 trap 'kill "$moto_pid" 2>/dev/null || true; wait "$moto_pid" 2>/dev/null || true' EXIT
 

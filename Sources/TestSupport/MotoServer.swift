@@ -45,7 +45,9 @@ public final class MotoServer: Sendable {
         // the watcher kills moto. SIGKILL, since children inherit a blocked signal mask.
         // No output is inherited, so `swift test` never waits on a pipe moto keeps open.
         process.arguments = [
-            "-c", "moto_server -H 127.0.0.1 -p \(port) </dev/null >/dev/null 2>&1 & m=$!; cat >/dev/null; kill -9 $m 2>/dev/null",
+            "-c",
+            "if command -v moto_server >/dev/null; then set -- moto_server; else set -- python3 -m moto.server; fi; "
+                + "\"$@\" -H 127.0.0.1 -p \(port) </dev/null >/dev/null 2>&1 & m=$!; cat >/dev/null; kill -9 $m 2>/dev/null",
         ]
         let lifeline = Pipe()
         process.standardInput = lifeline
