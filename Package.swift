@@ -90,7 +90,7 @@ let package = Package(
         // MARK: runtime (events in, responses out)
         .target(
             name: "PayPulseRuntime",
-            dependencies: ["PayPulseHandlers", "PayPulsePorts", .product(name: "Logging", package: "swift-log")],
+            dependencies: ["PayPulseHandlers", "PayPulsePorts", "PayPulseTransport", .product(name: "Logging", package: "swift-log")],
             path: "Sources/Runtime"
         ),
 
@@ -173,7 +173,9 @@ let package = Package(
             dependencies: ["PayPulseDomain", "PayPulseTestSupport", .product(name: "JWTKit", package: "jwt-kit")]
         ),
         .testTarget(name: "HandlerTests", dependencies: ["PayPulseHandlers", "PayPulseDomain", "PayPulseTestSupport"]),
-        .testTarget(name: "RuntimeTests", dependencies: ["PayPulseRuntime", "PayPulseHandlers", "PayPulseTestSupport"]),
+        .testTarget(
+            name: "RuntimeTests", dependencies: ["PayPulseRuntime", "PayPulseHandlers", "PayPulseTestSupport", "PayPulseTransport"]
+        ),
         .testTarget(
             name: "ReplayTests",
             dependencies: [

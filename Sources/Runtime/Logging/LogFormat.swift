@@ -1,12 +1,16 @@
 import Logging
 
-/// How a log line looks. Only `text` for now; JSON lines for Lambda join later as a case.
+/// How a log line looks: readable text locally, JSON lines in Lambda.
 public enum LogFormat: String, Sendable, Equatable, CaseIterable {
     /// `2026-11-22T07:27:00.123Z info store-tokens: handled request method=POST status=200`:
     /// metadata sorted by key; values with spaces, quotes, `=` or control characters are
     /// quoted with backslash escapes, and newlines in the message are escaped, so one
     /// event is always one line.
     case text
+    /// One JSON object per line, as Lambda's JSON log format expects:
+    /// `{"timestamp":"2026-11-22T07:27:00.123Z","level":"INFO","message":"handled request","requestId":"...","status":"200"}`.
+    /// See ``JSONLogLine``.
+    case json
 
     /// Renders one log event as a line, without the trailing newline.
     ///
@@ -27,6 +31,8 @@ public enum LogFormat: String, Sendable, Equatable, CaseIterable {
                 line += " \(key)=\(Self.quotedIfNeeded("\(metadata[key]!)"))"
             }
             return line
+        case .json:
+            return JSONLogLine.render(timestamp: timestamp, level: level, message: message, metadata: metadata)
         }
     }
 

@@ -1,0 +1,76 @@
+import Logging
+
+/// The Lambda Runtime API loop: one process serves many invocations, one at a time.
+///
+/// For each event it sets ``InvocationContext/current`` (request id, deadline), exports
+/// the trace id, runs ``EventHandlers/handle(_:logger:)`` and posts the outcome: the
+/// bytes to `/response`; a rejected event (``LambdaError/invalidEventType``) or a failed
+/// handler (``LambdaError/handlerFailedType``) to `/error`. A bad event never ends the
+/// process; only a Runtime API that cannot be talked to does.
+public enum LambdaLoop {
+    /// Serves invocations until the API fails or `maxInvocations` have been served.
+    ///
+    /// - Parameters:
+    ///   - api: The Runtime API.
+    ///   - handlers: The function's handlers, built once before the loop.
+    ///   - logger: The process logger; each invocation's lines carry `requestId`.
+    ///   - maxInvocations: Stop after this many (tests); `nil` serves forever.
+    /// - Throws: The API's error when fetching an event or posting an outcome failed in
+    ///   a way the process cannot recover from; the caller should exit non-zero.
+    public static func run(api: any LambdaRuntimeAPI, handlers: EventHandlers, logger: Logger, maxInvocations: Int? = nil) async throws {
+        var served = 0
+        while maxInvocations.map({ served < $0 }) ?? true {
+            let invocation = try await api.nextInvocation()
+            try await serve(invocation, api: api, handlers: handlers, logger: logger)
+            served += 1
+        }
+    }
+
+    /// Runs one invocation and posts its outcome.
+    static func serve(_ invocation: LambdaInvocation, api: any LambdaRuntimeAPI, handlers: EventHandlers, logger: Logger) async throws {
+        var logger = logger
+        logger[metadataKey: "requestId"] = "\(invocation.requestID)"
+        TraceEnvironment.export(invocation.traceID)
+        let context = InvocationContext(
+            requestID: invocation.requestID,
+            deadline: invocation.deadlineEpochMilliseconds.map { LambdaDeadline.instant(epochMilliseconds: $0) }
+        )
+        let outcome = await InvocationContext.$current.withValue(context) {
+            await handlers.handle(invocation.event, logger: logger)
+        }
+        do {
+            switch outcome {
+            case .response(let bytes):
+                try await api.postResponse(requestID: invocation.requestID, body: bytes)
+            case .rejected(let message):
+                logger.warning("rejected event", metadata: ["reason": "\(message)"])
+                try await api.postError(
+                    requestID: invocation.requestID, error: LambdaError(errorType: LambdaError.invalidEventType, errorMessage: message)
+                )
+            case .failed(let message):
+                try await api.postError(
+                    requestID: invocation.requestID, error: LambdaError(errorType: LambdaError.handlerFailedType, errorMessage: message)
+                )
+            }
+        } catch let error as LambdaRuntimeAPIError where error.isRecoverable {
+            // The API refused this one answer (e.g. 413, too large); the next event is
+            // unaffected, so keep serving.
+            logger.error("the Runtime API refused the outcome", metadata: ["reason": "\(error)"])
+        }
+    }
+
+    /// Reports a start-up failure to `/runtime/init/error`. Failing to report is logged,
+    /// not thrown: the process exits non-zero either way.
+    ///
+    /// - Parameters:
+    ///   - message: One line naming what failed (e.g. the bad variable).
+    ///   - api: The Runtime API.
+    ///   - logger: Where a failure to report is logged.
+    public static func reportInitError(_ message: String, api: any LambdaRuntimeAPI, logger: Logger) async {
+        do {
+            try await api.postInitError(LambdaError(errorType: LambdaError.initFailedType, errorMessage: message))
+        } catch {
+            logger.error("cannot report the start-up failure to the Runtime API", metadata: ["reason": "\(error)"])
+        }
+    }
+}
