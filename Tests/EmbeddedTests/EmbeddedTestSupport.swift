@@ -3,7 +3,6 @@ import FoundationEssentials
 #else
 import Foundation
 #endif
-import InMemoryLogging
 import Logging
 import PayPulseEmbedded
 import PayPulsePorts
@@ -27,14 +26,6 @@ func withStateDirectory<T>(_ body: (String) async throws -> T) async throws -> T
 
 /// A logger that drops everything.
 let quietLogger = Logger(label: "paypulse.embedded.test") { _ in SwiftLogNoOpLogHandler() }
-
-/// A logger at trace level whose lines can be read back.
-func recordingLogger() -> (Logger, InMemoryLogHandler) {
-    let handler = InMemoryLogHandler()
-    var logger = Logger(label: "paypulse.embedded.test") { _ in handler }
-    logger.logLevel = .trace
-    return (logger, handler)
-}
 
 /// A clock the test moves by hand.
 final class FakeClock: Sendable {

@@ -1,14 +1,15 @@
-import InMemoryLogging
 import Logging
 import PayPulseEmbedded
 import PayPulsePorts
+import PayPulseTestSupport
 import Testing
 
 @Suite("Secret values never reach the log")
 struct LoggingTests {
     @Test func noLogLineCarriesASecretValue() async throws {
         try await withStateDirectory { directory in
-            let (logger, handler) = recordingLogger()
+            let capture = LogCapture()
+            let logger = capture.logger
             let database = try EmbeddedDatabase(stateDirectory: directory, logger: logger)
             let store = EmbeddedSecretStore(database: database, logger: logger)
             let values = ["ya29.first-access-token", "1//refresh-token-two", "ya29.third", "ya29.fourth"]
@@ -21,9 +22,7 @@ struct LoggingTests {
             }
             _ = try await store.getSecretValue(name: "gmail/user/u1", stage: .current)
 
-            let lines = handler.entries.map { entry in
-                "\(entry.message) \(entry.metadata.map { "\($0.key)=\($0.value)" }.joined(separator: " "))"
-            }
+            let lines = capture.lines
             #expect(lines.contains { $0.contains("gmail/user/u1") }, "the store logs names at debug level")
             for line in lines {
                 for value in values { #expect(!line.contains(value), "\(line)") }
