@@ -2,8 +2,11 @@
 # Builds the libFuzzer targets under Fuzz/ and runs each for a bounded time from its
 # committed seed corpus. Usage: scripts/fuzz.sh [seconds-per-target] (default 60).
 #
-# The build goes to .build-fuzz with PAYPULSE_FUZZ=1 (Package.swift then declares the fuzz
-# targets and instruments our modules with -sanitize=fuzzer,address). Each run works on a
+# The build goes to .build-fuzz (or FUZZ_SCRATCH) with PAYPULSE_FUZZ=1: Package.swift then
+# declares the fuzz targets and instruments our modules with -sanitize=fuzzer,address; the
+# dependencies are built as usual. FUZZ_SCRATCH=.build reuses the dependencies `make test`
+# built there (only our modules recompile, instrumented; the next normal build recompiles
+# them again), which is what CI does. Each run works on a
 # temporary copy of Fuzz/corpus/<target>, so the committed corpus never grows. Prints the
 # executions per target and the crashes (must be 0), writes .build/reports/fuzz.txt, and
 # exits non-zero on any crash, leak, timeout or out-of-memory. Inputs that fail are kept
@@ -14,11 +17,12 @@ cd "$(dirname "$0")/.."
 seconds="${1:-60}"
 SWIFT="${SWIFT:-swift}"
 targets=(event-decoder store-tokens-body jwt-front aws-error)
-scratch=.build-fuzz
+scratch="${FUZZ_SCRATCH:-.build-fuzz}"
 reports=.build/reports
 summary="$reports/fuzz.txt"
 
-case "$seconds" in '' | *[!0-9]*) echo "fuzz: seconds must be a whole number, got '$seconds'" >&2; exit 64 ;; esac
+# 0 would mean "no limit" to libFuzzer.
+case "$seconds" in '' | *[!0-9]* | 0) echo "fuzz: seconds must be a whole number above 0, got '$seconds'" >&2; exit 64 ;; esac
 
 # libcurl and SQLite headers: the fuzzed modules link the transport.
 scripts/ensure-deps.sh
