@@ -29,7 +29,7 @@ scripts/ensure-deps.sh
 
 # libFuzzer without its main(): SwiftPM gives every executable a Swift main, which calls
 # LLVMFuzzerRunDriver (Fuzz/Support/LibFuzzer.swift). The toolchain ships the archive.
-resources="$($SWIFT -print-target-info | python3 -c 'import json, sys; print(json.load(sys.stdin)["paths"]["runtimeResourcePath"])')"
+resources="$($SWIFT -print-target-info | sed -n 's/.*"runtimeResourcePath": *"\([^"]*\)".*/\1/p')"
 runtime="$resources/clang/lib/linux/libclang_rt.fuzzer_no_main-$(uname -m).a"
 if [ ! -f "$runtime" ]; then
   echo "fuzz: this toolchain has no $runtime (libFuzzer); cannot fuzz here" >&2
