@@ -174,6 +174,13 @@ let package = Package(
         ),
         .testTarget(name: "HandlerTests", dependencies: ["PayPulseHandlers", "PayPulseDomain", "PayPulseTestSupport"]),
         .testTarget(
+            name: "FaultTests",
+            dependencies: [
+                "PayPulseTestSupport", "PayPulseHandlers", "PayPulseDomain", "PayPulsePorts", "PayPulseAWS", "PayPulseGoogle",
+                "PayPulseTransport", .product(name: "Logging", package: "swift-log"),
+            ]
+        ),
+        .testTarget(
             name: "RuntimeTests", dependencies: ["PayPulseRuntime", "PayPulseHandlers", "PayPulseTestSupport", "PayPulseTransport"]
         ),
         .testTarget(
