@@ -74,8 +74,14 @@ public struct TokenVault: Sendable {
         let version = try await secrets.replaceCurrent(
             name: user.secretName, expected: expected, value: try tokenSet.jsonString(), clientRequestToken: SecretVersionID.random().rawValue
         )
-        try await secrets.tagResource(name: user.secretName, tags: TokenSetTags.tags(for: tokenSet))
+        try await retag(tokenSet, of: user)
         return version
+    }
+
+    /// Rewrites the listing tags of `user`'s secret from `tokenSet` (the stored value, the
+    /// authority), e.g. after a write whose tagging failed.
+    public func retag(_ tokenSet: GmailTokenSet, of user: UserID) async throws {
+        try await secrets.tagResource(name: user.secretName, tags: TokenSetTags.tags(for: tokenSet))
     }
 }
 
