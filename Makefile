@@ -5,7 +5,7 @@
 SWIFT ?= swift
 STATE_DIR ?= .paypulse
 
-.PHONY: demo test build deps clean
+.PHONY: demo test soak build deps clean
 
 demo: deps
 	$(SWIFT) build --product paypulse
@@ -15,6 +15,12 @@ test:
 	scripts/ensure-deps.sh --with-moto
 	scripts/build-checked.sh
 	scripts/with-moto.sh $(SWIFT) test --skip-build
+
+# The concurrency soak alone, briefly (make test runs it for 60 s per backend).
+soak:
+	scripts/ensure-deps.sh --with-moto
+	scripts/build-checked.sh
+	PAYPULSE_SOAK_SECONDS=$${PAYPULSE_SOAK_SECONDS:-10} $(SWIFT) test --skip-build --filter SoakTests
 
 build: deps
 	$(SWIFT) build
