@@ -90,17 +90,18 @@ struct InvariantChecker {
             let latest = stores.max { $0.started < $1.started }
             return [Violation(
                 user: user, rule: "lost store-tokens",
-                detail: "the secret is absent, but no successful disconnect is after every 201 store-tokens (latest 201 sent \(latest?.sent?.accessToken ?? "nothing"))"
+                detail: "the secret is absent, but no successful disconnect is after every 201 store-tokens (latest 201: call \(latest?.sent?.call ?? "none"))"
             )]
         case .present(let set, let tags):
             var violations: [Violation] = []
             let last = stores.filter { w in !stores.contains { w.endedBefore($0) } && !disconnects.contains { w.endedBefore($0) } }
             if !last.contains(where: { comesFrom(set, $0.sent!) }) {
                 let older = stores.first { comesFrom(set, $0.sent!) }
+                // Calls are named, never tokens printed.
                 violations.append(Violation(
                     user: user, rule: older == nil ? "unexplained token set" : "superseded token set (a later 201 or 200 disconnect was lost)",
-                    detail: "holds access \(set.accessToken), refresh \(set.refreshToken ?? "none"), status \(set.status.rawValue); "
-                        + "allowed: \(last.isEmpty ? "absent" : last.map { $0.sent!.accessToken }.joined(separator: ", "))"
+                    detail: "holds \(older.map { "the set of call \($0.sent!.call)" } ?? "a set no 201 sent"), status \(set.status.rawValue); "
+                        + "allowed: \(last.isEmpty ? "absent" : last.map { "call " + $0.sent!.call }.joined(separator: ", "))"
                 ))
             }
             let expectedTags = TokenSetTags.tags(for: set)

@@ -14,7 +14,7 @@ struct InvariantCheckerTests {
     static func sent(_ name: String, refresh: Bool = true, expiresIn: Int = 300) -> SentTokens {
         SentTokens(
             accessToken: "access-\(name)", refreshToken: refresh ? "refresh-\(name)" : nil, email: "\(name)@example.com",
-            scope: "https://www.googleapis.com/auth/gmail.readonly", expiresIn: expiresIn, scriptedRevoked: false
+            scope: "https://www.googleapis.com/auth/gmail.readonly", expiresIn: expiresIn, scriptedRevoked: false, call: name
         )
     }
 

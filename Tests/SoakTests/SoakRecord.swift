@@ -19,6 +19,8 @@ struct SentTokens: Sendable, Equatable {
     var expiresIn: Int
     /// Whether the fake Google was told to answer `invalid_grant` for its refresh token.
     var scriptedRevoked: Bool
+    /// Names the call in reports (worker and iteration), which never print a token.
+    var call: String
 }
 
 /// One operation the soak ran: which function, for whom, when (monotonic), and what came

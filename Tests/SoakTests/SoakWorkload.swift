@@ -36,16 +36,16 @@ struct SoakWorkload: Sendable {
         case 0..<70:
             let account = Int.random(in: 0..<10, using: &random)
             let email = account < 2 ? "soak.user\(user).work@gmail.com" : account < 3 ? "Soak.User\(user)@Gmail.com" : "soak.user\(user)@gmail.com"
-            return SentTokens(accessToken: access, refreshToken: refresh, email: email, scope: Self.scope, expiresIn: expiresIn, scriptedRevoked: false)
+            return SentTokens(accessToken: access, refreshToken: refresh, email: email, scope: Self.scope, expiresIn: expiresIn, scriptedRevoked: false, call: tag)
         case 70..<80:
             return SentTokens(
                 accessToken: access, refreshToken: refresh, email: "soak.user\(user)@gmail.com", scope: Self.scope, expiresIn: expiresIn,
-                scriptedRevoked: true
+                scriptedRevoked: true, call: tag
             )
         default:
             return SentTokens(
                 accessToken: access, refreshToken: nil, email: "switch-\(user)-\(tag)@example.com", scope: Self.scope, expiresIn: expiresIn,
-                scriptedRevoked: false
+                scriptedRevoked: false, call: tag
             )
         }
     }
