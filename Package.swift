@@ -190,6 +190,13 @@ let package = Package(
                 "PayPulseTransport", .product(name: "Logging", package: "swift-log"),
             ]
         ),
+        .testTarget(
+            name: "SoakTests",
+            dependencies: [
+                "PayPulseTestSupport", "PayPulseDomain", "PayPulsePorts", "PayPulseAWS", "PayPulseEmbedded", "PayPulseSigV4",
+                .product(name: "Logging", package: "swift-log"),
+            ]
+        ),
     ],
     swiftLanguageModes: [.v6]
 )
