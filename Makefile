@@ -7,7 +7,7 @@ SWIFT ?= swift
 STATE_DIR ?= .paypulse
 FUZZ_SECONDS ?= 60
 
-.PHONY: demo test fuzz build deps clean
+.PHONY: demo test soak soak-run fuzz build deps clean
 
 demo: deps
 	$(SWIFT) build --product paypulse
@@ -16,7 +16,18 @@ demo: deps
 test:
 	scripts/ensure-deps.sh --with-moto
 	scripts/build-checked.sh
-	scripts/with-moto.sh $(SWIFT) test --skip-build
+	scripts/with-moto.sh $(SWIFT) test --skip-build --skip ConcurrencySoakTests
+	$(MAKE) soak-run
+
+# The concurrency soak runs after the other suites, alone: its many processes would
+# otherwise starve them (and they it). `make soak` runs it briefly on its own.
+soak-run:
+	$(SWIFT) test --skip-build --filter ConcurrencySoakTests
+
+soak:
+	scripts/ensure-deps.sh --with-moto
+	scripts/build-checked.sh
+	PAYPULSE_SOAK_SECONDS=$${PAYPULSE_SOAK_SECONDS:-10} $(MAKE) soak-run
 
 fuzz:
 	scripts/fuzz.sh $(FUZZ_SECONDS)

@@ -174,6 +174,13 @@ let package = Package(
         ),
         .testTarget(name: "HandlerTests", dependencies: ["PayPulseHandlers", "PayPulseDomain", "PayPulseTestSupport"]),
         .testTarget(
+            name: "FaultTests",
+            dependencies: [
+                "PayPulseTestSupport", "PayPulseHandlers", "PayPulseDomain", "PayPulsePorts", "PayPulseAWS", "PayPulseGoogle",
+                "PayPulseTransport", .product(name: "Logging", package: "swift-log"),
+            ]
+        ),
+        .testTarget(
             name: "RuntimeTests", dependencies: ["PayPulseRuntime", "PayPulseHandlers", "PayPulseTestSupport", "PayPulseTransport"]
         ),
         .testTarget(
@@ -181,6 +188,13 @@ let package = Package(
             dependencies: [
                 "PayPulseTestSupport", "PayPulseDomain", "PayPulsePorts", "PayPulseAWS", "PayPulseEmbedded", "PayPulseSigV4",
                 "PayPulseTransport", .product(name: "Logging", package: "swift-log"),
+            ]
+        ),
+        .testTarget(
+            name: "SoakTests",
+            dependencies: [
+                "PayPulseTestSupport", "PayPulseDomain", "PayPulsePorts", "PayPulseAWS", "PayPulseEmbedded", "PayPulseSigV4",
+                .product(name: "Logging", package: "swift-log"),
             ]
         ),
     ],

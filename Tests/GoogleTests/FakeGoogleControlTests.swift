@@ -5,6 +5,10 @@ import Testing
 
 @Suite("the fake's concurrency counter, holds and stop")
 struct FakeGoogleControlTests {
+    /// One attempt that outlasts `waitUntilHeld`'s patience: a held call must not time out
+    /// before the test releases it, however slowly a loaded machine registers the holds.
+    private static let patient = GoogleRetryPolicy(maxAttempts: 1, attemptTimeout: .seconds(90))
+
     /// `count` grants named `1//0gUser<i>`.
     private func fakeWithGrants(_ count: Int) throws -> FakeGoogleServer {
         let fake = try FakeGoogleServer()
@@ -43,7 +47,7 @@ struct FakeGoogleControlTests {
     func holdAndRelease() async throws {
         let fake = try fakeWithGrants(3)
         defer { fake.stop() }
-        let client = GoogleFixture.client(fake)
+        let client = GoogleFixture.client(fake, retry: Self.patient)
         let hold = fake.hold()
         let refreshes = (0..<3).map { index in
             Task { try await client.refresh(refreshToken: "1//0gUser\(index)", clientID: fake.clientID) }
@@ -63,7 +67,7 @@ struct FakeGoogleControlTests {
     func decidedOnArrival() async throws {
         let fake = try fakeWithGrants(1)
         defer { fake.stop() }
-        let client = GoogleFixture.client(fake)
+        let client = GoogleFixture.client(fake, retry: Self.patient)
         let hold = fake.hold()
         let refresh = Task { try await client.refresh(refreshToken: "1//0gUser0", clientID: fake.clientID) }
         #expect(await hold.waitUntilHeld())
