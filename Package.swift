@@ -170,7 +170,9 @@ let package = Package(
         .testTarget(name: "RefreshTests", dependencies: ["PayPulseDomain", "PayPulseHandlers", "PayPulsePorts", "PayPulseTestSupport", "PayPulseGoogle", "PayPulseTransport"]),
         .testTarget(
             name: "AuthTests",
-            dependencies: ["PayPulseDomain", "PayPulseTestSupport", .product(name: "JWTKit", package: "jwt-kit")]
+            dependencies: [
+                "PayPulseDomain", "PayPulseHandlers", "PayPulsePorts", "PayPulseTestSupport", .product(name: "JWTKit", package: "jwt-kit"),
+            ]
         ),
         .testTarget(name: "HandlerTests", dependencies: ["PayPulseHandlers", "PayPulseDomain", "PayPulseTestSupport"]),
         .testTarget(

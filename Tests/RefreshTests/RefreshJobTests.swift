@@ -101,7 +101,8 @@ struct RefreshJobTests {
     @Test("the race: a refresh holding Google's answer loses to store-tokens; the user's new tokens survive", arguments: StoreFactory.all)
     func raceWithStoreTokens(_ factory: StoreFactory) async throws {
         try await factory.withStores { stores in
-            let fixture = try RefreshFixture(stores)
+            // A patient client: the held call must outlast the store below on a loaded machine.
+            let fixture = try RefreshFixture(stores, retry: GoogleRetryPolicy(maxAttempts: 1, attemptTimeout: .seconds(90)))
             defer { fixture.google.stop() }
             try await fixture.seed(0, expiresIn: 30)
             let hold = fixture.google.hold()
