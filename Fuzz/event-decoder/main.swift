@@ -22,9 +22,13 @@ func decodeEvent(_ bytes: [UInt8]) {
         case .scheduled(let event):
             _ = try? TokenRefreshHandler.shard(from: event.detail)
         }
-    } catch .invalidBase64(let version) {
-        _ = APIResponse.error(status: 400, code: "invalid_request", message: "bad base64").encoded(for: version)
     } catch {
+        // What EventHandlers does: a client error (bad base64, not UTF-8, over 64 KiB) is
+        // answered in the event's format, anything else is a rejected event.
+        if let (response, version) = error.clientErrorResponse {
+            precondition([400, 413].contains(response.status), "a client error is a 400 or a 413")
+            _ = response.encoded(for: version)
+        }
         _ = error.description
     }
 }
