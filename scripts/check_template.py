@@ -2,6 +2,7 @@
 """Checks template.yaml for what cfn-lint and `sam validate --lint` do not catch.
 
     check_template.py TEMPLATE [--build-dir .aws-sam/build] [--sources Sources]
+    check_template.py .aws-sam/build/template.yaml --built --build-dir .aws-sam/build
     check_template.py TEMPLATE --self-test   # each check must flag a broken copy
 
 Checks: the four functions (Runtime provided.al2023, Handler bootstrap, makefile build,
@@ -131,7 +132,7 @@ def as_list(value):
     return value if isinstance(value, list) else [value]
 
 
-def check_functions(template, errors):
+def check_functions(template, errors, built=False):
     found = functions(template)
     if set(found) != set(EXPECTED_ACCESS):
         errors.append(f"functions are {sorted(found)}, expected {sorted(EXPECTED_ACCESS)}")
@@ -144,8 +145,10 @@ def check_functions(template, errors):
             errors.append(f"{name}: Architectures must be [!Ref Architecture]")
         if resource.get("Metadata", {}).get("BuildMethod") != "makefile":
             errors.append(f"{name}: Metadata.BuildMethod must be makefile")
-        if effective(template, resource, "CodeUri") != ".":
-            errors.append(f"{name}: CodeUri must be . (the Makefile's build targets live there)")
+        # `sam build` points each function at its artifact directory, named after it.
+        code_uri = name if built else "."
+        if effective(template, resource, "CodeUri") != code_uri:
+            errors.append(f"{name}: CodeUri must be {code_uri}" + ("" if built else " (the Makefile's build targets live there)"))
 
 
 def check_policies(template, errors):
@@ -360,9 +363,9 @@ def check_artifacts(template, build_dir, errors):
             errors.append(f"{bootstrap}: missing or not executable")
 
 
-def run_checks(template, sources=None, build_dir=None):
+def run_checks(template, sources=None, build_dir=None, built=False):
     errors = []
-    check_functions(template, errors)
+    check_functions(template, errors, built)
     check_policies(template, errors)
     check_routes(template, errors)
     check_rate(template, errors)
@@ -415,6 +418,7 @@ def main():
     parser.add_argument("template")
     parser.add_argument("--build-dir")
     parser.add_argument("--sources")
+    parser.add_argument("--built", action="store_true", help="TEMPLATE is the one `sam build` wrote")
     parser.add_argument("--self-test", action="store_true")
     arguments = parser.parse_args()
     template = load(arguments.template)
@@ -424,7 +428,7 @@ def main():
             print(f"check_template self-test: {failure}", file=sys.stderr)
         print(f"check_template self-test: {count - len(failures)} of {count} breakages detected")
         return 1 if failures else 0
-    errors = run_checks(template, arguments.sources, arguments.build_dir)
+    errors = run_checks(template, arguments.sources, arguments.build_dir, arguments.built)
     for error in errors:
         print(f"check_template: {error}", file=sys.stderr)
     if errors:
