@@ -12,8 +12,8 @@ trap 'rm -rf "$sam_home"' EXIT
 export SAM_CLI_TELEMETRY=0
 sam() { HOME="$sam_home" "$venv/bin/sam" "$@"; }
 
-step() { printf '== %s\n' "$*" >&2; }
 started=$SECONDS
+step() { printf '== [%3d s] %s\n' "$((SECONDS - started))" "$*" >&2; }
 
 step "cfn-lint template.yaml"
 "$venv/bin/cfn-lint" template.yaml
