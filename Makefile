@@ -7,7 +7,7 @@ SWIFT ?= swift
 STATE_DIR ?= .paypulse
 FUZZ_SECONDS ?= 60
 
-.PHONY: demo test soak soak-run fuzz build deps clean
+.PHONY: demo test soak soak-run fuzz build deps clean check-template
 
 demo: deps
 	$(SWIFT) build --product paypulse
@@ -40,3 +40,19 @@ deps:
 
 clean:
 	rm -rf .build .build-fuzz $(STATE_DIR)
+
+# AWS SAM (`sam build`, BuildMethod makefile) runs build-<LogicalId> with ARTIFACTS_DIR set;
+# samconfig.toml builds in source, so the four targets share one release build.
+.PHONY: build-StoreTokensFunction build-UserProfileFunction build-TokenRefreshFunction build-DisconnectFunction
+build-StoreTokensFunction:
+	scripts/bundle.sh --function store-tokens --artifacts "$(ARTIFACTS_DIR)"
+build-UserProfileFunction:
+	scripts/bundle.sh --function user-profile --artifacts "$(ARTIFACTS_DIR)"
+build-TokenRefreshFunction:
+	scripts/bundle.sh --function token-refresh --artifacts "$(ARTIFACTS_DIR)"
+build-DisconnectFunction:
+	scripts/bundle.sh --function disconnect --artifacts "$(ARTIFACTS_DIR)"
+
+# cfn-lint, sam validate --lint, sam build (no container) and the template's own checks.
+check-template: deps
+	scripts/check-template.sh
