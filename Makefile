@@ -5,7 +5,7 @@
 SWIFT ?= swift
 STATE_DIR ?= .paypulse
 
-.PHONY: demo test build deps clean
+.PHONY: demo test build deps clean bundles test-deploy
 
 demo: deps
 	$(SWIFT) build --product paypulse
@@ -22,5 +22,16 @@ build: deps
 deps:
 	scripts/ensure-deps.sh
 
+# Self-contained Lambda bundles (.build-lambda/bundles/F.zip), then their proofs: each
+# answers events in a chroot holding only itself and busybox, and under the Lambda
+# Runtime Interface Emulator (from the SAM CLI in .venv-sam).
+bundles: deps
+	scripts/bundle.sh
+
+test-deploy: bundles
+	scripts/ensure-sam.sh >/dev/null
+	scripts/test-bundles-chroot.sh
+	scripts/test-bundles-rie.sh
+
 clean:
-	rm -rf .build $(STATE_DIR)
+	rm -rf .build .build-lambda $(STATE_DIR)
