@@ -7,17 +7,26 @@ SWIFT ?= swift
 STATE_DIR ?= .paypulse
 FUZZ_SECONDS ?= 60
 
-.PHONY: demo test soak soak-run fuzz build deps clean check-template
+.PHONY: demo test unit soak soak-run fuzz bundles test-deploy check-template build deps clean
 
 demo: deps
 	$(SWIFT) build --product paypulse
 	PAYPULSE_STATE_DIR=$(STATE_DIR) .build/debug/paypulse demo
 
-test:
+# Everything CI runs: the suites, the soak, the deploy proofs (bundles in a chroot and under
+# the Lambda emulator; cfn-lint, sam validate --lint, sam build) and the fuzzers. The fuzz
+# build reuses .build (only our modules recompile, instrumented), so it goes last.
+test: unit
+	$(MAKE) soak-run
+	$(MAKE) test-deploy
+	$(MAKE) check-template
+	FUZZ_SCRATCH=.build $(MAKE) fuzz
+
+# The suites alone (no soak, deploy proofs or fuzzing): the quick loop while developing.
+unit:
 	scripts/ensure-deps.sh --with-moto
 	scripts/build-checked.sh
 	scripts/with-moto.sh $(SWIFT) test --skip-build --skip ConcurrencySoakTests
-	$(MAKE) soak-run
 
 # The concurrency soak runs after the other suites, alone: its many processes would
 # otherwise starve them (and they it). `make soak` runs it briefly on its own.
@@ -38,8 +47,19 @@ build: deps
 deps:
 	scripts/ensure-deps.sh
 
+# Self-contained Lambda bundles (.build-lambda/bundles/F.zip), then their proofs: each
+# answers events in a chroot holding only itself and busybox, and under the Lambda
+# Runtime Interface Emulator (from the SAM CLI in .venv-sam).
+bundles: deps
+	scripts/bundle.sh
+
+test-deploy: bundles
+	scripts/ensure-sam.sh >/dev/null
+	scripts/test-bundles-chroot.sh
+	scripts/test-bundles-rie.sh
+
 clean:
-	rm -rf .build .build-fuzz $(STATE_DIR)
+	rm -rf .build .build-fuzz .build-lambda .aws-sam $(STATE_DIR)
 
 # AWS SAM (`sam build`, BuildMethod makefile) runs build-<LogicalId> with ARTIFACTS_DIR set;
 # samconfig.toml builds in source, so the four targets share one release build.

@@ -102,14 +102,14 @@ copy_libraries() { # $1 = executable, $2 = lib dir; prints the loader's file nam
 fingerprint() { (cd "$1" && find . -type f -printf '%p %m\n' | LC_ALL=C sort && find . -type f -print0 | LC_ALL=C sort -z | xargs -0 sha256sum) | sha256sum | cut -d' ' -f1; }
 
 # Deterministic zip (sorted names, fixed dates, 0755/0644 modes), via Python so that the
-# machine needs no `zip`.
+# machine needs no `zip`. Level 6: level 9 took 3.5x the CPU for 0.7% less.
 make_zip() { # $1 = bundle dir, $2 = zip path
   python3 - "$1" "$2" <<'PY'
 import os, stat, sys, zipfile
 source, target = sys.argv[1], sys.argv[2]
 paths = sorted(os.path.relpath(os.path.join(root, name), source)
                for root, _, names in os.walk(source) for name in names)
-with zipfile.ZipFile(target + ".tmp", "w", zipfile.ZIP_DEFLATED, compresslevel=9) as archive:
+with zipfile.ZipFile(target + ".tmp", "w", zipfile.ZIP_DEFLATED) as archive:
     for path in paths:
         full = os.path.join(source, path)
         mode = 0o755 if os.stat(full).st_mode & stat.S_IXUSR else 0o644
@@ -118,7 +118,7 @@ with zipfile.ZipFile(target + ".tmp", "w", zipfile.ZIP_DEFLATED, compresslevel=9
         info.external_attr = (stat.S_IFREG | mode) << 16
         info.compress_type = zipfile.ZIP_DEFLATED
         with open(full, "rb") as data:
-            archive.writestr(info, data.read(), compresslevel=9)
+            archive.writestr(info, data.read(), compresslevel=6)
 os.replace(target + ".tmp", target)
 PY
 }

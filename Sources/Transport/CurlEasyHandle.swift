@@ -44,6 +44,9 @@ final class CurlEasyHandle: @unchecked Sendable {
             set(paypulse_curl_setopt_long(raw, CURLOPT_NOSIGNAL, 1))
             set(paypulse_curl_setopt_long(raw, CURLOPT_SSL_VERIFYPEER, 1))
             set(paypulse_curl_setopt_long(raw, CURLOPT_SSL_VERIFYHOST, 2))
+            if let caBundlePath = configuration.caBundlePath {
+                set(paypulse_curl_setopt_string(raw, CURLOPT_CAINFO, caBundlePath))
+            }
             set(paypulse_curl_setopt_long(raw, CURLOPT_FOLLOWLOCATION, 0))
             set(paypulse_curl_setopt_long(raw, CURLOPT_TCP_KEEPALIVE, 1))
             // Options stick to a pooled handle: set it either way.
