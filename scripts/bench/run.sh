@@ -1,0 +1,29 @@
+#!/usr/bin/env bash
+# `make bench`: the side-by-side benchmark against the Python peer (scripts/bench/run.py).
+# Installs what it needs (moto, a venv in .build-bench/ with matplotlib, PyJWT and boto3),
+# builds the functions as the deploy bundles do (release, static Swift stdlib, in
+# .build-lambda) and the minimal Swift program, then runs. Arguments go to run.py:
+#   scripts/bench/run.sh --quick                       # CI-sized
+#   scripts/bench/run.sh --quick --bin-dir .build/debug  # reuse another build, build nothing
+set -euo pipefail
+cd "$(dirname "$0")/../.."
+
+scripts/ensure-deps.sh --with-moto
+
+venv=.build-bench/venv
+if [ ! -x "$venv/bin/python" ]; then
+  base=$(python3 -c 'import sys; print(sys.executable)')
+  "$base" -m venv --system-site-packages "$venv"
+fi
+"$venv/bin/python" -c 'import matplotlib, jwt, boto3' 2>/dev/null ||
+  "$venv/bin/pip" install --quiet matplotlib 'PyJWT>=2.8' boto3
+
+if [[ " $* " != *" --bin-dir "* ]]; then
+  swift build -c release --static-swift-stdlib --scratch-path .build-lambda 2>&1 | tail -n 3
+fi
+floor_src=scripts/bench/floor/echo.swift
+if [ ! -x .build-bench/floor ] || [ "$floor_src" -nt .build-bench/floor ]; then
+  swiftc -O -static-stdlib "$floor_src" -o .build-bench/floor
+fi
+
+exec "$venv/bin/python" scripts/bench/run.py "$@"
