@@ -5,7 +5,7 @@
 SWIFT ?= swift
 STATE_DIR ?= .paypulse
 
-.PHONY: demo test build deps clean
+.PHONY: demo test build deps clean bench bench-quick
 
 demo: deps
 	$(SWIFT) build --product paypulse
@@ -21,6 +21,13 @@ build: deps
 
 deps:
 	scripts/ensure-deps.sh
+
+# Side-by-side benchmark against ../shared/peers/python-boto3 (README "Performance").
+bench:
+	scripts/bench/run.sh
+
+bench-quick:
+	scripts/bench/run.sh --quick --out .build-bench/quick
 
 clean:
 	rm -rf .build $(STATE_DIR)

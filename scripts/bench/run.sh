@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # `make bench`: the side-by-side benchmark against the Python peer (scripts/bench/run.py).
-# Installs what it needs (moto, a venv in .build-bench/ with matplotlib, PyJWT and boto3),
+# Installs what it needs (moto, GNU time, a venv in .build-bench/ with matplotlib, PyJWT, boto3),
 # builds the functions as the deploy bundles do (release, static Swift stdlib, in
 # .build-lambda) and the minimal Swift program, then runs. Arguments go to run.py:
 #   scripts/bench/run.sh --quick                       # CI-sized
@@ -9,6 +9,11 @@ set -euo pipefail
 cd "$(dirname "$0")/../.."
 
 scripts/ensure-deps.sh --with-moto
+if [ ! -x /usr/bin/time ]; then  # GNU time measures peak RSS from a small parent (see benchlib/procstat.py)
+  sudo_if_needed() { if [ "$(id -u)" = 0 ]; then "$@"; else sudo "$@"; fi; }
+  sudo_if_needed apt-get update -qq && DEBIAN_FRONTEND=noninteractive sudo_if_needed apt-get install -y -qq time >/dev/null
+fi
+export PYTHONDONTWRITEBYTECODE=1
 
 venv=.build-bench/venv
 if [ ! -x "$venv/bin/python" ]; then
