@@ -2,7 +2,11 @@
 import PayPulseDomain
 import FoundationEssentials
 #else
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
 import Foundation
+#endif
 #endif
 import PayPulseAWS
 import PayPulseSigV4

@@ -34,8 +34,9 @@ public final class FakeGoogleHold: @unchecked Sendable {
     }
 
     /// Waits (without blocking a concurrency thread) until `count` requests are held.
-    /// - Returns: whether that happened before `timeout`.
-    public func waitUntilHeld(count: Int = 1, timeout: Duration = .seconds(10)) async -> Bool {
+    /// - Returns: whether that happened before `timeout`. The default is generous because it
+    ///   returns as soon as the requests are held; a loaded machine can delay the server's threads.
+    public func waitUntilHeld(count: Int = 1, timeout: Duration = .seconds(60)) async -> Bool {
         let deadline = ContinuousClock.now + timeout
         while heldCount < count {
             guard ContinuousClock.now < deadline else { return false }

@@ -2,7 +2,11 @@
 import PayPulseHandlers
 import FoundationEssentials
 #else
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
 import Foundation
+#endif
 #endif
 
 /// An EventBridge event, such as the one a schedule rule sends (`detail-type`
