@@ -25,6 +25,8 @@ fi
 
 if [[ " $* " != *" --bin-dir "* ]]; then
   swift build -c release --static-swift-stdlib --scratch-path .build-lambda 2>&1 | tail -n 3
+  # The deployment bundles, whose sizes are reported (the same build; n/a without the script).
+  if [ -x scripts/bundle.sh ]; then scripts/bundle.sh >/dev/null; fi
 fi
 floor_src=scripts/bench/floor/echo.swift
 if [ ! -x .build-bench/floor ] || [ "$floor_src" -nt .build-bench/floor ]; then

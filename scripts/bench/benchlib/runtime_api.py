@@ -57,7 +57,8 @@ class ScriptedRuntimeAPI:
                 if index >= len(api.events):
                     api.finished.set()
                     api._stop.wait()
-                    return self._reply(500)
+                    self.close_connection = True  # the process is gone by now: answer nothing
+                    return
                 deadline = int(time.time() * 1000) + 900_000
                 self._reply(200, api.events[index], {
                     "Content-Type": "application/json", "Lambda-Runtime-Aws-Request-Id": f"bench-{index:06d}",
