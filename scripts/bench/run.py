@@ -57,6 +57,8 @@ def arguments() -> argparse.Namespace:
     args.refresh_counts, args.refresh_reps = counts, {c: reps[min(i, len(reps) - 1)] for i, c in enumerate(counts)}
     args.paced_rate = 0 if quick else (50 if args.paced_rate is None else args.paced_rate)
     args.sections = set((args.only or "cold,warm,refresh,bundles").split(","))
+    for name in ("bin_dir", "floor", "peer", "bundles", "out"):  # the children run in a scratch folder
+        setattr(args, name, os.path.abspath(getattr(args, name)))
     return args
 
 

@@ -36,6 +36,8 @@ def draw(results: dict, path: str) -> None:
         floor = cold["floor"]["exit_ms"]["median"]
         axis.axhline(floor, color=FLOOR, linestyle="--", linewidth=1, label=f"minimal Swift program ({floor:.1f} ms)")
         axis.set_yscale("log")
+        tallest = max(cold[k]["first_ms"]["median"] for k in ("peer-store-moto", "peer-profile-moto", "swift-store-moto"))
+        axis.set_ylim(top=tallest * 8)  # room for the legend above the bars
         axis.set_ylabel("median wall time to the response, ms (log)")
         axis.set_title(f"Cold invocation on moto ({cold['floor']['runs']} runs each)")
         axis.legend(fontsize=8, loc="upper left")
@@ -46,6 +48,7 @@ def draw(results: dict, path: str) -> None:
         _bars(axis, [f"{int(c):,} due grants" for c in counts], [refresh[c]["swift"]["grants_per_s"] for c in counts],
               [refresh[c]["python"]["grants_per_s"] for c in counts], "/s")
         axis.set_ylabel("grants refreshed per second (median)")
+        axis.set_ylim(top=max(max(refresh[c][s]["grants_per_s"] for s in ("swift", "python")) for c in counts) * 1.3)
         axis.set_title("Refresh throughput (8 at a time, same moto)")
         axis.legend(fontsize=8, loc="upper right")
     figure.suptitle(f"PayPulse Gmail Connect vs the Python peer, {results['machine']['nproc']} shared cores, "

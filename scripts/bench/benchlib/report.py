@@ -23,7 +23,7 @@ def _r(value) -> str:
 
 def cold_section(cold: dict) -> list[str]:
     lines = ["### Cold invocations (fresh process, one event on stdin)", "",
-             "| case | runs | to response, median / p90 ms | to exit, median / p90 ms | peak RSS MiB | CPU ms |",
+             "| case | runs | to response, median / p90 ms | to exit, median / p90 ms | peak RSS MiB | CPU ms (10 ms ticks) |",
              "| --- | ---: | ---: | ---: | ---: | ---: |"]
     for row in cold.values():
         lines.append(f"| {row['label']} | {row['runs']} | {_f(row['first_ms']['median'])} / {_f(row['first_ms']['p90'])} "
