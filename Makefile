@@ -1,26 +1,62 @@
 # PayPulse Gmail Connect. `make demo` runs the main job on the embedded store;
 # `make test` runs every test (against a moto_server it starts on 127.0.0.1).
 # Both install what a fresh machine lacks (libcurl/SQLite headers via apt, moto via pip).
+# `make fuzz` runs each libFuzzer target for FUZZ_SECONDS from its committed seeds.
 
 SWIFT ?= swift
 STATE_DIR ?= .paypulse
+FUZZ_SECONDS ?= 60
 
-.PHONY: demo test build deps clean bench bench-quick
+.PHONY: demo test unit soak soak-run fuzz bundles test-deploy check-template build deps clean bench bench-quick
 
 demo: deps
 	$(SWIFT) build --product paypulse
 	PAYPULSE_STATE_DIR=$(STATE_DIR) .build/debug/paypulse demo
 
-test:
+# Everything CI runs: the suites, the soak, the deploy proofs (bundles in a chroot and under
+# the Lambda emulator; cfn-lint, sam validate --lint, sam build) and the fuzzers. The fuzz
+# build reuses .build (only our modules recompile, instrumented), so it goes last.
+test: unit
+	$(MAKE) soak-run
+	$(MAKE) test-deploy
+	$(MAKE) check-template
+	FUZZ_SCRATCH=.build $(MAKE) fuzz
+
+# The suites alone (no soak, deploy proofs or fuzzing): the quick loop while developing.
+unit:
 	scripts/ensure-deps.sh --with-moto
 	scripts/build-checked.sh
-	scripts/with-moto.sh $(SWIFT) test --skip-build
+	scripts/with-moto.sh $(SWIFT) test --skip-build --skip ConcurrencySoakTests
+
+# The concurrency soak runs after the other suites, alone: its many processes would
+# otherwise starve them (and they it). `make soak` runs it briefly on its own.
+soak-run:
+	$(SWIFT) test --skip-build --filter ConcurrencySoakTests
+
+soak:
+	scripts/ensure-deps.sh --with-moto
+	scripts/build-checked.sh
+	PAYPULSE_SOAK_SECONDS=$${PAYPULSE_SOAK_SECONDS:-10} $(MAKE) soak-run
+
+fuzz:
+	scripts/fuzz.sh $(FUZZ_SECONDS)
 
 build: deps
 	$(SWIFT) build
 
 deps:
 	scripts/ensure-deps.sh
+
+# Self-contained Lambda bundles (.build-lambda/bundles/F.zip), then their proofs: each
+# answers events in a chroot holding only itself and busybox, and under the Lambda
+# Runtime Interface Emulator (from the SAM CLI in .venv-sam).
+bundles: deps
+	scripts/bundle.sh
+
+test-deploy: bundles
+	scripts/ensure-sam.sh >/dev/null
+	scripts/test-bundles-chroot.sh
+	scripts/test-bundles-rie.sh
 
 # Side-by-side benchmark against ../shared/peers/python-boto3 (README "Performance").
 bench:
@@ -30,4 +66,20 @@ bench-quick:
 	scripts/bench/run.sh --quick --out .build-bench/quick
 
 clean:
-	rm -rf .build $(STATE_DIR)
+	rm -rf .build .build-fuzz .build-lambda .aws-sam $(STATE_DIR)
+
+# AWS SAM (`sam build`, BuildMethod makefile) runs build-<LogicalId> with ARTIFACTS_DIR set;
+# samconfig.toml builds in source, so the four targets share one release build.
+.PHONY: build-StoreTokensFunction build-UserProfileFunction build-TokenRefreshFunction build-DisconnectFunction
+build-StoreTokensFunction:
+	scripts/bundle.sh --function store-tokens --artifacts "$(ARTIFACTS_DIR)"
+build-UserProfileFunction:
+	scripts/bundle.sh --function user-profile --artifacts "$(ARTIFACTS_DIR)"
+build-TokenRefreshFunction:
+	scripts/bundle.sh --function token-refresh --artifacts "$(ARTIFACTS_DIR)"
+build-DisconnectFunction:
+	scripts/bundle.sh --function disconnect --artifacts "$(ARTIFACTS_DIR)"
+
+# cfn-lint, sam validate --lint, sam build (no container) and the template's own checks.
+check-template: deps
+	scripts/check-template.sh

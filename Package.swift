@@ -170,9 +170,18 @@ let package = Package(
         .testTarget(name: "RefreshTests", dependencies: ["PayPulseDomain", "PayPulseHandlers", "PayPulsePorts", "PayPulseTestSupport", "PayPulseGoogle", "PayPulseTransport"]),
         .testTarget(
             name: "AuthTests",
-            dependencies: ["PayPulseDomain", "PayPulseTestSupport", .product(name: "JWTKit", package: "jwt-kit")]
+            dependencies: [
+                "PayPulseDomain", "PayPulseHandlers", "PayPulsePorts", "PayPulseTestSupport", .product(name: "JWTKit", package: "jwt-kit"),
+            ]
         ),
         .testTarget(name: "HandlerTests", dependencies: ["PayPulseHandlers", "PayPulseDomain", "PayPulseTestSupport"]),
+        .testTarget(
+            name: "FaultTests",
+            dependencies: [
+                "PayPulseTestSupport", "PayPulseHandlers", "PayPulseDomain", "PayPulsePorts", "PayPulseAWS", "PayPulseGoogle",
+                "PayPulseTransport", .product(name: "Logging", package: "swift-log"),
+            ]
+        ),
         .testTarget(
             name: "RuntimeTests", dependencies: ["PayPulseRuntime", "PayPulseHandlers", "PayPulseTestSupport", "PayPulseTransport"]
         ),
@@ -183,9 +192,42 @@ let package = Package(
                 "PayPulseTransport", .product(name: "Logging", package: "swift-log"),
             ]
         ),
+        .testTarget(
+            name: "SoakTests",
+            dependencies: [
+                "PayPulseTestSupport", "PayPulseDomain", "PayPulsePorts", "PayPulseAWS", "PayPulseEmbedded", "PayPulseSigV4",
+                .product(name: "Logging", package: "swift-log"),
+            ]
+        ),
     ],
     swiftLanguageModes: [.v6]
 )
+
+// MARK: fuzzing (scripts/fuzz.sh; see Fuzz/README.md)
+// libFuzzer targets under Fuzz/, declared only when PAYPULSE_FUZZ=1 so normal builds never
+// see them. That build (in .build-fuzz) gives our modules coverage and AddressSanitizer;
+// dependencies (swift-crypto, jwt-kit, swift-log) stay uninstrumented, which keeps it short.
+if Context.environment["PAYPULSE_FUZZ"] == "1" {
+    func fuzzTarget(_ name: String, _ dependencies: [Target.Dependency]) -> Target {
+        .executableTarget(
+            name: "fuzz-\(name)", dependencies: ["PayPulseFuzzSupport"] + dependencies, path: "Fuzz/\(name)",
+            linkerSettings: [.unsafeFlags(["-sanitize=address"])]
+        )
+    }
+    package.targets += [
+        .target(name: "CLibFuzzer", path: "Fuzz/CLibFuzzer"),
+        .target(name: "PayPulseFuzzSupport", dependencies: ["CLibFuzzer"], path: "Fuzz/Support"),
+        fuzzTarget("event-decoder", ["PayPulseRuntime", "PayPulseHandlers"]),
+        fuzzTarget("store-tokens-body", ["PayPulseHandlers", "PayPulseDomain"]),
+        fuzzTarget("jwt-front", ["PayPulseDomain", .product(name: "Crypto", package: "swift-crypto")]),
+        fuzzTarget("aws-error", [
+            "PayPulseAWS", "PayPulsePorts", "PayPulseTransport", "PayPulseSigV4", .product(name: "Logging", package: "swift-log"),
+        ]),
+    ]
+    for target in package.targets where [.executable, .regular].contains(target.type) && target.name != "CLibFuzzer" {
+        target.swiftSettings = (target.swiftSettings ?? []) + [.unsafeFlags(["-sanitize=fuzzer,address"])]
+    }
+}
 
 // Shared settings for every Swift target (the swift-log pattern): Swift 6 mode with
 // strict concurrency comes from the tools version; these add the checks we rely on.

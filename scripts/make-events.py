@@ -47,8 +47,10 @@ def sample(version, template):
 GOOGLE_GRANTS = ["1//0gABC-first-refresh", "1//0gABC-expiring-refresh", "1//again-refresh", "1//form-refresh"]
 
 
-def event(version, method, path_template, body=None, content_type="application/json", token=USER_JWT, raw_body=None):
-    """A sam sample with this request's method, headers and base64 body."""
+def event(version, method, path_template, body=None, content_type="application/json", token=USER_JWT, raw_body=None,
+          base64_body=True):
+    """A sam sample with this request's method, headers and base64 body (or, with
+    `base64_body=False`, the body as text with `isBase64Encoded: false`)."""
     e = sample(version, path_template)
     headers = {}
     if token is not None:
@@ -58,8 +60,9 @@ def event(version, method, path_template, body=None, content_type="application/j
     if raw_body is not None:
         encoded = raw_body
     else:
-        text = body if isinstance(body, str) else ("" if body is None else json.dumps(body, separators=(",", ":")))
-        encoded = base64.b64encode(text.encode()).decode()
+        text = body if isinstance(body, (str, bytes)) else ("" if body is None else json.dumps(body, separators=(",", ":")))
+        data = text if isinstance(text, bytes) else text.encode()
+        encoded = base64.b64encode(data).decode() if base64_body else text
     if version == "v2":
         e["headers"].update(headers)
         e["requestContext"]["http"]["method"] = method
@@ -70,7 +73,7 @@ def event(version, method, path_template, body=None, content_type="application/j
         e["httpMethod"] = method
         e["requestContext"]["httpMethod"] = method
     e["body"] = encoded
-    e["isBase64Encoded"] = True
+    e["isBase64Encoded"] = base64_body
     return e
 
 
@@ -107,9 +110,10 @@ def secrets_in(event_json):
     for name, value in event_json["headers"].items():
         if name.lower() == "authorization" and value.startswith("Bearer "):
             token = value[len("Bearer "):]
-            found += [token, token.rsplit(".", 1)[-1]]
+            found += [piece for piece in (token, token.rsplit(".", 1)[-1]) if len(piece) >= 8]
     try:
-        body = base64.b64decode(event_json.get("body") or "", validate=True).decode()
+        raw = event_json.get("body") or ""
+        body = base64.b64decode(raw, validate=True).decode() if event_json.get("isBase64Encoded") else raw
     except Exception:
         return found
     try:
@@ -295,6 +299,103 @@ case("store-tokens", "v2-json-first-connection-expiring-unknown-grant",
 BAD_SHARD = copy.deepcopy(SCHEDULED)
 BAD_SHARD["detail"] = {"shard": 3, "shards": 2}
 case("token-refresh", "scheduled-invalid-shard", BAD_SHARD, None, exit_code=1)
+
+# Token attacks through the built executables (issue 6, part 4; the full catalogue runs
+# in-process in Tests/AuthTests/HandlerAttackTests): each is the one generic 401, and
+# nothing is stored.
+def forged(header, claims=None, key=DEV_KEY, signature=None):
+    """A token with any header and claims, HMAC-SHA256 signed under `key` unless a literal
+    `signature` is given."""
+    body = {"sub": "user-1", "iss": "paypulse", "aud": "paypulse-api", "iat": 1732000000, "exp": FAR_FUTURE}
+    for name, value in (claims or {}).items():
+        if value is None:
+            body.pop(name, None)
+        else:
+            body[name] = value
+    head = b64url(json.dumps(header, separators=(",", ":")).encode())
+    payload = b64url(json.dumps(body, separators=(",", ":"), sort_keys=True).encode())
+    if signature is None:
+        signature = b64url(hmac.new(key, f"{head}.{payload}".encode(), hashlib.sha256).digest())
+    return f"{head}.{payload}.{signature}"
+
+
+# A throwaway RSA public key (the one in Tests/AuthTests/Fixtures/RSAFixture.swift): the
+# HS/RS confusion attack signs HS256 with the server's public key as the HMAC secret.
+RSA_PUBLIC_KEY_PEM = b"""-----BEGIN PUBLIC KEY-----
+MIIBIjANBgkqhkiG9w0BAQEFAAOCAQ8AMIIBCgKCAQEAwRWqx8aJAVLS5ZCjXI2f
+qQAnncCYLJTp8tGTAeAyv6mRreGOiOzD5hE1lEtPQKt+U0/+SY9ibYB2vPYzfGPx
+VlYUiVVmFBaUaxL0qfzXiAP4oRGnFj5FddVHDcvUxhWgSA/kNO9SevlTuN9r8jwd
+Ipq9UuT22MjvHfOPwJElYfV33OMq22auPN5T29XM6Kyc58zb6wiO9ORJ8o/NOQ2P
+VY4SzEMY5JvgAfeHw6QyXLW51VGEFy1YPlIbCz1gToDPeEAW+0hd7zp4H5WsgGcX
+Ke05MLVA/VA3bCzLu5D2OWX6eNlCRHt3x0HOjHKJ0pDEsMO6991h272jNiirEVlV
+wQIDAQAB
+-----END PUBLIC KEY-----
+"""
+ATTACKER_KEY = b"attacker-chosen-secret-0123456789-abcdef"
+HS256 = {"alg": "HS256", "typ": "JWT"}
+ATTACKS = [
+    ("store-tokens", "v2-attack-alg-none", forged({"alg": "none", "typ": "JWT"}, signature="")),
+    ("store-tokens", "v2-attack-alg-none-capitalised", forged({"alg": "None", "typ": "JWT"}, signature="c2ln")),
+    ("store-tokens", "v2-attack-hs256-with-rsa-public-key", forged(HS256, key=RSA_PUBLIC_KEY_PEM)),
+    ("store-tokens", "v1-attack-rs256-header-with-hmac", forged({"alg": "RS256", "typ": "JWT"})),
+    ("store-tokens", "v2-attack-kid-path-traversal", forged({"alg": "HS256", "kid": "../../../../dev/null"}, key=b"")),
+    ("store-tokens", "v2-attack-kid-sql-injection", forged({"alg": "HS256", "kid": "' OR '1'='1"})),
+    ("store-tokens", "v2-attack-jku-header", forged({"alg": "HS256", "jku": "https://attacker.example/jwks.json"}, key=ATTACKER_KEY)),
+    ("store-tokens", "v2-attack-embedded-jwk", forged({"alg": "HS256", "jwk": {"kty": "oct", "k": b64url(ATTACKER_KEY)}}, key=ATTACKER_KEY)),
+    ("store-tokens", "v2-attack-wrong-issuer", forged(HS256, {"iss": "someone-else"})),
+    ("store-tokens", "v2-attack-wrong-audience", forged(HS256, {"aud": "other-api"})),
+    ("store-tokens", "v2-attack-expired", forged(HS256, {"exp": 1732000600})),
+    ("store-tokens", "v2-attack-not-yet-valid", forged(HS256, {"nbf": FAR_FUTURE - 3600})),
+    ("store-tokens", "v2-attack-oversized-token", forged(HS256, {"pad": "x" * 16384})),
+    ("user-profile", "v2-attack-sub-path-traversal", forged(HS256, {"sub": "../user-1"})),
+    ("user-profile", "v1-attack-sub-not-a-string", forged(HS256, {"sub": 42})),
+    ("user-profile", "v2-attack-sub-600-characters", forged(HS256, {"sub": "u" * 600})),
+    ("disconnect", "v2-attack-sub-with-nul", forged(HS256, {"sub": "user-1\u0000"})),
+    ("disconnect", "v2-attack-sub-missing", forged(HS256, {"sub": None})),
+    ("disconnect", "v2-attack-truncated-token", USER_JWT[:-6]),
+]
+ROUTES = {"store-tokens": ("POST", "post-gmail-tokens", FIRST), "user-profile": ("GET", "get-user-me", None),
+          "disconnect": ("DELETE", "delete-gmail-tokens", None)}
+for function, name, token in ATTACKS:
+    method, template, body = ROUTES[function]
+    version = name[:2]
+    case(function, name, event(version, method, template, body, token=token),
+         response(version, 401, UNAUTHORIZED, {"www-authenticate": "Bearer"}))
+
+# Input limits (issue 6, part 6): clear 400s with the stable code invalid_request, 413
+# for size. Duplicate keys are refused, not resolved: JSONDecoder keeps the first value,
+# JavaScript and Python the last, so a repeated key could mean two tokens to two readers.
+# Larger inputs (a 1 MiB body, 100k nested brackets, a 1 MB header, bytes that are not
+# UTF-8 in the event itself) are generated by Tests/ReplayTests/InputLimitTests.
+WHOLE_SECONDS = "expires_in must be a whole number of seconds from 1 to 86400."
+LIMITS = [
+    ("v2-limit-duplicate-json-key", '{"access_token":"ya29.first-of-two","access_token":"ya29.second-of-two"}', None,
+     400, error("invalid_request", "The body repeats a key; send each field once.")),
+    ("v2-limit-duplicate-form-field", "access_token=ya29.first-of-two&access_token=ya29.second-of-two",
+     "application/x-www-form-urlencoded", 400, error("invalid_request", "The form body repeats a field; only scope may repeat.")),
+    ("v2-limit-expires-in-negative", '{"access_token":"ya29.x","expires_in":-1}', None, 400, error("invalid_request", WHOLE_SECONDS)),
+    ("v2-limit-expires-in-zero", '{"access_token":"ya29.x","expires_in":0}', None, 400, error("invalid_request", WHOLE_SECONDS)),
+    ("v2-limit-expires-in-fractional", '{"access_token":"ya29.x","expires_in":1.5}', None, 400, error("invalid_request", WHOLE_SECONDS)),
+    ("v2-limit-expires-in-1e308", '{"access_token":"ya29.x","expires_in":1e308}', None, 400, error("invalid_request", WHOLE_SECONDS)),
+    ("v2-limit-expires-in-2-pow-63", '{"access_token":"ya29.x","expires_in":9223372036854775808}', None, 400,
+     error("invalid_request", WHOLE_SECONDS)),
+    ("v2-limit-expires-in-beyond-double", '{"access_token":"ya29.x","expires_in":1e400}', None, 400,
+     error("invalid_request", "The body holds a number too large to represent.")),
+    ("v2-limit-expires-in-form-fraction", "access_token=ya29.x&expires_in=1.5", "application/x-www-form-urlencoded", 400,
+     error("invalid_request", "expires_in must be an integer number of seconds.")),
+    ("v2-limit-access-token-as-number", '{"access_token":12345}', None, 400,
+     error("invalid_request", "access_token must be a string, not a number.")),
+    ("v2-limit-nested-too-deep", '{"access_token":"ya29.x","extra":' + "[" * 40 + "]" * 40 + "}", None, 400,
+     error("invalid_request", "The body nests deeper than 32 levels.")),
+    ("v2-limit-body-not-utf8", b'{"access_token":"ya29.\xff\xfe"}', None, 400, error("invalid_request", "The body is not valid UTF-8.")),
+    ("v2-limit-lone-surrogate-escape", '{"access_token":"ya29.\\ud800"}', None, 400, error("invalid_request", "The body is not valid JSON.")),
+]
+for name, body, content_type, status, answer in LIMITS:
+    case("store-tokens", name, event("v2", "POST", "post-gmail-tokens", body, content_type=content_type or "application/json"),
+         response("v2", status, answer))
+case("store-tokens", "v1-limit-text-body-over-64-kib",
+     event("v1", "POST", "post-gmail-tokens", {"access_token": "ya29." + "y" * 66000}, base64_body=False),
+     response("v1", 413, error("payload_too_large", "The request body is larger than 64 KiB.")))
 
 # not an API Gateway event at all: a clear error on stderr, nothing on stdout, exit 2
 case("store-tokens", "not-an-api-gateway-event", {"hello": "world"}, None, exit_code=2)

@@ -40,7 +40,7 @@ public struct AppEnvironment: Sendable {
     ) async throws -> AppEnvironment {
         let logger = LogSetup.makeLogger(label: label, environment: environment)
         let configuration = try AppConfiguration.fromEnvironment(environment)
-        let transport = CurlHTTPClient()
+        let transport = CurlHTTPClient(configuration: CurlHTTPClient.Configuration(caBundlePath: configuration.caBundlePath))
         let backends = try Backends.make(configuration: configuration, transport: transport, logger: logger)
         let secrets = backends.secrets
         guard authenticates else {

@@ -16,6 +16,8 @@ extension AppConfiguration {
     public static let defaultUsersTable = "paypulse-users"
     /// The default embedded state directory, relative to the working directory.
     public static let defaultStateDirectory = ".paypulse"
+    /// The variable naming the trusted CA certificates file (see ``caBundlePath``).
+    public static let caBundleVariable = "PAYPULSE_CA_BUNDLE"
 
     /// Reads the process environment.
     /// - Throws: ``ConfigurationError`` naming the first bad variable.
@@ -47,6 +49,10 @@ extension AppConfiguration {
             throw ConfigurationError(variable: "USERS_TABLE", problem: "a DynamoDB table name is 3-255 characters of letters, digits, '_', '-' and '.', got '\(usersTable)'")
         }
         let stateDirectory = value("PAYPULSE_STATE_DIR") ?? defaultStateDirectory
+        let caBundlePath = value(caBundleVariable)
+        if let caBundlePath, !FileManager.default.isReadableFile(atPath: caBundlePath) {
+            throw ConfigurationError(variable: caBundleVariable, problem: "no readable file at '\(caBundlePath)'")
+        }
 
         var aws: AWSConfiguration?
         if store == .aws {
@@ -55,7 +61,7 @@ extension AppConfiguration {
         let (google, refresh, recoveryDays) = try serviceSettings(value)
         return AppConfiguration(
             store: store, stateDirectory: stateDirectory, usersTable: usersTable, insideLambda: insideLambda, aws: aws,
-            google: google, refresh: refresh, disconnectRecoveryDays: recoveryDays
+            google: google, refresh: refresh, disconnectRecoveryDays: recoveryDays, caBundlePath: caBundlePath
         )
     }
 

@@ -28,11 +28,15 @@ public struct AppConfiguration: Sendable, Equatable {
     public var refresh: RefreshSettings
     /// The recovery window of a disconnect (`DISCONNECT_RECOVERY_DAYS`, 7–30).
     public var disconnectRecoveryDays: Int
+    /// The trusted CA certificates file for HTTPS (`PAYPULSE_CA_BUNDLE`); `nil` keeps
+    /// libcurl's built-in path. A Lambda bundle's `bootstrap` sets it to the host's file.
+    public var caBundlePath: String?
 
     /// Creates a configuration.
     public init(
         store: StoreBackend, stateDirectory: String, usersTable: String, insideLambda: Bool, aws: AWSConfiguration?,
-        google: GoogleSettings = GoogleSettings(), refresh: RefreshSettings = RefreshSettings(), disconnectRecoveryDays: Int = 7
+        google: GoogleSettings = GoogleSettings(), refresh: RefreshSettings = RefreshSettings(), disconnectRecoveryDays: Int = 7,
+        caBundlePath: String? = nil
     ) {
         self.store = store
         self.stateDirectory = stateDirectory
@@ -42,6 +46,7 @@ public struct AppConfiguration: Sendable, Equatable {
         self.google = google
         self.refresh = refresh
         self.disconnectRecoveryDays = disconnectRecoveryDays
+        self.caBundlePath = caBundlePath
     }
 }
 

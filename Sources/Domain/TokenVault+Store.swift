@@ -17,7 +17,8 @@ extension TokenVault {
     /// compare-and-swap from the version read, so a refresh finishing in between is never
     /// overwritten with a stale merge: the loser reads again and merges again. A secret
     /// scheduled for deletion (a disconnect) is restored first and treated as a first
-    /// connection, since its grant was revoked at Google.
+    /// connection, since its grant was revoked at Google; so is a disconnect that lands
+    /// between this call's read and its write.
     /// - Throws: `StoreError.conflict` when the write kept losing races; other `StoreError`s.
     public func store(_ incoming: IncomingTokens, for user: UserID) async throws -> StoreResult {
         let name = user.secretName
@@ -49,6 +50,10 @@ extension TokenVault {
                 try await replace(tokenSet, of: user, expected: value.versionID)
                 return StoreResult(outcome: outcome, tokenSet: tokenSet)
             } catch let error as StoreError where error == .conflict {
+                continue
+            } catch let error as StoreError where error == .scheduledForDeletion || error == .notFound {
+                // A disconnect deleted the secret between our read and our write: read
+                // again, which restores it, and this store is the reconnection.
                 continue
             }
         }

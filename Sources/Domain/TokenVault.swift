@@ -78,8 +78,33 @@ public struct TokenVault: Sendable {
         let version = try await secrets.replaceCurrent(
             name: user.secretName, expected: expected, value: try tokenSet.jsonString(), clientRequestToken: SecretVersionID.random().rawValue
         )
-        try await secrets.tagResource(name: user.secretName, tags: TokenSetTags.tags(for: tokenSet))
+        try await retag(tokenSet, of: user)
+        await retagIfOvertaken(user, tagged: version)
         return version
+    }
+
+    /// Rewrites the listing tags of `user`'s secret from `tokenSet` (the stored value, the
+    /// authority), e.g. after a write whose tagging failed.
+    public func retag(_ tokenSet: GmailTokenSet, of user: UserID) async throws {
+        try await secrets.tagResource(name: user.secretName, tags: TokenSetTags.tags(for: tokenSet))
+    }
+
+    /// Tags go on after the compare-and-swap, so another writer can swap in a newer set
+    /// and tag it before our tags land: the newer set would then carry ours (say `revoked`
+    /// on a fresh reconnect). So, once our tags are on, if the current version is no longer
+    /// the one we tagged for, tag again from the current value, and check again. The last
+    /// tag write is always followed by such a check, so the tags end up describing the
+    /// current value. Best effort: the write itself has succeeded.
+    private func retagIfOvertaken(_ user: UserID, tagged version: SecretVersionID) async {
+        var tagged = version
+        for _ in 0..<maxAttempts {
+            guard let current = try? await secrets.describeSecret(name: user.secretName).currentVersion, current != tagged,
+                  let value = try? await secrets.getSecretValue(name: user.secretName, stage: .current),
+                  let set = try? GmailTokenSet.decode(value.string)
+            else { return }
+            guard (try? await retag(set, of: user)) != nil else { return }
+            tagged = value.versionID
+        }
     }
 }
 

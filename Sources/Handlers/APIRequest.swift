@@ -1,6 +1,10 @@
 /// One HTTP request as a handler sees it, whatever event shape (API Gateway REST or HTTP
 /// API) it arrived in.
 public struct APIRequest: Sendable, Equatable {
+    /// The largest body any route reads: 64 KiB. Token bodies are a few kilobytes, and the
+    /// runtime refuses a larger body with 413 before decoding or copying it.
+    public static let maximumBodyBytes = 64 * 1024
+
     /// The method, upper-case, e.g. `POST`.
     public var method: String
     /// The path, e.g. `/v1/auth/gmail-tokens` (no stage prefix, no query).

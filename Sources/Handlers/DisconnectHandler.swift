@@ -47,7 +47,11 @@ public struct DisconnectHandler: APIRouteHandler {
         let revoked = await revokeAtGoogle(stored.tokenSet, logger: logger)
         do {
             try await vault.disconnect(user.userID, recoveryWindowDays: recoveryWindowDays)
-        } catch let error as StoreError where error == .notFound || error == .scheduledForDeletion {
+        } catch let error as StoreError where error == .scheduledForDeletion {
+            // We read it live a moment ago: the deletion is done, by our own retried
+            // request whose first answer was lost, or by a concurrent disconnect.
+            logger.info("secret already scheduled for deletion; disconnect done")
+        } catch let error as StoreError where error == .notFound {
             throw APIError.notFound("No Gmail account is connected.")
         } catch {
             throw storeFailure(error, logger: logger)

@@ -11,8 +11,8 @@ import PayPulseDomain
 
 /// Reads and validates a store-tokens body, JSON or form-urlencoded, into ``IncomingTokens``.
 enum StoreTokensBody {
-    /// Bodies over this are refused with 413.
-    static let maxBytes = 64 * 1024
+    /// Bodies over this are refused with 413 (the runtime refuses them first, undecoded).
+    static let maxBytes = APIRequest.maximumBodyBytes
     /// The longest lifetime accepted: Google's access tokens live one hour; a day is generous.
     static let maxExpiresIn = 86_400
 
@@ -40,7 +40,13 @@ enum StoreTokensBody {
         guard String(validating: body, as: UTF8.self) != nil else { throw .invalidRequest("The body is not valid UTF-8.") }
         let value: JSONValue
         do {
-            value = try JSONDecoder().decode(JSONValue.self, from: Data(body))
+            value = try JSONBodyParser.parse(body)
+        } catch .duplicateKey {
+            throw .invalidRequest("The body repeats a key; send each field once.")
+        } catch .tooDeep {
+            throw .invalidRequest("The body nests deeper than \(JSONBodyParser.maximumDepth) levels.")
+        } catch .numberOutOfRange {
+            throw .invalidRequest("The body holds a number too large to represent.")
         } catch {
             throw .invalidRequest("The body is not valid JSON.")
         }
@@ -55,6 +61,11 @@ enum StoreTokensBody {
         var fields: [String: JSONValue] = [:]
         var scopes: [String] = []
         for (key, value) in pairs {
+            // As in JSON bodies, a field sent twice is refused, not resolved by order;
+            // only scope may repeat (one value per scope is a common form encoding).
+            if fields[key] != nil, key != "scope", key != "scope[]" {
+                throw .invalidRequest("The form body repeats a field; only scope may repeat.")
+            }
             if key == "scope" || key == "scope[]" {
                 scopes += value.split(separator: " ").map(String.init)
             } else if key == "expires_in" {

@@ -18,8 +18,20 @@ public struct SecretVersionID: Hashable, Sendable, Codable, CustomStringConverti
 
     public var description: String { rawValue }
 
-    /// A fresh random id, usable as a client request token.
-    public static func random() -> SecretVersionID { SecretVersionID(UUID().uuidString.lowercased()) }
+    /// A fresh random id (a version-4 UUID in lowercase), usable as a client request token.
+    ///
+    /// Drawn from the system generator (`getrandom(2)`) rather than `UUID()`, which silently
+    /// yields all zeros where `/dev/urandom` is missing (seen in a bare chroot): two writes
+    /// with one id would collide.
+    public static func random() -> SecretVersionID {
+        var generator = SystemRandomNumberGenerator()
+        var bytes = (0..<16).map { _ in UInt8.random(in: .min ... .max, using: &generator) }
+        bytes[6] = (bytes[6] & 0x0F) | 0x40  // version 4
+        bytes[8] = (bytes[8] & 0x3F) | 0x80  // RFC 4122 variant
+        let hex = bytes.map { byte in (byte < 16 ? "0" : "") + String(byte, radix: 16) }
+        let groups = [0..<4, 4..<6, 6..<8, 8..<10, 10..<16].map { hex[$0].joined() }
+        return SecretVersionID(groups.joined(separator: "-"))
+    }
 }
 
 /// A staging label of a secret version.

@@ -17,6 +17,10 @@ struct FakeGoogleGrants: Sendable {
     private var byAccessToken: [String: Int] = [:]
     private var issued = 0
     private(set) var revokedTokens: [String] = []
+    /// The refresh token presented for each access token issued.
+    private var presentedFor: [String: String] = [:]
+    /// Refresh tokens answered `invalid_grant`, in order (repeats included).
+    private(set) var invalidGrantRefreshTokens: [String] = []
 
     init(clientID: String) { self.clientID = clientID }
 
@@ -34,6 +38,11 @@ struct FakeGoogleGrants: Sendable {
     /// Successful refreshes of the grant `refreshToken` names (any of its refresh tokens).
     func refreshCount(for refreshToken: String) -> Int {
         byRefreshToken[refreshToken].map { grants[$0].refreshes } ?? 0
+    }
+
+    /// Whether `accessToken` was issued by a refresh that presented `refreshToken`.
+    func issued(accessToken: String, presenting refreshToken: String) -> Bool {
+        presentedFor[accessToken] == refreshToken
     }
 
     /// `POST /token`, the checks in the order Google makes them.
@@ -58,11 +67,13 @@ struct FakeGoogleGrants: Sendable {
             return .error(400, "invalid_request", "Missing required parameter: refresh_token")
         }
         guard let index = byRefreshToken[refreshToken], !grants[index].revoked else {
+            invalidGrantRefreshTokens.append(refreshToken)
             return .error(400, "invalid_grant", "Token has been expired or revoked.")
         }
         issued += 1
         let accessToken = "ya29.fake-\(issued)"
         byAccessToken[accessToken] = index
+        presentedFor[accessToken] = refreshToken
         grants[index].refreshes += 1
         var answer: [String: any Sendable] = [
             "access_token": accessToken, "expires_in": 3599, "scope": grants[index].scope, "token_type": "Bearer",

@@ -91,6 +91,15 @@ public final class FakeGoogleServer: Sendable {
     /// Tokens revoked through `/revoke`, in order.
     public var revokedTokens: [String] { backend.state.withLock { $0.grants.revokedTokens } }
 
+    /// Refresh tokens answered `invalid_grant`, in order (repeats included): the only
+    /// grounds on which a client may mark a grant revoked.
+    public var invalidGrantRefreshTokens: [String] { backend.state.withLock { $0.grants.invalidGrantRefreshTokens } }
+
+    /// Whether the fake issued `accessToken` in answer to a refresh presenting `refreshToken`.
+    public func issued(accessToken: String, presenting refreshToken: String) -> Bool {
+        backend.state.withLock { $0.grants.issued(accessToken: accessToken, presenting: refreshToken) }
+    }
+
     /// Successful refreshes of the grant `refreshToken` names (0 for an unknown token).
     public func refreshCount(for refreshToken: String) -> Int {
         backend.state.withLock { $0.grants.refreshCount(for: refreshToken) }

@@ -44,8 +44,13 @@ final class CurlEasyHandle: @unchecked Sendable {
             set(paypulse_curl_setopt_long(raw, CURLOPT_NOSIGNAL, 1))
             set(paypulse_curl_setopt_long(raw, CURLOPT_SSL_VERIFYPEER, 1))
             set(paypulse_curl_setopt_long(raw, CURLOPT_SSL_VERIFYHOST, 2))
+            if let caBundlePath = configuration.caBundlePath {
+                set(paypulse_curl_setopt_string(raw, CURLOPT_CAINFO, caBundlePath))
+            }
             set(paypulse_curl_setopt_long(raw, CURLOPT_FOLLOWLOCATION, 0))
             set(paypulse_curl_setopt_long(raw, CURLOPT_TCP_KEEPALIVE, 1))
+            // Options stick to a pooled handle: set it either way.
+            set(paypulse_curl_setopt_long(raw, CURLOPT_FRESH_CONNECT, request.freshConnection ? 1 : 0))
             set(paypulse_curl_setopt_long(raw, CURLOPT_CONNECTTIMEOUT_MS, configuration.connectTimeout.milliseconds))
             set(paypulse_curl_setopt_long(raw, CURLOPT_TIMEOUT_MS, request.timeout?.milliseconds ?? 0))
             set(paypulse_curl_setopt_offset(raw, CURLOPT_MAXFILESIZE_LARGE, curl_off_t(configuration.maxResponseBytes)))

@@ -18,12 +18,20 @@ public final class CurlHTTPClient: HTTPTransport {
         public var maxResponseBytes: Int
         /// How many idle handles (and their connections) to keep.
         public var maxIdleHandles: Int
+        /// The file of trusted CA certificates (`CURLOPT_CAINFO`); `nil` keeps libcurl's
+        /// built-in path. Debian's libcurl looks in `/etc/ssl/certs/ca-certificates.crt`,
+        /// which Amazon Linux lacks, so a bundle carrying that libcurl names the host's file.
+        public var caBundlePath: String?
 
         /// Creates a configuration.
-        public init(connectTimeout: Duration = .seconds(3), maxResponseBytes: Int = 8 << 20, maxIdleHandles: Int = 32) {
+        public init(
+            connectTimeout: Duration = .seconds(3), maxResponseBytes: Int = 8 << 20, maxIdleHandles: Int = 32,
+            caBundlePath: String? = nil
+        ) {
             self.connectTimeout = connectTimeout
             self.maxResponseBytes = maxResponseBytes
             self.maxIdleHandles = maxIdleHandles
+            self.caBundlePath = caBundlePath
         }
     }
 

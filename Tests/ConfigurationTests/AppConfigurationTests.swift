@@ -59,6 +59,7 @@ struct AppConfigurationTests {
             (["PAYPULSE_STORE": "aws", "AWS_REGION": "us-east-1", "AWS_ACCESS_KEY_ID": "a", "AWS_SECRET_ACCESS_KEY": "s", "AWS_ENDPOINT_URL": "localhost:5000"], "AWS_ENDPOINT_URL"),
             (["PAYPULSE_STORE": "aws", "AWS_REGION": "us-east-1", "AWS_ACCESS_KEY_ID": "a", "AWS_SECRET_ACCESS_KEY": "s", "AWS_ENDPOINT_URL_SECRETS_MANAGER": "ftp://x"], "AWS_ENDPOINT_URL_SECRETS_MANAGER"),
             (["USERS_TABLE": "a b"], "USERS_TABLE"),
+            (["PAYPULSE_CA_BUNDLE": "/nonexistent/ca.pem"], "PAYPULSE_CA_BUNDLE"),
         ]
     )
     func badValues(environment: [String: String], variable: String) {
@@ -73,5 +74,12 @@ struct AppConfigurationTests {
     func noSecretInErrors() {
         let environment = ["PAYPULSE_STORE": "aws", "AWS_REGION": "bad region", "AWS_ACCESS_KEY_ID": "a", "AWS_SECRET_ACCESS_KEY": "very-secret"]
         #expect { try AppConfiguration.fromEnvironment(environment) } throws: { !"\($0)".contains("very-secret") }
+    }
+
+    @Test("PAYPULSE_CA_BUNDLE names the CA file for HTTPS; unset keeps libcurl's own")
+    func caBundle() throws {
+        #expect(try AppConfiguration.fromEnvironment([:]).caBundlePath == nil)
+        let readable = #filePath
+        #expect(try AppConfiguration.fromEnvironment(["PAYPULSE_CA_BUNDLE": readable]).caBundlePath == readable)
     }
 }

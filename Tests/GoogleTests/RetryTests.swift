@@ -152,12 +152,13 @@ struct RetryTests {
     func cancelled() async throws {
         let fake = try GoogleFixture.fakeWithGrant()
         defer { fake.stop() }
-        fake.script([.status(503, retryAfter: 20)])
-        // A budget that fits the Retry-After, so the call is surely waiting when cancelled.
-        let patient = GoogleRetryPolicy(maxAttempts: 3, baseDelay: .milliseconds(5), maxDelay: .milliseconds(10), totalBudget: .seconds(60))
-        let task = Task { try await refresh(fake, retry: patient) }
-        while fake.tokenCalls < 1 { try await Task.sleep(for: .milliseconds(5)) }
-        try await Task.sleep(for: .milliseconds(100))
+        // An hour's Retry-After inside a budget that fits it: once the client logs that it is
+        // retrying, it is surely still waiting when cancelled, however loaded the machine.
+        fake.script([.status(503, retryAfter: 3600)])
+        let patient = GoogleRetryPolicy(maxAttempts: 3, baseDelay: .milliseconds(5), maxDelay: .milliseconds(10), totalBudget: .seconds(7200))
+        let logs = LogCapture()
+        let task = Task { try await refresh(fake, retry: patient, logs: logs) }
+        while logs.lines(containingAnyOf: ["google call retrying"]).isEmpty { try await Task.sleep(for: .milliseconds(5)) }
         task.cancel()
         let error = await #expect(throws: GoogleOAuthError.self) { try await task.value }
         #expect(error?.kind == .transient && error?.code == "cancelled")

@@ -1,6 +1,7 @@
 import PayPulseGoogle
 import PayPulsePorts
 import PayPulseTestSupport
+import PayPulseTransport
 import Testing
 
 @Suite("revoke against the fake revoke endpoint")
@@ -56,5 +57,23 @@ struct RevokeTests {
         fake.script([.status(503)], on: .revoke)
         try await GoogleFixture.client(fake, retry: GoogleFixture.quickRetry).revoke(token: GoogleFixture.refreshToken)
         #expect(fake.revokeCalls == 2 && fake.tokenCalls == 0)
+    }
+
+    @Test("a revoke that reached Google but whose answer was lost is done: the retry's invalid_token is not a failure")
+    func revokeAnswerLost() async throws {
+        let fake = try GoogleFixture.fakeWithGrant()
+        defer { fake.stop() }
+        let proxy = try FaultProxy(upstream: String(fake.tokenEndpoint.dropLast("/token".count)), dialect: .google)
+        defer { proxy.stop() }
+        proxy.plan.inject(.resetAfterForward, at: .operation("revoke", occurrence: 1))
+        let client = GoogleOAuthClient(
+            tokenEndpoint: proxy.url + "/token", revokeEndpoint: proxy.url + "/revoke", transport: CurlHTTPClient(), retry: GoogleFixture.quickRetry,
+            logger: LogCapture().logger
+        )
+        // A refresh first leaves an idle connection that libcurl would reuse, and resend on.
+        _ = try await client.refresh(refreshToken: GoogleFixture.refreshToken, clientID: fake.clientID)
+        try await client.revoke(token: GoogleFixture.refreshToken)
+        #expect(fake.revokeCalls == 2 && fake.revokedTokens == [GoogleFixture.refreshToken])
+        #expect(proxy.plan.count(of: "revoke") == 2)
     }
 }

@@ -173,3 +173,43 @@ struct StoreTokensHandlerTests {
         #expect(!fixture.logs.lines.isEmpty)
     }
 }
+
+@Suite("store-tokens body limits")
+struct StoreTokensBodyLimitTests {
+    @Test("repeated fields are refused in JSON and form bodies, and nothing is stored", arguments: [
+        (#"{"access_token":"ya29.one","access_token":"ya29.two"}"#, "application/json", "The body repeats a key; send each field once."),
+        ("access_token=ya29.one&access_token=ya29.two", "application/x-www-form-urlencoded",
+         "The form body repeats a field; only scope may repeat."),
+        ("access_token=ya29.one&email=a%40b.c&email=d%40e.f", "application/x-www-form-urlencoded",
+         "The form body repeats a field; only scope may repeat."),
+    ])
+    func repeatedFields(text: String, contentType: String, message: String) async throws {
+        let fixture = try await HandlerFixture()
+        let response = await fixture.storeTokens.handle(try await fixture.post(json: text, contentType: contentType), logger: fixture.logs.logger)
+        #expect(response.status == 400)
+        #expect(try errorCode(response) == "invalid_request")
+        #expect(try body(response)["message"] as? String == message)
+        #expect(try await fixture.vault.current(of: UserID("user-1")!) == nil)
+    }
+
+    @Test("expires_in out of range, fractional, huge or not a number is a 400", arguments: [
+        "-1", "0", "1.5", "86400.5", "1e308", "9223372036854775808", "-9223372036854775809", "1e400", #""3600""#, "true", "[3600]",
+    ])
+    func expiresIn(value: String) async throws {
+        let fixture = try await HandlerFixture()
+        let response = await fixture.storeTokens.handle(
+            try await fixture.post(json: #"{"access_token":"ya29.x","expires_in":\#(value)}"#), logger: fixture.logs.logger
+        )
+        #expect(response.status == 400, "\(value)")
+        #expect(try errorCode(response) == "invalid_request")
+    }
+
+    @Test("a body nested deeper than 32 levels is a 400")
+    func deepNesting() async throws {
+        let fixture = try await HandlerFixture()
+        let deep = #"{"access_token":"ya29.x","extra":"# + String(repeating: "[", count: 60_000) + "}"
+        let response = await fixture.storeTokens.handle(try await fixture.post(json: deep), logger: fixture.logs.logger)
+        #expect(response.status == 400)
+        #expect(try body(response)["message"] as? String == "The body nests deeper than 32 levels.")
+    }
+}

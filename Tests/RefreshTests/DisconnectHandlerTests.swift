@@ -83,6 +83,20 @@ struct DisconnectHandlerTests {
         }
     }
 
+    @Test("a delete that already happened (its first answer lost, the retry refused) is a disconnect, not a 404")
+    func deleteAnswerLost() async throws {
+        try await StoreFactory.inMemory.withStores { stores in
+            let fixture = try RefreshFixture(stores)
+            defer { fixture.google.stop() }
+            try await fixture.seed(0, expiresIn: 3600)
+            let memory = try #require(stores.secrets as? InMemorySecretStore)
+            await memory.setFault { $0 == "DeleteSecret" ? .scheduledForDeletion : nil }
+            let response = try await handler(fixture).handle(try await request(fixture, user: 0), logger: fixture.logs.logger)
+            #expect(response.status == 200)
+            #expect(response.body.contains(#""revoked_at_google":true"#))
+        }
+    }
+
     @Test("no token or refresh token in the logs of a refresh run or a disconnect")
     func hygiene() async throws {
         try await StoreFactory.inMemory.withStores { stores in

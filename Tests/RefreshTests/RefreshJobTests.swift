@@ -28,6 +28,27 @@ struct RefreshJobTests {
         }
     }
 
+    @Test("tags left stale by a write whose tagging failed are repaired from the value, without a refresh", arguments: StoreFactory.all)
+    func staleTagsRepaired(_ factory: StoreFactory) async throws {
+        try await factory.withStores { stores in
+            let fixture = try RefreshFixture(stores)
+            defer { fixture.google.stop() }
+            try await fixture.seed(0, expiresIn: 7200)
+            let name = fixture.user(0).secretName
+            let fresh = try await stores.secrets.describeSecret(name: name).tags
+            // What a refresh leaves when its value landed but TagResource kept failing.
+            try await stores.secrets.tagResource(name: name, tags: [TokenSetTags.expiresAt: String(Int(Date().timeIntervalSince1970) + 60)])
+            let value = try await fixture.raw(0)
+
+            let first = try await fixture.job().run(deadline: nil, logger: fixture.logs.logger)
+            #expect(first.due == 1 && first.skipped == 1 && first.refreshed == 0 && fixture.google.tokenCalls == 0)
+            #expect(try await stores.secrets.describeSecret(name: name).tags == fresh)
+            #expect(try await fixture.raw(0) == value)
+            let second = try await fixture.job().run(deadline: nil, logger: fixture.logs.logger)
+            #expect(second.due == 0 && second.scanned == 1)
+        }
+    }
+
     @Test("a refresh token Google returns is stored", arguments: StoreFactory.all)
     func rotation(_ factory: StoreFactory) async throws {
         try await factory.withStores { stores in
@@ -80,7 +101,8 @@ struct RefreshJobTests {
     @Test("the race: a refresh holding Google's answer loses to store-tokens; the user's new tokens survive", arguments: StoreFactory.all)
     func raceWithStoreTokens(_ factory: StoreFactory) async throws {
         try await factory.withStores { stores in
-            let fixture = try RefreshFixture(stores)
+            // A patient client: the held call must outlast the store below on a loaded machine.
+            let fixture = try RefreshFixture(stores, retry: GoogleRetryPolicy(maxAttempts: 1, attemptTimeout: .seconds(90)))
             defer { fixture.google.stop() }
             try await fixture.seed(0, expiresIn: 30)
             let hold = fixture.google.hold()

@@ -6,8 +6,8 @@ import Testing
 
 /// Pipes every `events/` file through the built executable on standard input and compares
 /// standard output with its expected response, on the embedded store and on moto_server;
-/// then reads the stored secret back and checks every field, and checks that no token
-/// or JWT appears in any output at trace log level.
+/// then reads the stored secret back and checks every field, and checks that no token,
+/// JWT, key or signature (``SecretScanner``) appears in any output at trace log level.
 @Suite("Event replay through the built executables")
 struct EventReplayTests {
     @Test("embedded store", arguments: ReplayManifest.allCases)
@@ -54,6 +54,7 @@ private func replay(_ replayCase: ReplayManifest.Case, on backend: ReplayBackend
     let result = try FunctionProcess.run(replayCase.function, event: ReplayManifest.bytes(replayCase.event), environment: environment)
     let finished = Date()
 
+    #expect(result.exitedNormally, "killed by signal \(result.status)")
     #expect(result.status == replayCase.exit, "exit status; stderr: \(result.stderr.suffix(500))")
     if let expected = replayCase.expected {
         #expect(JSONMatching.mismatch(expected: ReplayManifest.bytes(expected), actual: result.stdout) == nil, "\(replayCase)")
@@ -63,8 +64,10 @@ private func replay(_ replayCase: ReplayManifest.Case, on backend: ReplayBackend
         #expect(result.stderr.contains("error:"), "a clear error on stderr")
     }
 
-    let leaks = replayCase.secrets.filter { result.stdout.contains($0) || result.stderr.contains($0) }
-    #expect(leaks.isEmpty, "secrets in the output of \(replayCase): \(leaks.map { String($0.prefix(12)) + "…" })")
+    // Every credential of this case and the ones before it, and every credential shape.
+    let scanner = SecretScanner.forEvents(([replayCase.event] + replayCase.before.compactMap { ReplayManifest.named($0)?.event }).map(ReplayManifest.bytes))
+    let leaks = scanner.findings(in: result.stdout, source: "stdout") + scanner.findings(in: result.stderr, source: "stderr")
+    #expect(leaks.isEmpty, "secrets in the output of \(replayCase): \(leaks)")
     #expect(!result.stderr.isEmpty, "trace logs were written to stderr")
 
     if let stored = replayCase.stored {

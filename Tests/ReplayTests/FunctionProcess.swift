@@ -6,7 +6,10 @@ enum FunctionProcess {
     struct Result {
         var stdout: String
         var stderr: String
+        /// The exit status, or the signal number when ``exitedNormally`` is false.
         var status: Int32
+        /// Whether the process exited (rather than being killed by a signal).
+        var exitedNormally: Bool
     }
 
     /// The folder holding the built executables: beside the test runner, or `.build/debug`.
@@ -41,7 +44,8 @@ enum FunctionProcess {
         return Result(
             stdout: String(decoding: try Data(contentsOf: output), as: UTF8.self),
             stderr: String(decoding: try Data(contentsOf: errors), as: UTF8.self),
-            status: process.terminationStatus
+            status: process.terminationStatus,
+            exitedNormally: process.terminationReason == .exit
         )
     }
 }

@@ -50,8 +50,9 @@ struct ReplayBackend {
         return environment
     }
 
-    static func aws() async throws -> ReplayBackend {
-        let endpoint = try await moto.value.endpoint
+    /// A fresh backend on `server` (emptied first), the shared private moto by default.
+    static func aws(on server: MotoServer? = nil) async throws -> ReplayBackend {
+        let endpoint = if let server { server.endpoint } else { try await moto.value.endpoint }
         let reset = try await AWSTestClients.transport.execute(.init(method: "POST", url: endpoint + "/moto-api/reset"))
         guard reset.status == 200 else { throw ReplayError("moto reset answered \(reset.status)") }
         let users = DynamoDBUserDirectory(client: try AWSTestClients.dynamoDB(endpoint: endpoint), table: "paypulse-users")

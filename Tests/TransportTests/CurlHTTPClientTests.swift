@@ -39,6 +39,17 @@ struct CurlHTTPClientTests {
         #expect(requests.allSatisfy { $0.body.isEmpty && $0.headers["content-type"] == nil })
     }
 
+    @Test("a request asking for a fresh connection gets one; the next reuses again")
+    func freshConnection() async throws {
+        let server = try ScriptedHTTPServer { _, _ in .respond(status: 200, body: "x") }
+        defer { server.stop() }
+        _ = try await client.execute(HTTPRequest(method: "POST", url: server.url, body: [1]))
+        _ = try await client.execute(HTTPRequest(method: "POST", url: server.url, body: [2], freshConnection: true))
+        #expect(server.connectionCount == 2)
+        _ = try await client.execute(HTTPRequest(method: "POST", url: server.url, body: [3]))
+        #expect(server.requests.count == 3 && server.connectionCount == 2)
+    }
+
     @Test("sequential requests reuse one connection")
     func connectionReuse() async throws {
         let server = try ScriptedHTTPServer { _, _ in .respond(status: 200, body: "x") }

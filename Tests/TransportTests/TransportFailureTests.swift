@@ -63,6 +63,21 @@ struct TransportFailureTests {
         #expect(error == .tlsFailure)
     }
 
+    @Test("a configured CA file is what libcurl verifies against (CURLOPT_CAINFO)")
+    func caBundle() async throws {
+        let server = try ScriptedHTTPServer(greeting: "HTTP/1.1 400 Bad Request\r\nContent-Length: 0\r\n\r\n") { _, _ in .close }
+        defer { server.stop() }
+        let missing = "/nonexistent/paypulse-test-ca-\(server.port).pem"
+        let configured = CurlHTTPClient(configuration: .init(connectTimeout: .seconds(2), caBundlePath: missing))
+        let request = HTTPRequest(method: "GET", url: "https://127.0.0.1:\(server.port)/")
+        var error: TransportError?
+        do { _ = try await configured.execute(request) } catch let caught as TransportError { error = caught }
+        // libcurl names the CA file it could not load: only the configured path can appear.
+        #expect(error == .tlsFailure)
+        #expect(error?.detail.contains(missing) == true)
+        #expect(await failure(of: request)?.detail.contains(missing) == false)
+    }
+
     @Test("an unsupported scheme is an invalid URL")
     func invalidURL() async throws {
         #expect(await failure(of: HTTPRequest(method: "GET", url: "ftp://127.0.0.1/")) == .invalidURL)

@@ -12,10 +12,16 @@ extension GoogleOAuthClient {
         let request = HTTPRequest(
             method: "POST", url: url,
             headers: ["Content-Type": GoogleForm.contentType, "Accept": "application/json"],
-            body: form.bytes, timeout: retry.attemptTimeout
+            body: form.bytes, timeout: retry.attemptTimeout,
+            // A revoke resent by libcurl behind our back would hear `invalid_token` for a
+            // revoke that worked; on a fresh connection the loss is ours to see (below).
+            freshConnection: endpoint == .revoke
         )
         let started = ContinuousClock.now
         var attempt = 0
+        // Whether an earlier attempt may have been carried out unheard (the connection
+        // broke after sending, a timeout, a 5xx).
+        var earlierAttemptMayHaveLanded = false
         while true {
             attempt += 1
             let attemptStarted = ContinuousClock.now
@@ -25,8 +31,12 @@ extension GoogleOAuthClient {
                 logger.debug("google call", metadata: metadata(endpoint, attempt, since: attemptStarted, ["status": "\(response.status)"]))
                 if (200..<300).contains(response.status) { return response }
                 failure = GoogleFailure(response: response, endpoint: endpoint)
+                // A retried revoke told the token is unknown: the earlier attempt revoked it.
+                if endpoint == .revoke, earlierAttemptMayHaveLanded, failure.error.kind == .invalidToken { return response }
+                if response.status >= 500 { earlierAttemptMayHaveLanded = true }
             } catch let error as TransportError {
                 failure = GoogleFailure(transport: error)
+                if error.requestMayHaveBeenSent { earlierAttemptMayHaveLanded = true }
             } catch {
                 failure = GoogleFailure(other: error)
             }

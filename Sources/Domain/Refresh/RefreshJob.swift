@@ -41,6 +41,8 @@ public struct RefreshJob: Sendable {
     private struct Candidate {
         var user: UserID
         var expiry: Date?
+        /// The tags the listing showed, so a stale set of them can be repaired.
+        var tags: [String: String]
     }
 
     /// Runs once over `shard`.
@@ -60,7 +62,7 @@ public struct RefreshJob: Sendable {
             var running = 0
             func startNext() -> Bool {
                 guard configurationFailure == nil, hasTime(before: deadline), let candidate = next.next() else { return false }
-                group.addTask { try await refresher.refreshIfDue(candidate.user, logger: logger) }
+                group.addTask { try await refresher.refreshIfDue(candidate.user, listedTags: candidate.tags, logger: logger) }
                 running += 1
                 return true
             }
@@ -121,7 +123,7 @@ public struct RefreshJob: Sendable {
                 }
                 let expiry = TokenSetTags.expiry(from: secret.tags)
                 // Without an expiry tag the value decides: treat it as due and let the read tell.
-                if expiry.map({ $0 <= horizon }) ?? true { due.append(Candidate(user: user, expiry: expiry)) }
+                if expiry.map({ $0 <= horizon }) ?? true { due.append(Candidate(user: user, expiry: expiry, tags: secret.tags)) }
             }
             token = page.nextToken
         } while token != nil && hasTime(before: deadline)

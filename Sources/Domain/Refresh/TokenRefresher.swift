@@ -69,9 +69,13 @@ public struct TokenRefresher: Sendable {
 
     /// Refreshes `user`'s grant if the stored value (the authority, whatever the listing
     /// said) is due, or always when `force`.
+    /// - Parameter listedTags: the tags a listing showed for the set; when the value read
+    ///   disagrees with them and nothing is written, they are rewritten from the value.
     /// - Throws: ``ConfigurationFailure`` when Google refuses our client; never for one
     ///   grant's trouble, which is an ``Outcome``.
-    public func refreshIfDue(_ user: UserID, force: Bool = false, logger: Logger) async throws(ConfigurationFailure) -> Outcome {
+    public func refreshIfDue(
+        _ user: UserID, force: Bool = false, listedTags: [String: String]? = nil, logger: Logger
+    ) async throws(ConfigurationFailure) -> Outcome {
         let stored: TokenVault.Stored
         do {
             guard let current = try await vault.current(of: user) else { return .skipped("not stored") }
@@ -80,9 +84,13 @@ public struct TokenRefresher: Sendable {
             return .transientFailure("read: \(error)")
         }
         let set = stored.tokenSet
-        guard set.status == .active else { return .skipped("revoked") }
-        guard let refreshToken = set.refreshToken, !refreshToken.isEmpty else { return .skipped("no refresh token") }
-        guard force || set.expiresAt <= now().addingTimeInterval(Double(windowSeconds)) else { return .skipped("not due") }
+        let skip = { (reason: String) async -> Outcome in
+            await repairTags(of: user, from: set, listed: listedTags, logger: logger)
+            return .skipped(reason)
+        }
+        guard set.status == .active else { return await skip("revoked") }
+        guard let refreshToken = set.refreshToken, !refreshToken.isEmpty else { return await skip("no refresh token") }
+        guard force || set.expiresAt <= now().addingTimeInterval(Double(windowSeconds)) else { return await skip("not due") }
 
         let grant: GoogleTokenGrant
         do {
@@ -113,6 +121,19 @@ public struct TokenRefresher: Sendable {
         renewed.refreshToken = grant.refreshToken ?? refreshToken
         renewed.updatedAt = refreshedAt
         return await write(renewed, user: user, expected: stored.version, success: .refreshed(renewed), logger: logger)
+    }
+
+    /// A write whose value landed but whose tagging failed leaves tags that say "due"
+    /// forever (the value is the authority, so nothing is lost, but every run reads it
+    /// again). Best effort: a failure here changes nothing and is retried next run.
+    private func repairTags(of user: UserID, from set: GmailTokenSet, listed: [String: String]?, logger: Logger) async {
+        guard let listed, TokenSetTags.tags(for: set).contains(where: { listed[$0.key] != $0.value }) else { return }
+        do {
+            try await vault.retag(set, of: user)
+            logger.info("listing tags repaired from the stored value", metadata: ["user_id": "\(user)"])
+        } catch {
+            logger.warning("listing tags not repaired; next run tries again", metadata: ["user_id": "\(user)", "error": "\(error)"])
+        }
     }
 
     private func write(_ set: GmailTokenSet, user: UserID, expected: SecretVersionID, success: Outcome, logger: Logger) async -> Outcome {

@@ -19,9 +19,16 @@ public enum IncomingEvent: Sendable, Equatable {
     /// - Throws: ``EventDecodingError/notJSON`` for bytes that are not JSON,
     ///   ``EventDecodingError/notAnAPIGatewayEvent(_:)`` for JSON of another shape, and
     ///   ``EventDecodingError/invalidBase64(_:)`` for an HTTP event whose body is marked
-    ///   base64 but is not (answer that one with a 400, not a crash or an exit).
+    ///   base64 but is not, ``EventDecodingError/bodyTooLarge(_:)`` for a body over
+    ///   64 KiB, and ``EventDecodingError/invalidUTF8(_:)`` for an HTTP event with bytes
+    ///   that are not UTF-8 (answer those with a 400 or 413, not a crash or an exit).
     public static func decode(_ bytes: [UInt8]) throws(EventDecodingError) -> IncomingEvent {
-        let json = try JSONValue.parse(bytes)
+        let json: JSONValue
+        do {
+            json = try JSONValue.parse(bytes)
+        } catch {
+            throw invalidUTF8Request(in: bytes) ?? error
+        }
         guard let event = json.objectValue else {
             throw .notAnAPIGatewayEvent("the JSON document is not an object")
         }
@@ -40,5 +47,20 @@ public enum IncomingEvent: Sendable, Equatable {
             return .scheduled(ScheduledEvent(detailType: "Scheduled Input", source: "aws.events.input", detail: json.jsonBytes))
         }
         throw .notAnAPIGatewayEvent("it has no \"version\": \"2.0\", no \"httpMethod\" and no \"detail-type\"")
+    }
+
+    /// An event that JSON refused because of bytes that are not UTF-8 (a header value, say)
+    /// is still a request that deserves an answer: with those bytes replaced by U+FFFD,
+    /// if it reads as an API Gateway event, the error names its payload format. Only this
+    /// failure path pays for the check.
+    private static func invalidUTF8Request(in bytes: [UInt8]) -> EventDecodingError? {
+        guard String(validating: bytes, as: UTF8.self) == nil else { return nil }
+        let repaired = Array(String(decoding: bytes, as: UTF8.self).utf8)
+        guard let event = (try? JSONValue.parse(repaired))?.objectValue else { return nil }
+        if event["version"]?.stringValue == PayloadVersion.v2.rawValue, event["requestContext"]?["http"] != nil {
+            return .invalidUTF8(.v2)
+        }
+        if event["httpMethod"]?.stringValue != nil { return .invalidUTF8(.v1) }
+        return nil
     }
 }

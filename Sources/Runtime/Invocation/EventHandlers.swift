@@ -28,8 +28,9 @@ public struct EventHandlers: Sendable {
 
     /// Decodes one event, runs the matching handler and says what to answer.
     ///
-    /// A body that is not base64 is answered here with 400 `invalid_request` (the event
-    /// is fine; the client sent a bad body), so the HTTP handler never sees it. Logs name
+    /// A body that is not base64 or bytes that are not UTF-8 are answered here with 400
+    /// `invalid_request`, a body over 64 KiB with 413 `payload_too_large` (the event is
+    /// fine; the client sent a bad request), so the HTTP handler never sees them. Logs name
     /// the method, path and status, never headers, query or body.
     ///
     /// - Parameters:
@@ -40,13 +41,13 @@ public struct EventHandlers: Sendable {
         let incoming: IncomingEvent
         do {
             incoming = try IncomingEvent.decode(event)
-        } catch .invalidBase64(let version) {
-            logger.notice("rejected request: body is not valid base64", metadata: ["payload": "\(version.rawValue)"])
-            let response = APIResponse.error(
-                status: 400, code: "invalid_request", message: EventDecodingError.invalidBase64(version).description
-            )
-            return .response(response.encoded(for: version))
         } catch {
+            if let (response, version) = error.clientErrorResponse {
+                logger.notice("rejected request", metadata: [
+                    "reason": "\(error.description)", "status": "\(response.status)", "payload": "\(version.rawValue)",
+                ])
+                return .response(response.encoded(for: version))
+            }
             return .rejected(error.description)
         }
         switch incoming {

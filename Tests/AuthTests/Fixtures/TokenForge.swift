@@ -41,8 +41,15 @@ enum TokenForge {
         header: String = standardHeader, payload: String = payload(),
         key: String = AuthFixture.key, digest: DigestAlgorithm = .sha256
     ) async throws -> String {
+        try await hmac(header: header, payload: payload, keyBytes: Array(key.utf8), digest: digest)
+    }
+
+    /// `header.payload` signed with HMAC under raw key bytes (e.g. a DER public key).
+    static func hmac(
+        header: String = standardHeader, payload: String = payload(), keyBytes: [UInt8], digest: DigestAlgorithm = .sha256
+    ) async throws -> String {
         let input = base64URL(header) + "." + base64URL(payload)
-        let signer = try await JWTKeyCollection().add(hmac: HMACKey(from: key), digestAlgorithm: digest).getKey()
+        let signer = try await JWTKeyCollection().add(hmac: HMACKey(from: keyBytes), digestAlgorithm: digest).getKey()
         return input + "." + base64URL(try signer.sign(Array(input.utf8)))
     }
 

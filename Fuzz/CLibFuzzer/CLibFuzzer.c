@@ -1,0 +1,2 @@
+// A C target needs one source file; the module is the header's declaration.
+#include "CLibFuzzer.h"

@@ -1,0 +1,19 @@
+/// Splits a fuzz input at its first newline: seeds keep a short header line (a content
+/// type, a status line) readable in front of the bytes under test.
+public struct SplitInput: Sendable {
+    /// The text before the first newline; `nil` when the input has no newline.
+    public let firstLine: String?
+    /// Everything after the first newline, or the whole input when there is none.
+    public let rest: [UInt8]
+
+    /// Splits `bytes`.
+    public init(_ bytes: [UInt8]) {
+        if let newline = bytes.firstIndex(of: UInt8(ascii: "\n")) {
+            firstLine = String(decoding: bytes[..<newline], as: UTF8.self)
+            rest = Array(bytes[(newline + 1)...])
+        } else {
+            firstLine = nil
+            rest = bytes
+        }
+    }
+}

@@ -1,0 +1,28 @@
+// libFuzzer target: bytes as the bearer token of an Authorization header, through the real
+// Authenticator with a real HS256 key: header size and shape (BearerToken), base64url
+// segments (Base64URL), the JOSE header policy (TokenHeaderPolicy), then jwt-kit's
+// signature check and the claim checks (AccessTokenClaims).
+import Foundation
+import PayPulseDomain
+import PayPulseFuzzSupport
+
+LibFuzzer.run { data, count in
+    let token = String(decoding: LibFuzzer.bytes(data, count), as: UTF8.self)
+    let outcome = runBlocking {
+        do throws(AuthenticationError) {
+            let user = try await JWTFront.authenticator.authenticate(
+                authorizationHeader: "Bearer " + token, authorizerClaims: nil, now: JWTFront.now
+            )
+            return Result<AuthenticatedUser, AuthenticationError>.success(user)
+        } catch {
+            return .failure(error)
+        }
+    }
+    switch outcome {
+    case .success:
+        precondition(JWTFront.hasValidSignature(token), "a token without a valid HS256 signature was accepted")
+    case .failure(let error):
+        precondition(token.utf8.count < 16 || !error.description.contains(token), "an error names the token")
+    }
+    return 0
+}

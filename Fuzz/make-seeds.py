@@ -1,0 +1,153 @@
+#!/usr/bin/env python3
+"""Writes the seed corpora of the event-decoder, store-tokens-body and jwt-front fuzz
+targets into Fuzz/corpus/ (aws-error's seeds are captured answers, kept by hand).
+
+Seeds are real inputs: every sample and replay event under events/ (except the 64 KiB
+one), the store-tokens bodies of those events with their Content-Type, and JWTs minted
+with the development key for the fuzz target's fixed clock. Run from the repository
+root: python3 Fuzz/make-seeds.py
+"""
+import base64, glob, hashlib, hmac, json, os
+
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+CORPUS = os.path.join(ROOT, "Fuzz", "corpus")
+KEY = b"paypulse-local-development-jwt-key-do-not-deploy"
+NOW = 1_767_225_600  # 2026-01-01T00:00:00Z, JWTFront.now
+MAX_SEED = 16 * 1024
+
+
+def write(target, name, data):
+    os.makedirs(os.path.join(CORPUS, target), exist_ok=True)
+    with open(os.path.join(CORPUS, target, name), "wb") as f:
+        f.write(data if isinstance(data, bytes) else data.encode())
+
+
+def event_files():
+    for path in sorted(glob.glob(os.path.join(ROOT, "events", "**", "*.json"), recursive=True)):
+        name = os.path.relpath(path, os.path.join(ROOT, "events"))
+        if name.endswith(".expected.json") or name == "manifest.json" or os.path.getsize(path) > MAX_SEED:
+            continue
+        yield name.replace(os.sep, "--")[:-5], path
+
+
+def events():
+    for name, path in event_files():
+        write("event-decoder", name, open(path, "rb").read())
+    # Shapes the samples lack: authorizers, a named stage, repeated query keys, null maps.
+    extra = {
+        "v2-jwt-authorizer-stage-cookies": {
+            "version": "2.0", "routeKey": "GET /v1/user/me", "rawPath": "/prod/v1/user/me",
+            "rawQueryString": "a=1&a=2&b=%41+", "queryStringParameters": {"a": "1,2", "b": "A+"},
+            "cookies": ["s=1", "t=2"], "headers": {"content-type": "application/json"},
+            "requestContext": {"stage": "prod", "http": {"method": "get", "path": "/prod/v1/user/me"},
+                               "authorizer": {"jwt": {"claims": {"sub": "user-1", "exp": 1767229200, "aud": ["a", "b"]}}}},
+            "isBase64Encoded": False,
+        },
+        "v1-lambda-authorizer-null-maps": {
+            "httpMethod": "DELETE", "path": "/v1/auth/gmail-tokens", "headers": None, "multiValueHeaders": None,
+            "queryStringParameters": None, "multiValueQueryStringParameters": {"x": ["1", "2"]}, "body": None,
+            "requestContext": {"authorizer": {"principalId": "user-1", "integrationLatency": 12, "flag": True}},
+        },
+        "scheduled-constant-shard": {"shard": 1, "shards": 4},
+        "eventbridge-detail-array": {"detail-type": "Scheduled Event", "source": "aws.events", "detail": [1, {"a": None}]},
+    }
+    for name, event in extra.items():
+        write("event-decoder", name, json.dumps(event))
+
+
+def load_event(path):
+    try:
+        event = json.load(open(path))
+    except ValueError:  # events/user-profile/not-json.json
+        return None
+    return event if isinstance(event, dict) else None
+
+
+def header(event, wanted):
+    for key, value in (event.get("headers") or {}).items():
+        if key.lower() == wanted:
+            return value
+    return None
+
+
+def bodies():
+    for name, path in event_files():
+        event = load_event(path)
+        if not event or not event.get("body"):
+            continue
+        body = event["body"].encode()
+        if event.get("isBase64Encoded"):
+            try:
+                body = base64.b64decode(event["body"], validate=True)
+            except ValueError:
+                continue
+        content_type = header(event, "content-type")
+        # Input: Content-Type, newline, body; no newline means no Content-Type at all.
+        write("store-tokens-body", name, body if content_type is None else content_type.encode() + b"\n" + body)
+    write("store-tokens-body", "form-percent-escapes",
+          "application/x-www-form-urlencoded; charset=UTF-8\naccess_token=ya29.a%2Fb%2Bc&refresh_token=1%2F%2F0g&"
+          "expires_in=3599&scope[]=openid&scope[]=https%3A%2F%2Fwww.googleapis.com%2Fauth%2Fgmail.readonly&email=j%40example.com")
+    write("store-tokens-body", "json-charset-latin1", 'application/json; charset="ISO-8859-1"\n{"access_token":"x"}')
+    write("store-tokens-body", "json-number-forms",
+          'application/json\n{"access_token":"ya29.n","expires_in":3.6e3,"scope":"openid email","token_type":"Bearer","refresh_token":null}')
+    write("store-tokens-body", "json-nested", "application/json\n" + '{"access_token":' + "[" * 64 + "]" * 64 + "}")
+
+
+def b64url(data):
+    return base64.urlsafe_b64encode(data).rstrip(b"=").decode()
+
+
+def token(header, claims, sign=True):
+    signing_input = b64url(json.dumps(header, separators=(",", ":")).encode()) + "." + b64url(
+        json.dumps(claims, separators=(",", ":")).encode())
+    signature = hmac.new(KEY, signing_input.encode(), hashlib.sha256).digest() if sign else b""
+    return signing_input + "." + b64url(signature)
+
+
+def jwts():
+    hs = {"alg": "HS256", "typ": "JWT"}
+    good = {"sub": "user-1", "iss": "paypulse", "aud": "paypulse-api", "iat": NOW - 60, "exp": NOW + 3600,
+            "name": "Jane Smith", "email": "jane@example.com"}
+    cases = {
+        "valid": (hs, good),
+        "valid-no-typ-aud-list": ({"alg": "HS256"}, {**good, "aud": ["other", "paypulse-api"]}),
+        "expired-beyond-leeway": (hs, {**good, "exp": NOW - 61}),
+        "expired-within-leeway": (hs, {**good, "exp": NOW - 30}),
+        "not-yet-valid": (hs, {**good, "nbf": NOW + 120}),
+        "no-exp": (hs, {k: v for k, v in good.items() if k != "exp"}),
+        "wrong-issuer": (hs, {**good, "iss": "evil"}),
+        "wrong-audience": (hs, {**good, "aud": "someone-else"}),
+        "exp-as-string": (hs, {**good, "exp": str(NOW + 3600)}),
+        "sub-missing": (hs, {k: v for k, v in good.items() if k != "sub"}),
+        "sub-number": (hs, {**good, "sub": 42}),
+        "sub-slash": (hs, {**good, "sub": "../admin/x"}),
+        "sub-nul": (hs, {**good, "sub": "user\u00001"}),
+        "sub-600": (hs, {**good, "sub": "u" * 600}),
+        "alg-none": ({"alg": "none", "typ": "JWT"}, good),
+        "alg-hs384": ({"alg": "HS384", "typ": "JWT"}, good),
+        "alg-rs256": ({"alg": "RS256", "typ": "JWT"}, good),
+        "kid-injection": ({**hs, "kid": "../../dev/null"}, good),
+        "typ-jose": ({"alg": "HS256", "typ": "JOSE"}, good),
+        "crit": ({**hs, "crit": ["exp"]}, good),
+        "payload-array": (hs, [1, 2]),
+        "oversized": (hs, {**good, "name": "x" * 6200}),
+    }
+    for name, (head, claims) in cases.items():
+        write("jwt-front", name, token(head, claims, sign=name != "alg-none"))
+    forged = token(hs, good)
+    write("jwt-front", "bad-signature", forged[:-4] + ("AAAA" if not forged.endswith("AAAA") else "BBBB"))
+    write("jwt-front", "two-segments", forged.rsplit(".", 1)[0])
+    # The tokens the replay events carry (exp 2100-01-01), as the app sends them.
+    seen = set()
+    for name, path in event_files():
+        event = load_event(path)
+        value = header(event, "authorization") if event else None
+        if value and value.lower().startswith("bearer ") and value not in seen:
+            seen.add(value)
+            write("jwt-front", "event-" + name, value[7:])
+
+
+if __name__ == "__main__":
+    events()
+    bodies()
+    jwts()

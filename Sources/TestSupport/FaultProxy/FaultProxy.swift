@@ -1,0 +1,201 @@
+import Foundation
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// A fault-injecting HTTP/1.1 proxy on 127.0.0.1, placed between our clients and a peer
+/// (moto_server, ``FakeGoogleServer``): point a client's endpoint at ``url`` and the proxy
+/// forwards each request to the peer, unless its ``FaultPlan`` scripts a fault for it
+/// (latency, 500/503, throttling, a reset before or after forwarding, a truncated answer,
+/// a stall). It counts requests per operation, so a fault-free run tells a handler's call
+/// sequence.
+///
+/// Each client connection is served on its own thread, where blocking is fine; the peer is
+/// reached over a fresh connection per request.
+public final class FaultProxy: @unchecked Sendable {
+    /// Whose error answers the proxy imitates when it answers a fault itself.
+    public enum Dialect: Sendable {
+        /// AWS JSON services: `{"__type": ..., "message": ...}`, throttling as HTTP 400.
+        case aws
+        /// Google's OAuth endpoints: `{"error": ..., "error_description": ...}`, throttling as 429.
+        case google
+    }
+
+    /// `http://127.0.0.1:<port>`.
+    public var url: String { "http://127.0.0.1:\(port)" }
+    /// The port it listens on.
+    public let port: Int
+    /// The script and journal (possibly shared with other proxies).
+    public let plan: FaultPlan
+    /// The name records carry, e.g. `aws`.
+    public let name: String
+
+    private let dialect: Dialect
+    private let upstreamHost: String
+    private let upstreamPort: Int
+    private let listener: Int32
+    private let lock = NSLock()
+    private var stopped = false
+    private var openSockets: Set<Int32> = []
+
+    /// Starts listening on a free loopback port.
+    /// - Parameters:
+    ///   - upstream: the peer, `http://127.0.0.1:<port>` (a path is ignored).
+    ///   - dialect: the peer's error format.
+    ///   - plan: the script to follow; share one between proxies to number requests together.
+    ///   - name: what ``FaultPlan/Record/proxy`` says.
+    public init(upstream: String, dialect: Dialect, plan: FaultPlan = FaultPlan(), name: String? = nil) throws {
+        guard let (host, port) = Self.hostAndPort(upstream) else { throw FaultProxyError(message: "upstream must be http://<ipv4>:<port>, got \(upstream)") }
+        upstreamHost = host
+        upstreamPort = port
+        self.dialect = dialect
+        self.plan = plan
+        self.name = name ?? (dialect == .aws ? "aws" : "google")
+        let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+        guard fd >= 0 else { throw FaultProxyError(message: "socket() failed") }
+        var address = sockaddr_in()
+        address.sin_family = sa_family_t(AF_INET)
+        address.sin_addr.s_addr = inet_addr("127.0.0.1")
+        let bound = withUnsafePointer(to: &address) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) }
+        }
+        guard bound == 0, listen(fd, 64) == 0 else {
+            close(fd)
+            throw FaultProxyError(message: "cannot listen on 127.0.0.1")
+        }
+        var length = socklen_t(MemoryLayout<sockaddr_in>.size)
+        _ = withUnsafeMutablePointer(to: &address) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { getsockname(fd, $0, &length) }
+        }
+        listener = fd
+        self.port = Int(UInt16(bigEndian: address.sin_port))
+        Thread { [self] in acceptLoop() }.start()
+    }
+
+    deinit { stop() }
+
+    /// Stops accepting and ends every connection, stalled ones included. Idempotent.
+    public func stop() {
+        lock.withLock {
+            guard !stopped else { return }
+            stopped = true
+            shutdown(listener, Int32(SHUT_RDWR))
+            for socket in openSockets { shutdown(socket, Int32(SHUT_RDWR)) }
+        }
+    }
+
+    private var isStopped: Bool { lock.withLock { stopped } }
+
+    private func acceptLoop() {
+        while !isStopped {
+            let client = accept(listener, nil, nil)
+            guard client >= 0 else { continue }
+            let accepted = lock.withLock {
+                guard !stopped else { return false }
+                openSockets.insert(client)
+                return true
+            }
+            guard accepted else {
+                close(client)
+                break
+            }
+            Thread { [self] in serve(client) }.start()
+        }
+        close(listener)
+    }
+
+    private func serve(_ fd: Int32) {
+        let client = ProxySocket(fd: fd)
+        var abort = false
+        defer {
+            // Closed under the lock, once: `stop()` must never shut down a reused descriptor.
+            lock.withLock {
+                openSockets.remove(fd)
+                if abort { client.reset() } else { client.close() }
+            }
+        }
+        while let request = client.readMessage(isResponse: false) {
+            let (index, fault) = plan.arrive(proxy: name, operation: Self.operation(of: request))
+            switch fault {
+            case nil:
+                guard let answer = forward(request, index: index), client.write(answer.serialized(connection: "keep-alive")) else { return }
+            case .latency(let delay):
+                Thread.sleep(forTimeInterval: Double(delay.components.seconds) + Double(delay.components.attoseconds) / 1e18)
+                guard let answer = forward(request, index: index), client.write(answer.serialized(connection: "keep-alive")) else { return }
+            case .status(let status):
+                guard client.write(errorAnswer(status: status, throttling: false).serialized(connection: "keep-alive")) else { return }
+            case .throttle:
+                guard client.write(errorAnswer(status: dialect == .aws ? 400 : 429, throttling: true).serialized(connection: "keep-alive")) else { return }
+            case .resetBeforeForward:
+                abort = true
+                return
+            case .resetAfterForward:
+                _ = forward(request, index: index)
+                abort = true
+                return
+            case .truncate:
+                guard let answer = forward(request, index: index) else { return }
+                let cut = ProxyMessage(startLine: answer.startLine, headers: answer.headers, body: Array(answer.body.prefix(answer.body.count / 2)))
+                _ = client.write(cut.serialized(connection: "close", announced: answer.body.count + 64))
+                return
+            case .stall:
+                client.waitUntilPeerCloses { isStopped }
+                return
+            }
+        }
+    }
+
+    /// Sends `request` to the peer over a new connection and reads the whole answer.
+    private func forward(_ request: ProxyMessage, index: Int) -> ProxyMessage? {
+        guard let upstream = ProxySocket.connect(host: upstreamHost, port: upstreamPort) else { return nil }
+        defer { upstream.close() }
+        guard upstream.write(request.serialized(connection: "close")),
+              let answer = upstream.readMessage(isResponse: true), let status = answer.status else { return nil }
+        plan.answered(index, status: status)
+        return answer
+    }
+
+    /// The answer a peer of this dialect gives when failing or throttling.
+    private func errorAnswer(status: Int, throttling: Bool) -> ProxyMessage {
+        let reason = throttling ? (dialect == .aws ? "Bad Request" : "Too Many Requests") : (status == 503 ? "Service Unavailable" : "Internal Server Error")
+        let body: String
+        var headers: [(name: String, value: String)]
+        switch dialect {
+        case .aws:
+            let type = throttling ? "ThrottlingException" : (status == 503 ? "ServiceUnavailable" : "InternalFailure")
+            let message = throttling ? "Rate exceeded" : "Injected fault"
+            body = #"{"__type":"\#(type)","message":"\#(message)"}"#
+            headers = [("Content-Type", "application/x-amz-json-1.1"), ("X-Amzn-ErrorType", type)]
+        case .google:
+            body = throttling
+                ? #"{"error":"rate_limit_exceeded","error_description":"Rate limit exceeded."}"#
+                : #"{"error":"internal_failure","error_description":"Backend Error"}"#
+            headers = [("Content-Type", "application/json; charset=utf-8")]
+        }
+        return ProxyMessage(startLine: "HTTP/1.1 \(status) \(reason)", headers: headers, body: Array(body.utf8))
+    }
+
+    /// `secretsmanager.PutSecretValue` → `PutSecretValue`; else the path: `/token` → `token`.
+    static func operation(of request: ProxyMessage) -> String {
+        if let target = request.header("x-amz-target"), let action = target.split(separator: ".").last {
+            return String(action)
+        }
+        let path = request.path.drop { $0 == "/" }
+        return path.isEmpty ? "/" : String(path)
+    }
+
+    private static func hostAndPort(_ url: String) -> (String, Int)? {
+        guard url.hasPrefix("http://") else { return nil }
+        let authority = url.dropFirst("http://".count).prefix { $0 != "/" }
+        let parts = authority.split(separator: ":")
+        guard parts.count == 2, let port = Int(parts[1]) else { return nil }
+        return (String(parts[0]), port)
+    }
+}
+
+/// Why a ``FaultProxy`` could not start.
+public struct FaultProxyError: Error, CustomStringConvertible {
+    /// What went wrong.
+    public let message: String
+    public var description: String { message }
+}

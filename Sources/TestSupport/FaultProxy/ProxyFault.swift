@@ -1,0 +1,73 @@
+/// One misbehaviour ``FaultProxy`` can play for a request, between our client and its peer.
+public enum ProxyFault: Sendable, Hashable, CustomStringConvertible {
+    /// Wait this long, then forward as usual.
+    case latency(Duration)
+    /// Answer this status (500 or 503) in the peer's error dialect without forwarding.
+    case status(Int)
+    /// Refuse as the peer does when throttling, without forwarding: AWS sends HTTP 400
+    /// `ThrottlingException`, Google 429 `rate_limit_exceeded`.
+    case throttle
+    /// Reset the connection before the request reaches the peer.
+    case resetBeforeForward
+    /// Forward, let the peer answer, then reset the connection instead of relaying: the
+    /// write reached the store but the caller never hears.
+    case resetAfterForward
+    /// Forward, then relay the peer's answer with a `Content-Length` larger than the bytes
+    /// sent and close.
+    case truncate
+    /// Read the request and never answer, until the client gives up (or the proxy stops).
+    case stall
+
+    /// Every kind once, for matrices (latency of `latency`).
+    public static func all(latency: Duration = .milliseconds(200)) -> [ProxyFault] {
+        [.latency(latency), .status(500), .status(503), .throttle, .resetBeforeForward, .resetAfterForward, .truncate, .stall]
+    }
+
+    /// Whether the peer receives the request (and so may change state) under this fault.
+    public var forwards: Bool {
+        switch self {
+        case .latency, .resetAfterForward, .truncate: true
+        case .status, .throttle, .resetBeforeForward, .stall: false
+        }
+    }
+
+    /// A short name for tables, e.g. `reset-after`.
+    public var description: String {
+        switch self {
+        case .latency: "latency"
+        case .status(let status): "\(status)"
+        case .throttle: "throttle"
+        case .resetBeforeForward: "reset-before"
+        case .resetAfterForward: "reset-after"
+        case .truncate: "truncate"
+        case .stall: "stall"
+        }
+    }
+}
+
+/// Which requests a fault hits. Counting starts at 1 and runs over every proxy sharing a
+/// ``FaultPlan``.
+public enum FaultTrigger: Sendable, Hashable, CustomStringConvertible {
+    /// The n-th request through the plan's proxies.
+    case request(Int)
+    /// The n-th request of an operation: the action of `X-Amz-Target` (`PutSecretValue`,
+    /// `GetItem`) or, without that header, the path without its slash (`token`, `revoke`).
+    case operation(String, occurrence: Int)
+
+    public var description: String {
+        switch self {
+        case .request(let index): "request #\(index)"
+        case .operation(let name, let occurrence): "\(name) #\(occurrence)"
+        }
+    }
+
+    /// Whether a request matches; a persistent rule also matches every later one.
+    func matches(index: Int, operation: String, occurrence: Int, persistent: Bool) -> Bool {
+        switch self {
+        case .request(let wanted):
+            persistent ? index >= wanted : index == wanted
+        case .operation(let name, let wanted):
+            name == operation && (persistent ? occurrence >= wanted : occurrence == wanted)
+        }
+    }
+}

@@ -1,0 +1,90 @@
+import Foundation
+import PayPulseDomain
+import PayPulseHandlers
+import PayPulsePorts
+import PayPulseTestSupport
+import Testing
+
+/// Every case of ``AttackCatalog`` sent to the three JWT routes (store-tokens,
+/// user-profile, disconnect) through the real handlers: each is answered 401 with the one
+/// generic body, and no port is called at all — no secret read, describe or listing, no
+/// user lookup, no Google call. The controls show that an accepted token does reach the
+/// ports, so an empty call log means something.
+@Suite("Token attacks through the handlers")
+struct HandlerAttackTests {
+    /// The three routes with recording ports around in-memory stores that hold user-1
+    /// and a connected token set.
+    private struct Routes {
+        let log = StoreCallLog()
+        let logs = LogCapture()
+        let storeTokens: StoreTokensHandler
+        let userProfile: UserProfileHandler
+        let disconnect: DisconnectHandler
+
+        init() async throws {
+            let secrets = CallRecordingSecretStore(InMemorySecretStore(), log: log)
+            let users = CallRecordingUserDirectory(
+                InMemoryUserDirectory([UserRecord(userID: "user-1", name: "Ada", email: "ada@example.com", createdOn: "2024-11-01T10:00:00Z")]),
+                log: log
+            )
+            let vault = TokenVault(secrets: secrets, now: { AuthFixture.now })
+            _ = try await vault.store(IncomingTokens(accessToken: "ya29.seeded", refreshToken: "1//seeded"), for: UserID("user-1")!)
+            log.reset()
+            let guardian = RequestGuard(authenticator: try await AuthFixture.authenticator(), now: { AuthFixture.now })
+            storeTokens = StoreTokensHandler(guardian: guardian, vault: vault)
+            userProfile = UserProfileHandler(guardian: guardian, users: users, vault: vault)
+            disconnect = DisconnectHandler(guardian: guardian, vault: vault, google: CallRecordingGoogleOAuth(log: log), recoveryWindowDays: 7)
+        }
+
+        /// Sends `header` to each route; returns (route, response) pairs.
+        func send(_ header: String?) async -> [(String, APIResponse)] {
+            var headers = APIHeaders(["content-type": "application/json"])
+            headers["authorization"] = header
+            let body = Array(#"{"access_token":"ya29.attack","refresh_token":"1//attack","scope":["https://www.googleapis.com/auth/gmail.readonly"]}"#.utf8)
+            return [
+                ("store-tokens", await storeTokens.handle(
+                    APIRequest(method: "POST", path: "/v1/auth/gmail-tokens", headers: headers, body: body), logger: logs.logger
+                )),
+                ("user-profile", await userProfile.handle(APIRequest(method: "GET", path: "/v1/user/me", headers: headers), logger: logs.logger)),
+                ("disconnect", await disconnect.handle(
+                    APIRequest(method: "DELETE", path: "/v1/auth/gmail-tokens", headers: headers), logger: logs.logger
+                )),
+            ]
+        }
+    }
+
+    @Test("every attack is answered 401 on every route, with no call to any port")
+    func attacksTouchNothing() async throws {
+        let cases = try await AttackCatalog.all()
+        var answered = 0
+        for attack in cases {
+            let routes = try await Routes()
+            for (route, response) in await routes.send(attack.header) {
+                answered += 1
+                #expect(response.status == 401, "\(route) answered \(response.status) to \(attack)")
+                #expect(response.body == #"{"error":"unauthorized","message":"\#(AuthenticationError.publicMessage)"}"#, "\(route), \(attack)")
+                #expect(response.headers["www-authenticate"] == AuthenticationError.challenge, "\(route), \(attack)")
+            }
+            #expect(routes.log.calls.isEmpty, "\(attack) reached the ports: \(routes.log.calls)")
+            if let header = attack.header {
+                let pieces = header.split(whereSeparator: { " .".contains($0) }).map(String.init).filter { $0.count >= 12 }
+                #expect(routes.logs.lines(containingAnyOf: pieces).isEmpty, "\(attack): a log line carries part of the token")
+            }
+        }
+        #expect(cases.count >= 60)
+        print("HandlerAttackTests: \(cases.count) attack cases x 3 routes = \(answered) requests, all 401, 0 port calls")
+    }
+
+    @Test("controls: tokens at the edge of the leeway are accepted and do reach the ports")
+    func controlsReachThePorts() async throws {
+        for control in try await AttackCatalog.accepted() {
+            let routes = try await Routes()
+            let statuses = await routes.send(control.header).map { "\($0.0) \($0.1.status)" }
+            #expect(statuses == ["store-tokens 201", "user-profile 200", "disconnect 200"], "\(control)")
+            let calls = routes.log.calls
+            #expect(calls.contains { $0.hasPrefix("SecretStore.") }, "\(control)")
+            #expect(calls.contains("UserDirectory.user(user-1)"), "\(control)")
+            #expect(calls.contains("GoogleOAuth.revoke"), "\(control)")
+        }
+    }
+}

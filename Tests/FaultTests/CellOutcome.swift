@@ -1,0 +1,40 @@
+import PayPulseTestSupport
+
+/// How one cell of the matrix ended: the only acceptable ends, or a failure naming why.
+enum CellOutcome: String, CaseIterable, Sendable {
+    /// Success after retry: the same answer and final state as the fault-free run.
+    case recovered = "a"
+    /// Success of the store part, with the best-effort Google revoke reported as failed
+    /// (`revoked_at_google: false`), as the disconnect contract says.
+    case recoveredRevokeReported = "a*"
+    /// A clear 503 or a transient failure the refresh summary counts, and the stored state
+    /// byte for byte what it was before.
+    case refusedUnchanged = "b"
+    /// A write reached the store before the fault; the caller was told it failed, and a
+    /// fault-free rerun of the same request converged to the fault-free final state.
+    case completedByRerun = "c"
+
+    var meaning: String {
+        switch self {
+        case .recovered: "success after retry, same state as fault-free"
+        case .recoveredRevokeReported: "disconnected; Google revoke failed and reported as revoked_at_google:false (best effort by contract)"
+        case .refusedUnchanged: "clear 503 / transient failure reported, stored state byte-for-byte unchanged"
+        case .completedByRerun: "failure reported after a write landed; a fault-free rerun converged"
+        }
+    }
+}
+
+/// A cell that ended in none of the acceptable ways.
+struct CellFailure: Error, CustomStringConvertible {
+    let cell: String
+    let reason: String
+    var description: String { "\(cell): \(reason)" }
+}
+
+/// Where in a handler's call sequence a fault is placed.
+struct CallPosition: Sendable, CustomStringConvertible {
+    var label: String
+    var trigger: FaultTrigger
+
+    var description: String { "\(label) (\(trigger))" }
+}

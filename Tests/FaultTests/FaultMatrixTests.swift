@@ -1,0 +1,110 @@
+import Foundation
+import PayPulseDomain
+import PayPulseHandlers
+import PayPulseTestSupport
+import Testing
+
+/// Every handler through every fault at every call position, one-shot and persistent: each
+/// cell must end as a (recovered), b (refused, state unchanged) or c (completed by a
+/// rerun); see ``CellOutcome``. The table is printed and written to
+/// `.build/reports/fault-matrix.txt`.
+@Suite("fault matrix: handler x fault x call position")
+struct FaultMatrixTests {
+    static let faults = ProxyFault.all(latency: .milliseconds(150))
+
+    @Test("every cell ends in a, b or c")
+    func matrix() async throws {
+        let bench = try await FaultBench()
+        defer { bench.stop() }
+        let started = ContinuousClock.now
+        var report = MatrixReport(faults: Self.faults)
+        var cellNumber = 0
+
+        for scenario in FaultScenario.allCases {
+            cellNumber += 1
+            let reference = try await referenceRun(scenario, bench: bench, cell: "fm\(cellNumber)")
+            let checker = MatrixChecker(bench: bench, scenario: scenario, reference: reference)
+            for (slot, position) in reference.positions.enumerated() {
+                let label = ["first", "middle", "last"][slot]
+                guard let position else {
+                    report.rows.append(.init(label: "\(scenario.rawValue) / \(label): none", cells: Array(repeating: "-", count: Self.faults.count * 2)))
+                    continue
+                }
+                var cells: [String] = []
+                for persistent in [false, true] {
+                    for fault in Self.faults {
+                        cellNumber += 1
+                        let name = "\(scenario.rawValue) / \(position) / \(fault) \(persistent ? "persistent" : "once")"
+                        do {
+                            let outcome = try await runCell(
+                                scenario, checker: checker, bench: bench, cell: "fm\(cellNumber)", name: name,
+                                fault: fault, trigger: position.trigger, persistent: persistent
+                            )
+                            report.counts[outcome, default: 0] += 1
+                            cells.append(outcome.rawValue)
+                        } catch let failure as CellFailure {
+                            report.failures.append(failure)
+                            cells.append("X")
+                        }
+                    }
+                }
+                report.rows.append(.init(label: "\(scenario.rawValue) / \(position)", cells: cells))
+            }
+        }
+        report.seconds = Double((ContinuousClock.now - started).components.seconds)
+            + Double((ContinuousClock.now - started).components.attoseconds) / 1e18
+        let path = try report.write()
+        print(report.render())
+        print("fault matrix written to \(path)")
+        for failure in report.failures { Issue.record("\(failure)") }
+        #expect(report.totalCells > 0)
+    }
+
+    /// The fault-free run: the call sequence from the proxy's journal, the answer, the state.
+    private func referenceRun(_ scenario: FaultScenario, bench: FaultBench, cell: String) async throws -> Reference {
+        let prepared = try await scenario.prepare(bench, cell: cell)
+        bench.plan.reset()
+        let result = await prepared.invoke()
+        let records = bench.plan.records
+        let checker = MatrixChecker(bench: bench, scenario: scenario, reference: Reference(result: result, final: [], records: records))
+        let final = checker.normalized(try await checker.snapshots(prepared.secretNames))
+        switch result {
+        case .response(let response): try #require((200..<300).contains(response.status), "fault-free \(scenario.rawValue): \(result)")
+        case .summary(let summary): try #require(summary.refreshed == FaultScenario.refreshGrants, "fault-free \(scenario.rawValue): \(result)")
+        case .failed: Issue.record("fault-free \(scenario.rawValue) failed: \(result)")
+        }
+        return Reference(result: result, final: final, records: records)
+    }
+
+    private func runCell(
+        _ scenario: FaultScenario, checker: MatrixChecker, bench: FaultBench, cell: String, name: String,
+        fault: ProxyFault, trigger: FaultTrigger, persistent: Bool
+    ) async throws -> CellOutcome {
+        let prepared: FaultScenario.Prepared
+        let before: [SecretSnapshot]
+        do {
+            prepared = try await scenario.prepare(bench, cell: cell)
+            before = try await checker.snapshots(prepared.secretNames)
+        } catch {
+            throw CellFailure(cell: name, reason: "setup failed: \(error)")
+        }
+        bench.plan.reset()
+        bench.plan.inject(fault, at: trigger, persistent: persistent)
+        let result = await prepared.invoke()
+        let records = bench.plan.records
+        bench.plan.clearFaults()
+        guard records.contains(where: { $0.fault == fault }) else {
+            throw CellFailure(cell: name, reason: "the fault was never played: the call sequence changed (\(records.map { "\($0.operation)#\($0.occurrence)" }))")
+        }
+        do {
+            let after = try await checker.snapshots(prepared.secretNames)
+            return try await checker.classify(
+                cell: name, fault: fault, persistent: persistent, result: result, before: before, after: after, records: records, prepared: prepared
+            )
+        } catch let failure as CellFailure {
+            throw failure
+        } catch {
+            throw CellFailure(cell: name, reason: "checking failed: \(error)")
+        }
+    }
+}

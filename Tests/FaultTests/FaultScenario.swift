@@ -1,0 +1,134 @@
+import Foundation
+import PayPulseAWS
+import PayPulseDomain
+import PayPulseHandlers
+import PayPulsePorts
+import PayPulseTestSupport
+
+/// What one run of a handler answered.
+enum HandlerResult: Sendable, CustomStringConvertible {
+    /// An API route's response.
+    case response(APIResponse)
+    /// The refresh job's summary.
+    case summary(RefreshSummary)
+    /// The invocation failed; `transient` when it failed for an unavailable store.
+    case failed(transient: Bool, String)
+
+    var description: String {
+        switch self {
+        case .response(let response): "HTTP \(response.status) \(response.body.prefix(160))"
+        case .summary(let summary):
+            "summary refreshed=\(summary.refreshed) transient=\(summary.transient_failures) conflicts=\(summary.conflicts) skipped=\(summary.skipped) due=\(summary.due)"
+        case .failed(let transient, let message): "invocation failed (transient: \(transient)): \(message)"
+        }
+    }
+}
+
+/// The handlers of the matrix, each over fresh users per cell so cells never see each
+/// other's state.
+enum FaultScenario: String, CaseIterable, Sendable {
+    case storeFirst = "store-tokens first"
+    case storeUpdate = "store-tokens update"
+    case userProfile = "user-profile"
+    case disconnect = "disconnect"
+    case tokenRefresh = "token-refresh x3"
+
+    static let refreshGrants = 3
+    static let email = "fault.matrix@gmail.com"
+
+    /// One prepared cell: the secrets to watch and the request to send (again, for a rerun).
+    struct Prepared: Sendable {
+        var secretNames: [String]
+        var invoke: @Sendable () async -> HandlerResult
+    }
+
+    /// Blanks what legitimately differs between runs: Google's access tokens are numbered.
+    func normalizeValue(_ object: [String: Any]) -> [String: Any] {
+        guard self == .tokenRefresh, let token = object["access_token"] as? String, token.hasPrefix("ya29.fake-") else { return object }
+        var object = object
+        object["access_token"] = "ya29.fake-*"
+        return object
+    }
+
+    /// Seeds the state a cell starts from (directly on moto, not through the proxy) and
+    /// builds the handler over the proxied clients.
+    func prepare(_ bench: FaultBench, cell: String) async throws -> Prepared {
+        let user = UserID("\(cell)-u")!
+        let direct = bench.vault(bench.directSecrets)
+        let proxied = bench.vault(bench.proxiedSecrets)
+        let scope = GmailScopes.readonly
+        switch self {
+        case .storeFirst:
+            let request = try await post(bench, user, #"{"access_token":"ya29.fault-first","refresh_token":"1//fault-first","expires_in":3600,"scope":"\#(scope)","email":"\#(Self.email)"}"#)
+            let handler = StoreTokensHandler(guardian: bench.guardian, vault: proxied)
+            return Prepared(secretNames: [user.secretName]) { .response(await handler.handle(request, logger: bench.logger)) }
+        case .storeUpdate:
+            _ = try await direct.store(IncomingTokens(accessToken: "ya29.fault-old", refreshToken: "1//fault-old", scopes: [scope], email: Self.email), for: user)
+            let request = try await post(bench, user, #"{"access_token":"ya29.fault-new","expires_in":3600,"scope":"\#(scope)","email":"\#(Self.email)"}"#)
+            let handler = StoreTokensHandler(guardian: bench.guardian, vault: proxied)
+            return Prepared(secretNames: [user.secretName]) { .response(await handler.handle(request, logger: bench.logger)) }
+        case .userProfile:
+            try await bench.directUsers.putUser(UserRecord(userID: user.rawValue, name: "Fault Matrix", email: Self.email, createdOn: "2026-01-01T00:00:00Z"))
+            _ = try await direct.store(IncomingTokens(accessToken: "ya29.fault-profile", refreshToken: "1//fault-profile", scopes: [scope], email: Self.email), for: user)
+            let request = APIRequest(method: "GET", path: "/v1/user/me", headers: APIHeaders(try await bench.authorization(for: user)))
+            let handler = UserProfileHandler(guardian: bench.guardian, users: bench.proxiedUsers, vault: proxied)
+            return Prepared(secretNames: [user.secretName]) { .response(await handler.handle(request, logger: bench.logger)) }
+        case .disconnect:
+            bench.google.addGrant(refreshToken: "1//fault-disconnect")
+            _ = try await direct.store(
+                IncomingTokens(accessToken: "ya29.fault-disconnect", refreshToken: "1//fault-disconnect", scopes: [scope], email: Self.email), for: user
+            )
+            let request = APIRequest(method: "DELETE", path: "/v1/auth/gmail-tokens", headers: APIHeaders(try await bench.authorization(for: user)))
+            let handler = DisconnectHandler(guardian: bench.guardian, vault: proxied, google: bench.proxiedGoogle, recoveryWindowDays: 7)
+            return Prepared(secretNames: [user.secretName]) { .response(await handler.handle(request, logger: bench.logger)) }
+        case .tokenRefresh:
+            var names: [String] = []
+            for index in 0..<Self.refreshGrants {
+                let grantee = UserID("\(cell)-r\(index)")!
+                bench.google.addGrant(refreshToken: "1//fault-refresh-\(index)")
+                _ = try await direct.store(
+                    IncomingTokens(accessToken: "ya29.fault-stale", refreshToken: "1//fault-refresh-\(index)", expiresIn: 60, scopes: [scope], email: Self.email),
+                    for: grantee
+                )
+                names.append(grantee.secretName)
+            }
+            let handler = refreshHandler(bench, listPrefix: RefreshJob.prefix + "\(cell)-r")
+            return Prepared(secretNames: names) {
+                do {
+                    let json = try await handler.handle(detail: Array("{}".utf8), deadline: nil, logger: bench.logger)
+                    return .summary(try JSONDecoder().decode(RefreshSummary.self, from: Data(json)))
+                } catch let error as StoreError {
+                    return .failed(transient: error == .unavailable, "\(error)")
+                } catch {
+                    return .failed(transient: false, "\(error)")
+                }
+            }
+        }
+    }
+
+    private func post(_ bench: FaultBench, _ user: UserID, _ json: String) async throws -> APIRequest {
+        var headers = try await bench.authorization(for: user)
+        headers["content-type"] = "application/json"
+        return APIRequest(method: "POST", path: "/v1/auth/gmail-tokens", headers: APIHeaders(headers), body: Array(json.utf8))
+    }
+
+    /// Wired as the composition root wires it: the client ID read once per run, then the job.
+    private func refreshHandler(_ bench: FaultBench, listPrefix: String) -> TokenRefreshHandler {
+        let secrets = bench.proxiedSecrets, google = bench.proxiedGoogle, now = bench.now
+        let vault = bench.vault(secrets)
+        let settings = RefreshSettings(windowSeconds: 900, concurrency: 2, maxWritesPerSecond: 1000, stopMarginSeconds: 1)
+        return TokenRefreshHandler(functionName: "token-refresh", metrics: DiscardedMetrics()) {
+            let clientID = try await GoogleClientID.load(from: secrets, secretID: FaultBench.clientIDSecret)
+            let refresher = TokenRefresher(
+                vault: vault, google: google, clientID: clientID, windowSeconds: settings.windowSeconds,
+                limiter: WriteRateLimiter(writesPerSecond: settings.maxWritesPerSecond), now: { now }
+            )
+            return RefreshJob(secrets: secrets, refresher: refresher, settings: settings, listPrefix: listPrefix, now: { now })
+        }
+    }
+}
+
+/// Metrics lines are not what the matrix checks.
+struct DiscardedMetrics: MetricsSink {
+    func emit(_ line: String) {}
+}

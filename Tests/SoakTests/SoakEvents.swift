@@ -1,0 +1,52 @@
+import Foundation
+
+/// The events the soak pipes into the functions: API Gateway HTTP API (payload 2.0)
+/// requests carrying a user's JWT, and EventBridge scheduled events.
+enum SoakEvents {
+    /// `POST /v1/auth/gmail-tokens` with `tokens` as the app's JSON body.
+    static func storeTokens(_ tokens: SentTokens, jwt: String) -> Data {
+        var body: [String: Any] = [
+            "access_token": tokens.accessToken, "expires_in": tokens.expiresIn,
+            "scope": tokens.scope.split(separator: " ").map(String.init), "email": tokens.email, "token_type": "Bearer",
+        ]
+        if let refreshToken = tokens.refreshToken { body["refresh_token"] = refreshToken }
+        return api(method: "POST", path: "/v1/auth/gmail-tokens", jwt: jwt, body: body)
+    }
+
+    /// `DELETE /v1/auth/gmail-tokens`.
+    static func disconnect(jwt: String) -> Data { api(method: "DELETE", path: "/v1/auth/gmail-tokens", jwt: jwt, body: nil) }
+
+    /// `GET /v1/user/me`.
+    static func userProfile(jwt: String) -> Data { api(method: "GET", path: "/v1/user/me", jwt: jwt, body: nil) }
+
+    /// A scheduled event for everyone (`shards` 1) or for shard `index` of `shards`.
+    static func tokenRefresh(shard index: Int, of shards: Int) -> Data {
+        let detail: [String: Any] = shards == 1 ? [:] : ["shard": index, "shards": shards]
+        return json([
+            "id": UUID().uuidString.lowercased(), "detail-type": "Scheduled Event", "source": "aws.events",
+            "account": "123456789012", "time": "2026-11-22T00:00:00Z", "region": "us-east-1", "resources": [], "detail": detail,
+        ])
+    }
+
+    private static func api(method: String, path: String, jwt: String, body: [String: Any]?) -> Data {
+        var headers = ["authorization": "Bearer \(jwt)"]
+        var event: [String: Any] = [
+            "version": "2.0", "routeKey": "$default", "rawPath": path, "rawQueryString": "",
+            "requestContext": [
+                "accountId": "123456789012", "apiId": "soak", "requestId": UUID().uuidString.lowercased(), "stage": "$default",
+                "http": ["method": method, "path": path, "protocol": "HTTP/1.1", "sourceIp": "127.0.0.1", "userAgent": "soak"],
+            ] as [String: Any],
+            "isBase64Encoded": false,
+        ]
+        if let body {
+            headers["content-type"] = "application/json"
+            event["body"] = String(decoding: json(body), as: UTF8.self)
+        }
+        event["headers"] = headers
+        return json(event)
+    }
+
+    private static func json(_ object: [String: Any]) -> Data {
+        (try? JSONSerialization.data(withJSONObject: object, options: [.sortedKeys])) ?? Data()
+    }
+}

@@ -1,0 +1,306 @@
+#!/usr/bin/env python3
+"""Runs every Lambda bundle under the real AWS Lambda Runtime Interface Emulator.
+
+Usage: bundle_rie_test.py RIE_BINARY BUNDLES_DIR   (scripts/test-bundles-rie.sh finds both)
+
+For each function, the bundle's zip is unpacked into a fresh directory and its `bootstrap`
+runs under `aws-lambda-rie` on two free loopback ports; events are POSTed to
+/2015-03-31/functions/function/invocations. Checked, per function:
+  - several invocations, good and bad, are served by ONE runtime process (the same pid,
+    still alive at the end);
+  - a malformed event (`"hello"`, `{}`) comes back as `Runtime.InvalidEvent` through /error,
+    and the next good invocation still works;
+  - token-refresh's failing handler (an invalid shard) comes back as `Runtime.HandlerFailed`;
+  - every good answer equals its expected file from events/ (JWTs re-signed with a
+    per-run key, since inside Lambda the development key is refused);
+  - the logs are JSON lines carrying the request id.
+And a start-up failure (PAYPULSE_STORE=bogus) is reported through /runtime/init/error.
+The functions share one embedded store, in order: store-tokens, user-profile,
+token-refresh, disconnect (which revokes at a local HTTPS stand-in for Google).
+"""
+import base64
+import glob
+import hashlib
+import hmac
+import json
+import os
+import secrets
+import signal
+import socket
+import subprocess
+import sys
+import tempfile
+import time
+import urllib.error
+import urllib.request
+import zipfile
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from check_response import mismatch  # noqa: E402
+from seed_embedded import seed  # noqa: E402
+
+REPO = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+EVENTS = os.path.join(REPO, "events")
+JWT_KEY = secrets.token_urlsafe(48)
+
+
+class Failure(Exception):
+    pass
+
+
+def free_port():
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        return sock.getsockname()[1]
+
+
+def b64url(data):
+    return base64.urlsafe_b64encode(data).rstrip(b"=").decode()
+
+
+def resign(token):
+    """The same header and claims, signed HS256 with this run's key."""
+    header, claims, _ = token.split(".")
+    signing_input = f"{header}.{claims}".encode()
+    return f"{header}.{claims}." + b64url(hmac.new(JWT_KEY.encode(), signing_input, hashlib.sha256).digest())
+
+
+def event(path):
+    """An event from events/, with any bearer token re-signed for this run."""
+    with open(os.path.join(EVENTS, path)) as handle:
+        document = json.load(handle)
+    headers = document.get("headers") or {}
+    for name, value in list(headers.items()):
+        if name.lower() == "authorization" and value.startswith("Bearer "):
+            headers[name] = "Bearer " + resign(value[len("Bearer "):])
+            if isinstance(document.get("multiValueHeaders"), dict) and name in document["multiValueHeaders"]:
+                document["multiValueHeaders"][name] = [headers[name]]
+    return json.dumps(document).encode()
+
+
+def expected(path):
+    with open(os.path.join(EVENTS, path)) as handle:
+        return json.load(handle)
+
+
+class Emulator:
+    """One aws-lambda-rie process running one unpacked bundle."""
+
+    def __init__(self, rie, zip_path, directory, environment):
+        os.makedirs(directory)
+        with zipfile.ZipFile(zip_path) as archive:
+            for info in archive.infolist():
+                os.chmod(archive.extract(info, directory), (info.external_attr >> 16) & 0o777)
+        self.port = free_port()
+        self.log_path = os.path.join(directory, "rie.log")
+        self.log = open(self.log_path, "wb")
+        self.process = subprocess.Popen(
+            [rie, "--runtime-interface-emulator-address", f"127.0.0.1:{self.port}",
+             "--runtime-api-address", f"127.0.0.1:{free_port()}", os.path.join(directory, "bootstrap")],
+            cwd=directory, env=environment, stdout=self.log, stderr=subprocess.STDOUT, start_new_session=True)
+        self.runtime_pids_seen = set()
+        deadline = time.monotonic() + 60
+        while True:
+            try:
+                socket.create_connection(("127.0.0.1", self.port), timeout=1).close()
+                break
+            except OSError:
+                if self.process.poll() is not None or time.monotonic() > deadline:
+                    raise Failure(f"the emulator did not listen; its log:\n{self.log_text()}")
+                time.sleep(0.1)
+
+    def log_text(self):
+        self.log.flush()
+        with open(self.log_path, "rb") as handle:
+            return handle.read().decode(errors="replace")
+
+    def invoke(self, payload):
+        request = urllib.request.Request(
+            f"http://127.0.0.1:{self.port}/2015-03-31/functions/function/invocations", data=payload, method="POST")
+        try:
+            with urllib.request.urlopen(request, timeout=300) as response:
+                status, body = response.status, response.read().decode()
+        except urllib.error.HTTPError as error:
+            status, body = error.code, error.read().decode()
+        self.runtime_pids_seen |= self.runtime_pids()
+        return status, body
+
+    def runtime_pids(self):
+        """The emulator's child processes: the runtime (bootstrap exec'd into the loader)."""
+        pids = set()
+        for path in glob.glob(f"/proc/{self.process.pid}/task/*/children"):
+            try:
+                with open(path) as handle:
+                    pids |= {int(pid) for pid in handle.read().split()}
+            except OSError:
+                pass
+        return pids
+
+    def close(self):
+        # Stop the emulator, then any runtime it started that outlived it.
+        if self.process.poll() is None:
+            self.process.send_signal(signal.SIGTERM)
+            try:
+                self.process.wait(timeout=10)
+            except subprocess.TimeoutExpired:
+                self.process.kill()
+                self.process.wait()
+        for pid in self.runtime_pids_seen:
+            try:
+                os.kill(pid, signal.SIGKILL)
+            except ProcessLookupError:
+                pass
+        self.log.close()
+
+
+def check_answer(emulator, label, payload, expected_document):
+    status, body = emulator.invoke(payload)
+    problem = f"HTTP {status}" if status != 200 else mismatch(expected_document, body)
+    if problem:
+        raise Failure(f"{label}: {problem}\n{body[:500]}\nemulator log:\n{emulator.log_text()[-3000:]}")
+
+
+def check_error(emulator, label, payload, error_type):
+    status, body = emulator.invoke(payload)
+    try:
+        document = json.loads(body)
+    except ValueError:
+        document = None
+    if status != 200 or not isinstance(document, dict) or document.get("errorType") != error_type:
+        raise Failure(f"{label}: expected {error_type} through /error, got HTTP {status}: {body[:500]}\n"
+                      f"emulator log:\n{emulator.log_text()[-3000:]}")
+
+
+def json_object(line):
+    try:
+        document = json.loads(line)
+    except ValueError:
+        return {}
+    return document if isinstance(document, dict) else {}
+
+
+def check_one_process(emulator, function, invocations):
+    alive = emulator.runtime_pids()
+    if len(emulator.runtime_pids_seen) != 1 or alive != emulator.runtime_pids_seen:
+        raise Failure(f"{function}: expected one runtime process serving all {invocations} invocations, "
+                      f"saw {sorted(emulator.runtime_pids_seen)}, alive now {sorted(alive)}")
+    log = emulator.log_text()
+    # The emulator logs one "INIT START" per runtime start and one "INVOKE START" per event.
+    if log.count("INIT START") != 1 or log.count("INVOKE START") != invocations:
+        raise Failure(f"{function}: expected 1 init and {invocations} invokes in the emulator's log:\n{log[-3000:]}")
+    tagged = [line for line in map(json_object, log.splitlines())
+              if line.get("requestId") and line.get("level") and line.get("message")]
+    if not tagged:
+        raise Failure(f"{function}: no JSON log line with a requestId; log:\n{log[-3000:]}")
+    return emulator.runtime_pids_seen.pop(), len(tagged)
+
+
+def main():
+    rie, bundles = sys.argv[1], sys.argv[2]
+    work = tempfile.mkdtemp(prefix="paypulse-rie.")
+    state = os.path.join(work, "state")
+    base = {
+        "PATH": "/usr/bin:/bin", "HOME": work, "PAYPULSE_STORE": "embedded", "PAYPULSE_STATE_DIR": state,
+        "PAYPULSE_JWT_SECRET": JWT_KEY,
+    }
+    google = None
+    try:
+        def run(function, plan, extra=None):
+            emulator = Emulator(rie, os.path.join(bundles, f"{function}.zip"), os.path.join(work, function),
+                                {**base, **(extra or {})})
+            try:
+                for step in plan:
+                    step(emulator)
+                pid, tagged = check_one_process(emulator, function, len(plan))
+                print(f"rie {function:<13} ok  {len(plan)} invocations by runtime pid {pid}, "
+                      f"{tagged} JSON log lines with a requestId")
+            finally:
+                emulator.close()
+
+        answer = lambda label, payload, doc: lambda e: check_answer(e, label, payload, doc)  # noqa: E731
+        error = lambda label, payload, kind: lambda e: check_error(e, label, payload, kind)  # noqa: E731
+        invalid = "Runtime.InvalidEvent"
+
+        run("store-tokens", [
+            answer("no JWT", event("store-tokens/v2-missing-bearer-token.json"),
+                   expected("store-tokens/v2-missing-bearer-token.expected.json")),
+            error("a JSON string as event", b'"hello"', invalid),
+            answer("first connection", event("store-tokens/v2-json-first-connection.json"),
+                   expected("store-tokens/v2-json-first-connection.expected.json")),
+            error("an empty object as event", b"{}", invalid),
+            answer("no JWT again", event("store-tokens/v2-missing-bearer-token.json"),
+                   expected("store-tokens/v2-missing-bearer-token.expected.json")),
+        ])
+
+        # What no function writes (the user, the Google client-ID secret) is seeded directly.
+        seed(os.path.join(state, "paypulse.sqlite3"))
+
+        connected = expected("user-profile/v2-connected.expected.json")
+        run("user-profile", [
+            answer("connected", event("user-profile/v2-connected.json"), connected),
+            error("not JSON", b"hello", invalid),
+            error("a scheduled event", event("token-refresh/scheduled-not-yet-due.json"), invalid),
+            answer("connected again", event("user-profile/v2-connected.json"), connected),
+        ])
+
+        summary = expected("token-refresh/scheduled-not-yet-due.expected.json")
+        run("token-refresh", [
+            answer("scheduled", event("token-refresh/scheduled-not-yet-due.json"), summary),
+            error("an invalid shard", event("token-refresh/scheduled-invalid-shard.json"), "Runtime.HandlerFailed"),
+            error("an empty object as event", b"{}", invalid),
+            answer("scheduled again", event("token-refresh/scheduled-not-yet-due.json"), summary),
+        ])
+
+        tls = os.path.join(work, "tls")
+        os.makedirs(tls)
+        subprocess.run(
+            ["openssl", "req", "-x509", "-newkey", "ec", "-pkeyopt", "ec_paramgen_curve:prime256v1", "-nodes",
+             "-days", "2", "-subj", "/CN=127.0.0.1", "-addext", "subjectAltName=IP:127.0.0.1",
+             "-keyout", f"{tls}/key.pem", "-out", f"{tls}/cert.pem"], check=True, capture_output=True)
+        google = subprocess.Popen([sys.executable, os.path.join(REPO, "scripts/fake-google-tls.py"),
+                                   f"{tls}/cert.pem", f"{tls}/key.pem", f"{tls}/port", f"{tls}/requests.log"])
+        for _ in range(100):
+            if os.path.exists(f"{tls}/port"):
+                break
+            time.sleep(0.1)
+        with open(f"{tls}/port") as handle:
+            google_port = handle.read()
+        run("disconnect", [
+            answer("disconnect", event("disconnect/v2-disconnect.json"), expected("disconnect/v2-disconnect.expected.json")),
+            error("not JSON", b"hello", invalid),
+            answer("disconnect twice", event("disconnect/v2-twice.json"), expected("disconnect/v2-twice.expected.json")),
+        ], {"GOOGLE_REVOKE_ENDPOINT": f"https://127.0.0.1:{google_port}/revoke", "PAYPULSE_CA_BUNDLE": f"{tls}/cert.pem"})
+        with open(f"{tls}/requests.log") as handle:
+            if handle.read().splitlines().count("POST /revoke token") != 1:
+                raise Failure("disconnect: expected one revocation at the HTTPS stand-in for Google")
+
+        # A start-up failure goes to /runtime/init/error, which the emulator reports.
+        emulator = Emulator(rie, os.path.join(bundles, "user-profile.zip"), os.path.join(work, "init-error"),
+                            {**base, "PAYPULSE_STORE": "bogus"})
+        try:
+            # The emulator answers 502 with the error the runtime posted to /runtime/init/error.
+            status, body = emulator.invoke(event("user-profile/v2-connected.json"))
+            try:
+                document = json.loads(body)
+            except ValueError:
+                document = {}
+            if status != 502 or document.get("errorType") != "Runtime.InitError" \
+                    or "PAYPULSE_STORE" not in document.get("errorMessage", ""):
+                raise Failure(f"init error: expected 502 with Runtime.InitError naming PAYPULSE_STORE, got HTTP {status}: "
+                              f"{body[:500]}\nemulator log:\n{emulator.log_text()[-3000:]}")
+            print(f"rie init-error    ok  PAYPULSE_STORE=bogus -> HTTP 502, Runtime.InitError naming PAYPULSE_STORE")
+        finally:
+            emulator.close()
+    except Failure as failure:
+        print(f"test-bundles-rie: FAIL: {failure}", file=sys.stderr)
+        return 1
+    finally:
+        if google is not None:
+            google.terminate()
+            google.wait()
+        subprocess.run(["rm", "-rf", work])
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

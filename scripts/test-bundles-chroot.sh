@@ -1,0 +1,143 @@
+#!/usr/bin/env bash
+# Proves each Lambda bundle is self-contained: unpacks its zip into an empty directory,
+# adds only a static shell (busybox-static as /bin/sh, no other applets), an empty /tmp,
+# the embedded store's state directory and what every Lambda sandbox has from the kernel
+# (/dev/null, /dev/urandom, a /proc mounted in a private mount namespace), and answers
+# events on stdin under `unshare --mount --pid --fork --mount-proc chroot`. Each answer
+# must equal the expected file from events/ (same matching rule as Tests/ReplayTests).
+# Without /proc the binaries trapped (SIGILL) in about 1 run in 3, and without
+# /dev/urandom Foundation's UUID() returned all zeros: Lambda has both, so they are given.
+#
+# One embedded store travels from bundle to bundle (store-tokens writes the grant,
+# user-profile reads it, token-refresh scans it, disconnect revokes it), and disconnect
+# revokes at a local HTTPS stand-in for Google whose self-signed CA is placed only at
+# Amazon Linux's path (/etc/pki/tls/certs/ca-bundle.crt): `revoked_at_google: true`
+# proves the bootstrap found that file and libcurl used it (Debian's default path does
+# not exist in the chroot).
+#
+# Run scripts/bundle.sh first. Usage: scripts/test-bundles-chroot.sh
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+scratch=${PAYPULSE_LAMBDA_SCRATCH:-.build-lambda}
+bundles="$scratch/bundles"
+for f in store-tokens user-profile token-refresh disconnect; do
+  [ -f "$bundles/$f.zip" ] || { echo "test-bundles-chroot: $bundles/$f.zip is missing; run scripts/bundle.sh" >&2; exit 1; }
+done
+
+if ! dpkg-query -W -f='${Status}' busybox-static 2>/dev/null | grep -q "ok installed"; then
+  echo "test-bundles-chroot: installing busybox-static with apt-get" >&2
+  apt-get update -qq
+  DEBIAN_FRONTEND=noninteractive apt-get install -y -qq busybox-static >/dev/null
+fi
+busybox=$(dpkg-query -L busybox-static | grep -m1 '/bin/busybox$')
+if ldd "$busybox" >/dev/null 2>&1; then echo "test-bundles-chroot: $busybox is not static" >&2; exit 1; fi
+command -v openssl >/dev/null || { echo "test-bundles-chroot: openssl is needed for the test certificate" >&2; exit 1; }
+
+[ "$(id -u)" = 0 ] || { echo "test-bundles-chroot: needs root (chroot, mknod, mount namespaces)" >&2; exit 1; }
+# Absolute paths: the runs below get PATH=/bin, the chroot's.
+unshare=$(command -v unshare)
+chroot=$(command -v chroot)
+
+work=$(mktemp -d -t paypulse-chroot.XXXXXX)
+google_pid=""
+cleanup() {
+  if [ -n "$google_pid" ]; then kill "$google_pid" 2>/dev/null || true; wait "$google_pid" 2>/dev/null || true; fi
+  rm -rf "$work"
+}
+trap cleanup EXIT
+
+fail() { echo "test-bundles-chroot: FAIL: $*" >&2; exit 1; }
+
+# Unpacks a zip keeping its Unix modes (Python's extractall drops them), so a bundle whose
+# zip lost the exec bits fails here as it would in Lambda.
+unpack() { # $1 = zip, $2 = directory
+  python3 - "$1" "$2" <<'PY'
+import os, sys, zipfile
+with zipfile.ZipFile(sys.argv[1]) as archive:
+    for info in archive.infolist():
+        path = archive.extract(info, sys.argv[2])
+        os.chmod(path, (info.external_attr >> 16) & 0o777)
+PY
+}
+
+# A fresh root: the bundle, /bin/sh = busybox, /tmp, /dev/null, /dev/urandom and an empty
+# /proc (mounted for each run only). Prints its path.
+make_root() { # $1 = function
+  local root="$work/root-$1"
+  mkdir -p "$root"
+  unpack "$bundles/$1.zip" "$root"
+  mkdir -p "$root/bin" "$root/tmp" "$root/dev" "$root/proc"
+  chmod 1777 "$root/tmp"
+  cp "$busybox" "$root/bin/sh"
+  mknod -m 666 "$root/dev/null" c 1 3
+  mknod -m 666 "$root/dev/urandom" c 1 9
+  echo "$root"
+}
+
+# The embedded store's directory moves into a root for a run and out again afterwards.
+state="$work/state"
+mkdir -m 700 "$state"
+
+# Runs one event through a root's /bootstrap and checks the answer. Extra arguments are
+# environment assignments.
+invoke() { # $1 = root, $2 = function, $3 = event (under events/), $4 = expected (under events/), then VAR=value...
+  local root=$1 function=$2 event=$3 expected=$4
+  shift 4
+  local out="$work/$function-${event##*/}.out" err="$work/$function-${event##*/}.err" status=0
+  mv "$state" "$root/state"
+  env -i PATH=/bin PAYPULSE_STORE=embedded PAYPULSE_STATE_DIR=/state LOG_LEVEL=info "$@" \
+    "$unshare" --mount --pid --fork --mount-proc="$root/proc" "$chroot" "$root" /bootstrap \
+    <"events/$event" >"$out" 2>"$err" || status=$?
+  mv "$root/state" "$state"
+  if [ "$status" != 0 ]; then
+    cat "$err" >&2
+    fail "$function < $event exited $status inside the chroot"
+  fi
+  if ! python3 scripts/check_response.py "events/$expected" "$out" >&2; then
+    cat "$err" >&2
+    fail "$function < $event: the answer differs from $expected"
+  fi
+}
+
+describe() { # $1 = root: what the root holds besides the bundle
+  local files
+  files=$(find "$1" -type f | wc -l)
+  echo "$files files: the bundle, /bin/sh = busybox-static; /tmp, /state, /dev/{null,urandom}, /proc"
+}
+
+# store-tokens: a request without a JWT, then the first connection (writes the grant).
+root=$(make_root store-tokens)
+invoke "$root" store-tokens store-tokens/v2-missing-bearer-token.json store-tokens/v2-missing-bearer-token.expected.json
+invoke "$root" store-tokens store-tokens/v2-json-first-connection.json store-tokens/v2-json-first-connection.expected.json
+echo "chroot store-tokens:  ok  401 without a JWT, 201 first connection ($(describe "$root"))"
+
+# What no function writes (the user, the Google client-ID secret) is seeded directly.
+python3 scripts/seed_embedded.py "$state/paypulse.sqlite3"
+
+root=$(make_root user-profile)
+invoke "$root" user-profile user-profile/v2-missing-bearer-token.json user-profile/v2-missing-bearer-token.expected.json
+invoke "$root" user-profile user-profile/v2-connected.json user-profile/v2-connected.expected.json
+echo "chroot user-profile:  ok  401 without a JWT, 200 connected ($(describe "$root"))"
+
+root=$(make_root token-refresh)
+invoke "$root" token-refresh token-refresh/scheduled-not-yet-due.json token-refresh/scheduled-not-yet-due.expected.json
+echo "chroot token-refresh: ok  scheduled event -> summary, 1 scanned, 0 due ($(describe "$root"))"
+
+# disconnect revokes at an HTTPS stand-in for Google, trusted only through Amazon Linux's CA path.
+tls="$work/tls"
+mkdir -p "$tls"
+openssl req -x509 -newkey ec -pkeyopt ec_paramgen_curve:prime256v1 -nodes -days 2 -subj "/CN=127.0.0.1" \
+  -addext "subjectAltName=IP:127.0.0.1" -keyout "$tls/key.pem" -out "$tls/cert.pem" 2>/dev/null
+python3 scripts/fake-google-tls.py "$tls/cert.pem" "$tls/key.pem" "$tls/port" "$tls/requests.log" &
+google_pid=$!
+for _ in $(seq 1 100); do [ -f "$tls/port" ] && break; sleep 0.1; done
+[ -f "$tls/port" ] || fail "the HTTPS stand-in for Google did not start"
+root=$(make_root disconnect)
+mkdir -p "$root/etc/pki/tls/certs"
+cp "$tls/cert.pem" "$root/etc/pki/tls/certs/ca-bundle.crt"
+[ ! -e "$root/etc/ssl" ] || fail "the disconnect root must not hold Debian's CA path"
+invoke "$root" disconnect disconnect/v2-disconnect.json disconnect/v2-disconnect.expected.json \
+  "GOOGLE_REVOKE_ENDPOINT=https://127.0.0.1:$(cat "$tls/port")/revoke"
+grep -qx "POST /revoke token" "$tls/requests.log" || fail "disconnect did not revoke at the HTTPS stand-in for Google"
+echo "chroot disconnect:    ok  200, revoked over HTTPS trusting /etc/pki/tls/certs/ca-bundle.crt ($(describe "$root"), that CA file)"

@@ -1,0 +1,18 @@
+#!/usr/bin/env bash
+# Runs every Lambda bundle under the AWS Lambda Runtime Interface Emulator that ships
+# inside the SAM CLI (samcli/local/rapid/aws-lambda-rie-x86_64; no Docker needed), on
+# loopback ports: several invocations in one process, malformed events and a failing
+# handler reported through /error, a start-up failure through /runtime/init/error.
+# The checks are in scripts/bundle_rie_test.py. Run scripts/bundle.sh first.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+bundles="${PAYPULSE_LAMBDA_SCRATCH:-.build-lambda}/bundles"
+for f in store-tokens user-profile token-refresh disconnect; do
+  [ -f "$bundles/$f.zip" ] || { echo "test-bundles-rie: $bundles/$f.zip is missing; run scripts/bundle.sh" >&2; exit 1; }
+done
+venv=$(scripts/ensure-sam.sh)
+rie=$(find "$venv"/lib/python3*/site-packages/samcli/local/rapid -name "aws-lambda-rie-$(uname -m)" | head -n 1)
+[ -n "$rie" ] || { echo "test-bundles-rie: no aws-lambda-rie-$(uname -m) in $venv" >&2; exit 1; }
+[ -x "$rie" ] || chmod +x "$rie"
+python3 scripts/bundle_rie_test.py "$rie" "$bundles"
