@@ -7,7 +7,7 @@ SWIFT ?= swift
 STATE_DIR ?= .paypulse
 FUZZ_SECONDS ?= 60
 
-.PHONY: demo test unit soak soak-run fuzz bundles test-deploy check-template build deps clean
+.PHONY: demo test unit soak soak-run fuzz bundles test-deploy check-template build deps clean bench bench-quick
 
 demo: deps
 	$(SWIFT) build --product paypulse
@@ -57,6 +57,13 @@ test-deploy: bundles
 	scripts/ensure-sam.sh >/dev/null
 	scripts/test-bundles-chroot.sh
 	scripts/test-bundles-rie.sh
+
+# Side-by-side benchmark against ../shared/peers/python-boto3 (README "Performance").
+bench:
+	scripts/bench/run.sh
+
+bench-quick:
+	scripts/bench/run.sh --quick --out .build-bench/quick
 
 clean:
 	rm -rf .build .build-fuzz .build-lambda .aws-sam $(STATE_DIR)

@@ -19,17 +19,26 @@ final class ResponseSink {
     }
 
     /// Takes one raw header line. A status line starts a new header block, so only the
-    /// final response's headers remain after interim (`100 Continue`) responses.
+    /// final response's headers remain after interim (`100 Continue`) responses. Works on
+    /// the bytes: going through `Character`s cost more than the rest of the transfer.
     func appendHeaderLine(_ bytes: UnsafeRawBufferPointer) {
-        let line = String(decoding: bytes, as: UTF8.self)
-        if line.hasPrefix("HTTP/") {
+        if bytes.starts(with: Self.statusLinePrefix) {
             headers = HTTPHeaders()
             return
         }
-        guard let colon = line.firstIndex(of: ":") else { return }
-        let name = String(line[..<colon])
-        let value = line[line.index(after: colon)...].trimmed(of: " \t\r\n")
+        guard let colon = bytes.firstIndex(of: UInt8(ascii: ":")) else { return }
+        var start = colon + 1, end = bytes.count
+        while start < end, Self.isWhitespace(bytes[start]) { start += 1 }
+        while end > start, Self.isWhitespace(bytes[end - 1]) { end -= 1 }
+        let name = String(decoding: UnsafeRawBufferPointer(rebasing: bytes[..<colon]), as: UTF8.self)
+        let value = String(decoding: UnsafeRawBufferPointer(rebasing: bytes[start..<end]), as: UTF8.self)
         headers.add(name: name, value: value)
+    }
+
+    private static let statusLinePrefix = Array("HTTP/".utf8)
+
+    private static func isWhitespace(_ byte: UInt8) -> Bool {
+        byte == UInt8(ascii: " ") || byte == UInt8(ascii: "\t") || byte == UInt8(ascii: "\r") || byte == UInt8(ascii: "\n")
     }
 }
 

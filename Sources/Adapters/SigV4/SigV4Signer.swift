@@ -28,6 +28,8 @@ public struct SigV4Signer: Sendable {
     public let region: String
     /// The signing name of the service, e.g. `secretsmanager` or `dynamodb`.
     public let service: String
+    /// Shared by copies of this signer; its scope (credentials, region, service) never changes.
+    private let signingKeys = SigningKeyCache()
 
     /// Creates a signer for one region and service.
     /// - Parameters:
@@ -93,7 +95,7 @@ public struct SigV4Signer: Sendable {
         ].joined(separator: "\n")
 
         let signature = SigV4Encoding.hex(
-            Self.hmac(key: signingKey(day: amzDate.day), Array(stringToSign.utf8))
+            Self.hmac(key: signingKeys.key(day: amzDate.day, derive: signingKey(day:)), Array(stringToSign.utf8))
         )
         let authorization = "\(Self.algorithm) Credential=\(credentials.accessKeyID)/\(scope), "
             + "SignedHeaders=\(headers.signed), Signature=\(signature)"

@@ -1,0 +1,83 @@
+"""Refresh runs: N due grants seeded in moto in each side's format, then one fresh process
+of the refresh job with the scheduled event on stdin: wall time, grants per second, the
+job's CPU per grant and peak RSS (wait4), moto's and the fake Google's CPU meanwhile. The
+result is checked: every grant refreshed, Google asked N times, a sample holds the new token."""
+
+from __future__ import annotations
+
+import json
+import os
+import random
+import sys
+
+from . import events, seeding, sides
+from .moto_calls import MotoCaller
+from .procstat import run_child
+from .servers import Server, fake_google_stats, moto_reset
+from .stats import median
+
+
+def _command(setup: sides.Setup, side: str, concurrency: int, writes_per_second: int) -> tuple[list[str], dict]:
+    if side == "swift":
+        return sides.swift_cmd(setup, "token-refresh"), sides.swift_env(setup, extra={
+            "REFRESH_CONCURRENCY": str(concurrency), "REFRESH_MAX_WRITES_PER_SECOND": str(writes_per_second)})
+    return sides.peer_cmd(setup, "token_refresh"), sides.peer_env(setup, extra={"REFRESH_CONCURRENCY": str(concurrency)})
+
+
+def one_run(setup: sides.Setup, moto_server: Server, google: Server, moto: MotoCaller, side: str, count: int,
+            concurrency: int, writes_per_second: int, work: str) -> dict:
+    moto_reset(moto_server)
+    seeding.fixtures(moto)
+    seed_s = seeding.due_token_sets(moto, count, side)
+    fake_google_stats(google, reset=True)
+    stdin = events.write(os.path.join(work, "scheduled.json"), events.scheduled())
+    argv, env = _command(setup, side, concurrency, writes_per_second)
+    moto0, google0 = moto_server.cpu_seconds(), google.cpu_seconds()
+    child = run_child(argv, stdin, env, cwd=work, keep_stderr=True)
+    moto1, google1 = moto_server.cpu_seconds(), google.cpu_seconds()
+    if child.returncode != 0:
+        sys.stderr.write(child.stderr.decode(errors="replace")[-3000:])
+        raise SystemExit(f"refresh {side} {count}: exit {child.returncode}")
+    lines = [line for line in child.stdout.decode().splitlines() if line.strip()]
+    answer = json.loads(lines[-1])
+    summary = json.loads(answer["body"]) if isinstance(answer.get("body"), str) else answer
+    google_stats = fake_google_stats(google)
+    sample = random.Random(count).sample(range(count), min(25, count))
+    stale = [i for i in sample if seeding.access_token_of(moto, seeding.due_secret_name(i)) != "ya29.new"]
+    verified = summary.get("refreshed") == count and google_stats.get("ok") == count and not stale
+    if not verified:
+        print(f"  warning: refresh {side} {count} not verified: summary {summary}, google {google_stats}, "
+              f"{len(stale)} of {len(sample)} sampled secrets without the new token", file=sys.stderr)
+    return {"side": side, "count": count, "seed_s": seed_s, "wall_s": child.exit_s, "grants_per_s": count / child.exit_s,
+            "cpu_s": child.cpu_s, "cpu_ms_per_grant": child.cpu_s * 1000 / count, "peak_rss_mib": child.max_rss_kib / 1024,
+            "moto_cpu_ms_per_grant": (moto1 - moto0) * 1000 / count, "google_cpu_ms_per_grant": (google1 - google0) * 1000 / count,
+            "summary": summary, "google": google_stats, "verified": verified}
+
+
+def run(setup: sides.Setup, moto_server: Server, google: Server, moto: MotoCaller, counts: list[int], reps: dict[int, int],
+        concurrency: int, writes_per_second: int, work: str) -> dict:
+    result: dict = {}
+    for count in counts:
+        rows: dict[str, list[dict]] = {"swift": [], "python": []}
+        for rep in range(reps[count]):
+            for side in ("swift", "python"):
+                row = one_run(setup, moto_server, google, moto, side, count, concurrency, writes_per_second, work)
+                rows[side].append(row)
+                print(f"  refresh {count} {side} rep {rep + 1}/{reps[count]}: {row['wall_s']:.1f} s, "
+                      f"{row['grants_per_s']:.0f}/s, {row['cpu_ms_per_grant']:.2f} ms CPU/grant, "
+                      f"seeded in {row['seed_s']:.0f} s", file=sys.stderr, flush=True)
+        result[str(count)] = {side: _medians(side_rows) for side, side_rows in rows.items()}
+    return result
+
+
+def paced(setup: sides.Setup, moto_server: Server, google: Server, moto: MotoCaller, count: int, reps: int,
+          concurrency: int, writes_per_second: int, work: str) -> dict:
+    """Ours alone at a production write rate: shows the limiter, not the process, sets the pace."""
+    rows = [one_run(setup, moto_server, google, moto, "swift", count, concurrency, writes_per_second, work) for _ in range(reps)]
+    return {"writes_per_second": writes_per_second, "count": count, **_medians(rows)}
+
+
+def _medians(rows: list[dict]) -> dict:
+    keys = ["wall_s", "grants_per_s", "cpu_ms_per_grant", "peak_rss_mib", "moto_cpu_ms_per_grant", "google_cpu_ms_per_grant", "seed_s"]
+    return {**{key: median([row[key] for row in rows]) for key in keys},
+            "verified": all(row["verified"] for row in rows), "runs": rows}

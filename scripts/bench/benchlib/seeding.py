@@ -1,0 +1,88 @@
+"""What each side needs in moto before a measurement: the users table, the Google client-ID
+secret, users, and N due token sets, each side in its own storage format (ours carries the
+listing tags the refresh job selects by; the peer's is its plain JSON)."""
+
+from __future__ import annotations
+
+import json
+import time
+import uuid
+from concurrent.futures import ThreadPoolExecutor
+from datetime import datetime, timezone
+
+from .moto_calls import MotoCaller, MotoError
+
+USERS_TABLE = "paypulse-users"
+CLIENT_ID_SECRET = "Google-OAuth-Client-ID"
+CLIENT_ID = "1234567890-bench.apps.googleusercontent.com"
+GMAIL_SCOPE = "https://www.googleapis.com/auth/gmail.readonly"
+
+
+def fixtures(moto: MotoCaller) -> None:
+    """The users table and the client-ID secret (after a moto reset)."""
+    moto.call("dynamodb", "CreateTable", {
+        "TableName": USERS_TABLE, "BillingMode": "PAY_PER_REQUEST",
+        "KeySchema": [{"AttributeName": "user_id", "KeyType": "HASH"}],
+        "AttributeDefinitions": [{"AttributeName": "user_id", "AttributeType": "S"}],
+    })
+    moto.call("secretsmanager", "CreateSecret", {"Name": CLIENT_ID_SECRET, "SecretString": CLIENT_ID,
+                                                 "ClientRequestToken": str(uuid.uuid4())})
+
+
+def put_users(moto: MotoCaller, user_ids: list[str]) -> None:
+    for user_id in user_ids:
+        moto.call("dynamodb", "PutItem", {"TableName": USERS_TABLE, "Item": {
+            "user_id": {"S": user_id}, "name": {"S": f"Bench {user_id}"},
+            "email": {"S": f"{user_id}@paypulse.example"}, "created_on": {"S": "2024-11-01T10:00:00Z"}}})
+
+
+def _rfc3339(epoch: int) -> str:
+    return datetime.fromtimestamp(epoch, timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ")
+
+
+def _ours(index: int, expired_at: int) -> tuple[str, list[dict]]:
+    value = {
+        "version": 1, "access_token": "ya29.old", "refresh_token": f"1//rt-bench-{index:06d}", "token_type": "Bearer",
+        "expires_at": _rfc3339(expired_at), "scope": GMAIL_SCOPE, "google_email": f"bench{index:06d}@gmail.com",
+        "connected_at": _rfc3339(expired_at - 3600), "updated_at": _rfc3339(expired_at - 3600), "status": "active",
+    }
+    tags = [{"Key": "paypulse:status", "Value": "active"}, {"Key": "paypulse:expires-at", "Value": str(expired_at)},
+            {"Key": "paypulse:refreshable", "Value": "true"}]
+    return json.dumps(value, sort_keys=True), tags
+
+
+def _peers(index: int, expired_at: int) -> tuple[str, list[dict]]:
+    value = {"access_token": "ya29.old", "refresh_token": f"1//rt-bench-{index:06d}", "expires_at": expired_at,
+             "scope": GMAIL_SCOPE, "google_email": f"bench{index:06d}@gmail.com", "updated_at": expired_at - 3600}
+    return json.dumps(value), []
+
+
+def due_secret_name(index: int) -> str:
+    return f"gmail/user/bench-{index:06d}"
+
+
+def due_token_sets(moto: MotoCaller, count: int, side: str, threads: int = 3) -> float:
+    """Creates `count` token sets that expired ten minutes ago; returns the seconds it took."""
+    make = _ours if side == "swift" else _peers
+    expired_at = int(time.time()) - 600
+
+    def create(index: int) -> None:
+        value, tags = make(index, expired_at)
+        payload = {"Name": due_secret_name(index), "SecretString": value, "ClientRequestToken": str(uuid.UUID(int=index + 1))}
+        if tags:
+            payload["Tags"] = tags
+        try:
+            moto.call_retrying("secretsmanager", "CreateSecret", payload)
+        except MotoError as error:
+            if error.kind != "ResourceExistsException":  # a retried create that had landed
+                raise
+
+    started = time.perf_counter()
+    with ThreadPoolExecutor(threads) as pool:
+        list(pool.map(create, range(count)))
+    return time.perf_counter() - started
+
+
+def access_token_of(moto: MotoCaller, name: str) -> str:
+    value = moto.call("secretsmanager", "GetSecretValue", {"SecretId": name, "VersionStage": "AWSCURRENT"})
+    return json.loads(value["SecretString"])["access_token"]

@@ -1,0 +1,54 @@
+"""How each side is started: the commands and the environment (built from nothing, so no
+variable of the calling shell leaks in)."""
+
+from __future__ import annotations
+
+import os
+from dataclasses import dataclass
+
+from . import events, seeding
+
+
+def base_environment() -> dict[str, str]:
+    return {"PATH": "/usr/local/bin:/usr/bin:/bin", "HOME": os.environ.get("HOME", "/tmp"), "LANG": "C.UTF-8"}
+
+
+@dataclass
+class Setup:
+    """Everything the commands need to know."""
+    swift_bin: str      # folder with store-tokens, user-profile, token-refresh
+    floor_bin: str      # the minimal stdin->stdout program
+    peer_dir: str       # ../shared/peers/python-boto3
+    python: str         # the venv interpreter (boto3 + PyJWT)
+    moto_url: str
+    google_url: str
+    state_dir: str      # the embedded store's directory
+
+
+def swift_env(setup: Setup, store: str = "aws", extra: dict[str, str] | None = None) -> dict[str, str]:
+    env = base_environment() | {"PAYPULSE_JWT_SECRET": events.JWT_KEY, "USERS_TABLE": seeding.USERS_TABLE,
+                                "GOOGLE_TOKEN_ENDPOINT": f"{setup.google_url}/token"}
+    if store == "aws":
+        env |= {"PAYPULSE_STORE": "aws", "AWS_REGION": "us-east-1", "AWS_ACCESS_KEY_ID": "test",
+                "AWS_SECRET_ACCESS_KEY": "test", "AWS_ENDPOINT_URL": setup.moto_url}
+    else:
+        env |= {"PAYPULSE_STORE": "embedded", "PAYPULSE_STATE_DIR": setup.state_dir}
+    return env | (extra or {})
+
+
+def peer_env(setup: Setup, extra: dict[str, str] | None = None) -> dict[str, str]:
+    return base_environment() | {
+        "AWS_ENDPOINT_URL": setup.moto_url, "AWS_DEFAULT_REGION": "us-east-1", "AWS_ACCESS_KEY_ID": "test",
+        "AWS_SECRET_ACCESS_KEY": "test", "AWS_EC2_METADATA_DISABLED": "true", "JWT_SECRET": events.JWT_KEY,
+        "USERS_TABLE": seeding.USERS_TABLE, "GOOGLE_TOKEN_URL": f"{setup.google_url}/token",
+        "PYTHONDONTWRITEBYTECODE": "1",
+    } | (extra or {})
+
+
+def swift_cmd(setup: Setup, function: str) -> list[str]:
+    return [os.path.join(setup.swift_bin, function)]
+
+
+def peer_cmd(setup: Setup, handler: str) -> list[str]:
+    """The peer's own entry point: invoke.py HANDLER < event."""
+    return [setup.python, os.path.join(setup.peer_dir, "invoke.py"), handler]

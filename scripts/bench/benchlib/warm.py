@@ -1,0 +1,122 @@
+"""Warm invocations: one long-lived process answers many events. Ours runs its real Lambda
+Runtime API loop against a scripted Runtime API; the peer runs an in-process loop over its
+lambda_handler (peer_warm_loop.py). Both are measured the same way: the process's own CPU
+(utime + stime) and the time between two points where it is idle, divided by the calls."""
+
+from __future__ import annotations
+
+import json
+import os
+import signal
+import subprocess
+import sys
+
+from . import events, seeding, sides
+from .moto_calls import MotoCaller
+from .procstat import Measured, child_pid
+from .runtime_api import ScriptedRuntimeAPI
+from .servers import Server, moto_reset
+from .stats import median
+
+WARMUP = 3
+
+
+def _plan(n: int) -> dict:
+    """Per loop: the events and the phases (name, first index, end index, expected status)."""
+    users = [f"warm-{i:05d}" for i in range(n)]
+    warm_users = [f"warm-up-{i}" for i in range(WARMUP)]
+    store = ([events.store_tokens(u) for u in warm_users] + [events.store_tokens(u, "ya29.first") for u in users]
+             + [events.store_tokens(u, "ya29.second") for u in users])
+    profile = [events.user_profile(u) for u in warm_users] + [events.user_profile(u) for u in users]
+    return {
+        "users": users + warm_users,
+        "loops": [
+            {"function": "store-tokens", "handler": "store_tokens", "events": store,
+             "phases": [("store-tokens, new users", WARMUP, WARMUP + n, 201), ("store-tokens, same users", WARMUP + n, WARMUP + 2 * n, 201)]},
+            {"function": "user-profile", "handler": "user_profile", "events": profile,
+             "phases": [("user-profile", WARMUP, WARMUP + n, 200)]},
+        ],
+    }
+
+
+def _phase_figures(readings: dict, phase: tuple, statuses: list) -> dict:
+    """readings: index -> (seconds, process CPU, moto CPU)."""
+    name, start, end, expected = phase
+    bad = [s for s in statuses[start:end] if s != expected]
+    if bad:
+        raise SystemExit(f"warm {name}: {len(bad)} responses not {expected}, e.g. {bad[:3]}")
+    (t0, c0, m0), (t1, c1, m1) = readings[start], readings[end]
+    calls = end - start
+    return {"calls": calls, "per_second": calls / (t1 - t0), "cpu_ms_per_call": (c1 - c0) * 1000 / calls,
+            "moto_cpu_ms_per_call": (m1 - m0) * 1000 / calls}
+
+
+def _swift_loop(setup: sides.Setup, loop: dict, moto_pid: int) -> dict:
+    marks = sorted({i for phase in loop["phases"] for i in phase[1:3]})
+    api = ScriptedRuntimeAPI([json.dumps(e).encode() for e in loop["events"]], marks, peer_pid=moto_pid)
+    env = sides.swift_env(setup, extra={"AWS_LAMBDA_RUNTIME_API": api.address, "AWS_LAMBDA_FUNCTION_NAME": loop["function"],
+                                        "AWS_LAMBDA_FUNCTION_MEMORY_SIZE": "512"})
+    measured = Measured(sides.swift_cmd(setup, loop["function"]))
+    proc = subprocess.Popen(measured.argv, env=env, stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    api.pid = child_pid(proc.pid)
+    try:
+        while not api.finished.wait(1):
+            if proc.poll() is not None:
+                raise SystemExit(f"warm {loop['function']}: the process exited with {proc.returncode}")
+        os.kill(api.pid, signal.SIGTERM)  # the function itself; GNU time then reports and exits
+        proc.wait(timeout=30)
+        rss, _ = measured.usage()
+    finally:
+        if proc.poll() is None:
+            os.kill(api.pid, signal.SIGKILL)
+            proc.wait()
+        api.stop()
+    if api.errors:
+        raise SystemExit(f"warm {loop['function']}: /error posts: {api.errors[:2]}")
+    result = {phase[0]: _phase_figures(api.readings, phase, api.statuses) for phase in loop["phases"]}
+    for figures in result.values():
+        figures["peak_rss_mib"] = rss / 1024
+    return result
+
+
+def _peer_loop(setup: sides.Setup, loop: dict, work: str, moto_pid: int) -> dict:
+    path = os.path.join(work, f"warm-{loop['handler']}.jsonl")
+    with open(path, "w") as fh:
+        for event in loop["events"]:
+            fh.write(json.dumps(event) + "\n")
+    marks = sorted({i for phase in loop["phases"] for i in phase[1:3]})
+    argv = [setup.python, os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))), "peer_warm_loop.py"),
+            "--peer", setup.peer_dir, "--handler", loop["handler"], "--events", path, "--marks", ",".join(map(str, marks)),
+            "--moto-pid", str(moto_pid)]
+    proc = subprocess.Popen(argv, env=sides.peer_env(setup), stdin=subprocess.DEVNULL, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+    out, err = proc.communicate()
+    if proc.returncode != 0:
+        sys.stderr.write(err.decode(errors="replace")[-2000:])
+        raise SystemExit(f"peer warm loop {loop['handler']} failed")
+    data = json.loads(out.decode().strip().splitlines()[-1])
+    readings = {int(k): tuple(v) for k, v in data["readings"].items()}
+    return {phase[0]: _phase_figures(readings, phase, data["statuses"]) for phase in loop["phases"]}
+
+
+def run(setup: sides.Setup, moto_server: Server, moto: MotoCaller, n: int, rounds: int, work: str) -> dict:
+    plan = _plan(n)
+    per_side: dict[str, dict[str, list[dict]]] = {"swift": {}, "python": {}}
+    for round_index in range(rounds):
+        for side in ("swift", "python"):
+            moto_reset(moto_server)
+            seeding.fixtures(moto)
+            seeding.put_users(moto, plan["users"])
+            for loop in plan["loops"]:
+                figures = (_swift_loop(setup, loop, moto_server.proc.pid) if side == "swift"
+                           else _peer_loop(setup, loop, work, moto_server.proc.pid))
+                for phase, values in figures.items():
+                    per_side[side].setdefault(phase, []).append(values)
+            print(f"  warm round {round_index + 1}/{rounds} {side} done", file=sys.stderr, flush=True)
+    result = {}
+    for side, phases in per_side.items():
+        result[side] = {}
+        for phase, rows in phases.items():
+            keys = rows[0].keys()
+            result[side][phase] = {key: median([row[key] for row in rows if key in row]) for key in keys}
+            result[side][phase]["rounds"] = rows
+    return result

@@ -1,0 +1,50 @@
+#!/usr/bin/env python3
+"""The Python peer's warm loop, measured like ours: one process imports the peer's handler
+modules (its src/, unchanged) and calls lambda_handler on the events of a JSON-lines file;
+the process's own CPU (utime + stime from /proc/self/stat), moto's CPU and the time are noted
+before event number k for every k in --marks.
+Prints {"readings": {k: [seconds, cpu, moto_cpu]}, "statuses": [...]}.
+
+    peer_warm_loop.py --peer DIR --handler store_tokens --events FILE --marks 3,503,1003 --moto-pid PID
+"""
+
+import argparse
+import importlib
+import json
+import os
+import sys
+import time
+
+
+def cpu_seconds(pid: str = "self") -> float:
+    with open(f"/proc/{pid}/stat") as fh:
+        fields = fh.read().rsplit(")", 1)[1].split()
+    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser()
+    parser.add_argument("--peer", required=True)
+    parser.add_argument("--handler", required=True)
+    parser.add_argument("--events", required=True)
+    parser.add_argument("--marks", required=True)
+    parser.add_argument("--moto-pid", required=True, help="moto_server, whose CPU is noted too")
+    args = parser.parse_args()
+    sys.path.insert(0, os.path.join(args.peer, "src"))
+    handler = importlib.import_module(args.handler).lambda_handler
+    with open(args.events) as fh:
+        events = [json.loads(line) for line in fh if line.strip()]
+    marks = {int(k) for k in args.marks.split(",")}
+    readings, statuses = {}, []
+    for index, event in enumerate(events + [None]):
+        if index in marks:
+            readings[index] = [time.perf_counter(), cpu_seconds(), cpu_seconds(args.moto_pid)]
+        if event is None:
+            break
+        statuses.append(handler(event, None).get("statusCode"))
+    print(json.dumps({"readings": readings, "statuses": statuses}))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,127 @@
+#!/usr/bin/env python3
+"""Side-by-side benchmark of this project and the Python/boto3 peer (../shared/peers/python-boto3).
+
+One moto_server and one fake Google (the peer's tools/fake_google.py) on free loopback ports
+serve both sides. Measures cold invocations (fresh process, one event on stdin), warm
+invocations (ours in its Lambda Runtime API loop, the peer in an in-process loop), refresh
+runs over N due grants, and the deployment bundles' sizes; prints a table of figures and
+ratios and writes results.json, results.md and performance.png to --out. Asserts nothing.
+
+    scripts/bench/run.sh            # what `make bench` runs: builds, then this
+    scripts/bench/run.sh --quick    # a few runs, 200 grants: keeps the harness working
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import platform
+import subprocess
+import sys
+import tempfile
+import time
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from benchlib import bundles, chart, cold, refresh, report, servers, sides, warm  # noqa: E402
+from benchlib.moto_calls import MotoCaller  # noqa: E402
+
+ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+
+
+def arguments() -> argparse.Namespace:
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--quick", action="store_true", help="few runs and 200 grants (CI)")
+    parser.add_argument("--bin-dir", default=os.path.join(ROOT, ".build-lambda", "release"), help="our built executables")
+    parser.add_argument("--floor", default=os.path.join(ROOT, ".build-bench", "floor"), help="the minimal Swift program")
+    parser.add_argument("--peer", default=os.path.normpath(os.path.join(ROOT, "..", "shared", "peers", "python-boto3")))
+    parser.add_argument("--bundles", default=os.path.join(ROOT, ".build-lambda", "bundles"))
+    parser.add_argument("--out", default=os.path.join(ROOT, "docs", "perf"))
+    parser.add_argument("--cold-runs", type=int)
+    parser.add_argument("--warm-calls", type=int)
+    parser.add_argument("--warm-rounds", type=int)
+    parser.add_argument("--refresh-counts", help="comma-separated grant counts")
+    parser.add_argument("--refresh-reps", help="runs per side per count, comma-separated like --refresh-counts")
+    parser.add_argument("--concurrency", type=int, default=8, help="REFRESH_CONCURRENCY for both sides")
+    parser.add_argument("--writes-per-second", type=int, default=10_000,
+                        help="our REFRESH_MAX_WRITES_PER_SECOND in the side-by-side runs (10000, the highest allowed: unpaced)")
+    parser.add_argument("--paced-rate", type=int, help="also one paced run of ours at this write rate (0: none)")
+    parser.add_argument("--only", help="comma-separated sections: cold,warm,refresh,bundles")
+    args = parser.parse_args()
+    quick = args.quick
+    args.cold_runs = args.cold_runs or (5 if quick else 30)
+    args.warm_calls = args.warm_calls or (40 if quick else 500)
+    args.warm_rounds = args.warm_rounds or (1 if quick else 3)
+    counts = [int(c) for c in (args.refresh_counts or ("200" if quick else "1000,10000")).split(",")]
+    reps = [int(r) for r in (args.refresh_reps or ("1" if quick else "3,2")).split(",")]
+    args.refresh_counts, args.refresh_reps = counts, {c: reps[min(i, len(reps) - 1)] for i, c in enumerate(counts)}
+    args.paced_rate = 0 if quick else (50 if args.paced_rate is None else args.paced_rate)
+    args.sections = set((args.only or "cold,warm,refresh,bundles").split(","))
+    for name in ("bin_dir", "floor", "peer", "bundles", "out"):  # the children run in a scratch folder
+        setattr(args, name, os.path.abspath(getattr(args, name)))
+    return args
+
+
+def machine() -> dict:
+    with open("/proc/loadavg") as fh:
+        load = fh.read().split()[:3]
+    swift = subprocess.run(["swift", "--version"], capture_output=True, text=True).stdout.strip().splitlines()
+    return {"nproc": os.cpu_count(), "loadavg_at_start": load, "kernel": platform.release(), "python": platform.python_version(),
+            "swift": swift[0] if swift else "?", "started": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime())}
+
+
+def main() -> int:
+    args = arguments()
+    for path in [os.path.join(args.bin_dir, f) for f in ("store-tokens", "user-profile", "token-refresh")] + [args.floor]:
+        if not os.access(path, os.X_OK):
+            raise SystemExit(f"{path} is not built; scripts/bench/run.sh builds it")
+    os.makedirs(args.out, exist_ok=True)
+    work = tempfile.mkdtemp(prefix="paypulse-bench-")
+    results: dict = {"machine": machine(), "quick": args.quick, "settings": {
+        "cold_runs": args.cold_runs, "warm_calls": args.warm_calls, "warm_rounds": args.warm_rounds,
+        "refresh_counts": args.refresh_counts, "refresh_reps": args.refresh_reps, "concurrency": args.concurrency,
+        "writes_per_second": args.writes_per_second, "paced_rate": args.paced_rate, "fake_google": "peer tools/fake_google.py"}}
+    moto_server = servers.start_moto(work)
+    google = servers.start_fake_google(sys.executable, args.peer, work)
+    setup = sides.Setup(swift_bin=args.bin_dir, floor_bin=args.floor, peer_dir=args.peer, python=sys.executable,
+                        moto_url=moto_server.url, google_url=google.url, state_dir=os.path.join(work, "embedded-state"))
+    moto = MotoCaller(moto_server.url)
+    started = time.perf_counter()
+    try:
+        if "cold" in args.sections:
+            print(f"cold invocations: {args.cold_runs} runs per case, interleaved", file=sys.stderr, flush=True)
+            servers.moto_reset(moto_server)
+            from benchlib import seeding
+            seeding.fixtures(moto)
+            results["cold"] = cold.run(setup, moto, runs=args.cold_runs, warmup=3, work=work)
+        if "warm" in args.sections:
+            print(f"warm invocations: {args.warm_calls} calls per loop, {args.warm_rounds} rounds", file=sys.stderr, flush=True)
+            results["warm"] = warm.run(setup, moto_server, moto, n=args.warm_calls, rounds=args.warm_rounds, work=work)
+        if "refresh" in args.sections:
+            print(f"refresh runs: {args.refresh_counts} grants, reps {args.refresh_reps}", file=sys.stderr, flush=True)
+            results["refresh"] = refresh.run(setup, moto_server, google, moto, args.refresh_counts, args.refresh_reps,
+                                             args.concurrency, args.writes_per_second, work)
+            if args.paced_rate:
+                results["refresh_paced"] = refresh.paced(setup, moto_server, google, moto, 1000, 2, args.concurrency,
+                                                         args.paced_rate, work)
+        if "bundles" in args.sections:
+            results["bundles"] = bundles.sizes(args.bundles)
+    finally:
+        google.stop()
+        moto_server.stop()
+    results["duration_s"] = time.perf_counter() - started
+    with open("/proc/loadavg") as fh:
+        results["machine"]["loadavg_at_end"] = fh.read().split()[:3]
+    text = report.markdown(results)
+    print(text)
+    with open(os.path.join(args.out, "results.json"), "w") as fh:
+        json.dump(results, fh, indent=1)
+    with open(os.path.join(args.out, "results.md"), "w") as fh:
+        fh.write(text)
+    chart.draw(results, os.path.join(args.out, "performance.png"))
+    print(f"wrote {args.out}/results.json, results.md, performance.png in {results['duration_s']:.0f} s", file=sys.stderr)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,36 @@
+#!/usr/bin/env bash
+# `make bench`: the side-by-side benchmark against the Python peer (scripts/bench/run.py).
+# Installs what it needs (moto, GNU time, a venv in .build-bench/ with matplotlib, PyJWT, boto3),
+# builds the functions as the deploy bundles do (release, static Swift stdlib, in
+# .build-lambda) and the minimal Swift program, then runs. Arguments go to run.py:
+#   scripts/bench/run.sh --quick                       # CI-sized
+#   scripts/bench/run.sh --quick --bin-dir .build/debug  # reuse another build, build nothing
+set -euo pipefail
+cd "$(dirname "$0")/../.."
+
+scripts/ensure-deps.sh --with-moto
+if [ ! -x /usr/bin/time ]; then  # GNU time measures peak RSS from a small parent (see benchlib/procstat.py)
+  sudo_if_needed() { if [ "$(id -u)" = 0 ]; then "$@"; else sudo "$@"; fi; }
+  sudo_if_needed apt-get update -qq && DEBIAN_FRONTEND=noninteractive sudo_if_needed apt-get install -y -qq time >/dev/null
+fi
+export PYTHONDONTWRITEBYTECODE=1
+
+venv=.build-bench/venv
+if [ ! -x "$venv/bin/python" ]; then
+  base=$(python3 -c 'import sys; print(sys.executable)')
+  "$base" -m venv --system-site-packages "$venv"
+fi
+"$venv/bin/python" -c 'import matplotlib, jwt, boto3' 2>/dev/null ||
+  "$venv/bin/pip" install --quiet matplotlib 'PyJWT>=2.8' boto3
+
+if [[ " $* " != *" --bin-dir "* ]]; then
+  swift build -c release --static-swift-stdlib --scratch-path .build-lambda 2>&1 | tail -n 3
+  # The deployment bundles, whose sizes are reported (the same build; n/a without the script).
+  if [ -x scripts/bundle.sh ]; then scripts/bundle.sh >/dev/null; fi
+fi
+floor_src=scripts/bench/floor/echo.swift
+if [ ! -x .build-bench/floor ] || [ "$floor_src" -nt .build-bench/floor ]; then
+  swiftc -O -static-stdlib "$floor_src" -o .build-bench/floor
+fi
+
+exec "$venv/bin/python" scripts/bench/run.py "$@"
