@@ -14,12 +14,14 @@ demo: deps
 	PAYPULSE_STATE_DIR=$(STATE_DIR) .build/debug/paypulse demo
 
 # Everything CI runs: the suites, the soak, the deploy proofs (bundles in a chroot and under
-# the Lambda emulator; cfn-lint, sam validate --lint, sam build) and the fuzzers. The fuzz
+# the Lambda emulator; cfn-lint, sam validate --lint, sam build), a short benchmark run
+# (it asserts nothing; it keeps the harness working) and the fuzzers. The fuzz
 # build reuses .build (only our modules recompile, instrumented), so it goes last.
 test: unit
 	$(MAKE) soak-run
 	$(MAKE) test-deploy
 	$(MAKE) check-template
+	$(MAKE) bench-quick
 	FUZZ_SCRATCH=.build $(MAKE) fuzz
 
 # The suites alone (no soak, deploy proofs or fuzzing): the quick loop while developing.
