@@ -36,14 +36,11 @@ public final class ScriptedHTTPServer: @unchecked Sendable {
     /// `http://127.0.0.1:<port>`.
     public var url: String { "http://127.0.0.1:\(port)" }
 
-    private let listener: Int32
+    private let listener: LoopbackListener
     private let script: @Sendable (Int, Request) -> Action
     private let greeting: String?
     private let lock = NSLock()
     private var recorded: [Request] = []
-    private var connections = 0
-    private var stopped = false
-    private var openSockets: Set<Int32> = []
 
     /// Starts listening on a free loopback port.
     /// - Parameters:
@@ -51,31 +48,14 @@ public final class ScriptedHTTPServer: @unchecked Sendable {
     ///     (to play a server that speaks out of turn, e.g. plain text to a TLS client).
     ///   - script: the action for the n-th request (from 0).
     public init(greeting: String? = nil, script: @escaping @Sendable (Int, Request) -> Action) throws {
-        let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
-        guard fd >= 0 else { throw POSIXError(.EMFILE) }
-        var yes: Int32 = 1
-        setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &yes, socklen_t(MemoryLayout<Int32>.size))
-        var address = sockaddr_in()
-        address.sin_family = sa_family_t(AF_INET)
-        address.sin_addr.s_addr = inet_addr("127.0.0.1")
-        address.sin_port = 0
-        let bound = withUnsafePointer(to: &address) {
-            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) }
-        }
-        guard bound == 0, listen(fd, 512) == 0 else {
-            close(fd)
-            throw POSIXError(.EADDRINUSE)
-        }
-        var length = socklen_t(MemoryLayout<sockaddr_in>.size)
-        _ = withUnsafeMutablePointer(to: &address) {
-            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { getsockname(fd, $0, &length) }
-        }
-        listener = fd
-        port = Int(UInt16(bigEndian: address.sin_port))
+        listener = try LoopbackListener()
+        port = listener.port
         self.script = script
         self.greeting = greeting
-        let thread = Thread { [self] in acceptLoop() }
-        thread.start()
+        listener.start { [self] client in
+            serve(client)
+            return { close(client) }
+        }
     }
 
     deinit { stop() }
@@ -84,50 +64,13 @@ public final class ScriptedHTTPServer: @unchecked Sendable {
     public var requests: [Request] { lock.withLock { recorded } }
 
     /// How many connections were accepted.
-    public var connectionCount: Int { lock.withLock { connections } }
+    public var connectionCount: Int { listener.connectionCount }
 
     /// Stops accepting and closes every connection (releasing stalled ones). Idempotent.
-    ///
-    /// Sockets are shut down and closed only under the lock, and each exactly once: a file
-    /// descriptor closed twice could by then belong to another connection of the process.
-    public func stop() {
-        lock.withLock {
-            guard !stopped else { return }
-            stopped = true
-            shutdown(listener, Int32(SHUT_RDWR))
-            for socket in openSockets { shutdown(socket, Int32(SHUT_RDWR)) }
-        }
-    }
+    public func stop() { listener.stop() }
 
-    private var isStopped: Bool { lock.withLock { stopped } }
-
-    private func acceptLoop() {
-        while !isStopped {
-            let client = accept(listener, nil, nil)
-            guard client >= 0 else { continue }
-            let accepted: Bool = lock.withLock {
-                guard !stopped else { return false }
-                connections += 1
-                openSockets.insert(client)
-                return true
-            }
-            guard accepted else {
-                close(client)
-                break
-            }
-            let thread = Thread { [self] in serve(client) }
-            thread.start()
-        }
-        close(listener)
-    }
-
+    /// Serves one connection; the listener closes it afterwards.
     private func serve(_ client: Int32) {
-        defer {
-            lock.withLock {
-                openSockets.remove(client)
-                close(client)
-            }
-        }
         if let greeting, !write(client, greeting) { return }
         var buffer: [UInt8] = []
         while let request = readRequest(client, buffer: &buffer) {
@@ -141,7 +84,7 @@ public final class ScriptedHTTPServer: @unchecked Sendable {
                 for (name, value) in headers { head += "\(name): \(value)\r\n" }
                 guard write(client, head + "\r\n" + body) else { return }
             case .stall:
-                while !isStopped { usleep(20_000) }
+                while !listener.isStopped { usleep(20_000) }
                 return
             case .close:
                 return

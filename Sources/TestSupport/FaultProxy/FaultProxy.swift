@@ -33,10 +33,7 @@ public final class FaultProxy: @unchecked Sendable {
     private let dialect: Dialect
     private let upstreamHost: String
     private let upstreamPort: Int
-    private let listener: Int32
-    private let lock = NSLock()
-    private var stopped = false
-    private var openSockets: Set<Int32> = []
+    private let listener: LoopbackListener
 
     /// Starts listening on a free loopback port.
     /// - Parameters:
@@ -51,98 +48,55 @@ public final class FaultProxy: @unchecked Sendable {
         self.dialect = dialect
         self.plan = plan
         self.name = name ?? (dialect == .aws ? "aws" : "google")
-        let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
-        guard fd >= 0 else { throw FaultProxyError(message: "socket() failed") }
-        var address = sockaddr_in()
-        address.sin_family = sa_family_t(AF_INET)
-        address.sin_addr.s_addr = inet_addr("127.0.0.1")
-        let bound = withUnsafePointer(to: &address) {
-            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) }
-        }
-        guard bound == 0, listen(fd, 64) == 0 else {
-            close(fd)
-            throw FaultProxyError(message: "cannot listen on 127.0.0.1")
-        }
-        var length = socklen_t(MemoryLayout<sockaddr_in>.size)
-        _ = withUnsafeMutablePointer(to: &address) {
-            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { getsockname(fd, $0, &length) }
-        }
-        listener = fd
-        self.port = Int(UInt16(bigEndian: address.sin_port))
-        Thread { [self] in acceptLoop() }.start()
+        listener = try LoopbackListener()
+        self.port = listener.port
+        listener.start { [self] fd in serve(fd) }
     }
 
     deinit { stop() }
 
     /// Stops accepting and ends every connection, stalled ones included. Idempotent.
-    public func stop() {
-        lock.withLock {
-            guard !stopped else { return }
-            stopped = true
-            shutdown(listener, Int32(SHUT_RDWR))
-            for socket in openSockets { shutdown(socket, Int32(SHUT_RDWR)) }
-        }
-    }
+    public func stop() { listener.stop() }
 
-    private var isStopped: Bool { lock.withLock { stopped } }
-
-    private func acceptLoop() {
-        while !isStopped {
-            let client = accept(listener, nil, nil)
-            guard client >= 0 else { continue }
-            let accepted = lock.withLock {
-                guard !stopped else { return false }
-                openSockets.insert(client)
-                return true
-            }
-            guard accepted else {
-                close(client)
-                break
-            }
-            Thread { [self] in serve(client) }.start()
-        }
-        close(listener)
-    }
-
-    private func serve(_ fd: Int32) {
+    /// Serves one client connection; returns how to end it (the listener runs that under its
+    /// lock, so `stop()` never shuts down a reused descriptor).
+    private func serve(_ fd: Int32) -> () -> Void {
         let client = ProxySocket(fd: fd)
-        var abort = false
-        defer {
-            // Closed under the lock, once: `stop()` must never shut down a reused descriptor.
-            lock.withLock {
-                openSockets.remove(fd)
-                if abort { client.reset() } else { client.close() }
-            }
-        }
+        let reset = relay(client)
+        return reset ? { client.reset() } : { client.close() }
+    }
+
+    /// Relays the client's requests until the connection ends.
+    /// - Returns: whether the connection must end with a reset rather than a close.
+    private func relay(_ client: ProxySocket) -> Bool {
         while let request = client.readMessage(isResponse: false) {
             let (index, fault) = plan.arrive(proxy: name, operation: Self.operation(of: request))
             switch fault {
             case nil:
-                guard let answer = forward(request, index: index), client.write(answer.serialized(connection: "keep-alive")) else { return }
+                guard let answer = forward(request, index: index), client.write(answer.serialized(connection: "keep-alive")) else { return false }
             case .latency(let delay):
                 Thread.sleep(forTimeInterval: Double(delay.components.seconds) + Double(delay.components.attoseconds) / 1e18)
-                guard let answer = forward(request, index: index), client.write(answer.serialized(connection: "keep-alive")) else { return }
+                guard let answer = forward(request, index: index), client.write(answer.serialized(connection: "keep-alive")) else { return false }
             case .status(let status):
-                guard client.write(errorAnswer(status: status, throttling: false).serialized(connection: "keep-alive")) else { return }
+                guard client.write(errorAnswer(status: status, throttling: false).serialized(connection: "keep-alive")) else { return false }
             case .throttle:
-                guard client.write(errorAnswer(status: dialect == .aws ? 400 : 429, throttling: true).serialized(connection: "keep-alive")) else { return }
+                guard client.write(errorAnswer(status: dialect == .aws ? 400 : 429, throttling: true).serialized(connection: "keep-alive")) else { return false }
             case .resetBeforeForward:
-                abort = true
-                return
+                return true
             case .resetAfterForward:
                 _ = forward(request, index: index)
-                abort = true
-                return
+                return true
             case .truncate:
-                guard let answer = forward(request, index: index) else { return }
+                guard let answer = forward(request, index: index) else { return false }
                 let cut = ProxyMessage(startLine: answer.startLine, headers: answer.headers, body: Array(answer.body.prefix(answer.body.count / 2)))
                 _ = client.write(cut.serialized(connection: "close", announced: answer.body.count + 64))
-                return
+                return false
             case .stall:
-                client.waitUntilPeerCloses { isStopped }
-                return
+                client.waitUntilPeerCloses { listener.isStopped }
+                return false
             }
         }
+        return false
     }
 
     /// Sends `request` to the peer over a new connection and reads the whole answer.
