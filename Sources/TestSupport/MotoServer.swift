@@ -15,14 +15,20 @@ public final class MotoServer: Sendable {
     // The watcher process and the pipe whose closing ends it (and moto).
     private let process: Process?
     private let lifeline: Pipe?
+    // moto's output, kept so a failed start can show it.
+    private let logPath: String?
 
-    private init(endpoint: String, process: Process? = nil, lifeline: Pipe? = nil) {
+    private init(endpoint: String, process: Process? = nil, lifeline: Pipe? = nil, logPath: String? = nil) {
         self.endpoint = endpoint
         self.process = process
         self.lifeline = lifeline
+        self.logPath = logPath
     }
 
-    deinit { try? lifeline?.fileHandleForWriting.close() }
+    deinit {
+        try? lifeline?.fileHandleForWriting.close()
+        if let logPath { try? FileManager.default.removeItem(atPath: logPath) }
+    }
 
     private static let sharedServer = Task<MotoServer, any Error> {
         if let endpoint = ProcessInfo.processInfo.environment["PAYPULSE_TEST_MOTO_ENDPOINT"], !endpoint.isEmpty {
@@ -34,43 +40,77 @@ public final class MotoServer: Sendable {
     /// The server shared by the whole test process.
     public static func shared() async throws -> MotoServer { try await sharedServer.value }
 
-    /// Launches a new `moto_server` on a free port and waits until it answers. The server
-    /// exits with the test process even if that process is killed.
+    /// Launches a new `moto_server` and waits until it answers. The server exits with the test
+    /// process even if that process is killed.
+    ///
+    /// moto binds port 0 and the kernel picks a free port, which moto prints: choosing a port
+    /// here and handing it over would race every other listener the tests open. The wait is
+    /// event-driven: it ends when moto answers or when moto exits (then with its output).
+    /// A start-up that takes longer than ``startupHangLimit`` counts as a hang.
     public static func launchPrivate() async throws -> MotoServer {
-        let port = try freeLoopbackPort()
+        let log = FileManager.default.temporaryDirectory
+            .appendingPathComponent("paypulse-moto-\(UUID().uuidString).log").path
         let process = Process()
         process.executableURL = URL(fileURLWithPath: "/bin/sh")
-        // The watcher waits for end-of-file on its standard input, whose write end only this
-        // process holds: when this process ends, however it ends, the kernel closes it and
-        // the watcher kills moto. SIGKILL, since children inherit a blocked signal mask.
-        // No output is inherited, so `swift test` never waits on a pipe moto keeps open.
+        // The watcher waits for end-of-file on fd 3 (this process's lifeline pipe), whose write
+        // end only this process holds: when this process ends, however it ends, the kernel
+        // closes it and the watcher kills moto. SIGKILL, since children inherit a blocked
+        // signal mask. The shell itself waits for moto, so it exits if moto does. No output is
+        // inherited, so `swift test` never waits on a pipe moto keeps open.
         process.arguments = [
             "-c",
-            "if command -v moto_server >/dev/null; then set -- moto_server; else set -- python3 -m moto.server; fi; "
-                + "\"$@\" -H 127.0.0.1 -p \(port) </dev/null >/dev/null 2>&1 & m=$!; cat >/dev/null; kill -9 $m 2>/dev/null",
+            "exec 3<&0; if command -v moto_server >/dev/null; then set -- moto_server; else set -- python3 -m moto.server; fi; "
+                + "\"$@\" -H 127.0.0.1 -p 0 </dev/null >\"$PAYPULSE_MOTO_LOG\" 2>&1 & m=$!; "
+                + "( cat <&3 >/dev/null; kill -9 $m 2>/dev/null ) & w=$!; exec 3<&-; "
+                + "wait $m; s=$?; kill $w 2>/dev/null; exit $s",
         ]
+        process.environment = ProcessInfo.processInfo.environment.merging(["PAYPULSE_MOTO_LOG": log]) { $1 }
         let lifeline = Pipe()
         process.standardInput = lifeline
         process.standardOutput = FileHandle.nullDevice
         process.standardError = FileHandle.nullDevice
         try process.run()
-        let endpoint = "http://127.0.0.1:\(port)"
         let transport = CurlHTTPClient()
-        for _ in 0..<300 {
-            if let response = try? await transport.execute(HTTPRequest(method: "GET", url: endpoint + "/moto-api/", timeout: .seconds(1))),
-               response.status == 200 {
-                return MotoServer(endpoint: endpoint, process: process, lifeline: lifeline)
+        let clock = ContinuousClock()
+        let started = clock.now
+        while clock.now - started < startupHangLimit {
+            guard process.isRunning else {
+                let output = (try? String(contentsOfFile: log, encoding: .utf8)) ?? ""
+                try? FileManager.default.removeItem(atPath: log)
+                throw MotoServerError(message: "moto_server exited during start-up (status \(process.terminationStatus)); "
+                    + "is moto[server] installed (pip install \"moto[server]\")? Its output: \(output.suffix(2_000))")
             }
-            try await Task.sleep(for: .milliseconds(100))
+            if let port = announcedPort(inLogAt: log) {
+                let endpoint = "http://127.0.0.1:\(port)"
+                if let response = try? await transport.execute(HTTPRequest(method: "GET", url: endpoint + "/moto-api/", timeout: .seconds(5))),
+                   response.status == 200 {
+                    return MotoServer(endpoint: endpoint, process: process, lifeline: lifeline, logPath: log)
+                }
+            }
+            try await Task.sleep(for: .milliseconds(50))
         }
         try? lifeline.fileHandleForWriting.close()
-        throw MotoServerError(message: "moto_server did not start on port \(port) within 30 s; is moto[server] installed (pip install \"moto[server]\")?")
+        throw MotoServerError(message: "moto_server neither answered nor exited within \(startupHangLimit); output in \(log)")
     }
 
-    /// Asks the kernel for a free TCP port on 127.0.0.1.
-    /// A port on 127.0.0.1 that nothing listens on (right now).
+    /// How long a start-up may take before it counts as a hang rather than a slow machine.
+    /// Generous on purpose: under the full suite on two shared cores, several Python servers
+    /// import moto at once.
+    static let startupHangLimit = Duration.seconds(600)
+
+    /// The port in moto's "Running on http://127.0.0.1:PORT" line, once it is written.
+    static func announcedPort(inLogAt path: String) -> Int? {
+        guard let text = try? String(contentsOfFile: path, encoding: .utf8),
+              let marker = text.range(of: "Running on http://127.0.0.1:") else { return nil }
+        let digits = text[marker.upperBound...].prefix { $0.isASCII && $0.isNumber }
+        return Int(digits)
+    }
+
+    /// A port on 127.0.0.1 that nothing listens on (right now), for tests that need a peer
+    /// that refuses connections.
     public static func freeLoopbackPortForTests() throws -> Int { try freeLoopbackPort() }
 
+    /// Asks the kernel for a free TCP port on 127.0.0.1.
     static func freeLoopbackPort() throws -> Int {
         let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
         defer { close(fd) }

@@ -4,6 +4,7 @@ stopped by their own PIDs."""
 from __future__ import annotations
 
 import os
+import re
 import shutil
 import socket
 import subprocess
@@ -20,28 +21,46 @@ def free_port() -> int:
         return sock.getsockname()[1]
 
 
-def _wait_until_answers(url: str, proc: subprocess.Popen, what: str, log: str) -> None:
-    for _ in range(600):
-        if proc.poll() is not None:
-            raise SystemExit(f"{what} exited at start; its log is {log}")
-        try:
-            urllib.request.urlopen(url, timeout=1).read()
-            return
-        except OSError:
-            time.sleep(0.1)
-    raise SystemExit(f"{what} did not answer on {url}; its log is {log}")
+# A start-up slower than this is a hang, not a slow machine.
+STARTUP_HANG_LIMIT_S = 600
+
+
+def _announced_port(log: str) -> int | None:
+    """The port in a werkzeug "Running on http://127.0.0.1:PORT" line, once written."""
+    with open(log, "rb") as handle:
+        match = re.search(rb"Running on http://127\.0\.0\.1:(\d+)", handle.read())
+    return int(match.group(1)) if match else None
 
 
 class Server:
-    """A child process serving on 127.0.0.1:port."""
+    """A child process serving on 127.0.0.1. With port 0 the server binds a port the kernel
+    picks and announces it in its log, so no other listener can take it in between."""
 
     def __init__(self, name: str, argv: list[str], port: int, probe_path: str, log_dir: str):
         self.name, self.port = name, port
-        self.url = f"http://127.0.0.1:{port}"
         self.log = os.path.join(log_dir, f"{name}.log")
         with open(self.log, "wb") as out:
             self.proc = subprocess.Popen(argv, stdout=out, stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL)
-        _wait_until_answers(self.url + probe_path, self.proc, name, self.log)
+        self._wait_until_answers(probe_path)
+        self.url = f"http://127.0.0.1:{self.port}"
+
+    def _wait_until_answers(self, probe_path: str) -> None:
+        """Waits until the server answers or exits."""
+        deadline = time.monotonic() + STARTUP_HANG_LIMIT_S
+        while time.monotonic() < deadline:
+            if self.proc.poll() is not None:
+                raise SystemExit(f"{self.name} exited at start; its log is {self.log}")
+            port = self.port or _announced_port(self.log)
+            if port:
+                try:
+                    urllib.request.urlopen(f"http://127.0.0.1:{port}{probe_path}", timeout=5).read()
+                    self.port = port
+                    return
+                except OSError:
+                    pass
+            time.sleep(0.05)
+        self.stop()
+        raise SystemExit(f"{self.name} did not answer within {STARTUP_HANG_LIMIT_S} s; its log is {self.log}")
 
     def cpu_seconds(self) -> float:
         return cpu_seconds(self.proc.pid)
@@ -57,10 +76,9 @@ class Server:
 
 
 def start_moto(log_dir: str) -> Server:
-    port = free_port()
     exe = shutil.which("moto_server")
-    argv = [exe, "-H", "127.0.0.1", "-p", str(port)] if exe else [sys.executable, "-m", "moto.server", "-H", "127.0.0.1", "-p", str(port)]
-    return Server("moto", argv, port, "/moto-api/", log_dir)
+    argv = [exe, "-H", "127.0.0.1", "-p", "0"] if exe else [sys.executable, "-m", "moto.server", "-H", "127.0.0.1", "-p", "0"]
+    return Server("moto", argv, 0, "/moto-api/", log_dir)
 
 
 def start_fake_google(python: str, peer_dir: str, log_dir: str) -> Server:
