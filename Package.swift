@@ -74,7 +74,7 @@ let package = Package(
             name: "PayPulseDomain",
             dependencies: [
                 "PayPulsePorts",
-                .product(name: "JWTKit", package: "jwt-kit"),
+                .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "Logging", package: "swift-log"),
             ],
             path: "Sources/Domain"
@@ -206,7 +206,7 @@ let package = Package(
 // MARK: fuzzing (scripts/fuzz.sh; see Fuzz/README.md)
 // libFuzzer targets under Fuzz/, declared only when PAYPULSE_FUZZ=1 so normal builds never
 // see them. That build (in .build-fuzz) gives our modules coverage and AddressSanitizer;
-// dependencies (swift-crypto, jwt-kit, swift-log) stay uninstrumented, which keeps it short.
+// dependencies (swift-crypto, swift-log) stay uninstrumented, which keeps it short.
 if Context.environment["PAYPULSE_FUZZ"] == "1" {
     func fuzzTarget(_ name: String, _ dependencies: [Target.Dependency]) -> Target {
         .executableTarget(

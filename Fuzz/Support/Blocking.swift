@@ -2,7 +2,7 @@ import Dispatch
 
 /// Runs async code to completion from libFuzzer's synchronous callback.
 ///
-/// The authenticator and the AWS client are async (jwt-kit's key collection is an actor).
+/// `Authenticator.authenticate` and the AWS client are async.
 /// The task starts on the calling thread (`Task.immediate`), so work that never suspends,
 /// like most malformed inputs, costs no thread hop; otherwise the callback thread waits on
 /// a semaphore while the task finishes on the cooperative pool.

@@ -11,15 +11,15 @@ enum JWTFront {
     /// A fixed clock, so that seeds minted to be valid stay valid: 2026-01-01T00:00:00Z.
     static let now = Date(timeIntervalSince1970: 1_767_225_600)
 
-    static let authenticator: Authenticator = runBlocking {
+    static let authenticator: Authenticator = {
         do {
-            return try await Authenticator(settings: AuthSettings(key: key))
+            return try Authenticator(settings: AuthSettings(key: key))
         } catch {
             preconditionFailure("the fuzz authenticator could not be built: \(error)")
         }
-    }
+    }()
 
-    /// An oracle independent of jwt-kit: the third segment is the HMAC-SHA256 of the first two.
+    /// An oracle written apart from `HS256Key` and `BearerToken`: the third segment is the HMAC-SHA256 of the first two.
     static func hasValidSignature(_ token: String) -> Bool {
         let segments = token.split(separator: ".", omittingEmptySubsequences: false)
         guard segments.count == 3, let signature = base64URLDecoded(segments[2]) else { return false }

@@ -1,7 +1,7 @@
 // libFuzzer target: bytes as the bearer token of an Authorization header, through the real
 // Authenticator with a real HS256 key: header size and shape (BearerToken), base64url
-// segments (Base64URL), the JOSE header policy (TokenHeaderPolicy), then jwt-kit's
-// signature check and the claim checks (AccessTokenClaims).
+// segments (Base64URL), the JOSE header policy (TokenHeaderPolicy), then the HS256
+// signature check (HS256Key) and the claim checks (AccessTokenClaims).
 import Foundation
 import PayPulseDomain
 import PayPulseFuzzSupport

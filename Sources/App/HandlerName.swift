@@ -1,11 +1,7 @@
 #if canImport(FoundationEssentials)
 import FoundationEssentials
 #else
-#if canImport(FoundationEssentials)
-import FoundationEssentials
-#else
 import Foundation
-#endif
 #endif
 import PayPulseConfiguration
 import PayPulseDomain
@@ -64,7 +60,7 @@ extension AppEnvironment {
 
     private func guardian() async throws -> RequestGuard {
         guard let authSettings else { throw ConfigurationError(variable: "PAYPULSE_JWT_SECRET", problem: "this process was started without JWT settings") }
-        return RequestGuard(authenticator: try await Authenticator(settings: authSettings))
+        return RequestGuard(authenticator: try Authenticator(settings: authSettings))
     }
 
     /// Builds a job per run: the client ID is read once per run, so a rotated secret is

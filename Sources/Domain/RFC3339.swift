@@ -1,11 +1,7 @@
 #if canImport(FoundationEssentials)
 import FoundationEssentials
 #else
-#if canImport(FoundationEssentials)
-import FoundationEssentials
-#else
 import Foundation
-#endif
 #endif
 
 /// RFC 3339 timestamps in UTC with whole seconds, e.g. `2024-11-01T10:00:00Z`: the one

@@ -162,10 +162,10 @@ struct AuthSettingsTests {
     }
 
     @Test("Authenticator and minter refuse a key shortened after init, without crashing")
-    func shortenedKey() async throws {
+    func shortenedKey() throws {
         var settings = try AuthFixture.settings()
         settings.key = Array("short".utf8)
-        await #expect(throws: ConfigurationError.self) { try await Authenticator(settings: settings) }
-        await #expect(throws: ConfigurationError.self) { try await DevelopmentTokenMinter(settings: settings) }
+        #expect(throws: ConfigurationError.self) { try Authenticator(settings: settings) }
+        #expect(throws: ConfigurationError.self) { try DevelopmentTokenMinter(settings: settings) }
     }
 }

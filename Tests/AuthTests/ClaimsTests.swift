@@ -80,13 +80,13 @@ struct ClaimsTests {
     func leewayClamped() async throws {
         var settings = try AuthFixture.settings()
         settings.leeway = 3600
-        let authenticator = try await Authenticator(settings: settings)
+        let authenticator = try Authenticator(settings: settings)
         await expectRefused(authenticator, header: "Bearer \(try await AuthFixture.mint(expiresIn: -61))", .expired)
     }
 
     @Test("a smaller leeway is honoured")
     func smallerLeeway() async throws {
-        let authenticator = try await Authenticator(settings: AuthSettings(key: Array(AuthFixture.key.utf8), leeway: 0))
+        let authenticator = try Authenticator(settings: AuthSettings(key: Array(AuthFixture.key.utf8), leeway: 0))
         await expectRefused(authenticator, header: "Bearer \(try await AuthFixture.mint(expiresIn: -30))", .expired)
         await expectRefused(authenticator, header: "Bearer \(try await AuthFixture.mint(expiresIn: 0))", .expired)
         _ = try await authenticator.authenticate(
@@ -132,8 +132,8 @@ struct ClaimsTests {
     @Test("issuer and audience follow the settings")
     func customIssuerAudience() async throws {
         let settings = try AuthSettings(key: Array(AuthFixture.key.utf8), issuer: "iss-x", audience: "aud-y")
-        let authenticator = try await Authenticator(settings: settings)
-        let token = try await DevelopmentTokenMinter(settings: settings)
+        let authenticator = try Authenticator(settings: settings)
+        let token = try DevelopmentTokenMinter(settings: settings)
             .mint(subject: "user-1", name: nil, email: nil, issuedAt: AuthFixture.now, expiresAt: AuthFixture.now.addingTimeInterval(60))
         _ = try await authenticator.authenticate(authorizationHeader: "Bearer \(token)", authorizerClaims: nil, now: AuthFixture.now)
         // The default-settings token carries iss paypulse: refused here.

@@ -3,6 +3,7 @@ import FoundationEssentials
 #else
 import Foundation
 #endif
+import JWTKit
 import PayPulseDomain
 import Testing
 
@@ -63,8 +64,33 @@ struct DevelopmentTokenMinterTests {
     func differentKeys() async throws {
         let devSettings = try AuthSettings(key: Array(AuthSettings.developmentKey.utf8))
         #expect(devSettings.usesDevelopmentKey)
-        let token = try await DevelopmentTokenMinter(settings: devSettings)
+        let token = try DevelopmentTokenMinter(settings: devSettings)
             .mint(subject: "user-1", name: nil, email: nil, issuedAt: AuthFixture.now, expiresAt: AuthFixture.now.addingTimeInterval(60))
         await expectRefused(try await AuthFixture.authenticator(), header: "Bearer \(token)", .badSignature)
+    }
+
+    /// Another implementation agrees: jwt-kit verifies what the minter signs.
+    private struct JWTKitClaims: JWTPayload {
+        var sub: SubjectClaim
+        var iss: IssuerClaim
+        var aud: AudienceClaim
+        var exp: ExpirationClaim
+        func verify(using algorithm: some JWTAlgorithm) async throws {}
+    }
+
+    @Test("jwt-kit verifies a minted token and reads the same claims; a flipped bit fails it")
+    func jwtKitAgrees() async throws {
+        let token = try await AuthFixture.minter().mint(
+            subject: "user-1", name: nil, email: nil, issuedAt: AuthFixture.now, expiresAt: AuthFixture.now.addingTimeInterval(60)
+        )
+        let keys = await JWTKeyCollection().add(hmac: HMACKey(from: Array(AuthFixture.key.utf8)), digestAlgorithm: .sha256)
+        let claims = try await keys.verify(token, as: JWTKitClaims.self)
+        #expect(claims.sub.value == "user-1")
+        #expect(claims.iss.value == "paypulse")
+        #expect(claims.aud.value == ["paypulse-api"])
+        #expect(claims.exp.value == AuthFixture.now.addingTimeInterval(60))
+        var tampered = Array(token.utf8)
+        tampered[tampered.count - 2] = tampered[tampered.count - 2] == UInt8(ascii: "A") ? UInt8(ascii: "B") : UInt8(ascii: "A")
+        await #expect(throws: (any Error).self) { try await keys.verify(String(decoding: tampered, as: UTF8.self), as: JWTKitClaims.self) }
     }
 }

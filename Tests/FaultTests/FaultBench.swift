@@ -77,8 +77,8 @@ final class FaultBench: Sendable {
         )
 
         let settings = try AuthSettings(key: Array(AuthSettings.developmentKey.utf8))
-        guardian = RequestGuard(authenticator: try await Authenticator(settings: settings), now: { now })
-        minter = try await DevelopmentTokenMinter(settings: settings)
+        guardian = RequestGuard(authenticator: try Authenticator(settings: settings), now: { now })
+        minter = try DevelopmentTokenMinter(settings: settings)
     }
 
     private static func client(
@@ -104,7 +104,7 @@ final class FaultBench: Sendable {
 
     /// `Authorization: Bearer <jwt>` for `user`.
     func authorization(for user: UserID) async throws -> [String: String] {
-        let jwt = try await minter.mint(subject: user.rawValue, name: nil, email: nil, issuedAt: now.addingTimeInterval(-60), expiresAt: now.addingTimeInterval(3600))
+        let jwt = try minter.mint(subject: user.rawValue, name: nil, email: nil, issuedAt: now.addingTimeInterval(-60), expiresAt: now.addingTimeInterval(3600))
         return ["authorization": "Bearer \(jwt)"]
     }
 }

@@ -19,8 +19,8 @@ struct HandlerFixture {
 
     init() async throws {
         let settings = try AuthSettings(key: Array(AuthSettings.developmentKey.utf8))
-        guardian = RequestGuard(authenticator: try await Authenticator(settings: settings), now: { HandlerFixture.now })
-        minter = try await DevelopmentTokenMinter(settings: settings)
+        guardian = RequestGuard(authenticator: try Authenticator(settings: settings), now: { HandlerFixture.now })
+        minter = try DevelopmentTokenMinter(settings: settings)
     }
 
     var vault: TokenVault { TokenVault(secrets: secrets, now: { HandlerFixture.now }) }
@@ -29,7 +29,7 @@ struct HandlerFixture {
 
     /// A valid bearer token for `subject`.
     func token(_ subject: String = "user-1") async throws -> String {
-        try await minter.mint(subject: subject, name: nil, email: nil, issuedAt: Self.now.addingTimeInterval(-60), expiresAt: Self.now.addingTimeInterval(3600))
+        try minter.mint(subject: subject, name: nil, email: nil, issuedAt: Self.now.addingTimeInterval(-60), expiresAt: Self.now.addingTimeInterval(3600))
     }
 
     private func resolved(_ token: String?) async throws -> String {

@@ -10,7 +10,7 @@ struct DisconnectHandlerTests {
     private func request(_ fixture: RefreshFixture, user index: Int, method: String = "DELETE", authorized: Bool = true) async throws -> APIRequest {
         let settings = try AuthSettings(key: Array(AuthSettings.developmentKey.utf8))
         let now = Date()
-        let jwt = try await DevelopmentTokenMinter(settings: settings).mint(
+        let jwt = try DevelopmentTokenMinter(settings: settings).mint(
             subject: fixture.user(index).rawValue, name: nil, email: nil, issuedAt: now, expiresAt: now.addingTimeInterval(600)
         )
         return APIRequest(method: method, path: "/v1/auth/gmail-tokens", headers: APIHeaders(authorized ? ["authorization": "Bearer \(jwt)"] : [:]))
@@ -19,7 +19,7 @@ struct DisconnectHandlerTests {
     private func handler(_ fixture: RefreshFixture) async throws -> DisconnectHandler {
         let settings = try AuthSettings(key: Array(AuthSettings.developmentKey.utf8))
         return DisconnectHandler(
-            guardian: RequestGuard(authenticator: try await Authenticator(settings: settings)), vault: fixture.vault,
+            guardian: RequestGuard(authenticator: try Authenticator(settings: settings)), vault: fixture.vault,
             google: fixture.client, recoveryWindowDays: 7
         )
     }

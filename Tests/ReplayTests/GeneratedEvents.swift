@@ -114,8 +114,8 @@ enum GeneratedEvents {
 
     /// A development-key JWT for user-1 valid for an hour from now.
     static func bearerToken() async throws -> String {
-        let minter = try await DevelopmentTokenMinter(settings: AuthSettings(key: Array(AuthSettings.developmentKey.utf8)))
-        return try await minter.mint(subject: "user-1", name: nil, email: nil, issuedAt: Date(), expiresAt: Date().addingTimeInterval(3600))
+        let minter = try DevelopmentTokenMinter(settings: AuthSettings(key: Array(AuthSettings.developmentKey.utf8)))
+        return try minter.mint(subject: "user-1", name: nil, email: nil, issuedAt: Date(), expiresAt: Date().addingTimeInterval(3600))
     }
 
     /// A SAM sample (`v1`/`v2` + template) with the method, headers and body set.

@@ -42,10 +42,10 @@ private func soak(on makeBackend: (FakeGoogleServer) async throws -> SoakBackend
     )
 
     let settings = try AuthSettings(key: Array(AuthSettings.developmentKey.utf8))
-    let minter = try await DevelopmentTokenMinter(settings: settings)
+    let minter = try DevelopmentTokenMinter(settings: settings)
     var jwts: [String] = []
     for user in 0..<SoakWorkload.userCount {
-        jwts.append(try await minter.mint(
+        jwts.append(try minter.mint(
             subject: SoakWorkload.userID(user), name: nil, email: nil, issuedAt: Date().addingTimeInterval(-60), expiresAt: Date().addingTimeInterval(86_400)
         ))
     }

@@ -3,11 +3,7 @@ import Crypto
 #if canImport(FoundationEssentials)
 import FoundationEssentials
 #else
-#if canImport(FoundationEssentials)
-import FoundationEssentials
-#else
 import Foundation
-#endif
 #endif
 
 /// Signs HTTP requests with AWS Signature Version 4 in the `Authorization` header.

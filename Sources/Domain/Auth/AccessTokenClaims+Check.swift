@@ -1,18 +1,13 @@
 #if canImport(FoundationEssentials)
 import FoundationEssentials
 #else
-#if canImport(FoundationEssentials)
-import FoundationEssentials
-#else
 import Foundation
 #endif
-#endif
-import JWTKit
 
 extension AccessTokenClaims {
     /// Checks the registered claims and returns the user.
     ///
-    /// Times are compared in whole seconds (NumericDate; jwt-kit keeps `exp` in seconds):
+    /// Times are compared in whole seconds (NumericDate):
     /// the token is accepted while `now - leeway < exp` and `nbf <= now + leeway`. `exp` is
     /// required: a token that never expires is refused.
     /// - Parameters:
@@ -22,13 +17,13 @@ extension AccessTokenClaims {
     ///   - leeway: Clock-skew leeway in seconds, already clamped to 0...60.
     /// - Throws: ``AuthenticationError`` naming the first claim that fails.
     func check(issuer: String, audience: String, now: Date, leeway: Int) throws(AuthenticationError) -> AuthenticatedUser {
-        guard self.issuer?.value == issuer else { throw .wrongIssuer }
-        guard self.audience?.value.contains(audience) == true else { throw .wrongAudience }
+        guard self.issuer == issuer else { throw .wrongIssuer }
+        guard self.audience?.contains(audience) == true else { throw .wrongAudience }
 
         let nowSeconds = Self.wholeSeconds(now)
         guard let expiration else { throw .missingExpiry }
-        guard nowSeconds - Double(leeway) < Self.wholeSeconds(expiration.value) else { throw .expired }
-        if let notBefore, Self.wholeSeconds(notBefore.value) > nowSeconds + Double(leeway) {
+        guard nowSeconds - Double(leeway) < Self.wholeSeconds(expiration) else { throw .expired }
+        if let notBefore, Self.wholeSeconds(notBefore) > nowSeconds + Double(leeway) {
             throw .notYetValid
         }
 

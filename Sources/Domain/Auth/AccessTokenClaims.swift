@@ -1,20 +1,17 @@
 #if canImport(FoundationEssentials)
 import FoundationEssentials
 #else
-#if canImport(FoundationEssentials)
-import FoundationEssentials
-#else
 import Foundation
 #endif
-#endif
-import JWTKit
 
-/// The claims of a PayPulse access token, as jwt-kit decodes them after the signature check.
+/// The claims of a PayPulse access token, decoded after the signature check.
 ///
-/// Decoding is strict for the registered claims (a wrongly typed `iss`, `aud`, `exp` or
-/// `nbf` fails the token) and lenient for `name` / `email` (kept only if strings).
-/// `sub` is decoded by hand so a missing and a non-string `sub` give distinct reasons.
-struct AccessTokenClaims: JWTPayload {
+/// Decoding is strict for the registered claims: `iss` must be a string, `aud` a string or
+/// an array of strings, and `exp`, `nbf`, `iat` integer NumericDates (RFC 7519 §2, whole
+/// seconds, as JWT libraries such as jwt-kit write and require them); anything else fails
+/// the token. `name` / `email` are lenient (kept only if strings). `sub` is decoded by hand
+/// so a missing and a non-string `sub` give distinct reasons.
+struct AccessTokenClaims: Codable, Sendable {
     /// What the token says about `sub`.
     enum Subject: Sendable, Equatable {
         case missing
@@ -23,11 +20,11 @@ struct AccessTokenClaims: JWTPayload {
     }
 
     var subject: Subject
-    var issuer: IssuerClaim?
-    var audience: AudienceClaim?
-    var expiration: ExpirationClaim?
-    var notBefore: NotBeforeClaim?
-    var issuedAt: IssuedAtClaim?
+    var issuer: String?
+    var audience: [String]?
+    var expiration: Date?
+    var notBefore: Date?
+    var issuedAt: Date?
     var name: String?
     var email: String?
 
@@ -41,10 +38,10 @@ struct AccessTokenClaims: JWTPayload {
         name: String? = nil, email: String? = nil
     ) {
         self.subject = .value(subject)
-        self.issuer = IssuerClaim(value: issuer)
-        self.audience = AudienceClaim(value: [audience])
-        self.issuedAt = IssuedAtClaim(value: issuedAt)
-        self.expiration = ExpirationClaim(value: expiresAt)
+        self.issuer = issuer
+        self.audience = [audience]
+        self.issuedAt = issuedAt
+        self.expiration = expiresAt
         self.name = name
         self.email = email
     }
@@ -58,11 +55,11 @@ struct AccessTokenClaims: JWTPayload {
         } else {
             self.subject = .missing
         }
-        issuer = try container.decodeIfPresent(IssuerClaim.self, forKey: .issuer)
-        audience = try container.decodeIfPresent(AudienceClaim.self, forKey: .audience)
-        expiration = try container.decodeIfPresent(ExpirationClaim.self, forKey: .expiration)
-        notBefore = try container.decodeIfPresent(NotBeforeClaim.self, forKey: .notBefore)
-        issuedAt = try container.decodeIfPresent(IssuedAtClaim.self, forKey: .issuedAt)
+        issuer = try container.decodeIfPresent(String.self, forKey: .issuer)
+        audience = try Self.decodeAudience(container)
+        expiration = try Self.decodeNumericDate(container, .expiration)
+        notBefore = try Self.decodeNumericDate(container, .notBefore)
+        issuedAt = try Self.decodeNumericDate(container, .issuedAt)
         name = try? container.decodeIfPresent(String.self, forKey: .name)
         email = try? container.decodeIfPresent(String.self, forKey: .email)
     }
@@ -73,16 +70,25 @@ struct AccessTokenClaims: JWTPayload {
             try container.encode(subject, forKey: .subject)
         }
         try container.encodeIfPresent(issuer, forKey: .issuer)
-        try container.encodeIfPresent(audience, forKey: .audience)
-        try container.encodeIfPresent(issuedAt, forKey: .issuedAt)
-        try container.encodeIfPresent(notBefore, forKey: .notBefore)
-        try container.encodeIfPresent(expiration, forKey: .expiration)
+        // One audience is written as a plain string, as RFC 7519 §4.1.3 allows.
+        if let audience {
+            if audience.count == 1 { try container.encode(audience[0], forKey: .audience) } else { try container.encode(audience, forKey: .audience) }
+        }
+        for (key, date) in [(CodingKeys.issuedAt, issuedAt), (.notBefore, notBefore), (.expiration, expiration)] {
+            if let date { try container.encode(Int64(date.timeIntervalSince1970.rounded(.down)), forKey: key) }
+        }
         try container.encodeIfPresent(name, forKey: .name)
         try container.encodeIfPresent(email, forKey: .email)
     }
 
-    /// Does nothing on purpose: jwt-kit calls this without a clock or the expected issuer
-    /// and audience, so ``check(issuer:audience:now:leeway:)`` does the claim checks right
-    /// after, against the injected `now`.
-    func verify(using algorithm: some JWTAlgorithm) async throws {}
+    /// `aud`: one string or an array of strings.
+    private static func decodeAudience(_ container: KeyedDecodingContainer<CodingKeys>) throws -> [String]? {
+        if let single = try? container.decodeIfPresent(String.self, forKey: .audience) { return [single] }
+        return try container.decodeIfPresent([String].self, forKey: .audience)
+    }
+
+    /// A NumericDate: an integer number of seconds since 1970.
+    private static func decodeNumericDate(_ container: KeyedDecodingContainer<CodingKeys>, _ key: CodingKeys) throws -> Date? {
+        try container.decodeIfPresent(Int64.self, forKey: key).map { Date(timeIntervalSince1970: Double($0)) }
+    }
 }

@@ -37,9 +37,8 @@ public struct AuthSettings: Sendable {
     ///   - audience: The value `aud` must contain; not empty.
     ///   - trustAPIGatewayAuthorizer: Use API Gateway's authorizer claims instead of the header.
     ///   - leeway: Clock-skew leeway in seconds, 0...60.
-    /// - Throws: ``ConfigurationError`` for a key shorter than 32 bytes (checked here
-    ///   because jwt-kit only asserts, which kills a debug build), an empty issuer or
-    ///   audience, or a leeway outside 0...60.
+    /// - Throws: ``ConfigurationError`` for a key shorter than 32 bytes (RFC 7518 §3.2: at
+    ///   least the hash size), an empty issuer or audience, or a leeway outside 0...60.
     public init(
         key: [UInt8],
         issuer: String = AuthSettings.defaultIssuer,

@@ -1,30 +1,25 @@
 #if canImport(FoundationEssentials)
 import FoundationEssentials
 #else
-#if canImport(FoundationEssentials)
-import FoundationEssentials
-#else
 import Foundation
 #endif
-#endif
-import JWTKit
 
 /// Verifies requests: the `Authorization: Bearer <JWT>` header, or, when configured, the
 /// claims API Gateway's authorizer already verified.
 ///
-/// Build one at start and share it; it holds the jwt-kit key collection (HS256 only).
+/// Build one at start and share it; it holds the HS256 key.
 public struct Authenticator: Sendable {
     private let settings: AuthSettings
-    private let keys: JWTKeyCollection
+    private let key: HS256Key
 
-    /// Creates an authenticator and its key collection.
+    /// Creates an authenticator.
     /// - Parameter settings: The JWT settings.
     /// - Throws: ``ConfigurationError`` if the key is shorter than 32 bytes.
-    public init(settings: AuthSettings) async throws {
+    public init(settings: AuthSettings) throws {
         // Checked again here because `settings.key` is mutable after `AuthSettings.init`.
         try AuthSettings.checkKeyLength(settings.key.count, variable: AuthSettings.secretVariable)
         self.settings = settings
-        self.keys = await .hs256Only(key: settings.key)
+        self.key = HS256Key(settings.key)
     }
 
     /// Authenticates one request.
@@ -33,7 +28,7 @@ public struct Authenticator: Sendable {
     /// instead of the header: API Gateway checked signature, `iss`, `aud` and `exp`, so only
     /// `sub` is checked (it must still be a valid ``UserID``). Otherwise the header's token is
     /// verified here: shape and size, header pinned to HS256 with no `kid` or other key
-    /// parameters, signature (jwt-kit), `iss`, `aud`, `exp` (required) and `nbf` with the
+    /// parameters, signature (HMAC-SHA256, constant-time compare), `iss`, `aud`, `exp` (required) and `nbf` with the
     /// leeway, and `sub`.
     ///
     /// - Parameters:
@@ -56,8 +51,9 @@ public struct Authenticator: Sendable {
         }
         guard let authorizationHeader else { throw .missingCredentials }
         let token = try BearerToken.extract(from: authorizationHeader)
-        try TokenHeaderPolicy.check(encodedHeader: BearerToken.headerSegment(of: token))
-        let claims = try await verifiedClaims(token)
+        let segments = try BearerToken.segments(of: token)
+        try TokenHeaderPolicy.check(encodedHeader: segments.header)
+        let claims = try verifiedClaims(segments)
         return try claims.check(
             issuer: settings.issuer,
             audience: settings.audience,
@@ -66,17 +62,16 @@ public struct Authenticator: Sendable {
         )
     }
 
-    /// Signature check and payload decoding by jwt-kit.
-    private func verifiedClaims(_ token: String) async throws(AuthenticationError) -> AccessTokenClaims {
-        do {
-            return try await keys.verify(token, as: AccessTokenClaims.self)
-        } catch let error as JWTError where error.errorType == .signatureVerificationFailed {
-            throw .badSignature
-        } catch let error as JWTError where error.errorType == .malformedToken {
+    /// The signature check over `header.payload`, then the payload's claims. Nothing of the
+    /// payload is decoded before its signature holds.
+    private func verifiedClaims(_ segments: BearerToken.Segments) throws(AuthenticationError) -> AccessTokenClaims {
+        guard let signature = Base64URL.decode(segments.signature) else { throw .malformedToken }
+        guard key.isValid(signature: signature, for: segments.signingInput) else { throw .badSignature }
+        guard let payload = Base64URL.decode(segments.payload),
+              let claims = try? JSONDecoder().decode(AccessTokenClaims.self, from: payload) else {
             throw .malformedClaims
-        } catch {
-            throw .verificationFailed
         }
+        return claims
     }
 
     /// The user from claims an API Gateway authorizer verified; `sub` must be a valid id.

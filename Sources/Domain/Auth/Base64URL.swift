@@ -1,11 +1,7 @@
 #if canImport(FoundationEssentials)
 import FoundationEssentials
 #else
-#if canImport(FoundationEssentials)
-import FoundationEssentials
-#else
 import Foundation
-#endif
 #endif
 
 /// Unpadded base64url (RFC 4648 §5), as JWS compact serialisation uses it.
@@ -33,5 +29,18 @@ enum Base64URL {
         }
         standard += Array(repeating: UInt8(ascii: "="), count: (4 - standard.count % 4) % 4)
         return Data(base64Encoded: Data(standard))
+    }
+
+    /// Encodes bytes as unpadded base64url.
+    static func encode(_ bytes: some Sequence<UInt8>) -> String {
+        var text = Data(bytes).base64EncodedString()
+        while text.last == "=" { text.removeLast() }
+        return String(String.UnicodeScalarView(text.unicodeScalars.map {
+            switch $0 {
+            case "+": "-"
+            case "/": "_"
+            default: $0
+            }
+        }))
     }
 }

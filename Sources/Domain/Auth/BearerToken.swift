@@ -19,15 +19,28 @@ enum BearerToken {
         return token
     }
 
-    /// The base64url header segment of a compact JWS: exactly three non-empty segments of
-    /// base64url characters. An empty signature (an unsecured `alg: none` token) fails here.
+    /// The three segments of a compact JWS.
+    struct Segments {
+        /// The base64url JOSE header.
+        var header: Substring
+        /// The base64url payload.
+        var payload: Substring
+        /// The base64url signature.
+        var signature: Substring
+        /// `header.payload`, what the signature covers.
+        var signingInput: Substring
+    }
+
+    /// The segments of a compact JWS: exactly three non-empty segments of base64url
+    /// characters. An empty signature (an unsecured `alg: none` token) fails here.
     /// - Throws: ``AuthenticationError/malformedToken``.
-    static func headerSegment(of token: String) throws(AuthenticationError) -> Substring {
+    static func segments(of token: String) throws(AuthenticationError) -> Segments {
         let segments = token.split(separator: ".", omittingEmptySubsequences: false)
         guard segments.count == 3,
               segments.allSatisfy({ !$0.isEmpty && $0.utf8.count % 4 != 1 && $0.utf8.allSatisfy(Base64URL.isAlphabet) }) else {
             throw .malformedToken
         }
-        return segments[0]
+        let signingInput = token[segments[0].startIndex..<segments[1].endIndex]
+        return Segments(header: segments[0], payload: segments[1], signature: segments[2], signingInput: signingInput)
     }
 }

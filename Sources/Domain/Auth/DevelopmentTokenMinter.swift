@@ -1,13 +1,8 @@
 #if canImport(FoundationEssentials)
 import FoundationEssentials
 #else
-#if canImport(FoundationEssentials)
-import FoundationEssentials
-#else
 import Foundation
 #endif
-#endif
-import JWTKit
 
 /// Mints HS256 tokens with the configured key, issuer and audience, for the `paypulse jwt`
 /// CLI, tests and sample events.
@@ -15,15 +10,15 @@ import JWTKit
 /// The subject is not validated here, so tests can mint hostile tokens; the CLI checks it.
 public struct DevelopmentTokenMinter: Sendable {
     private let settings: AuthSettings
-    private let keys: JWTKeyCollection
+    private let key: HS256Key
 
     /// Creates a minter.
     /// - Parameter settings: The JWT settings whose key, issuer and audience tokens carry.
     /// - Throws: ``ConfigurationError`` if the key is shorter than 32 bytes.
-    public init(settings: AuthSettings) async throws {
+    public init(settings: AuthSettings) throws {
         try AuthSettings.checkKeyLength(settings.key.count, variable: AuthSettings.secretVariable)
         self.settings = settings
-        self.keys = await .hs256Only(key: settings.key)
+        self.key = HS256Key(settings.key)
     }
 
     /// Signs a token with `sub`, `iss`, `aud`, `iat`, `exp` and optional `name` / `email`.
@@ -34,22 +29,22 @@ public struct DevelopmentTokenMinter: Sendable {
     ///   - issuedAt: The `iat`, rounded down to whole seconds.
     ///   - expiresAt: The `exp`, rounded down to whole seconds.
     /// - Returns: The compact token.
-    /// - Throws: An encoding or signing error from jwt-kit.
-    public func mint(subject: String, name: String?, email: String?, issuedAt: Date, expiresAt: Date) async throws -> String {
+    /// - Throws: An `EncodingError` if the claims cannot be encoded.
+    public func mint(subject: String, name: String?, email: String?, issuedAt: Date, expiresAt: Date) throws -> String {
         let claims = AccessTokenClaims(
             subject: subject,
             issuer: settings.issuer,
             audience: settings.audience,
-            issuedAt: Self.wholeSeconds(issuedAt),
-            expiresAt: Self.wholeSeconds(expiresAt),
+            issuedAt: issuedAt,
+            expiresAt: expiresAt,
             name: name,
             email: email
         )
-        return try await keys.sign(claims)
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = .sortedKeys
+        let signingInput = Base64URL.encode(Self.header.utf8) + "." + Base64URL.encode(try encoder.encode(claims))
+        return signingInput + "." + key.sign(signingInput)
     }
 
-    // NumericDate is whole seconds; a fraction would encode as a JSON decimal.
-    private static func wholeSeconds(_ date: Date) -> Date {
-        Date(timeIntervalSince1970: date.timeIntervalSince1970.rounded(.down))
-    }
+    private static let header = #"{"alg":"HS256","typ":"JWT"}"#
 }

@@ -1,18 +1,12 @@
 #if canImport(FoundationEssentials)
 import FoundationEssentials
 #else
-#if canImport(FoundationEssentials)
-import FoundationEssentials
-#else
 import Foundation
 #endif
-#endif
-import JWTKit
 
-/// The JOSE header rules, checked on the raw header before jwt-kit sees the token.
+/// The JOSE header rules, checked on the raw header before the signature.
 ///
-/// jwt-kit picks a key by `kid` and, for a plain key, does not compare the header's `alg`
-/// with the key's algorithm; so the pinning is done here: `alg` must be exactly `HS256`,
+/// The algorithm is pinned, never taken from the token: `alg` must be exactly `HS256`,
 /// and only `alg` and `typ` may appear. That refuses `none`, every other algorithm
 /// (HS/RS confusion), and key-selection parameters (`kid`, `jku`, `jwk`, `x5u`, `x5c`) and
 /// `crit`, which a verifier must otherwise understand.
@@ -21,12 +15,23 @@ enum TokenHeaderPolicy {
     static let algorithm = "HS256"
     private static let allowedParameters: Set<String> = ["alg", "typ"]
 
+    /// A header parameter's value: a string, or anything else JSON allows.
+    enum HeaderValue: Decodable, Equatable {
+        case string(String)
+        case other
+
+        init(from decoder: any Decoder) throws {
+            let container = try decoder.singleValueContainer()
+            self = (try? container.decode(String.self)).map(Self.string) ?? .other
+        }
+    }
+
     /// Checks the base64url header segment.
     /// - Throws: ``AuthenticationError`` when the header is not JSON, pins another algorithm,
     ///   or carries a parameter other than `alg` and `typ` (`typ`, when present, must be `JWT`).
     static func check(encodedHeader: Substring) throws(AuthenticationError) {
         guard let json = Base64URL.decode(encodedHeader),
-              let fields = try? JSONDecoder().decode([String: JWTHeaderField].self, from: json) else {
+              let fields = try? JSONDecoder().decode([String: HeaderValue].self, from: json) else {
             throw .malformedHeader
         }
         guard fields["alg"] == .string(algorithm) else { throw .algorithmNotAllowed }

@@ -30,7 +30,7 @@ struct DemoCommand: AsyncParsableCommand {
             UserRecord(userID: userID, name: "Jane Smith", email: "jane@example.com", createdOn: "2024-11-01T10:00:00Z")
         )
         let now = Date()
-        let jwt = try await DevelopmentTokenMinter(settings: context.authSettings).mint(
+        let jwt = try DevelopmentTokenMinter(settings: context.authSettings).mint(
             subject: userID, name: "Jane Smith", email: "jane@example.com", issuedAt: now, expiresAt: now.addingTimeInterval(600)
         )
 

@@ -40,7 +40,7 @@ struct JWTCommand: AsyncParsableCommand {
         }
         let now = Date()
         let expiry = try expiresAt.map { try Date($0, strategy: .iso8601) } ?? now.addingTimeInterval(TimeInterval(ttl))
-        let minter = try await DevelopmentTokenMinter(settings: settings)
-        print(try await minter.mint(subject: sub, name: name, email: email, issuedAt: now, expiresAt: expiry))
+        let minter = try DevelopmentTokenMinter(settings: settings)
+        print(try minter.mint(subject: sub, name: name, email: email, issuedAt: now, expiresAt: expiry))
     }
 }

@@ -21,11 +21,11 @@ enum AuthFixture {
     }
 
     static func authenticator(trustAPIGatewayAuthorizer: Bool = false) async throws -> Authenticator {
-        try await Authenticator(settings: settings(trustAPIGatewayAuthorizer: trustAPIGatewayAuthorizer))
+        try Authenticator(settings: settings(trustAPIGatewayAuthorizer: trustAPIGatewayAuthorizer))
     }
 
     static func minter() async throws -> DevelopmentTokenMinter {
-        try await DevelopmentTokenMinter(settings: settings())
+        try DevelopmentTokenMinter(settings: settings())
     }
 
     /// A token from the minter for `subject`, valid from an hour ago for `expiresIn` seconds after `now`.
