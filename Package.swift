@@ -23,11 +23,11 @@ let package = Package(
     ],
     targets: [
         // MARK: transport
-        .systemLibrary(
+        // libcurl's headers only: the library is dlopen()ed on first use (see its header).
+        .target(
             name: "CCurl",
             path: "Sources/CCurl",
-            pkgConfig: "libcurl",
-            providers: [.apt(["libcurl4-openssl-dev"])]
+            linkerSettings: [.linkedLibrary("dl")]
         ),
         .target(
             name: "PayPulseTransport",

@@ -4,7 +4,8 @@
 #
 #   .build-lambda/bundles/F/bootstrap   POSIX sh: runs bin/F through lib/'s dynamic loader
 #   .build-lambda/bundles/F/bin/F       the stripped executable
-#   .build-lambda/bundles/F/lib/        every library `ldd` lists, plus the loader
+#   .build-lambda/bundles/F/lib/        every library `ldd` lists, plus the loader, plus
+#                                       libcurl and its libraries (dlopen()ed on first use)
 #   .build-lambda/bundles/F.zip         the same, zipped with fixed dates and modes
 #
 # A binary built on Debian needs a newer glibc/libstdc++ and Debian's libcurl (with its own
@@ -78,10 +79,15 @@ EOF
   chmod 755 "$3"
 }
 
-# Copies every library the executable needs, and the loader, into lib/.
+# The libcurl the binaries dlopen() on first use (Sources/CCurl): not in the executable's
+# `ldd`, so it and what it needs are added by hand.
+libcurl=$(pkg-config --variable=libdir libcurl)/libcurl.so.4
+[ -f "$libcurl" ] || { echo "bundle.sh: no $libcurl (apt-get install libcurl4-openssl-dev)" >&2; exit 1; }
+
+# Copies every library the executable and libcurl need, libcurl, and the loader into lib/.
 copy_libraries() { # $1 = executable, $2 = lib dir; prints the loader's file name
   local listing loader="" name path
-  listing=$(ldd "$1")
+  listing=$(ldd "$1"; ldd "$libcurl"; echo "libcurl.so.4 => $libcurl (0x0)")
   if grep -q "not found" <<<"$listing"; then
     echo "bundle.sh: missing libraries for $1:" >&2; grep "not found" <<<"$listing" >&2; exit 1
   fi

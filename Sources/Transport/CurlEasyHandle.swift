@@ -10,30 +10,30 @@ final class CurlEasyHandle: @unchecked Sendable {
     let queue = DispatchQueue(label: "paypulse.curl.transfer")
 
     init?() {
-        guard curlGlobalInitResult == CURLE_OK, let handle = curl_easy_init() else { return nil }
+        guard let handle = paypulse_curl_easy_init() else { return nil }
         raw = handle
     }
 
-    deinit { curl_easy_cleanup(raw) }
+    deinit { paypulse_curl_easy_cleanup(raw) }
 
     /// Runs one blocking transfer. Call only off the Swift concurrency pool.
     func perform(_ request: HTTPRequest, configuration: CurlHTTPClient.Configuration) -> Result<HTTPResponse, TransportError> {
         // Reset drops the previous transfer's options but keeps live connections and caches.
-        curl_easy_reset(raw)
+        paypulse_curl_easy_reset(raw)
         let sink = ResponseSink(limit: configuration.maxResponseBytes)
         let sinkPointer = Unmanaged.passRetained(sink)
         defer { sinkPointer.release() }
         var errorBuffer = [CChar](repeating: 0, count: Int(CURL_ERROR_SIZE) + 1)
 
         var headerList: UnsafeMutablePointer<curl_slist>?
-        defer { curl_slist_free_all(headerList) }
+        defer { paypulse_curl_slist_free_all(headerList) }
         for field in request.headers {
-            headerList = curl_slist_append(headerList, "\(field.name): \(field.value)")
+            headerList = paypulse_curl_slist_append(headerList, "\(field.name): \(field.value)")
         }
         // No `Expect: 100-continue` round trip, and no default form content type.
-        headerList = curl_slist_append(headerList, "Expect:")
+        headerList = paypulse_curl_slist_append(headerList, "Expect:")
         if !request.headers.contains(name: "Content-Type") {
-            headerList = curl_slist_append(headerList, "Content-Type:")
+            headerList = paypulse_curl_slist_append(headerList, "Content-Type:")
         }
 
         let code: CURLcode = errorBuffer.withUnsafeMutableBufferPointer { buffer in
@@ -62,7 +62,7 @@ final class CurlEasyHandle: @unchecked Sendable {
             set(paypulse_curl_setopt_pointer(raw, CURLOPT_HEADERDATA, sinkPointer.toOpaque()))
             set(configureMethod(request))
             guard setup == CURLE_OK else { return setup }
-            return curl_easy_perform(raw)
+            return paypulse_curl_easy_perform(raw)
         }
 
         guard code == CURLE_OK else {

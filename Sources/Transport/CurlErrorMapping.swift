@@ -29,7 +29,7 @@ extension TransportError {
         default:
             kind = .other
         }
-        let name = String(cString: curl_easy_strerror(code))
+        let name = String(cString: paypulse_curl_easy_strerror(code))
         return kind.with(detail: detail.isEmpty ? name : "\(name) (\(detail))")
     }
 }

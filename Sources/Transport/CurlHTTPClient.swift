@@ -1,3 +1,4 @@
+import CCurl
 import Dispatch
 import Synchronization
 
@@ -45,7 +46,9 @@ public final class CurlHTTPClient: HTTPTransport {
 
     public func execute(_ request: HTTPRequest) async throws -> HTTPResponse {
         guard let handle = checkout() else {
-            throw TransportError.other.with(detail: "libcurl could not create a handle")
+            // Most likely libcurl could not be loaded; say why (a missing library, say).
+            let reason = paypulse_curl_load_error().map { String(cString: $0) } ?? "libcurl could not create a handle"
+            throw TransportError.other.with(detail: reason)
         }
         return try await withCheckedThrowingContinuation { continuation in
             handle.queue.async {
