@@ -13,7 +13,8 @@
 # revokes at a local HTTPS stand-in for Google whose self-signed CA is placed only at
 # Amazon Linux's path (/etc/pki/tls/certs/ca-bundle.crt): `revoked_at_google: true`
 # proves the bootstrap found that file and libcurl used it (Debian's default path does
-# not exist in the chroot).
+# not exist in the chroot). Last, a store-tokens bundle with its libcurl removed must fail
+# its first HTTP call with a message naming libcurl.so.4 (libcurl is dlopen()ed on first use).
 #
 # Run scripts/bundle.sh first. Usage: scripts/test-bundles-chroot.sh
 set -euo pipefail
@@ -141,3 +142,24 @@ invoke "$root" disconnect disconnect/v2-disconnect.json disconnect/v2-disconnect
   "GOOGLE_REVOKE_ENDPOINT=https://127.0.0.1:$(cat "$tls/port")/revoke"
 grep -qx "POST /revoke token" "$tls/requests.log" || fail "disconnect did not revoke at the HTTPS stand-in for Google"
 echo "chroot disconnect:    ok  200, revoked over HTTPS trusting /etc/pki/tls/certs/ca-bundle.crt ($(describe "$root"), that CA file)"
+
+# libcurl is dlopen()ed at the first HTTP call (Sources/CCurl), so ldd does not list it and
+# bundle.sh adds it by hand: a bundle without it must fail at that call with a message
+# naming it, not crash. Here the first call is the Runtime API's long poll.
+root="$work/root-no-libcurl"
+mkdir -p "$root"
+unpack "$bundles/store-tokens.zip" "$root"
+mkdir -p "$root/bin" "$root/tmp" "$root/dev" "$root/proc" "$root/state"
+chmod 1777 "$root/tmp"
+chmod 700 "$root/state"
+cp "$busybox" "$root/bin/sh"
+mknod -m 666 "$root/dev/null" c 1 3
+mknod -m 666 "$root/dev/urandom" c 1 9
+rm "$root/lib/libcurl.so.4"
+status=0
+env -i PATH=/bin PAYPULSE_STORE=embedded PAYPULSE_STATE_DIR=/state AWS_LAMBDA_RUNTIME_API=127.0.0.1:9 \
+  "$unshare" --mount --pid --fork --mount-proc="$root/proc" "$chroot" "$root" /bootstrap \
+  >"$work/no-libcurl.out" 2>"$work/no-libcurl.err" </dev/null || status=$?
+[ "$status" = 1 ] || { cat "$work/no-libcurl.err" >&2; fail "without libcurl the runtime loop exited $status, not 1"; }
+grep -q "cannot load libcurl.so.4" "$work/no-libcurl.err" || { cat "$work/no-libcurl.err" >&2; fail "without libcurl the error does not name it"; }
+echo "chroot no libcurl:    ok  the first HTTP call fails, exit 1 naming libcurl.so.4; no crash"
