@@ -20,7 +20,15 @@ enum JWTFront {
     }()
 
     /// An oracle written apart from `HS256Key` and `BearerToken`: the third segment is the HMAC-SHA256 of the first two.
+    /// `token` is what follows `Bearer ` in the header, so spaces and tabs around it are the
+    /// header's separators, not part of the token: an accepted token is the one word left.
     static func hasValidSignature(_ token: String) -> Bool {
+        let words = token.split(whereSeparator: { $0 == " " || $0 == "\t" })
+        guard words.count == 1, let word = words.first else { return false }
+        return hasValidSignature(compact: String(word))
+    }
+
+    private static func hasValidSignature(compact token: String) -> Bool {
         let segments = token.split(separator: ".", omittingEmptySubsequences: false)
         guard segments.count == 3, let signature = base64URLDecoded(segments[2]) else { return false }
         let signingInput = Data(token.utf8.prefix(segments[0].utf8.count + 1 + segments[1].utf8.count))
