@@ -319,18 +319,10 @@ def forged(header, claims=None, key=DEV_KEY, signature=None):
     return f"{head}.{payload}.{signature}"
 
 
-# A throwaway RSA public key (the one in Tests/AuthTests/Fixtures/RSAFixture.swift): the
+# A throwaway RSA public key (shared with Tests/AuthTests/Fixtures/RSAFixture.swift): the
 # HS/RS confusion attack signs HS256 with the server's public key as the HMAC secret.
-RSA_PUBLIC_KEY_PEM = b"""-----BEGIN PUBLIC KEY-----
-MIIBIjANBgkqhkiG9w0BAQEFAAOCAQ8AMIIBCgKCAQEAwRWqx8aJAVLS5ZCjXI2f
-qQAnncCYLJTp8tGTAeAyv6mRreGOiOzD5hE1lEtPQKt+U0/+SY9ibYB2vPYzfGPx
-VlYUiVVmFBaUaxL0qfzXiAP4oRGnFj5FddVHDcvUxhWgSA/kNO9SevlTuN9r8jwd
-Ipq9UuT22MjvHfOPwJElYfV33OMq22auPN5T29XM6Kyc58zb6wiO9ORJ8o/NOQ2P
-VY4SzEMY5JvgAfeHw6QyXLW51VGEFy1YPlIbCz1gToDPeEAW+0hd7zp4H5WsgGcX
-Ke05MLVA/VA3bCzLu5D2OWX6eNlCRHt3x0HOjHKJ0pDEsMO6991h272jNiirEVlV
-wQIDAQAB
------END PUBLIC KEY-----
-"""
+with open(os.path.join(ROOT, "Tests", "Fixtures", "rsa-public-key.pem"), "rb") as _pem:
+    RSA_PUBLIC_KEY_PEM = _pem.read()
 ATTACKER_KEY = b"attacker-chosen-secret-0123456789-abcdef"
 HS256 = {"alg": "HS256", "typ": "JWT"}
 ATTACKS = [

@@ -1,3 +1,5 @@
+import Foundation
+
 /// A throwaway 2048-bit RSA key pair (generated with openssl for these tests only), used to
 /// forge RS256 tokens and to try the public key as an HMAC secret (HS/RS confusion).
 enum RSAFixture {
@@ -32,15 +34,13 @@ m54JHj/STn4UAO/1xuMOFco=
 -----END PRIVATE KEY-----
 """
 
-    static let publicKeyPEM = """
------BEGIN PUBLIC KEY-----
-MIIBIjANBgkqhkiG9w0BAQEFAAOCAQ8AMIIBCgKCAQEAwRWqx8aJAVLS5ZCjXI2f
-qQAnncCYLJTp8tGTAeAyv6mRreGOiOzD5hE1lEtPQKt+U0/+SY9ibYB2vPYzfGPx
-VlYUiVVmFBaUaxL0qfzXiAP4oRGnFj5FddVHDcvUxhWgSA/kNO9SevlTuN9r8jwd
-Ipq9UuT22MjvHfOPwJElYfV33OMq22auPN5T29XM6Kyc58zb6wiO9ORJ8o/NOQ2P
-VY4SzEMY5JvgAfeHw6QyXLW51VGEFy1YPlIbCz1gToDPeEAW+0hd7zp4H5WsgGcX
-Ke05MLVA/VA3bCzLu5D2OWX6eNlCRHt3x0HOjHKJ0pDEsMO6991h272jNiirEVlV
-wQIDAQAB
------END PUBLIC KEY-----
-"""
+    /// The public half, in `Tests/Fixtures/rsa-public-key.pem`, which `scripts/make-events.py`
+    /// reads too (for the HS/RS confusion replay case).
+    static let publicKeyPEM: String = {
+        let file = URL(fileURLWithPath: #filePath)
+            .deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
+            .appendingPathComponent("Fixtures/rsa-public-key.pem")
+        guard let pem = try? String(contentsOf: file, encoding: .utf8) else { preconditionFailure("cannot read \(file.path)") }
+        return pem
+    }()
 }
