@@ -40,7 +40,9 @@ extension AppEnvironment {
         let logger = logger
         switch name {
         case .storeTokens:
-            let handler = StoreTokensHandler(guardian: try await guardian(), vault: vault)
+            let clientID = CachedClientID(secrets: backends.secrets, secretID: configuration.google.clientIDSecretID)
+            let verifier = GrantVerifier(google: google, clientID: { try await clientID.value() }, health: OAuthClientHealth(google: google))
+            let handler = StoreTokensHandler(guardian: try await guardian(), vault: vault, verifier: verifier)
             return EventHandlers(http: { await handler.handle($0, logger: logger) })
         case .userProfile:
             let handler = UserProfileHandler(guardian: try await guardian(), users: backends.users, vault: vault)

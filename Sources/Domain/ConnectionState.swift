@@ -6,6 +6,8 @@ public enum ConnectionState: String, Sendable, Equatable {
     case connected
     /// Google refused the grant; the user must consent again.
     case revoked
+    /// Google refused the refresh token as issued to another OAuth client.
+    case rejected
     /// Disconnected: the secret waits out its recovery window.
     case scheduledForDeletion
 

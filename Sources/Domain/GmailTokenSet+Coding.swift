@@ -12,6 +12,10 @@ extension GmailTokenSet {
         case tokenType = "token_type"
         case expiresAt = "expires_at"
         case googleEmail = "google_email"
+        case googleSubject = "google_sub"
+        case emailVerified = "email_verified"
+        case verified
+        case verifiedAt = "verified_at"
         case connectedAt = "connected_at"
         case updatedAt = "updated_at"
     }
@@ -32,6 +36,12 @@ extension GmailTokenSet {
         expiresAt = try date(.expiresAt)
         scope = try container.decodeIfPresent(String.self, forKey: .scope) ?? ""
         googleEmail = try container.decodeIfPresent(String.self, forKey: .googleEmail)
+        googleSubject = try container.decodeIfPresent(String.self, forKey: .googleSubject)
+        emailVerified = try container.decodeIfPresent(Bool.self, forKey: .emailVerified)
+        // Format 1 had no verification: its sets count as verified (the refresh job renews
+        // them on schedule, which records Google's identity).
+        verified = try container.decodeIfPresent(Bool.self, forKey: .verified) ?? true
+        verifiedAt = try container.decodeIfPresent(String.self, forKey: .verifiedAt).flatMap(RFC3339.date(from:))
         connectedAt = (try? date(.connectedAt)) ?? expiresAt
         updatedAt = (try? date(.updatedAt)) ?? connectedAt
         status = try container.decodeIfPresent(Status.self, forKey: .status) ?? .active
@@ -39,13 +49,18 @@ extension GmailTokenSet {
 
     public func encode(to encoder: any Encoder) throws {
         var container = encoder.container(keyedBy: CodingKeys.self)
-        try container.encode(version, forKey: .version)
+        // What is written is always the current format, whatever format was read.
+        try container.encode(Self.currentFormat, forKey: .version)
         try container.encode(accessToken, forKey: .accessToken)
         try container.encodeIfPresent(refreshToken, forKey: .refreshToken)
         try container.encode(tokenType, forKey: .tokenType)
         try container.encode(RFC3339.string(from: expiresAt), forKey: .expiresAt)
         try container.encode(scope, forKey: .scope)
         try container.encodeIfPresent(googleEmail, forKey: .googleEmail)
+        try container.encodeIfPresent(googleSubject, forKey: .googleSubject)
+        try container.encodeIfPresent(emailVerified, forKey: .emailVerified)
+        try container.encode(verified, forKey: .verified)
+        try container.encodeIfPresent(verifiedAt.map(RFC3339.string(from:)), forKey: .verifiedAt)
         try container.encode(RFC3339.string(from: connectedAt), forKey: .connectedAt)
         try container.encode(RFC3339.string(from: updatedAt), forKey: .updatedAt)
         try container.encode(status, forKey: .status)

@@ -1,4 +1,5 @@
-/// A token set as the app posts it to store-tokens, already validated.
+/// A token set to store for the app's connect request, already validated; after
+/// verification its fields are Google's answer, otherwise what the app sent.
 public struct IncomingTokens: Sendable, Equatable {
     /// The access token (required).
     public var accessToken: String
@@ -6,26 +7,45 @@ public struct IncomingTokens: Sendable, Equatable {
     public var refreshToken: String?
     /// Lifetime in seconds, 1...86 400 (default 3600).
     public var expiresIn: Int
-    /// Granted scopes, when the app sent them.
+    /// Granted scopes, when known.
     public var scopes: [String]?
-    /// The Google account's address, when the app sent it.
+    /// The Google account's address, when known.
     public var email: String?
     /// The token type (default `Bearer`).
     public var tokenType: String
+    /// The Google account's `sub`, known only from Google's `id_token`.
+    public var subject: String?
+    /// Google's `email_verified`, when Google said.
+    public var emailVerified: Bool?
+    /// Whether Google confirmed ``refreshToken`` (always `true` when none is sent).
+    public var verified: Bool
 
     /// Creates validated input.
-    public init(accessToken: String, refreshToken: String? = nil, expiresIn: Int = 3600, scopes: [String]? = nil, email: String? = nil, tokenType: String = "Bearer") {
+    public init(
+        accessToken: String, refreshToken: String? = nil, expiresIn: Int = 3600, scopes: [String]? = nil, email: String? = nil,
+        tokenType: String = "Bearer", subject: String? = nil, emailVerified: Bool? = nil, verified: Bool = true
+    ) {
         self.accessToken = accessToken
         self.refreshToken = refreshToken
         self.expiresIn = expiresIn
         self.scopes = scopes
         self.email = email
         self.tokenType = tokenType
+        self.subject = subject
+        self.emailVerified = emailVerified
+        self.verified = verified
     }
 }
 
 /// The scopes this backend cares about.
 public enum GmailScopes {
-    /// The scope the app must hold for PayPulse to read Gmail.
+    /// The narrowest scope that lets PayPulse read Gmail: the one the app asks for.
     public static let readonly = "https://www.googleapis.com/auth/gmail.readonly"
+    /// Every scope that includes reading mail (`gmail.modify` and full access read too).
+    public static let reading: Set<String> = [
+        readonly, "https://www.googleapis.com/auth/gmail.modify", "https://mail.google.com/",
+    ]
+
+    /// Whether `scopes` let PayPulse read Gmail.
+    public static func canRead(_ scopes: [String]) -> Bool { scopes.contains(where: reading.contains) }
 }

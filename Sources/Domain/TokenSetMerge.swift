@@ -27,41 +27,55 @@ extension GmailTokenSet {
     /// The token set to store when the app posts `incoming` over `previous`.
     ///
     /// - The same account keeps its stored refresh token when none is sent, unless that
-    ///   grant is known dead (`revoked`): then the set is stored without one, so the app
-    ///   asks for consent again instead of the refresh job retrying a dead token.
+    ///   grant is known dead (`revoked`) or another client's (`rejected`): then the set is
+    ///   stored without one, so the app asks for consent again instead of the refresh job
+    ///   retrying a dead token.
     /// - Another account replaces the whole set; without a refresh token it is stored as
     ///   not refreshable.
-    /// - Accounts are compared by email, case-insensitively; when either side has no email
-    ///   the app did not say, and the account is taken to be the same.
+    /// - Accounts are the same when their Google subjects (`sub`) are equal, whatever the
+    ///   addresses say (an address can be renamed). Only when either side has no subject
+    ///   (a set stored before verification, or a body without a refresh token) are emails
+    ///   compared, case-insensitively; when either side has no email the account is taken
+    ///   to be the same.
     /// - Any reconnect makes the set `active` again.
     public static func merging(_ incoming: IncomingTokens, over previous: GmailTokenSet?, now: Date) -> (GmailTokenSet, StoreOutcome) {
         let expiresAt = now.addingTimeInterval(Double(incoming.expiresIn))
         let incomingScope = incoming.scopes?.joined(separator: " ")
+        let verifiedAt: Date? = incoming.verified && incoming.refreshToken != nil ? now : nil
         guard let previous else {
             let set = GmailTokenSet(
                 accessToken: incoming.accessToken, refreshToken: incoming.refreshToken, tokenType: incoming.tokenType,
-                expiresAt: expiresAt, scope: incomingScope ?? "", googleEmail: incoming.email, connectedAt: now, updatedAt: now
+                expiresAt: expiresAt, scope: incomingScope ?? "", googleEmail: incoming.email, googleSubject: incoming.subject,
+                emailVerified: incoming.emailVerified, verified: incoming.verified, verifiedAt: verifiedAt, connectedAt: now, updatedAt: now
             )
             return (set, .firstConnection)
         }
-        if isSameAccount(previous.googleEmail, incoming.email) {
-            let keptRefreshToken = previous.status == .revoked ? nil : previous.refreshToken
+        if isSameAccount(previous, incoming) {
+            let keepsRefreshToken = incoming.refreshToken == nil && previous.status == .active
             let set = GmailTokenSet(
-                accessToken: incoming.accessToken, refreshToken: incoming.refreshToken ?? keptRefreshToken, tokenType: incoming.tokenType,
-                expiresAt: expiresAt, scope: incomingScope ?? previous.scope, googleEmail: incoming.email ?? previous.googleEmail,
+                accessToken: incoming.accessToken, refreshToken: keepsRefreshToken ? previous.refreshToken : incoming.refreshToken,
+                tokenType: incoming.tokenType, expiresAt: expiresAt, scope: incomingScope ?? previous.scope,
+                googleEmail: incoming.email ?? previous.googleEmail, googleSubject: incoming.subject ?? previous.googleSubject,
+                emailVerified: incoming.email == nil ? previous.emailVerified : incoming.emailVerified,
+                verified: keepsRefreshToken ? previous.verified : incoming.verified,
+                verifiedAt: keepsRefreshToken ? previous.verifiedAt : verifiedAt,
                 connectedAt: previous.connectedAt, updatedAt: now
             )
             return (set, .updated)
         }
         let set = GmailTokenSet(
             accessToken: incoming.accessToken, refreshToken: incoming.refreshToken, tokenType: incoming.tokenType,
-            expiresAt: expiresAt, scope: incomingScope ?? "", googleEmail: incoming.email, connectedAt: now, updatedAt: now
+            expiresAt: expiresAt, scope: incomingScope ?? "", googleEmail: incoming.email, googleSubject: incoming.subject,
+            emailVerified: incoming.emailVerified, verified: incoming.verified, verifiedAt: verifiedAt, connectedAt: now, updatedAt: now
         )
         return (set, .accountSwitched)
     }
 
-    private static func isSameAccount(_ stored: String?, _ incoming: String?) -> Bool {
-        guard let stored, let incoming else { return true }
-        return stored.lowercased() == incoming.lowercased()
+    /// Subjects decide when both sides have one; otherwise emails (case-insensitive), and
+    /// an email missing on either side counts as the same account.
+    static func isSameAccount(_ stored: GmailTokenSet, _ incoming: IncomingTokens) -> Bool {
+        if let storedSubject = stored.googleSubject, let incomingSubject = incoming.subject { return storedSubject == incomingSubject }
+        guard let storedEmail = stored.googleEmail, let incomingEmail = incoming.email else { return true }
+        return storedEmail.lowercased() == incomingEmail.lowercased()
     }
 }

@@ -15,11 +15,18 @@ extension TokenVault {
     /// scheduled for deletion (a disconnect) is restored first and treated as a first
     /// connection, since its grant was revoked at Google; so is a disconnect that lands
     /// between this call's read and its write.
+    ///
+    /// The user's new tokens must win over a refresh in flight (the refresh loses its
+    /// compare-and-swap and drops its answer), so a lost race is tried again up to
+    /// ``storeAttempts`` times with a short jittered pause: a refresh's window (read, Google,
+    /// write) is far longer than a store's (read, write), so a store loses only to refreshes
+    /// that were about to finish, and one refresh per grant is due at a time.
     /// - Throws: `StoreError.conflict` when the write kept losing races; other `StoreError`s.
     public func store(_ incoming: IncomingTokens, for user: UserID) async throws -> StoreResult {
         let name = user.secretName
         var restored = false
-        for _ in 0..<maxAttempts {
+        for attempt in 0..<Self.storeAttempts {
+            if attempt > 0 { await Self.pauseAfterLostRace(attempt) }
             let value: SecretValue
             do {
                 value = try await secrets.getSecretValue(name: name, stage: .current)
@@ -54,5 +61,14 @@ extension TokenVault {
             }
         }
         throw StoreError.conflict.with(message: "\(name) kept changing while storing; try again")
+    }
+
+    /// How often ``store(_:for:)`` reads and writes again after losing a race.
+    static let storeAttempts = 16
+
+    /// Up to 1, 2, 4, 8, then 16 ms at random: writers that collided spread out.
+    private static func pauseAfterLostRace(_ attempt: Int) async {
+        let ceiling = 1 << min(attempt - 1, 4)
+        try? await Task.sleep(for: .microseconds(Int.random(in: 0...(ceiling * 1000))))
     }
 }

@@ -46,8 +46,11 @@ public struct TokenVault: Sendable {
             return .notConnected
         }
         if description.isScheduledForDeletion { return .scheduledForDeletion }
-        if description.tags[TokenSetTags.status] == GmailTokenSet.Status.revoked.rawValue { return .revoked }
-        return .connected
+        switch description.tags[TokenSetTags.status] {
+        case GmailTokenSet.Status.revoked.rawValue: return .revoked
+        case GmailTokenSet.Status.rejected.rawValue: return .rejected
+        default: return .connected
+        }
     }
 
     /// The current token set, or `nil` when none is stored (or it is scheduled for deletion).
@@ -105,10 +108,35 @@ public struct TokenVault: Sendable {
 }
 
 extension TokenVault {
-    /// Deletes the user's token set with a recovery window (7–30 days); a later
-    /// ``store(_:for:)`` restores it.
-    /// - Throws: `StoreError.notFound` / `.scheduledForDeletion` when nothing is connected.
+    /// Marks the user's token set revoked (its grant was revoked at Google), then deletes
+    /// it with a recovery window (7–30 days); a later ``store(_:for:)`` restores it.
+    ///
+    /// The mark comes first so that a reconnect which restores the secret and then fails
+    /// to write (409, 503) leaves a set that reads as not connected, never the old grant
+    /// shown as connected.
+    /// - Throws: `StoreError.notFound` / `.scheduledForDeletion` when nothing is connected;
+    ///   `StoreError.conflict` when the mark kept losing races.
     public func disconnect(_ user: UserID, recoveryWindowDays: Int) async throws {
+        try await markRevoked(user)
         _ = try await secrets.deleteSecret(name: user.secretName, recoveryWindowDays: recoveryWindowDays)
+    }
+
+    private func markRevoked(_ user: UserID) async throws {
+        for _ in 0..<maxAttempts {
+            guard let stored = try await current(of: user) else { return }  // the delete tells what is there
+            guard stored.tokenSet.status != .revoked else { return }
+            var marked = stored.tokenSet
+            marked.status = .revoked
+            marked.updatedAt = now()
+            do {
+                try await replace(marked, of: user, expected: stored.version)
+                return
+            } catch let error as StoreError where error == .conflict {
+                continue
+            } catch let error as StoreError where error == .scheduledForDeletion || error == .notFound {
+                return
+            }
+        }
+        throw StoreError.conflict.with(message: "\(user.secretName) kept changing while disconnecting; try again")
     }
 }

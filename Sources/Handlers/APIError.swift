@@ -36,6 +36,18 @@ public struct APIError: Error, Sendable, Equatable {
         APIError(status: 403, code: "missing_scope", message: "The Google grant lacks the scope \(scope); request it and send the tokens again.")
     }
 
+    /// 400: Google answered `invalid_grant` for the refresh token sent: the grant is dead.
+    public static let invalidGrant = APIError(
+        status: 400, code: "invalid_grant",
+        message: "Google no longer accepts this grant (revoked or expired); sign in with Google again and send the new tokens."
+    )
+
+    /// 400: Google refused the refresh token as issued to another OAuth client.
+    public static let foreignClient = APIError(
+        status: 400, code: "foreign_client",
+        message: "These tokens were issued to another OAuth client; sign in with Google from the PayPulse app and send those tokens."
+    )
+
     /// 404: nothing there.
     public static func notFound(_ message: String) -> APIError { APIError(status: 404, code: "not_found", message: message) }
 
@@ -60,6 +72,12 @@ public struct APIError: Error, Sendable, Equatable {
     /// 503: the store failed after retries; nothing was written.
     public static let upstreamUnavailable = APIError(
         status: 503, code: "upstream_unavailable", message: "Storage is unavailable right now; nothing was changed. Try again.", headers: ["retry-after": "1"]
+    )
+
+    /// 503: Google refuses our own OAuth client; nothing was written. Our fault, never the user's.
+    public static let clientUnavailable = APIError(
+        status: 503, code: "upstream_unavailable", message: "Connecting Gmail is unavailable right now; nothing was changed. Try again later.",
+        headers: ["retry-after": "60"]
     )
 
     /// 500: our own fault; details go to the log only.

@@ -8,14 +8,21 @@ import PayPulseDomain
 import PayPulsePorts
 
 /// `POST /v1/auth/gmail-tokens`: stores the token set the app got from Google Sign-In.
+///
+/// A body with a refresh token is proven first (``GrantVerifier``): what is stored and
+/// answered (account, scopes, expiry) is Google's word, and the body's `email` and `scope`
+/// are only hints. Google's refusals answer 400 and store nothing; a fault of our own
+/// client answers 503; Google unreachable stores the set unverified (201).
 public struct StoreTokensHandler: APIRouteHandler {
     let guardian: RequestGuard
     let vault: TokenVault
+    let verifier: GrantVerifier
 
     /// Creates the handler.
-    public init(guardian: RequestGuard, vault: TokenVault) {
+    public init(guardian: RequestGuard, vault: TokenVault, verifier: GrantVerifier) {
         self.guardian = guardian
         self.vault = vault
+        self.verifier = verifier
     }
 
     public func respond(to request: APIRequest, logger: Logger) async throws(APIError) -> APIResponse {
@@ -23,10 +30,11 @@ public struct StoreTokensHandler: APIRouteHandler {
         var logger = logger
         logger[metadataKey: "user_id"] = "\(user.userID)"
 
-        let incoming = try StoreTokensBody.parse(body: request.body, contentType: request.headers["content-type"])
-        // Nothing is stored without the scope PayPulse needs: the app asks for it first.
-        if let scopes = incoming.scopes, !scopes.contains(GmailScopes.readonly) {
-            logger.info("store-tokens refused: gmail.readonly not granted")
+        let sent = try StoreTokensBody.parse(body: request.body, contentType: request.headers["content-type"])
+        let incoming = try await verified(sent, logger: logger)
+        // Nothing is stored without a scope that reads Gmail: the app asks for it first.
+        if let scopes = incoming.scopes, !GmailScopes.canRead(scopes) {
+            logger.info("store-tokens refused: no Gmail read scope granted", metadata: ["verified": "\(incoming.verified)"])
             throw .missingScope(GmailScopes.readonly)
         }
 
@@ -42,6 +50,7 @@ public struct StoreTokensHandler: APIRouteHandler {
         }
         logger.info("gmail tokens stored", metadata: [
             "outcome": "\(result.outcome.rawValue)", "refreshable": "\(result.tokenSet.isRefreshable)",
+            "verified": "\(result.tokenSet.verified)",
         ])
         return .json(status: 201, StoreTokensReply(
             message: "Gmail OAuth tokens stored successfully!",
@@ -50,6 +59,35 @@ public struct StoreTokensHandler: APIRouteHandler {
                 account_switch: result.outcome == .accountSwitched, message: result.outcome.message
             )
         ))
+    }
+}
+
+extension StoreTokensHandler {
+    /// Google's answer for a body with a refresh token; the body as sent otherwise.
+    private func verified(_ sent: IncomingTokens, logger: Logger) async throws(APIError) -> IncomingTokens {
+        guard sent.refreshToken != nil else { return sent }
+        do {
+            let result = try await verifier.verify(sent, logger: logger)
+            if let reason = result.reason {
+                logger.warning("Google could not verify the grant; storing it unverified for the next refresh run", metadata: ["google": "\(reason)"])
+            }
+            return result.tokens
+        } catch {
+            switch error {
+            case .invalidGrant:
+                logger.info("store-tokens refused: Google answered invalid_grant")
+                throw .invalidGrant
+            case .foreignClient:
+                logger.info("store-tokens refused: the tokens were issued to another OAuth client")
+                throw .foreignClient
+            case .clientBroken(let reason):
+                logger.critical("Google refuses our OAuth client; every connect fails until it is fixed", metadata: ["reason": "\(reason)"])
+                throw .clientUnavailable
+            case .unavailable(let reason):
+                logger.error("store-tokens could not verify the grant", metadata: ["reason": "\(reason)"])
+                throw .upstreamUnavailable
+            }
+        }
     }
 }
 

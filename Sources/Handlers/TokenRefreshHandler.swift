@@ -43,7 +43,8 @@ public struct TokenRefreshHandler: Sendable {
         metrics.emit(summary.embeddedMetricFormat(function: functionName, timestamp: Date()))
         logger.info("refresh run finished", metadata: [
             "scanned": "\(summary.scanned)", "due": "\(summary.due)", "refreshed": "\(summary.refreshed)",
-            "conflicts": "\(summary.conflicts)", "revoked": "\(summary.revoked)", "transient_failures": "\(summary.transient_failures)",
+            "conflicts": "\(summary.conflicts)", "revoked": "\(summary.revoked)", "rejected": "\(summary.rejected)",
+            "transient_failures": "\(summary.transient_failures)",
             "skipped": "\(summary.skipped)", "remaining": "\(summary.remaining)", "duration_ms": "\(summary.duration_ms)",
         ])
         let encoder = JSONEncoder()

@@ -23,15 +23,47 @@ public struct GoogleTokenGrant: Sendable, Equatable {
     public var tokenType: String
     /// A new refresh token, rarely sent; when absent the stored one stays valid.
     public var refreshToken: String?
+    /// The Google account, from the answer's `id_token` (present when the grant includes
+    /// `openid`, which Google Sign-In always asks for).
+    public var identity: GoogleIdentity?
 
     /// Creates a grant.
-    public init(accessToken: String, expiresIn: Int, scope: String?, tokenType: String = "Bearer", refreshToken: String? = nil) {
+    public init(
+        accessToken: String, expiresIn: Int, scope: String?, tokenType: String = "Bearer", refreshToken: String? = nil,
+        identity: GoogleIdentity? = nil
+    ) {
         self.accessToken = accessToken
         self.expiresIn = expiresIn
         self.scope = scope
         self.tokenType = tokenType
         self.refreshToken = refreshToken
+        self.identity = identity
     }
+}
+
+/// The claims of an `id_token` received straight from Google's token endpoint over a
+/// connection we opened: trusted without a signature check (OpenID Connect Core 3.1.3.7),
+/// though its audience must still name our client.
+public struct GoogleIdentity: Sendable, Equatable {
+    /// `sub`: the Google account's stable id; an address can change, this cannot.
+    public var subject: String
+    /// `email`, if the grant includes the email scope.
+    public var email: String?
+    /// `email_verified`.
+    public var emailVerified: Bool?
+    /// `aud`: the client IDs the token is meant for.
+    public var audience: [String]
+
+    /// Creates an identity.
+    public init(subject: String, email: String?, emailVerified: Bool?, audience: [String]) {
+        self.subject = subject
+        self.email = email
+        self.emailVerified = emailVerified
+        self.audience = audience
+    }
+
+    /// Whether the token was issued for `clientID`.
+    public func isIssued(to clientID: String) -> Bool { audience.contains(clientID) }
 }
 
 /// Why a Google call failed, classified by what the caller must do about it.
@@ -41,8 +73,13 @@ public struct GoogleOAuthError: Error, Sendable, Equatable, CustomStringConverti
         /// `invalid_grant`: this grant is dead for good (revoked, expired, password change,
         /// testing-mode expiry, token limit). Mark it revoked; keep the refresh token.
         case invalidGrant = "invalid_grant"
-        /// `invalid_client` / `unauthorized_client`: our configuration is wrong. Stop the run.
-        case configuration
+        /// `unauthorized_client` / `invalid_client`: Google refused the client for this
+        /// request. Either the grant was issued to another OAuth client (a fault of this
+        /// grant only) or our client ID is wrong (ours): only a probe tells which.
+        case clientRefused = "client_refused"
+        /// `deleted_client`, or a failure that will not heal by itself (a bad endpoint URL,
+        /// TLS): our own client or configuration is broken. Stop and alert.
+        case clientBroken = "client_broken"
         /// 429, 5xx, timeouts, connection errors: try again on a later run; change nothing.
         case transient
         /// Revoke of a token Google does not know (`invalid_token`): nothing left to revoke.

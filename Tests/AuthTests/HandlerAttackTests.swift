@@ -31,9 +31,12 @@ struct HandlerAttackTests {
             _ = try await vault.store(IncomingTokens(accessToken: "ya29.seeded", refreshToken: "1//seeded"), for: UserID("user-1")!)
             log.reset()
             let guardian = RequestGuard(authenticator: try await AuthFixture.authenticator(), now: { AuthFixture.now })
-            storeTokens = StoreTokensHandler(guardian: guardian, vault: vault)
+            // Google is recorded too: an attack must not reach it either.
+            let google = CallRecordingGoogleOAuth(log: log)
+            let verifier = GrantVerifier(google: google, clientID: { "attack-test-client" }, health: OAuthClientHealth(google: google))
+            storeTokens = StoreTokensHandler(guardian: guardian, vault: vault, verifier: verifier)
             userProfile = UserProfileHandler(guardian: guardian, users: users, vault: vault)
-            disconnect = DisconnectHandler(guardian: guardian, vault: vault, google: CallRecordingGoogleOAuth(log: log), recoveryWindowDays: 7)
+            disconnect = DisconnectHandler(guardian: guardian, vault: vault, google: google, recoveryWindowDays: 7)
         }
 
         /// Sends `header` to each route; returns (route, response) pairs.

@@ -14,7 +14,7 @@ struct GmailTokenSetTests {
     func coding() throws {
         let json = try set.jsonString()
         #expect(json.contains("\"expires_at\":\"2027-01-15T08:00:00Z\""))
-        #expect(json.contains("\"status\":\"active\"") && json.contains("\"version\":1") && json.contains("\"token_type\":\"Bearer\""))
+        #expect(json.contains("\"status\":\"active\"") && json.contains("\"version\":2") && json.contains("\"token_type\":\"Bearer\""))
         #expect(json.contains("\"scope\":\"https://www.googleapis.com/auth/gmail.readonly\""))
         let decoded = try GmailTokenSet.decode(json)
         #expect(decoded.expiresAt == Date(timeIntervalSince1970: 1_800_000_000))
@@ -38,10 +38,10 @@ struct GmailTokenSetTests {
         }
     }
 
-    @Test("tags carry status, expiry in epoch seconds and refreshability")
+    @Test("tags carry status, expiry in epoch seconds, refreshability and verification")
     func tags() {
         let tags = TokenSetTags.tags(for: set)
-        #expect(tags == ["paypulse:status": "active", "paypulse:expires-at": "1800000000", "paypulse:refreshable": "true"])
+        #expect(tags == ["paypulse:status": "active", "paypulse:expires-at": "1800000000", "paypulse:refreshable": "true", "paypulse:verified": "true"])
         #expect(TokenSetTags.expiry(from: tags) == Date(timeIntervalSince1970: 1_800_000_000))
         var revoked = set
         revoked.status = .revoked

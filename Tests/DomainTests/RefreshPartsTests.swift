@@ -40,15 +40,17 @@ struct RefreshPartsTests {
         summary.due = 4
         summary.refreshed = 3
         summary.transient_failures = 1
+        summary.rejected = 2
         summary.duration_ms = 1234
         let line = summary.embeddedMetricFormat(function: "token-refresh", timestamp: Date(timeIntervalSince1970: 1_800_000_000))
         #expect(!line.contains("\n"))
         let json = try #require(JSONSerialization.jsonObject(with: Data(line.utf8)) as? [String: Any])
         #expect(json["Scanned"] as? Int == 10 && json["Refreshed"] as? Int == 3 && json["TransientFailures"] as? Int == 1 && json["DurationMs"] as? Int == 1234)
+        #expect(json["Rejected"] as? Int == 2)
         let aws = try #require(json["_aws"] as? [String: Any])
         #expect(aws["Timestamp"] as? Int == 1_800_000_000_000)
         let directives = try #require(aws["CloudWatchMetrics"] as? [[String: Any]])
         #expect(directives.first?["Namespace"] as? String == "PayPulse/TokenRefresh")
-        #expect((directives.first?["Metrics"] as? [[String: Any]])?.count == 9)
+        #expect((directives.first?["Metrics"] as? [[String: Any]])?.count == 10)
     }
 }

@@ -63,3 +63,50 @@ struct TokenSetMergeTests {
         #expect(GmailTokenSet.merging(IncomingTokens(accessToken: "a", email: "x@y.z"), over: stored(email: nil), now: now).1 == .updated)
     }
 }
+
+@Suite("Merging: the Google subject is the account")
+struct TokenSetSubjectMergeTests {
+    let now = Date(timeIntervalSince1970: 1_800_000_000)
+    let earlier = Date(timeIntervalSince1970: 1_700_000_000)
+
+    func stored(subject: String?, email: String?, status: GmailTokenSet.Status = .active) -> GmailTokenSet {
+        GmailTokenSet(
+            accessToken: "ya29.old", refreshToken: "1//stored", expiresAt: earlier, scope: "s", googleEmail: email, googleSubject: subject,
+            connectedAt: earlier, updatedAt: earlier, status: status
+        )
+    }
+
+    func verified(subject: String, email: String?, refresh: String? = "1//new") -> IncomingTokens {
+        IncomingTokens(accessToken: "ya29.new", refreshToken: refresh, scopes: ["s"], email: email, subject: subject, emailVerified: true)
+    }
+
+    @Test("same subject, renamed address: an update that keeps the connection time and takes the new address")
+    func rename() {
+        let (set, outcome) = GmailTokenSet.merging(verified(subject: "sub-1", email: "new@gmail.com"), over: stored(subject: "sub-1", email: "old@gmail.com"), now: now)
+        #expect(outcome == .updated && set.googleEmail == "new@gmail.com" && set.connectedAt == earlier && set.googleSubject == "sub-1")
+        #expect(set.verified && set.verifiedAt == now && set.emailVerified == true)
+    }
+
+    @Test("another subject under the same address is a switch")
+    func otherSubjectSameEmail() {
+        let (set, outcome) = GmailTokenSet.merging(verified(subject: "sub-2", email: "jane@gmail.com"), over: stored(subject: "sub-1", email: "jane@gmail.com"), now: now)
+        #expect(outcome == .accountSwitched && set.googleSubject == "sub-2" && set.connectedAt == now)
+    }
+
+    @Test("a stored set without a subject falls back to emails, ignoring case")
+    func legacyFallback() {
+        #expect(GmailTokenSet.merging(verified(subject: "sub-1", email: "JANE@gmail.com"), over: stored(subject: nil, email: "jane@gmail.com"), now: now).1 == .updated)
+        #expect(GmailTokenSet.merging(verified(subject: "sub-1", email: "bob@gmail.com"), over: stored(subject: nil, email: "jane@gmail.com"), now: now).1 == .accountSwitched)
+    }
+
+    @Test("a rejected set's refresh token is not carried over; an unverified one stays unverified when none is sent")
+    func rejectedAndUnverified() {
+        let noRefresh = IncomingTokens(accessToken: "ya29.new", email: "jane@gmail.com")
+        let (afterRejected, _) = GmailTokenSet.merging(noRefresh, over: stored(subject: "sub-1", email: "jane@gmail.com", status: .rejected), now: now)
+        #expect(afterRejected.refreshToken == nil && afterRejected.status == .active)
+        var pending = stored(subject: nil, email: "jane@gmail.com")
+        pending.verified = false
+        let (kept, _) = GmailTokenSet.merging(noRefresh, over: pending, now: now)
+        #expect(kept.refreshToken == "1//stored" && !kept.verified && kept.googleSubject == nil)
+    }
+}

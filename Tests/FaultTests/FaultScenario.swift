@@ -59,13 +59,14 @@ enum FaultScenario: String, CaseIterable, Sendable {
         let scope = GmailScopes.readonly
         switch self {
         case .storeFirst:
+            bench.google.addGrant(refreshToken: "1//fault-first")
             let request = try await post(bench, user, #"{"access_token":"ya29.fault-first","refresh_token":"1//fault-first","expires_in":3600,"scope":"\#(scope)","email":"\#(Self.email)"}"#)
-            let handler = StoreTokensHandler(guardian: bench.guardian, vault: proxied)
+            let handler = StoreTokensHandler(guardian: bench.guardian, vault: proxied, verifier: verifier(bench))
             return Prepared(secretNames: [user.secretName]) { .response(await handler.handle(request, logger: bench.logger)) }
         case .storeUpdate:
             _ = try await direct.store(IncomingTokens(accessToken: "ya29.fault-old", refreshToken: "1//fault-old", scopes: [scope], email: Self.email), for: user)
             let request = try await post(bench, user, #"{"access_token":"ya29.fault-new","expires_in":3600,"scope":"\#(scope)","email":"\#(Self.email)"}"#)
-            let handler = StoreTokensHandler(guardian: bench.guardian, vault: proxied)
+            let handler = StoreTokensHandler(guardian: bench.guardian, vault: proxied, verifier: verifier(bench))
             return Prepared(secretNames: [user.secretName]) { .response(await handler.handle(request, logger: bench.logger)) }
         case .userProfile:
             try await bench.directUsers.putUser(UserRecord(userID: user.rawValue, name: "Fault Matrix", email: Self.email, createdOn: "2026-01-01T00:00:00Z"))
@@ -110,6 +111,12 @@ enum FaultScenario: String, CaseIterable, Sendable {
         var headers = try await bench.authorization(for: user)
         headers["content-type"] = "application/json"
         return APIRequest(method: "POST", path: "/v1/auth/gmail-tokens", headers: APIHeaders(headers), body: Array(json.utf8))
+    }
+
+    /// Wired as the composition root wires it: the client ID read through the proxied store.
+    private func verifier(_ bench: FaultBench) -> GrantVerifier {
+        let clientID = CachedClientID(secrets: bench.proxiedSecrets, secretID: FaultBench.clientIDSecret)
+        return GrantVerifier(google: bench.proxiedGoogle, clientID: { try await clientID.value() }, health: OAuthClientHealth(google: bench.proxiedGoogle))
     }
 
     /// Wired as the composition root wires it: the client ID read once per run, then the job.

@@ -84,14 +84,16 @@ struct RefreshTests {
             try await GoogleFixture.client(fake, retry: GoogleFixture.quickRetry)
                 .refresh(refreshToken: GoogleFixture.refreshToken, clientID: "other.apps.googleusercontent.com")
         }
-        #expect(error == GoogleOAuthError(kind: .configuration, code: "invalid_client", detail: "The OAuth client was not found."))
+        #expect(error == GoogleOAuthError(kind: .clientRefused, code: "invalid_client", detail: "The OAuth client was not found."))
         #expect(fake.tokenCalls == 1)
     }
 
     @Test(
         "other refusals are classified once and never retried",
         arguments: [
-            (401, #"{"error":"unauthorized_client","error_description":"Unauthorized"}"#, GoogleOAuthError.Kind.configuration, "unauthorized_client"),
+            (401, #"{"error":"unauthorized_client","error_description":"Unauthorized"}"#, GoogleOAuthError.Kind.clientRefused, "unauthorized_client"),
+            (401, #"{"error":"invalid_client","error_description":"Unauthorized"}"#, .clientRefused, "invalid_client"),
+            (401, #"{"error":"deleted_client","error_description":"The OAuth client was deleted."}"#, .clientBroken, "deleted_client"),
             (400, #"{"error":"invalid_request","error_description":"Bad Request"}"#, .rejected, "invalid_request"),
             (400, #"{"error":"unsupported_grant_type","error_description":"Invalid grant_type: "}"#, .rejected, "unsupported_grant_type"),
             (400, "<html>Bad Request</html>", .rejected, "http_400"),

@@ -111,7 +111,7 @@ struct RetryTests {
         let error = await #expect(throws: GoogleOAuthError.self) {
             try await client.refresh(refreshToken: GoogleFixture.refreshToken, clientID: "id")
         }
-        #expect(error?.kind == .configuration && error?.code == "invalid_url")
+        #expect(error?.kind == .clientBroken && error?.code == "invalid_url")
         #expect(logs.lines.allSatisfy { !$0.contains("retrying") })
     }
 

@@ -16,15 +16,26 @@ struct HandlerFixture {
     let guardian: RequestGuard
     let minter: DevelopmentTokenMinter
     let logs = LogCapture()
+    /// Google, knowing the grants the tests send (see ``knownGrants``).
+    let google = InMemoryGoogleOAuth()
 
     init() async throws {
         let settings = try AuthSettings(key: Array(AuthSettings.developmentKey.utf8))
         guardian = RequestGuard(authenticator: try Authenticator(settings: settings), now: { HandlerFixture.now })
         minter = try DevelopmentTokenMinter(settings: settings)
+        google.addGrant("1//first", subject: "110000000000000000001", email: "user@gmail.com",
+                        scope: "\(gmailScope) https://www.googleapis.com/auth/userinfo.email openid")
+        google.addGrant("r1", subject: "110000000000000000002", email: "a@gmail.com")
+        google.addGrant("r", subject: "110000000000000000003", email: "r@gmail.com", scope: "openid")
+        google.addGrant("1//hygiene-refresh", subject: "110000000000000000004", email: "h@gmail.com")
     }
 
     var vault: TokenVault { TokenVault(secrets: secrets, now: { HandlerFixture.now }) }
-    var storeTokens: StoreTokensHandler { StoreTokensHandler(guardian: guardian, vault: vault) }
+    var verifier: GrantVerifier {
+        let clientID = google.clientID
+        return GrantVerifier(google: google, clientID: { clientID }, health: OAuthClientHealth(google: google))
+    }
+    var storeTokens: StoreTokensHandler { StoreTokensHandler(guardian: guardian, vault: vault, verifier: verifier) }
     var userProfile: UserProfileHandler { UserProfileHandler(guardian: guardian, users: users, vault: vault) }
 
     /// A valid bearer token for `subject`.

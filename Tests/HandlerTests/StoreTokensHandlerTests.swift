@@ -7,7 +7,7 @@ import Testing
 
 @Suite("store-tokens handler")
 struct StoreTokensHandlerTests {
-    @Test("first connection: 201 with the reference body, stored with tags")
+    @Test("first connection: verified at Google, 201 with the reference body, stored with tags")
     func firstConnection() async throws {
         let fixture = try await HandlerFixture()
         let response = await fixture.storeTokens.handle(try await fixture.post(json: """
@@ -18,13 +18,17 @@ struct StoreTokensHandlerTests {
         #expect(response.headers["content-type"] == "application/json")
         #expect(response.body == """
             {"data":{"account_switch":false,"google_email":"user@gmail.com","message":"First Gmail connection",\
-            "scope":"\(gmailScope) https://www.googleapis.com/auth/userinfo.email"},"message":"Gmail OAuth tokens stored successfully!"}
+            "scope":"\(gmailScope) https://www.googleapis.com/auth/userinfo.email openid"},"message":"Gmail OAuth tokens stored successfully!"}
             """)
+        // Google's answer is stored: its access token and lifetime, the account's subject.
         let stored = try #require(try await fixture.vault.current(of: UserID("user-1")!))
-        #expect(stored.tokenSet.accessToken == "ya29.first" && stored.tokenSet.refreshToken == "1//first")
-        #expect(stored.tokenSet.expiresAt == HandlerFixture.now.addingTimeInterval(3600))
+        #expect(stored.tokenSet.accessToken == "ya29.google-1" && stored.tokenSet.refreshToken == "1//first")
+        #expect(stored.tokenSet.expiresAt == HandlerFixture.now.addingTimeInterval(3599))
+        #expect(stored.tokenSet.googleSubject == "110000000000000000001" && stored.tokenSet.verified)
+        #expect(stored.tokenSet.verifiedAt == HandlerFixture.now && stored.tokenSet.version == 2)
+        #expect(fixture.google.refreshes == ["1//first"])
         let tags = try await fixture.secrets.describeSecret(name: "gmail/user/user-1").tags
-        #expect(tags["paypulse:expires-at"] == "1800003600" && tags["paypulse:status"] == "active")
+        #expect(tags["paypulse:expires-at"] == "1800003599" && tags["paypulse:status"] == "active" && tags["paypulse:verified"] == "true")
     }
 
     @Test("same account again: updated, refresh token kept; another account: switched")
@@ -112,7 +116,7 @@ struct StoreTokensHandlerTests {
         #expect(await fixture.storeTokens.handle(try await fixture.post(json: #"{"access_token":"a"}"#, contentType: nil), logger: fixture.logs.logger).status == 201)
     }
 
-    @Test("scope without gmail.readonly is 403 missing_scope naming it, and stores nothing")
+    @Test("a grant Google says lacks a Gmail read scope is 403 missing_scope naming gmail.readonly, and stores nothing")
     func missingScope() async throws {
         let fixture = try await HandlerFixture()
         let response = await fixture.storeTokens.handle(try await fixture.post(json: #"{"access_token":"a","refresh_token":"r","scope":["openid"]}"#), logger: fixture.logs.logger)

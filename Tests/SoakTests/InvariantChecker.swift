@@ -133,6 +133,8 @@ struct InvariantChecker {
             return Int(set.expiresAt.timeIntervalSince(set.updatedAt).rounded()) == lifetime
         case .revoked:
             return sent.refreshToken.map(google.invalidGrantRefreshTokens.contains) ?? false
+        case .rejected:
+            return false  // the soak's grants are all our client's
         }
     }
 }

@@ -28,7 +28,10 @@ struct GoogleFailure: Sendable {
         let kind: GoogleOAuthError.Kind =
             switch body.error {
             case "invalid_grant": .invalidGrant
-            case "invalid_client", "unauthorized_client": .configuration
+            // A grant issued to another client and a wrong client ID of ours both get these:
+            // the domain tells them apart with a probe.
+            case "invalid_client", "unauthorized_client": .clientRefused
+            case "deleted_client": .clientBroken
             case "invalid_token" where endpoint == .revoke: .invalidToken
             default: .rejected
             }
@@ -39,7 +42,7 @@ struct GoogleFailure: Sendable {
     /// and reset connections, truncated bodies) is retried; the rest (a bad URL, a TLS
     /// failure, an oversized answer) will not heal by itself: our configuration is wrong.
     init(transport: TransportError) {
-        error = GoogleOAuthError(kind: transport.isTransient ? .transient : .configuration, code: transport.kindName, detail: transport.detail)
+        error = GoogleOAuthError(kind: transport.isTransient ? .transient : .clientBroken, code: transport.kindName, detail: transport.detail)
         retryable = transport.isTransient
     }
 

@@ -6,13 +6,14 @@ import Foundation
 import PayPulsePorts
 
 /// The JSON of a successful refresh:
-/// `{"access_token", "expires_in", "scope", "token_type", "refresh_token"?}`.
+/// `{"access_token", "expires_in", "scope", "token_type", "refresh_token"?, "id_token"?}`.
 struct GoogleTokenAnswer: Decodable {
     var accessToken: String?
     var expiresIn: Int?
     var scope: String?
     var tokenType: String?
     var refreshToken: String?
+    var idToken: String?
 
     private enum CodingKeys: String, CodingKey {
         case accessToken = "access_token"
@@ -20,11 +21,13 @@ struct GoogleTokenAnswer: Decodable {
         case scope
         case tokenType = "token_type"
         case refreshToken = "refresh_token"
+        case idToken = "id_token"
     }
 
     /// Reads a 200 body into a grant.
     /// - Throws: ``GoogleOAuthError`` `.rejected` / `malformed_response` when the body is not
-    ///   JSON, has no access token, or no positive lifetime: such an answer cannot be stored.
+    ///   JSON, has no access token, no positive lifetime, or an `id_token` that is not a
+    ///   readable JWT: such an answer cannot be stored.
     static func grant(from body: [UInt8]) throws -> GoogleTokenGrant {
         guard let answer = try? JSONDecoder().decode(GoogleTokenAnswer.self, from: Data(body)) else {
             throw malformed("the body is not a token JSON object")
@@ -35,12 +38,18 @@ struct GoogleTokenAnswer: Decodable {
         guard let expiresIn = answer.expiresIn, expiresIn > 0 else {
             throw malformed("no positive expires_in")
         }
+        var identity: GoogleIdentity?
+        if let idToken = answer.idToken, !idToken.isEmpty {
+            guard let read = GoogleIDToken.identity(from: idToken) else { throw malformed("its id_token is not a readable JWT") }
+            identity = read
+        }
         return GoogleTokenGrant(
             accessToken: accessToken,
             expiresIn: expiresIn,
             scope: answer.scope,
             tokenType: answer.tokenType.flatMap { $0.isEmpty ? nil : $0 } ?? "Bearer",
-            refreshToken: answer.refreshToken.flatMap { $0.isEmpty ? nil : $0 }
+            refreshToken: answer.refreshToken.flatMap { $0.isEmpty ? nil : $0 },
+            identity: identity
         )
     }
 

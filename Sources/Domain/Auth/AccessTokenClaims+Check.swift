@@ -7,8 +7,9 @@ import Foundation
 extension AccessTokenClaims {
     /// Checks the registered claims and returns the user.
     ///
-    /// Times are compared in whole seconds (NumericDate):
-    /// the token is accepted while `now - leeway < exp` and `nbf <= now + leeway`. `exp` is
+    /// `now` is taken in whole seconds and compared with the claims as numbers (a claim may
+    /// carry a fraction): the token is accepted while `now - leeway < exp` and
+    /// `nbf <= now + leeway`. `exp` is
     /// required: a token that never expires is refused.
     /// - Parameters:
     ///   - issuer: The required `iss`.
@@ -22,8 +23,8 @@ extension AccessTokenClaims {
 
         let nowSeconds = Self.wholeSeconds(now)
         guard let expiration else { throw .missingExpiry }
-        guard nowSeconds - Double(leeway) < Self.wholeSeconds(expiration) else { throw .expired }
-        if let notBefore, Self.wholeSeconds(notBefore) > nowSeconds + Double(leeway) {
+        guard nowSeconds - Double(leeway) < expiration.timeIntervalSince1970 else { throw .expired }
+        if let notBefore, notBefore.timeIntervalSince1970 > nowSeconds + Double(leeway) {
             throw .notYetValid
         }
 

@@ -7,9 +7,9 @@ import Foundation
 /// The claims of a PayPulse access token, decoded after the signature check.
 ///
 /// Decoding is strict for the registered claims: `iss` must be a string, `aud` a string or
-/// an array of strings, and `exp`, `nbf`, `iat` integer NumericDates (RFC 7519 §2, whole
-/// seconds, as JWT libraries such as jwt-kit write and require them); anything else fails
-/// the token. `name` / `email` are lenient (kept only if strings). `sub` is decoded by hand
+/// an array of strings, and `exp`, `nbf`, `iat` NumericDates: any JSON number of seconds
+/// since 1970, a fraction included (RFC 7519 §2; several identity providers emit one);
+/// a string, a boolean or anything else fails the token. `name` / `email` are lenient (kept only if strings). `sub` is decoded by hand
 /// so a missing and a non-string `sub` give distinct reasons.
 struct AccessTokenClaims: Codable, Sendable {
     /// What the token says about `sub`.
@@ -87,8 +87,9 @@ struct AccessTokenClaims: Codable, Sendable {
         return try container.decodeIfPresent([String].self, forKey: .audience)
     }
 
-    /// A NumericDate: an integer number of seconds since 1970.
+    /// A NumericDate: a JSON number of seconds since 1970, whole or not. JSON has no NaN or
+    /// infinity, so every decoded value compares as a number.
     private static func decodeNumericDate(_ container: KeyedDecodingContainer<CodingKeys>, _ key: CodingKeys) throws -> Date? {
-        try container.decodeIfPresent(Int64.self, forKey: key).map { Date(timeIntervalSince1970: Double($0)) }
+        try container.decodeIfPresent(Double.self, forKey: key).map { Date(timeIntervalSince1970: $0) }
     }
 }

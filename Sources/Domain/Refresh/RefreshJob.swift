@@ -75,7 +75,8 @@ public struct RefreshJob: Sendable {
                 _ = startNext()
             }
         }
-        let finished = summary.refreshed + summary.conflicts + summary.revoked + summary.transient_failures + skippedAfterRead
+        let finished = summary.refreshed + summary.conflicts + summary.revoked + summary.rejected + summary.transient_failures
+            + skippedAfterRead
         summary.remaining = summary.due - finished
         summary.skipped += skippedAfterRead
         let elapsed = ContinuousClock.now - started
@@ -97,13 +98,15 @@ public struct RefreshJob: Sendable {
         case .refreshed: summary.refreshed += 1
         case .conflict: summary.conflicts += 1
         case .revoked: summary.revoked += 1
+        case .rejected: summary.rejected += 1
         case .transientFailure: summary.transient_failures += 1
         case .skipped: skippedAfterRead += 1
         }
     }
 
-    /// Lists every page and keeps the due sets of this shard, soonest expiry first. Sets the
-    /// listing shows as revoked or not refreshable are counted as skipped without a read.
+    /// Lists every page and keeps the due sets of this shard, soonest expiry first; sets
+    /// awaiting verification come first of all, whatever their expiry. Sets the listing
+    /// shows as revoked, rejected or not refreshable are counted as skipped without a read.
     private func listDue(shard: Shard, summary: inout RefreshSummary, deadline: ContinuousClock.Instant?) async throws -> [Candidate] {
         let horizon = now().addingTimeInterval(Double(settings.windowSeconds))
         var due: [Candidate] = []
@@ -113,8 +116,12 @@ public struct RefreshJob: Sendable {
             for secret in page.secrets where secret.deletedDate == nil {
                 guard let user = UserID(String(secret.name.dropFirst(Self.prefix.count))), shard.contains(user) else { continue }
                 summary.scanned += 1
-                if secret.tags[TokenSetTags.status] == GmailTokenSet.Status.revoked.rawValue || secret.tags[TokenSetTags.refreshable] == "false" {
+                if TokenSetTags.isSettled(secret.tags) {
                     summary.skipped += 1
+                    continue
+                }
+                if TokenSetTags.awaitsVerification(secret.tags) {
+                    due.append(Candidate(user: user, expiry: nil, tags: secret.tags))
                     continue
                 }
                 let expiry = TokenSetTags.expiry(from: secret.tags)

@@ -16,9 +16,12 @@ public struct RefreshSummary: Sendable, Equatable, Codable {
     public var conflicts = 0
     /// Grants Google refused (`invalid_grant`), now marked revoked.
     public var revoked = 0
+    /// Grants Google refused as issued to another OAuth client, now marked rejected.
+    public var rejected = 0
     /// Grants left for the next run after a transient Google or store failure.
     public var transient_failures = 0
-    /// Sets not refreshed: already revoked, without a refresh token, or not due after all.
+    /// Sets not refreshed: already revoked or rejected, without a refresh token, or not due
+    /// after all.
     public var skipped = 0
     /// Due grants not started because the deadline was near.
     public var remaining = 0
@@ -32,7 +35,7 @@ public struct RefreshSummary: Sendable, Equatable, Codable {
     /// `PayPulse/TokenRefresh`, dimension `Function`), on one line.
     public func embeddedMetricFormat(function: String, timestamp: Date) -> String {
         let counts: [(String, Int)] = [
-            ("Scanned", scanned), ("Due", due), ("Refreshed", refreshed), ("Conflicts", conflicts), ("Revoked", revoked),
+            ("Scanned", scanned), ("Due", due), ("Refreshed", refreshed), ("Conflicts", conflicts), ("Revoked", revoked), ("Rejected", rejected),
             ("TransientFailures", transient_failures), ("Skipped", skipped), ("Remaining", remaining),
         ]
         let metrics = counts.map { #"{"Name":"\#($0.0)","Unit":"Count"}"# } + [#"{"Name":"DurationMs","Unit":"Milliseconds"}"#]

@@ -18,13 +18,17 @@ public struct TokenRefresher: Sendable {
         case conflict
         /// Google said `invalid_grant`: the set is marked revoked (refresh token kept).
         case revoked
+        /// Google refused the refresh token as another OAuth client's (our client being
+        /// healthy): the set is marked rejected and left alone until the user reconnects.
+        case rejected
         /// Google or the store failed for now; nothing was changed.
         case transientFailure(String)
         /// Nothing to do: not due, already revoked, no refresh token, or not stored.
         case skipped(String)
     }
 
-    /// A failure that must stop the run: our configuration is wrong.
+    /// A failure that must stop the run: our own OAuth client or configuration is broken
+    /// (`deleted_client`, a client ID Google refuses, an unusable endpoint).
     public struct ConfigurationFailure: Error, Sendable, CustomStringConvertible {
         /// What is wrong, naming what to fix.
         public let description: String
@@ -36,6 +40,8 @@ public struct TokenRefresher: Sendable {
         case notConnected
         /// The grant is dead; the user must consent again.
         case revoked
+        /// The grant was issued to another OAuth client; the user must connect again.
+        case rejected
         /// Google or the store failed for now.
         case unavailable
     }
@@ -45,30 +51,34 @@ public struct TokenRefresher: Sendable {
     let clientID: String
     let windowSeconds: Int
     let limiter: WriteRateLimiter?
+    let health: OAuthClientHealth
     let now: @Sendable () -> Date
 
     /// Creates a refresher.
     /// - Parameters:
     ///   - windowSeconds: sets expiring within this many seconds count as due.
     ///   - limiter: paces the writes (each compare-and-swap takes two permits).
+    ///   - health: tells a foreign grant from a broken client of ours; by default one of its
+    ///     own, so a run probes Google at most once however many grants are foreign.
     public init(
         vault: TokenVault, google: any GoogleOAuth, clientID: String, windowSeconds: Int, limiter: WriteRateLimiter? = nil,
-        now: @escaping @Sendable () -> Date = { Date() }
+        health: OAuthClientHealth? = nil, now: @escaping @Sendable () -> Date = { Date() }
     ) {
         self.vault = vault
         self.google = google
         self.clientID = clientID
         self.windowSeconds = windowSeconds
         self.limiter = limiter
+        self.health = health ?? OAuthClientHealth(google: google)
         self.now = now
     }
 
     /// Refreshes `user`'s grant if the stored value (the authority, whatever the listing
-    /// said) is due, or always when `force`.
+    /// said) is due or still unverified, or always when `force`.
     /// - Parameter listedTags: the tags a listing showed for the set; when the value read
     ///   disagrees with them and nothing is written, they are rewritten from the value.
-    /// - Throws: ``ConfigurationFailure`` when Google refuses our client; never for one
-    ///   grant's trouble, which is an ``Outcome``.
+    /// - Throws: ``ConfigurationFailure`` when Google refuses our own client; never for one
+    ///   grant's trouble (dead, another client's, Google unavailable), which is an ``Outcome``.
     public func refreshIfDue(
         _ user: UserID, force: Bool = false, listedTags: [String: String]? = nil, logger: Logger
     ) async throws(ConfigurationFailure) -> Outcome {
@@ -84,9 +94,11 @@ public struct TokenRefresher: Sendable {
             await repairTags(of: user, from: set, listed: listedTags, logger: logger)
             return .skipped(reason)
         }
-        guard set.status == .active else { return await skip("revoked") }
+        guard set.status == .active else { return await skip(set.status.rawValue) }
         guard let refreshToken = set.refreshToken, !refreshToken.isEmpty else { return await skip("no refresh token") }
-        guard force || set.expiresAt <= now().addingTimeInterval(Double(windowSeconds)) else { return await skip("not due") }
+        guard force || !set.verified || set.expiresAt <= now().addingTimeInterval(Double(windowSeconds)) else {
+            return await skip("not due")
+        }
 
         let grant: GoogleTokenGrant
         do {
@@ -95,12 +107,19 @@ public struct TokenRefresher: Sendable {
             switch error.kind {
             case .invalidGrant:
                 logger.notice("grant refused by Google: marking revoked", metadata: ["user_id": "\(user)", "google": "\(error)"])
-                var revoked = set
-                revoked.status = .revoked
-                revoked.updatedAt = now()
-                return await write(revoked, user: user, expected: stored.version, success: .revoked, logger: logger)
-            case .configuration:
-                throw ConfigurationFailure(description: "Google refused the OAuth client (\(error)); check the client ID secret")
+                return await mark(set, .revoked, user: user, expected: stored.version, success: .revoked, logger: logger)
+            case .clientRefused:
+                switch await health.check(clientID: clientID) {
+                case .healthy:
+                    logger.notice("grant issued to another OAuth client: marking rejected", metadata: ["user_id": "\(user)", "google": "\(error)"])
+                    return await mark(set, .rejected, user: user, expected: stored.version, success: .rejected, logger: logger)
+                case .broken(let reason):
+                    throw ConfigurationFailure(description: "Google refuses our OAuth client (\(reason)); check the client ID secret")
+                case .unknown(let reason):
+                    return .transientFailure("google: \(error); client probe: \(reason)")
+                }
+            case .clientBroken:
+                throw ConfigurationFailure(description: "Google refuses our OAuth client or cannot be used (\(error)); check the client ID and endpoints")
             case .transient, .invalidToken, .rejected:
                 return .transientFailure("google: \(error)")
             }
@@ -116,6 +135,18 @@ public struct TokenRefresher: Sendable {
         renewed.scope = grant.scope ?? set.scope
         renewed.refreshToken = grant.refreshToken ?? refreshToken
         renewed.updatedAt = refreshedAt
+        renewed.verified = true
+        renewed.verifiedAt = refreshedAt
+        if let identity = grant.identity {
+            if identity.isIssued(to: clientID) {
+                // The account's address can change; its subject cannot.
+                renewed.googleSubject = identity.subject
+                renewed.googleEmail = identity.email ?? set.googleEmail
+                renewed.emailVerified = identity.emailVerified ?? set.emailVerified
+            } else {
+                logger.warning("Google's id_token names another audience; identity left as stored", metadata: ["user_id": "\(user)"])
+            }
+        }
         return await write(renewed, user: user, expected: stored.version, success: .refreshed(renewed), logger: logger)
     }
 
@@ -130,6 +161,16 @@ public struct TokenRefresher: Sendable {
         } catch {
             logger.warning("listing tags not repaired; next run tries again", metadata: ["user_id": "\(user)", "error": "\(error)"])
         }
+    }
+
+    /// The set marked `status`, refresh token kept (the user may want to see what it was).
+    private func mark(
+        _ set: GmailTokenSet, _ status: GmailTokenSet.Status, user: UserID, expected: SecretVersionID, success: Outcome, logger: Logger
+    ) async -> Outcome {
+        var marked = set
+        marked.status = status
+        marked.updatedAt = now()
+        return await write(marked, user: user, expected: expected, success: success, logger: logger)
     }
 
     private func write(_ set: GmailTokenSet, user: UserID, expected: SecretVersionID, success: Outcome, logger: Logger) async -> Outcome {
@@ -161,11 +202,13 @@ public struct TokenRefresher: Sendable {
             }
             guard let set = current?.tokenSet else { throw FreshTokenError.notConnected }
             if set.status == .revoked { throw FreshTokenError.revoked }
+            if set.status == .rejected { throw FreshTokenError.rejected }
             if set.expiresAt > now().addingTimeInterval(Double(windowSeconds)) { return set.accessToken }
             switch try await refreshIfDue(user, logger: logger) {
             case .refreshed(let renewed): return renewed.accessToken
             case .conflict: continue  // newer tokens are stored: read them
             case .revoked: throw FreshTokenError.revoked
+            case .rejected: throw FreshTokenError.rejected
             case .transientFailure: throw FreshTokenError.unavailable
             case .skipped(let reason):
                 if reason == "not stored" || reason == "disconnected meanwhile" { throw FreshTokenError.notConnected }
