@@ -38,6 +38,7 @@ EXPECTED_ACCESS = {
         TOKEN_SETS: {"GetSecretValue", "CreateSecret", "PutSecretValue", "UpdateSecretVersionStage",
                      "DescribeSecret", "TagResource", "RestoreSecret"},
         JWT_KEY: {"GetSecretValue"},
+        CLIENT_ID: {"GetSecretValue"},
     },
     "UserProfileFunction": {
         TOKEN_SETS: {"DescribeSecret"},
@@ -45,7 +46,8 @@ EXPECTED_ACCESS = {
         USERS_TABLE: {"dynamodb:GetItem"},
     },
     "DisconnectFunction": {
-        TOKEN_SETS: {"GetSecretValue", "DeleteSecret"},
+        TOKEN_SETS: {"GetSecretValue", "PutSecretValue", "UpdateSecretVersionStage", "DescribeSecret", "TagResource",
+                     "DeleteSecret"},
         JWT_KEY: {"GetSecretValue"},
     },
     "TokenRefreshFunction": {
