@@ -47,6 +47,7 @@ def _status(stdout: bytes) -> int | None:
 
 def run(setup: sides.Setup, moto: MotoCaller, runs: int, warmup: int, work: str) -> dict:
     seeding.put_users(moto, [SWIFT_USER, PEER_USER])
+    seeding.embedded_client_id(setup)
     cases = _cases(setup, work)
     samples = {case["id"]: {"first_ms": [], "exit_ms": [], "rss_mib": [], "cpu_ms": []} for case in cases}
     for round_index in range(warmup + runs):

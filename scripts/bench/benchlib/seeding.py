@@ -5,6 +5,7 @@ listing tags the refresh job selects by; the peer's is its plain JSON)."""
 from __future__ import annotations
 
 import json
+import os
 import time
 import uuid
 from concurrent.futures import ThreadPoolExecutor
@@ -86,3 +87,12 @@ def due_token_sets(moto: MotoCaller, count: int, side: str, threads: int = 3) ->
 def access_token_of(moto: MotoCaller, name: str) -> str:
     value = moto.call("secretsmanager", "GetSecretValue", {"SecretId": name, "VersionStage": "AWSCURRENT"})
     return json.loads(value["SecretString"])["access_token"]
+
+
+def embedded_client_id(setup) -> None:
+    """The client-ID secret in the embedded store: store-tokens proves the refresh token it
+    is sent at the fake Google with it (moto gets it from fixtures())."""
+    import subprocess
+    from . import sides
+    subprocess.run([os.path.join(setup.swift_bin, "paypulse"), "client-id", CLIENT_ID],
+                   env=sides.swift_env(setup, store="embedded"), check=True, stdout=subprocess.DEVNULL)
