@@ -119,7 +119,7 @@ let package = Package(
             name: "paypulse",
             dependencies: [
                 "PayPulseConfiguration", "PayPulsePorts", "PayPulseAWS", "PayPulseEmbedded",
-                "PayPulseTransport", "PayPulseDomain", "PayPulseHandlers", "PayPulseRuntime", "PayPulseApp",
+                "PayPulseTransport", "PayPulseDomain", "PayPulseHandlers", "PayPulseRuntime", "PayPulseApp", "PayPulseFakeGoogle",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
             ],
@@ -146,11 +146,15 @@ let package = Package(
             path: "Sources/Executables/disconnect"
         ),
 
+        // MARK: a local stand-in for Google's OAuth endpoints: the tests' peer, and the
+        // developer CLI's (`paypulse demo` runs offline against it). Never in a function.
+        .target(name: "PayPulseFakeGoogle", path: "Sources/FakeGoogle"),
+
         // MARK: test support (real peers: moto_server, loopback fakes)
         .target(
             name: "PayPulseTestSupport",
             dependencies: [
-                "PayPulsePorts", "PayPulseAWS", "PayPulseEmbedded", "PayPulseTransport",
+                "PayPulseFakeGoogle", "PayPulsePorts", "PayPulseAWS", "PayPulseEmbedded", "PayPulseTransport",
                 "PayPulseDomain", "PayPulseHandlers", "PayPulseGoogle",
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "InMemoryLogging", package: "swift-log"),

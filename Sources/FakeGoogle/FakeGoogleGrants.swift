@@ -1,3 +1,5 @@
+import Foundation
+
 /// The fake's book of grants and Google's rules for `/token` and `/revoke`.
 ///
 /// A grant is one user's consent: the refresh tokens that name it (more than one after a
@@ -7,11 +9,14 @@ struct FakeGoogleGrants: Sendable {
     private struct Grant: Sendable {
         var scope: String
         var rotateTo: String?
+        var account: FakeGoogleAccount
         var revoked = false
         var refreshes = 0
     }
 
     let clientID: String
+    /// Our OAuth client was deleted in the Cloud console: every refresh is refused.
+    var clientDeleted = false
     private var grants: [Grant] = []
     private var byRefreshToken: [String: Int] = [:]
     private var byAccessToken: [String: Int] = [:]
@@ -21,13 +26,27 @@ struct FakeGoogleGrants: Sendable {
     private var presentedFor: [String: String] = [:]
     /// Refresh tokens answered `invalid_grant`, in order (repeats included).
     private(set) var invalidGrantRefreshTokens: [String] = []
+    /// Refresh tokens refused as issued to another client, in order (repeats included).
+    private(set) var foreignRefreshTokens: [String] = []
 
     init(clientID: String) { self.clientID = clientID }
 
-    mutating func add(refreshToken: String, scope: String, rotateTo: String?) {
-        grants.append(Grant(scope: scope, rotateTo: rotateTo))
+    mutating func add(refreshToken: String, scope: String, rotateTo: String?, account: FakeGoogleAccount) {
+        var account = account
+        // Google's subjects are 21-digit numbers; a test that names none gets one per grant.
+        account.subject = account.subject ?? "1000000000" + String(100_000_000_000 + grants.count)
+        account.email = account.email ?? "grant\(grants.count)@gmail.com"
+        grants.append(Grant(scope: scope, rotateTo: rotateTo, account: account))
         byRefreshToken[refreshToken] = grants.count - 1
     }
+
+    /// The user renamed their address: later `id_token`s carry `email`, same subject.
+    mutating func rename(refreshToken: String, email: String) {
+        if let index = byRefreshToken[refreshToken] { grants[index].account.email = email }
+    }
+
+    /// The subject the grant's `id_token`s carry.
+    func subject(for refreshToken: String) -> String? { byRefreshToken[refreshToken].flatMap { grants[$0].account.subject } }
 
     /// Marks a grant revoked without a revoke call: the user removed access in their
     /// account, the token expired unused, the password changed.
@@ -58,6 +77,9 @@ struct FakeGoogleGrants: Sendable {
         guard form["client_id"] == clientID else {
             return .error(401, "invalid_client", "The OAuth client was not found.")
         }
+        guard !clientDeleted else {
+            return .error(401, "deleted_client", "The OAuth client was deleted.")
+        }
         // The iOS client is a public client (RFC 6749 §2.1): it has no secret, and a
         // request presenting one is refused rather than silently accepted.
         guard form["client_secret"] == nil else {
@@ -66,7 +88,22 @@ struct FakeGoogleGrants: Sendable {
         guard let refreshToken = form["refresh_token"], !refreshToken.isEmpty else {
             return .error(400, "invalid_request", "Missing required parameter: refresh_token")
         }
-        guard let index = byRefreshToken[refreshToken], !grants[index].revoked else {
+        guard let index = byRefreshToken[refreshToken] else {
+            invalidGrantRefreshTokens.append(refreshToken)
+            return .error(400, "invalid_grant", "Token has been expired or revoked.")
+        }
+        // A token of another client is refused as such whether or not it still lives.
+        if let owner = grants[index].account.issuedTo, owner != clientID {
+            foreignRefreshTokens.append(refreshToken)
+            return switch grants[index].account.foreignRefusal {
+            case .unauthorizedClient: .error(401, "unauthorized_client", "Unauthorized")
+            case .invalidClient: .error(401, "invalid_client", "Unauthorized")
+            }
+        }
+        if let limit = grants[index].account.refreshesBeforeRevocation, grants[index].refreshes >= limit {
+            grants[index].revoked = true
+        }
+        guard !grants[index].revoked else {
             invalidGrantRefreshTokens.append(refreshToken)
             return .error(400, "invalid_grant", "Token has been expired or revoked.")
         }
@@ -75,9 +112,16 @@ struct FakeGoogleGrants: Sendable {
         byAccessToken[accessToken] = index
         presentedFor[accessToken] = refreshToken
         grants[index].refreshes += 1
+        let grant = grants[index]
         var answer: [String: any Sendable] = [
-            "access_token": accessToken, "expires_in": 3599, "scope": grants[index].scope, "token_type": "Bearer",
+            "access_token": accessToken, "expires_in": grant.account.expiresIn, "scope": grant.scope, "token_type": "Bearer",
         ]
+        // Google Sign-In asks for openid: its answers then carry the account's id_token.
+        if grant.scope.split(separator: " ").contains("openid"), let subject = grant.account.subject {
+            answer["id_token"] = FakeGoogleIDToken.make(
+                clientID: clientID, subject: subject, email: grant.account.email, emailVerified: grant.account.emailVerified, issuedAt: Date()
+            )
+        }
         // A rotation is answered once; the old refresh token stays valid, as at Google.
         if let newToken = grants[index].rotateTo {
             grants[index].rotateTo = nil

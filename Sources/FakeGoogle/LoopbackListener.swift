@@ -4,11 +4,11 @@ import Glibc
 #endif
 
 /// A TCP listener on a free 127.0.0.1 port, shared by the test servers (``ScriptedHTTPServer``,
-/// ``FaultProxy``): each accepted connection is served on its own thread, where blocking is
+/// the test support's `FaultProxy`): each accepted connection is served on its own thread, where blocking is
 /// fine, and ``stop()`` ends the listener and every open connection, stalled ones included.
-final class LoopbackListener: @unchecked Sendable {
+public final class LoopbackListener: @unchecked Sendable {
     /// The port it listens on.
-    let port: Int
+    public let port: Int
 
     private let listener: Int32
     private let lock = NSLock()
@@ -17,7 +17,7 @@ final class LoopbackListener: @unchecked Sendable {
     private var accepted = 0
 
     /// Binds and listens; nothing is accepted before ``start(serve:)``.
-    init() throws {
+    public init() throws {
         let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
         guard fd >= 0 else { throw POSIXError(.EMFILE) }
         var yes: Int32 = 1
@@ -43,12 +43,12 @@ final class LoopbackListener: @unchecked Sendable {
     }
 
     /// How many connections were accepted.
-    var connectionCount: Int { lock.withLock { accepted } }
+    public var connectionCount: Int { lock.withLock { accepted } }
 
     /// Accepts connections until ``stop()``. `serve` handles one connection and returns how
     /// to end it; that runs under the lock, so ``stop()`` never shuts down a descriptor that
     /// was closed and reused meanwhile.
-    func start(serve: @escaping @Sendable (Int32) -> () -> Void) {
+    public func start(serve: @escaping @Sendable (Int32) -> () -> Void) {
         Thread { [self] in
             while !isStopped {
                 let client = accept(listener, nil, nil)
@@ -76,7 +76,7 @@ final class LoopbackListener: @unchecked Sendable {
     }
 
     /// Stops accepting and shuts every connection down. Idempotent.
-    func stop() {
+    public func stop() {
         lock.withLock {
             guard !stopped else { return }
             stopped = true
@@ -86,5 +86,5 @@ final class LoopbackListener: @unchecked Sendable {
     }
 
     /// Whether ``stop()`` was called (a stalled connection polls it).
-    var isStopped: Bool { lock.withLock { stopped } }
+    public var isStopped: Bool { lock.withLock { stopped } }
 }

@@ -41,11 +41,30 @@ public final class FakeGoogleServer: Sendable {
     // MARK: grants
 
     /// Makes `refreshToken` a live grant of `scope`. With `rotateTo`, the first refresh also
-    /// answers that new refresh token; both stay valid afterwards, as at Google.
+    /// answers that new refresh token; both stay valid afterwards, as at Google. When the
+    /// scope includes `openid` (Google Sign-In always asks for it), answers carry an
+    /// `id_token` naming `account`; `account` also says which client the grant was issued
+    /// to and scripts its lifetime.
     public func addGrant(
-        refreshToken: String, scope: String = "https://www.googleapis.com/auth/gmail.readonly", rotateTo newRefreshToken: String? = nil
+        refreshToken: String, scope: String = "https://www.googleapis.com/auth/gmail.readonly", rotateTo newRefreshToken: String? = nil,
+        account: FakeGoogleAccount = FakeGoogleAccount()
     ) {
-        backend.state.withLock { $0.grants.add(refreshToken: refreshToken, scope: scope, rotateTo: newRefreshToken) }
+        backend.state.withLock { $0.grants.add(refreshToken: refreshToken, scope: scope, rotateTo: newRefreshToken, account: account) }
+    }
+
+    /// The user renamed their Google address: later `id_token`s carry `email`, same `sub`.
+    public func renameAccount(refreshToken: String, email: String) {
+        backend.state.withLock { $0.grants.rename(refreshToken: refreshToken, email: email) }
+    }
+
+    /// The `sub` of the grant's `id_token`s.
+    public func subject(for refreshToken: String) -> String? {
+        backend.state.withLock { $0.grants.subject(for: refreshToken) }
+    }
+
+    /// Our OAuth client is deleted: every refresh gets 401 `deleted_client`.
+    public func deleteClient() {
+        backend.state.withLock { $0.grants.clientDeleted = true }
     }
 
     /// Revokes a grant behind the client's back (the user removed access, the token went
@@ -94,6 +113,9 @@ public final class FakeGoogleServer: Sendable {
     /// Refresh tokens answered `invalid_grant`, in order (repeats included): the only
     /// grounds on which a client may mark a grant revoked.
     public var invalidGrantRefreshTokens: [String] { backend.state.withLock { $0.grants.invalidGrantRefreshTokens } }
+
+    /// Refresh tokens refused as issued to another client, in order (repeats included).
+    public var foreignRefreshTokens: [String] { backend.state.withLock { $0.grants.foreignRefreshTokens } }
 
     /// Whether the fake issued `accessToken` in answer to a refresh presenting `refreshToken`.
     public func issued(accessToken: String, presenting refreshToken: String) -> Bool {

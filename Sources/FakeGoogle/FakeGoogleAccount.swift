@@ -1,0 +1,42 @@
+/// Who a grant of ``FakeGoogleServer`` belongs to and how Google treats it beyond the
+/// defaults: the account its `id_token` names, the OAuth client it was issued to, and
+/// scripted events in its life.
+public struct FakeGoogleAccount: Sendable, Equatable {
+    /// How Google refuses a refresh token issued to another client (both are seen).
+    public enum ForeignRefusal: Sendable, Equatable {
+        /// 401 `{"error": "unauthorized_client", "error_description": "Unauthorized"}`.
+        case unauthorizedClient
+        /// 401 `{"error": "invalid_client", "error_description": "Unauthorized"}`.
+        case invalidClient
+    }
+
+    /// `sub`: the account's stable id; `nil` lets the fake number it.
+    public var subject: String?
+    /// `email`; `nil` lets the fake name one after the subject.
+    public var email: String?
+    /// `email_verified`.
+    public var emailVerified: Bool
+    /// The client the grant was issued to; `nil` is the fake's own client.
+    public var issuedTo: String?
+    /// What Google answers when the grant belongs to another client.
+    public var foreignRefusal: ForeignRefusal
+    /// `expires_in` of the access tokens issued (Google says 3599).
+    public var expiresIn: Int
+    /// After this many successful refreshes the user revokes access in their account, and
+    /// later refreshes get `invalid_grant`; `nil` never.
+    public var refreshesBeforeRevocation: Int?
+
+    /// Creates an account description; every default is Google's ordinary behaviour.
+    public init(
+        subject: String? = nil, email: String? = nil, emailVerified: Bool = true, issuedTo: String? = nil,
+        foreignRefusal: ForeignRefusal = .unauthorizedClient, expiresIn: Int = 3599, refreshesBeforeRevocation: Int? = nil
+    ) {
+        self.subject = subject
+        self.email = email
+        self.emailVerified = emailVerified
+        self.issuedTo = issuedTo
+        self.foreignRefusal = foreignRefusal
+        self.expiresIn = expiresIn
+        self.refreshesBeforeRevocation = refreshesBeforeRevocation
+    }
+}
