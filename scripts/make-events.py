@@ -44,7 +44,35 @@ def sample(version, template):
 
 
 # Refresh tokens the replay test's fake Google knows (everything else is invalid_grant).
-GOOGLE_GRANTS = ["1//0gABC-first-refresh", "1//0gABC-expiring-refresh", "1//again-refresh", "1//form-refresh"]
+# The grants the fake Google knows (any other refresh token gets invalid_grant): each
+# names the account its id_token carries (Google Sign-In always asks for openid), the
+# scopes Google granted, and scripted events in its life.
+JANE_SUB = "108234567890123456789"
+SIGN_IN = f"{GMAIL} {EMAIL_SCOPE} openid"
+DEBUG_CLIENT = "debug-build.apps.googleusercontent.com"
+
+
+def grant(refresh_token, sub=JANE_SUB, email="jane.smith@gmail.com", scope=SIGN_IN, **extra):
+    return {"refresh_token": refresh_token, "sub": sub, "email": email, "scope": scope, **extra}
+
+
+GOOGLE_GRANTS = [
+    grant("1//0gABC-first-refresh"),
+    grant("1//0gABC-expiring-refresh", expires_in=300),
+    grant("1//again-refresh"),
+    grant("1//form-refresh", scope=f"{GMAIL} openid"),
+    # The same account under a renamed address, and another account of Jane's.
+    grant("1//0gABC-renamed-refresh", email="jane.s@gmail.com"),
+    grant("1//0gWORK-refresh", sub="117000000000000000042", email="jane.work@gmail.com"),
+    # Scopes Google granted without Gmail, whatever the body claims.
+    grant("1//0gABC-no-gmail-refresh", scope=f"{EMAIL_SCOPE} openid"),
+    # Issued to a debug build's OAuth client, not ours: Google refuses it as unauthorized_client.
+    grant("1//0gDEBUG-build-refresh", issued_to=DEBUG_CLIENT),
+    # Live at connect, then the user removes access in their Google account.
+    grant("1//0gABC-revoked-later-refresh", expires_in=60, refreshes_before_revocation=1),
+    # Google answers 503 to the connect's three attempts, then serves it.
+    grant("1//0gABC-google-blinked-refresh", expires_in=300, unavailable_for=3),
+]
 
 
 def event(version, method, path_template, body=None, content_type="application/json", token=USER_JWT, raw_body=None,
@@ -134,21 +162,31 @@ def case(function, name, event_json, expected, before=(), stored=None, exit_code
                   "environment": environment})
 
 
-# store-tokens: successes
+# store-tokens: successes. A refresh token in the body is proven at the fake Google first:
+# what is stored and answered (account, scopes, expiry) is Google's word; the body's
+# email and scope are hints. Google's first access token in a fresh fake is ya29.fake-1.
+SIGN_IN_ANSWER = SIGN_IN
 case("store-tokens", "v2-json-first-connection", event("v2", "POST", "post-gmail-tokens", FIRST),
-     response("v2", 201, stored_reply("First Gmail connection", "jane.smith@gmail.com", f"{GMAIL} {EMAIL_SCOPE}")),
-     stored={"access_token": FIRST["access_token"], "refresh_token": FIRST["refresh_token"], "token_type": "Bearer",
-             "scope": f"{GMAIL} {EMAIL_SCOPE}", "google_email": "jane.smith@gmail.com", "status": "active",
-             "version": 1, "expires_in": 3600, "tags": {"paypulse:status": "active", "paypulse:refreshable": "true"}})
+     response("v2", 201, stored_reply("First Gmail connection", "jane.smith@gmail.com", SIGN_IN_ANSWER)),
+     stored={"access_token": "ya29.fake-1", "refresh_token": FIRST["refresh_token"], "token_type": "Bearer",
+             "scope": SIGN_IN_ANSWER, "google_email": "jane.smith@gmail.com", "google_sub": JANE_SUB, "verified": True,
+             "status": "active", "version": 2, "expires_in": 3599,
+             "tags": {"paypulse:status": "active", "paypulse:refreshable": "true", "paypulse:verified": "true"}})
 case("store-tokens", "v1-json-first-connection", event("v1", "POST", "post-gmail-tokens", FIRST),
-     response("v1", 201, stored_reply("First Gmail connection", "jane.smith@gmail.com", f"{GMAIL} {EMAIL_SCOPE}")),
-     stored={"access_token": FIRST["access_token"], "refresh_token": FIRST["refresh_token"], "expires_in": 3600, "status": "active"})
+     response("v1", 201, stored_reply("First Gmail connection", "jane.smith@gmail.com", SIGN_IN_ANSWER)),
+     stored={"access_token": "ya29.fake-1", "refresh_token": FIRST["refresh_token"], "expires_in": 3599, "status": "active"})
+case("store-tokens", "v2-json-verified-identity-overrides-hints",
+     event("v2", "POST", "post-gmail-tokens", {"access_token": "ya29.app-claimed-access", "refresh_token": FIRST["refresh_token"],
+                                               "expires_in": 86400, "scope": ["openid"], "email": "mallory@example.com"}),
+     response("v2", 201, stored_reply("First Gmail connection", "jane.smith@gmail.com", SIGN_IN_ANSWER)),
+     stored={"access_token": "ya29.fake-1", "google_email": "jane.smith@gmail.com", "google_sub": JANE_SUB,
+             "scope": SIGN_IN_ANSWER, "expires_in": 3599, "verified": True})
 form_repeated = "access_token=ya29.form-access&refresh_token=1%2F%2Fform-refresh&expires_in=1800" \
                 f"&scope={GMAIL.replace(':', '%3A').replace('/', '%2F')}&scope=openid&email=jane.smith%40gmail.com"
 case("store-tokens", "v2-form-repeated-scope", event("v2", "POST", "post-gmail-tokens", form_repeated,
                                                      content_type="application/x-www-form-urlencoded; charset=UTF-8"),
      response("v2", 201, stored_reply("First Gmail connection", "jane.smith@gmail.com", f"{GMAIL} openid")),
-     stored={"access_token": "ya29.form-access", "refresh_token": "1//form-refresh", "expires_in": 1800,
+     stored={"access_token": "ya29.fake-1", "refresh_token": "1//form-refresh", "expires_in": 3599,
              "scope": f"{GMAIL} openid", "google_email": "jane.smith@gmail.com"})
 case("store-tokens", "v1-form-space-separated-scope",
      event("v1", "POST", "post-gmail-tokens", f"access_token=ya29.form2&scope=openid+{GMAIL}",
@@ -156,12 +194,14 @@ case("store-tokens", "v1-form-space-separated-scope",
      response("v1", 201, stored_reply("First Gmail connection", None, f"openid {GMAIL}")),
      stored={"access_token": "ya29.form2", "refresh_token": None, "expires_in": 3600, "google_email": None,
              "tags": {"paypulse:refreshable": "false"}})
+# Without a refresh token nothing is asked of Google: the app's word, compared by email.
 case("store-tokens", "v2-json-same-account-update",
      event("v2", "POST", "post-gmail-tokens", {"access_token": "ya29.second-access", "expires_in": 3599,
                                                "scope": [GMAIL], "email": "jane.smith@gmail.com"}),
      response("v2", 201, stored_reply("Gmail tokens updated", "jane.smith@gmail.com", GMAIL)),
      before=["v2-json-first-connection"],
-     stored={"access_token": "ya29.second-access", "refresh_token": FIRST["refresh_token"], "expires_in": 3599})
+     stored={"access_token": "ya29.second-access", "refresh_token": FIRST["refresh_token"], "expires_in": 3599,
+             "google_sub": JANE_SUB})
 case("store-tokens", "v2-json-account-switch-without-refresh-token",
      event("v2", "POST", "post-gmail-tokens", {"access_token": "ya29.other-access", "scope": [GMAIL],
                                                "email": "jane.work@gmail.com"}),
@@ -169,12 +209,48 @@ case("store-tokens", "v2-json-account-switch-without-refresh-token",
      before=["v2-json-first-connection"],
      stored={"access_token": "ya29.other-access", "refresh_token": None, "google_email": "jane.work@gmail.com",
              "tags": {"paypulse:refreshable": "false", "paypulse:status": "active"}})
+# The account is Google's sub: another sub is a switch even under a claimed address; the
+# same sub under a renamed address is not.
+case("store-tokens", "v2-json-account-switch-by-google-subject",
+     event("v2", "POST", "post-gmail-tokens", {"access_token": "ya29.work-access", "refresh_token": "1//0gWORK-refresh",
+                                               "email": "jane.smith@gmail.com"}),
+     response("v2", 201, stored_reply("Gmail account switched", "jane.work@gmail.com", SIGN_IN_ANSWER, switch=True)),
+     before=["v2-json-first-connection"],
+     stored={"refresh_token": "1//0gWORK-refresh", "google_email": "jane.work@gmail.com", "google_sub": "117000000000000000042"})
+case("store-tokens", "v2-json-renamed-address-same-account",
+     event("v2", "POST", "post-gmail-tokens", {"access_token": "ya29.renamed-access", "refresh_token": "1//0gABC-renamed-refresh"}),
+     response("v2", 201, stored_reply("Gmail tokens updated", "jane.s@gmail.com", SIGN_IN_ANSWER)),
+     before=["v2-json-first-connection"],
+     stored={"refresh_token": "1//0gABC-renamed-refresh", "google_email": "jane.s@gmail.com", "google_sub": JANE_SUB})
+# Google unreachable (503 to every attempt): stored as sent, unverified, and still 201.
+BLINKED = {"access_token": "ya29.a0AfB_blinked-access", "refresh_token": "1//0gABC-google-blinked-refresh", "expires_in": 3600,
+           "scope": [GMAIL], "email": "jane.smith@gmail.com"}
+case("store-tokens", "v2-json-google-unavailable-stored-unverified", event("v2", "POST", "post-gmail-tokens", BLINKED),
+     response("v2", 201, stored_reply("First Gmail connection", "jane.smith@gmail.com", GMAIL)),
+     stored={"access_token": BLINKED["access_token"], "refresh_token": BLINKED["refresh_token"], "expires_in": 3600,
+             "google_email": "jane.smith@gmail.com", "google_sub": None, "verified": False, "status": "active",
+             "tags": {"paypulse:verified": "false", "paypulse:status": "active", "paypulse:refreshable": "true"}})
 
 # store-tokens: refusals (nothing stored)
 MISSING_SCOPE = error("missing_scope", f"The Google grant lacks the scope {GMAIL}; request it and send the tokens again.")
 case("store-tokens", "v2-missing-gmail-scope",
-     event("v2", "POST", "post-gmail-tokens", {"access_token": "ya29.x", "refresh_token": "1//x", "scope": [EMAIL_SCOPE]}),
+     event("v2", "POST", "post-gmail-tokens", {"access_token": "ya29.x", "scope": [EMAIL_SCOPE]}),
      response("v2", 403, MISSING_SCOPE))
+# Google's granted scopes decide, whatever the body claims.
+case("store-tokens", "v2-google-grants-no-gmail-scope",
+     event("v2", "POST", "post-gmail-tokens", {"access_token": "ya29.x", "refresh_token": "1//0gABC-no-gmail-refresh",
+                                               "scope": [GMAIL, EMAIL_SCOPE]}),
+     response("v2", 403, MISSING_SCOPE))
+case("store-tokens", "v2-invalid-grant",
+     event("v2", "POST", "post-gmail-tokens", {"access_token": "ya29.x", "refresh_token": "1//0gABC-unknown-to-google",
+                                               "scope": [GMAIL], "email": "jane.smith@gmail.com"}),
+     response("v2", 400, error("invalid_grant", "Google no longer accepts this grant (revoked or expired); "
+                                                "sign in with Google again and send the new tokens.")))
+case("store-tokens", "v1-foreign-client",
+     event("v1", "POST", "post-gmail-tokens", {"access_token": "ya29.x", "refresh_token": "1//0gDEBUG-build-refresh",
+                                               "scope": [GMAIL], "email": "jane.smith@gmail.com"}),
+     response("v1", 400, error("foreign_client", "These tokens were issued to another OAuth client; sign in with Google "
+                                                 "from the PayPulse app and send those tokens.")))
 case("store-tokens", "v2-invalid-json", event("v2", "POST", "post-gmail-tokens", '{"access_token": "ya29.x",'),
      response("v2", 400, error("invalid_request", "The body is not valid JSON.")))
 case("store-tokens", "v2-missing-access-token", event("v2", "POST", "post-gmail-tokens", {"refresh_token": "1//x"}),
@@ -232,8 +308,8 @@ case("user-profile", "v1-store-unavailable", event("v1", "GET", "get-user-me"),
 EXPIRING = {"access_token": "ya29.a0AfB_expiring-access", "refresh_token": "1//0gABC-expiring-refresh", "expires_in": 300,
             "scope": [GMAIL], "email": "jane.smith@gmail.com"}
 case("store-tokens", "v2-json-expiring-soon", event("v2", "POST", "post-gmail-tokens", EXPIRING),
-     response("v2", 201, stored_reply("First Gmail connection", "jane.smith@gmail.com", GMAIL)),
-     stored={"access_token": EXPIRING["access_token"], "refresh_token": EXPIRING["refresh_token"], "expires_in": 300})
+     response("v2", 201, stored_reply("First Gmail connection", "jane.smith@gmail.com", SIGN_IN_ANSWER)),
+     stored={"access_token": "ya29.fake-1", "refresh_token": EXPIRING["refresh_token"], "expires_in": 300})
 case("disconnect", "v2-disconnect", event("v2", "DELETE", "delete-gmail-tokens"),
      response("v2", 200, {"message": "Gmail account disconnected",
                           "data": {"google_email": "jane.smith@gmail.com", "revoked_at_google": True}}),
@@ -249,8 +325,8 @@ case("disconnect", "v2-twice", event("v2", "DELETE", "delete-gmail-tokens"),
      before=["v2-json-expiring-soon", "v2-disconnect"])
 case("disconnect", "v2-google-does-not-know-the-grant", event("v2", "DELETE", "delete-gmail-tokens"),
      response("v2", 200, {"message": "Gmail account disconnected",
-                          "data": {"google_email": None, "revoked_at_google": False}}),
-     before=["v2-json-first-connection-expiring-unknown-grant"])
+                          "data": {"google_email": "jane.smith@gmail.com", "revoked_at_google": False}}),
+     before=["v2-json-connection-revoked-later", "scheduled-revoked-grant"])
 case("disconnect", "v2-missing-bearer-token", event("v2", "DELETE", "delete-gmail-tokens", token=None),
      response("v2", 401, UNAUTHORIZED, {"www-authenticate": "Bearer"}))
 case("disconnect", "v2-wrong-method", event("v2", "GET", "delete-gmail-tokens"),
@@ -260,13 +336,14 @@ case("user-profile", "v2-after-disconnect", event("v2", "GET", "get-user-me"), r
 case("store-tokens", "v2-reconnect-after-disconnect",
      event("v2", "POST", "post-gmail-tokens", {"access_token": "ya29.again-access", "refresh_token": "1//again-refresh",
                                                "scope": [GMAIL], "email": "jane.smith@gmail.com"}),
-     response("v2", 201, stored_reply("First Gmail connection", "jane.smith@gmail.com", GMAIL)),
+     response("v2", 201, stored_reply("First Gmail connection", "jane.smith@gmail.com", SIGN_IN_ANSWER)),
      before=["v2-json-expiring-soon", "v2-disconnect"],
-     stored={"access_token": "ya29.again-access", "refresh_token": "1//again-refresh", "status": "active"})
+     stored={"refresh_token": "1//again-refresh", "status": "active", "verified": True,
+             "tags": {"paypulse:status": "active"}})
 
 # token-refresh: EventBridge scheduled events; the summary's duration is volatile
 def summary(**counts):
-    base = {"scanned": 0, "due": 0, "refreshed": 0, "conflicts": 0, "revoked": 0, "transient_failures": 0,
+    base = {"scanned": 0, "due": 0, "refreshed": 0, "conflicts": 0, "revoked": 0, "rejected": 0, "transient_failures": 0,
             "skipped": 0, "remaining": 0, "duration_ms": "<any>"}
     base.update(counts)
     return base
@@ -279,23 +356,32 @@ SHARDED["detail"] = {"shard": 0, "shards": 1}
 case("token-refresh", "scheduled-nothing-stored", SCHEDULED, summary())
 case("token-refresh", "scheduled-refreshes-expiring-grant", SCHEDULED, summary(scanned=1, due=1, refreshed=1),
      before=["v2-json-expiring-soon"],
-     stored={"refresh_token": EXPIRING["refresh_token"], "expires_in": 3599, "status": "active",
+     stored={"access_token": "ya29.fake-2", "refresh_token": EXPIRING["refresh_token"], "expires_in": 300, "status": "active",
+             "google_sub": JANE_SUB, "verified": True,
              "tags": {"paypulse:status": "active", "paypulse:refreshable": "true"}})
 case("token-refresh", "scheduled-not-yet-due", SCHEDULED, summary(scanned=1),
-     before=["v2-json-first-connection"], stored={"access_token": FIRST["access_token"], "expires_in": 3600})
+     before=["v2-json-first-connection"], stored={"access_token": "ya29.fake-1", "expires_in": 3599})
 case("token-refresh", "scheduled-sharded-input", SHARDED, summary(scanned=1, due=1, refreshed=1),
      before=["v2-json-expiring-soon"])
 case("token-refresh", "constant-input-shard", {"shard": 0, "shards": 1}, summary(scanned=1, due=1, refreshed=1),
      before=["v2-json-expiring-soon"])
 case("token-refresh", "scheduled-revoked-grant", SCHEDULED, summary(scanned=1, due=1, revoked=1),
-     before=["v2-json-first-connection-expiring-unknown-grant"],
-     stored={"status": "revoked", "refresh_token": "1//0gABC-unknown-to-google",
+     before=["v2-json-connection-revoked-later"],
+     stored={"status": "revoked", "refresh_token": "1//0gABC-revoked-later-refresh",
              "tags": {"paypulse:status": "revoked", "paypulse:refreshable": "false"}})
-case("store-tokens", "v2-json-first-connection-expiring-unknown-grant",
-     event("v2", "POST", "post-gmail-tokens", {"access_token": "ya29.unknown-grant-access",
-                                               "refresh_token": "1//0gABC-unknown-to-google", "expires_in": 60,
-                                               "scope": [GMAIL]}),
-     response("v2", 201, stored_reply("First Gmail connection", None, GMAIL)))
+case("user-profile", "v2-after-grant-revoked", event("v2", "GET", "get-user-me"), response("v2", 200, NOT_CONNECTED),
+     before=["v2-json-connection-revoked-later", "scheduled-revoked-grant"])
+case("store-tokens", "v2-json-connection-revoked-later",
+     event("v2", "POST", "post-gmail-tokens", {"access_token": "ya29.revoked-later-access",
+                                               "refresh_token": "1//0gABC-revoked-later-refresh", "scope": [GMAIL]}),
+     response("v2", 201, stored_reply("First Gmail connection", "jane.smith@gmail.com", SIGN_IN_ANSWER)),
+     stored={"refresh_token": "1//0gABC-revoked-later-refresh", "expires_in": 60, "verified": True})
+# A set stored unverified is taken by the next run whatever its expiry, and verified.
+case("token-refresh", "scheduled-verifies-unverified-grant", SCHEDULED, summary(scanned=1, due=1, refreshed=1),
+     before=["v2-json-google-unavailable-stored-unverified"],
+     stored={"refresh_token": BLINKED["refresh_token"], "google_email": "jane.smith@gmail.com", "google_sub": JANE_SUB,
+             "verified": True, "scope": SIGN_IN, "expires_in": 300,
+             "tags": {"paypulse:verified": "true", "paypulse:status": "active"}})
 BAD_SHARD = copy.deepcopy(SCHEDULED)
 BAD_SHARD["detail"] = {"shard": 3, "shards": 2}
 case("token-refresh", "scheduled-invalid-shard", BAD_SHARD, None, exit_code=1)

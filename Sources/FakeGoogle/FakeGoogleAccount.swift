@@ -25,11 +25,14 @@ public struct FakeGoogleAccount: Sendable, Equatable {
     /// After this many successful refreshes the user revokes access in their account, and
     /// later refreshes get `invalid_grant`; `nil` never.
     public var refreshesBeforeRevocation: Int?
+    /// The first this many refreshes of the grant get 503 (Google blinking at connect time).
+    public var unavailableFor: Int
 
     /// Creates an account description; every default is Google's ordinary behaviour.
     public init(
         subject: String? = nil, email: String? = nil, emailVerified: Bool = true, issuedTo: String? = nil,
-        foreignRefusal: ForeignRefusal = .unauthorizedClient, expiresIn: Int = 3599, refreshesBeforeRevocation: Int? = nil
+        foreignRefusal: ForeignRefusal = .unauthorizedClient, expiresIn: Int = 3599, refreshesBeforeRevocation: Int? = nil,
+        unavailableFor: Int = 0
     ) {
         self.subject = subject
         self.email = email
@@ -38,5 +41,6 @@ public struct FakeGoogleAccount: Sendable, Equatable {
         self.foreignRefusal = foreignRefusal
         self.expiresIn = expiresIn
         self.refreshesBeforeRevocation = refreshesBeforeRevocation
+        self.unavailableFor = unavailableFor
     }
 }

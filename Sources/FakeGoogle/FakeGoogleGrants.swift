@@ -100,6 +100,10 @@ struct FakeGoogleGrants: Sendable {
             case .invalidClient: .error(401, "invalid_client", "Unauthorized")
             }
         }
+        if grants[index].account.unavailableFor > 0 {
+            grants[index].account.unavailableFor -= 1
+            return .error(503, "internal_failure", "Backend Error")
+        }
         if let limit = grants[index].account.refreshesBeforeRevocation, grants[index].refreshes >= limit {
             grants[index].revoked = true
         }

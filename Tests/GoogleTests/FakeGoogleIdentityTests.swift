@@ -96,4 +96,14 @@ struct FakeGoogleIdentityTests {
         let later = try await refresh(fake, "r")
         #expect(later.status == 400 && later.bodyText.contains("invalid_grant") && fake.invalidGrantRefreshTokens == ["r"])
     }
+
+    @Test("a grant Google cannot serve for its first refreshes gets 503, then answers")
+    func unavailableAtFirst() async throws {
+        let fake = try FakeGoogleServer()
+        defer { fake.stop() }
+        fake.addGrant(refreshToken: "r", account: FakeGoogleAccount(unavailableFor: 2))
+        #expect(try await refresh(fake, "r").status == 503)
+        #expect(try await refresh(fake, "r").status == 503)
+        #expect(try await refresh(fake, "r").status == 200)
+    }
 }

@@ -33,7 +33,7 @@ private func replay(_ replayCase: ReplayManifest.Case, on backend: ReplayBackend
     // the functions read it.
     let google = try FakeGoogleServer()
     defer { google.stop() }
-    for grant in ReplayManifest.shared.google_grants { google.addGrant(refreshToken: grant) }
+    ReplayManifest.shared.addGrants(to: google)
     _ = try await backend.secrets.createSecret(
         name: "Google-OAuth-Client-ID", value: google.clientID, tags: [:], clientRequestToken: SecretVersionID.random().rawValue
     )
@@ -93,6 +93,8 @@ private func checkStored(_ expected: ReplayManifest.StoredExpectation, backend: 
     if let email = expected.google_email { #expect(set.googleEmail == email) }
     if let status = expected.status { #expect(set.status.rawValue == status) }
     if let version = expected.version { #expect(set.version == version) }
+    if let subject = expected.google_sub { #expect(set.googleSubject == subject) }
+    if let verified = expected.verified { #expect(set.verified == verified) }
     if let expiresIn = expected.expires_in {
         #expect(Int(set.expiresAt.timeIntervalSince(set.updatedAt)) == expiresIn)
     }

@@ -94,8 +94,9 @@ struct SecretHygieneTests {
         let seed = ReplayManifest.shared.user
         try await backend.users.putUser(UserRecord(userID: seed.user_id, name: seed.name, email: seed.email, createdOn: seed.created_on))
         let google = try FakeGoogleServer()
-        for grant in ReplayManifest.shared.google_grants + ["1//hygiene-refresh-json", "1//hygiene-refresh-form"] {
-            google.addGrant(refreshToken: grant)
+        ReplayManifest.shared.addGrants(to: google)
+        for grant in ["1//hygiene-refresh-json", "1//hygiene-refresh-form"] {
+            google.addGrant(refreshToken: grant, scope: "openid https://www.googleapis.com/auth/gmail.readonly")
         }
         _ = try await backend.secrets.createSecret(
             name: "Google-OAuth-Client-ID", value: google.clientID, tags: [:], clientRequestToken: SecretVersionID.random().rawValue
