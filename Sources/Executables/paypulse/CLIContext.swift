@@ -31,8 +31,10 @@ struct CLIContext {
 
     /// Reads the environment and opens the configured store. Logs go to stderr at warning
     /// unless `LOG_LEVEL` says otherwise.
-    static func load() async throws -> CLIContext {
-        var environment = ProcessInfo.processInfo.environment
+    /// - Parameter overrides: variables that win over the process environment (the demo
+    ///   points the Google endpoints at its local stand-in).
+    static func load(overrides: [String: String] = [:]) async throws -> CLIContext {
+        var environment = ProcessInfo.processInfo.environment.merging(overrides) { _, new in new }
         if environment["LOG_LEVEL"] == nil { environment["LOG_LEVEL"] = "warning" }
         return CLIContext(app: try await AppEnvironment.load(label: "paypulse", environment: environment))
     }

@@ -8,13 +8,16 @@ import ArgumentParser
 import PayPulseApp
 import PayPulseConfiguration
 import PayPulseDomain
+import PayPulseFakeGoogle
 import PayPulsePorts
 import PayPulseRuntime
 
 /// `paypulse demo`: the main job end to end on the configured store (the embedded one on a
-/// fresh clone): a user signs in, the app posts Gmail tokens to store-tokens, and the
-/// profile then says Gmail is connected. Each event goes through the same runtime and
-/// handlers the function executables use.
+/// fresh clone): a user signs in, the app posts Gmail tokens to store-tokens, which proves
+/// the refresh token at Google and stores Google's word on the account, and the profile
+/// then says Gmail is connected. Each event goes through the same runtime and handlers the
+/// function executables use. Google is the local stand-in on a loopback port (the tests'
+/// fake), so the demo needs no network and no Google account.
 struct DemoCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "demo", abstract: "Store a Gmail token set and read the profile, printing each response."
@@ -22,10 +25,34 @@ struct DemoCommand: AsyncParsableCommand {
 
     @Option(help: "The demo user's id.") var userID = "demo-user"
 
+    /// The account the demo's grant belongs to at the stand-in Google.
+    static let googleAccount = FakeGoogleAccount(subject: "108234567890123456789", email: "jane.smith@gmail.com")
+    static let refreshToken = "1//demo-refresh-token"
+
     func run() async throws {
-        let context = try await CLIContext.load()
+        let probe = try await CLIContext.load()
+        let clientIDSecret = probe.configuration.google.clientIDSecretID
+        // The client ID already stored (a developer's own), else one for the demo.
+        let clientID = (try? await GoogleClientID.load(from: probe.backends.secrets, secretID: clientIDSecret))
+            ?? "paypulse-demo-ios-client.apps.googleusercontent.com"
+        let google = try FakeGoogleServer(clientID: clientID)
+        defer { google.stop() }
+        google.addGrant(
+            refreshToken: Self.refreshToken,
+            scope: "openid https://www.googleapis.com/auth/userinfo.email https://www.googleapis.com/auth/gmail.readonly",
+            account: Self.googleAccount
+        )
+        let context = try await CLIContext.load(overrides: [
+            "GOOGLE_TOKEN_ENDPOINT": google.tokenEndpoint, "GOOGLE_REVOKE_ENDPOINT": google.revokeEndpoint,
+        ])
         let app = context.app
+        if (try? await GoogleClientID.load(from: app.backends.secrets, secretID: clientIDSecret)) == nil {
+            _ = try await app.backends.secrets.createSecret(
+                name: clientIDSecret, value: clientID, tags: [:], clientRequestToken: SecretVersionID.random().rawValue
+            )
+        }
         print("store: \(context.storeDescription)")
+        print("google: a local stand-in at \(google.tokenEndpoint) (no network), client \(clientID)")
         try await app.backends.users.putUser(
             UserRecord(userID: userID, name: "Jane Smith", email: "jane@example.com", createdOn: "2024-11-01T10:00:00Z")
         )
@@ -34,14 +61,18 @@ struct DemoCommand: AsyncParsableCommand {
             subject: userID, name: "Jane Smith", email: "jane@example.com", issuedAt: now, expiresAt: now.addingTimeInterval(600)
         )
 
+        // What the app posts after Google Sign-In; store-tokens trusts only the tokens in it.
         let tokens = """
-            {"access_token":"ya29.demo-access-token","refresh_token":"1//demo-refresh-token","expires_in":3600,\
+            {"access_token":"ya29.demo-access-token","refresh_token":"\(Self.refreshToken)","expires_in":3600,\
             "scope":["https://www.googleapis.com/auth/gmail.readonly","https://www.googleapis.com/auth/userinfo.email"],\
             "email":"jane.smith@gmail.com"}
             """
         let stored = try await invoke(app, .storeTokens, DemoEvent(method: "POST", path: "/v1/auth/gmail-tokens", bearer: jwt, jsonBody: tokens))
         let profile = try await invoke(app, .userProfile, DemoEvent(method: "GET", path: "/v1/user/me", bearer: jwt, jsonBody: nil))
         guard stored == 201, profile == 200 else { throw ExitCode.failure }
+        if let set = try await TokenVault(secrets: app.backends.secrets).current(of: UserID(userID)!)?.tokenSet {
+            print("\nstored: \(set.googleEmail ?? "?") (Google sub \(set.googleSubject ?? "?")), verified: \(set.verified), \(set)")
+        }
     }
 
     /// Runs one event through a function's handlers and prints the answer.
