@@ -21,7 +21,9 @@ struct RefreshRunProofTests {
 
     @Test("moto_server: 22 refreshed, 1 rejected, 1 revoked, exit 0; a deleted client fails the run")
     func moto() async throws {
-        try await prove(on: try await ReplayBackend.aws())
+        // Its own moto: the replay suite resets the shared one before each of its cases.
+        let server = try await MotoServer.launchPrivate()  // exits when released
+        try await prove(on: try await ReplayBackend.aws(on: server))
     }
 
     private func prove(on backend: ReplayBackend) async throws {
