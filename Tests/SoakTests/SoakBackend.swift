@@ -62,9 +62,10 @@ struct SoakBackend {
         )
     }
 
-    /// The user's secret as it is now.
+    /// The user's secret as it is now (tags read first, then the value; a deletion in
+    /// between reads as absent).
     func finalState(of userID: String) async throws -> FinalState {
-        let name = "gmail/user/\(userID)"
+        let name = Self.secretName(userID)
         let description: SecretDescription
         do {
             description = try await secrets.describeSecret(name: name)
@@ -72,7 +73,23 @@ struct SoakBackend {
             return .absent
         }
         if description.deletedDate != nil { return .absent }
-        let value = try await secrets.getSecretValue(name: name, stage: .current)
-        return .present(try GmailTokenSet.decode(value.string), tags: description.tags)
+        do {
+            let value = try await secrets.getSecretValue(name: name, stage: .current)
+            return .present(try GmailTokenSet.decode(value.string), tags: description.tags)
+        } catch let error as StoreError where error == .notFound || error == .scheduledForDeletion {
+            return .absent
+        }
     }
+
+    /// Restores the user's secret if it is scheduled for deletion, as a reconnect does
+    /// before it writes, and reads it: what a reconnect that fails right after its
+    /// restore leaves. `nil` when there was nothing to restore.
+    func restoreDeleted(_ userID: String) async throws -> FinalState? {
+        let name = Self.secretName(userID)
+        guard let description = try? await secrets.describeSecret(name: name), description.deletedDate != nil else { return nil }
+        try await secrets.restoreSecret(name: name)
+        return try await finalState(of: userID)
+    }
+
+    private static func secretName(_ userID: String) -> String { "gmail/user/\(userID)" }
 }
