@@ -7,11 +7,11 @@ import Testing
 /// Many processes of store-tokens, token-refresh, disconnect and user-profile at once
 /// against the same 50 users, beside a refresh storm (workers running token-refresh back
 /// to back with every set due), for `PAYPULSE_SOAK_SECONDS` (default 60) per backend. The
-/// harness samples secrets while they run; at the end it restores every deleted secret
-/// (a reconnect failing right after its restore) and the ``InvariantChecker`` checks the
-/// samples, the final and the restored states and the answers. store-tokens must never
-/// answer 409. The phases run one after the other: a private moto_server, then one
-/// embedded state directory shared by every process.
+/// harness samples secrets while they run; at the end it reconnects every deleted secret
+/// with writes that all lose (a reconnect failing after its restore), and the
+/// ``InvariantChecker`` checks the samples, the final and the restored states and the
+/// answers. store-tokens must never answer 409. The phases run one after the other: a
+/// private moto_server, then one embedded state directory shared by every process.
 ///
 /// Environment: `PAYPULSE_SOAK_SECONDS`, `PAYPULSE_SOAK_WORKERS` (default 8),
 /// `PAYPULSE_SOAK_STORM_WORKERS` (default 3), `PAYPULSE_SOAK_SEED` (default random; the
@@ -84,8 +84,11 @@ private func soak(on makeBackend: (FakeGoogleServer) async throws -> SoakBackend
         finalStates[user] = try await backend.finalState(of: SoakWorkload.userID(user))
     }
     var restored: [Int: FinalState] = [:]
+    var deletedTaggedConnected: [Int] = []
     for user in 0..<SoakWorkload.userCount {
-        restored[user] = try await backend.restoreDeleted(SoakWorkload.userID(user))
+        guard let reconnect = try await backend.failedReconnect(SoakWorkload.userID(user)) else { continue }
+        restored[user] = reconnect.state
+        if reconnect.deletedTaggedConnected { deletedTaggedConnected.append(user) }
     }
     let invalidGrants = google.invalidGrantRefreshTokens
     let checker = InvariantChecker(
@@ -96,7 +99,7 @@ private func soak(on makeBackend: (FakeGoogleServer) async throws -> SoakBackend
     let report = SoakReport(
         backend: backend.name, seed: seed, workers: workers, stormWorkers: stormWorkers,
         seconds: Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) / 1e18,
-        records: records, samples: samples, samplingErrors: samplingErrors, restored: restored.count,
+        records: records, samples: samples, samplingErrors: samplingErrors, restored: restored.count, deletedTaggedConnected: deletedTaggedConnected,
         tokenCalls: google.tokenCalls, invalidGrants: invalidGrants.count, revokeCalls: google.revokeCalls,
         violations: violations, harnessErrors: harnessErrors
     )

@@ -91,7 +91,7 @@ struct InvariantChecker {
     static let refreshedLifetime = 3599
 
     /// Every violation: in `finalStates` (by user), in `samples` taken during the run, in
-    /// `restored` (states after the harness restored deleted secrets) and in the answers
+    /// `restored` (states after a reconnect restored a deleted secret and failed) and in the answers
     /// the processes gave.
     func violations(finalStates: [Int: FinalState], samples: [Observation] = [], restored: [Int: FinalState] = [:]) -> [Violation] {
         var violations: [Violation] = []
@@ -108,7 +108,7 @@ struct InvariantChecker {
             }
         }
         for (user, state) in restored.sorted(by: { $0.key < $1.key }) {
-            // The harness's restore is a reconnect that fails right after restoring.
+            // The harness's reconnect restored it, then answered 409.
             let probe = SoakRecord(function: .storeTokens, user: user, started: end, ended: end + .milliseconds(1), exitStatus: 0, httpStatus: 409)
             let look = Observation(user: user, started: end + .milliseconds(2), ended: end + .milliseconds(2), state: state, connected: state.readsConnected)
             violations += check(look, history: (byUser[user] ?? []) + [probe], atRest: true).map {
@@ -269,6 +269,11 @@ extension FinalState {
     /// a live secret whose status tag is neither revoked nor rejected.
     var readsConnected: Bool {
         guard case .present(_, let tags) = self else { return false }
+        return Self.readsConnected(tags: tags)
+    }
+
+    /// Whether a live secret with these tags reads as connected.
+    static func readsConnected(tags: [String: String]) -> Bool {
         let status = tags[TokenSetTags.status]
         return status != GmailTokenSet.Status.revoked.rawValue && status != GmailTokenSet.Status.rejected.rawValue
     }

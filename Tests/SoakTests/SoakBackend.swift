@@ -81,14 +81,22 @@ struct SoakBackend {
         }
     }
 
-    /// Restores the user's secret if it is scheduled for deletion, as a reconnect does
-    /// before it writes, and reads it: what a reconnect that fails right after its
-    /// restore leaves. `nil` when there was nothing to restore.
-    func restoreDeleted(_ userID: String) async throws -> FinalState? {
+    /// If the user's secret is scheduled for deletion: a reconnect through the product's
+    /// own ``TokenVault/store(_:for:)`` that restores it and then loses every
+    /// compare-and-swap (409), and the secret as that leaves it. Also whether the deleted
+    /// secret's tags said connected before (an overtaken writer's tags that landed after
+    /// the disconnect's mark, which the reconnect must repair). `nil` when nothing was deleted.
+    func failedReconnect(_ userID: String) async throws -> (state: FinalState, deletedTaggedConnected: Bool)? {
         let name = Self.secretName(userID)
-        guard let description = try? await secrets.describeSecret(name: name), description.deletedDate != nil else { return nil }
-        try await secrets.restoreSecret(name: name)
-        return try await finalState(of: userID)
+        guard let description = try? await secrets.describeSecret(name: name), description.deletedDate != nil,
+              let user = UserID(userID)
+        else { return nil }
+        do {
+            _ = try await TokenVault(secrets: LosingWritesSecretStore(inner: secrets)).store(IncomingTokens(accessToken: "ya29.soak-probe"), for: user)
+            throw SoakError("a reconnect whose every write loses succeeded for \(userID)")
+        } catch let error as StoreError where error == .conflict {
+            return (try await finalState(of: userID), FinalState.readsConnected(tags: description.tags))
+        }
     }
 
     private static func secretName(_ userID: String) -> String { "gmail/user/\(userID)" }

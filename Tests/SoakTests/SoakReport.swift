@@ -13,8 +13,10 @@ struct SoakReport {
     /// Reads of secrets the harness took during the run, and how many failed.
     var samples: [Observation]
     var samplingErrors: Int
-    /// Deleted secrets the harness restored at the end.
+    /// Deleted secrets a failing reconnect of the harness restored at the end.
     var restored: Int
+    /// Users whose deleted secret was tagged connected before that reconnect repaired it.
+    var deletedTaggedConnected: [Int]
     var tokenCalls: Int
     var invalidGrants: Int
     var revokeCalls: Int
@@ -48,7 +50,9 @@ struct SoakReport {
             + "conflicts \(total(\.conflicts, of: stormSummaries))")
         let absent = samples.filter { if case .absent = $0.state { true } else { false } }.count
         lines.append("  sampled during the run: \(samples.count) reads (\(absent) absent, \(samples.filter { $0.connected == true }.count) connected), "
-            + "\(samplingErrors) failed; restored after the run: \(restored) deleted secrets")
+            + "\(samplingErrors) failed")
+        lines.append("  failed reconnects after the run: \(restored) deleted secrets restored, "
+            + "\(deletedTaggedConnected.count) of them tagged connected while deleted\(deletedTaggedConnected.isEmpty ? "" : " (users \(deletedTaggedConnected.map(String.init).joined(separator: ", ")))")")
         lines.append("  fake Google: \(tokenCalls) token calls, \(invalidGrants) invalid_grant answers, \(revokeCalls) revoke calls")
         let abnormal = operations.filter { $0.signal != nil || $0.exitStatus != 0 || $0.httpStatus == 500 }
         lines.append("  killed by a signal or failed: \(abnormal.count); answered 500: \(operations.filter { $0.httpStatus == 500 }.count)")
