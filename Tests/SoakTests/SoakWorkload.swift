@@ -71,7 +71,7 @@ struct SoakWorkload: Sendable {
             let sent = tokens(for: user, tag: tag, using: &random)
             register(sent)
             let record = try run(.storeTokens, tag: tag, user: user, event: SoakEvents.storeTokens(sent, jwt: jwts[user]), sent: sent, runner: runner)
-            // Only once the store has answered: what it stored must be Google's live answer.
+            // After the answer, so the store verified a live grant; a later refresh gets invalid_grant.
             if sent.revokedAfterStore, let refreshToken = sent.refreshToken { google.invalidateGrant(refreshToken: refreshToken) }
             return record
         case 40..<55:
