@@ -44,6 +44,10 @@ extension TokenVault {
             } catch let error as StoreError where error == .scheduledForDeletion {
                 try await secrets.restoreSecret(name: name)
                 restored = true
+                // A writer overtaken by the disconnect's revoked mark can tag after it, and
+                // the deletion keeps those tags: re-tag from the restored value (revoked) so
+                // that, if this store then fails, the set reads as not connected.
+                if let current = try? await current(of: user) { try? await retag(current.tokenSet, of: user) }
                 continue
             }
 

@@ -113,7 +113,8 @@ extension TokenVault {
     ///
     /// The mark comes first so that a reconnect which restores the secret and then fails
     /// to write (409, 503) leaves a set that reads as not connected, never the old grant
-    /// shown as connected.
+    /// shown as connected. The reconnect re-tags the restored set from its value: a writer
+    /// overtaken by the mark may have tagged after it, before the delete.
     /// - Throws: `StoreError.notFound` / `.scheduledForDeletion` when nothing is connected;
     ///   `StoreError.conflict` when the mark kept losing races.
     public func disconnect(_ user: UserID, recoveryWindowDays: Int) async throws {

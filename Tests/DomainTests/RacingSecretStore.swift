@@ -1,9 +1,10 @@
 import Foundation
 import PayPulsePorts
 
-/// Forwards to a store, but lets another writer act at one chosen moment of the calls for
-/// secret `name`, once: right after the first read of its current value, or right before
-/// the first tag write. Deterministic stand-ins for races the concurrency soak runs into.
+/// Forwards to a store, but lets another writer act at chosen moments of the calls for
+/// secret `name`, each once: right after the first read of its current value, right before
+/// or right after the first tag write. Deterministic stand-ins for races the concurrency
+/// soak runs into.
 final class RacingSecretStore: SecretStore, @unchecked Sendable {
     typealias Racer = @Sendable (_ inner: any SecretStore) async throws -> Void
 
@@ -12,13 +13,15 @@ final class RacingSecretStore: SecretStore, @unchecked Sendable {
     private let lock = NSLock()
     private var afterFirstRead: Racer?
     private var beforeFirstTag: Racer?
+    private var afterFirstTag: Racer?
     private var ran = false
 
-    init(_ inner: any SecretStore, name: String, afterFirstRead: Racer? = nil, beforeFirstTag: Racer? = nil) {
+    init(_ inner: any SecretStore, name: String, afterFirstRead: Racer? = nil, beforeFirstTag: Racer? = nil, afterFirstTag: Racer? = nil) {
         self.inner = inner
         self.name = name
         self.afterFirstRead = afterFirstRead
         self.beforeFirstTag = beforeFirstTag
+        self.afterFirstTag = afterFirstTag
     }
 
     /// Whether the other writer has acted.
@@ -43,6 +46,7 @@ final class RacingSecretStore: SecretStore, @unchecked Sendable {
     func tagResource(name: String, tags: [String: String]) async throws {
         if let racer = take(\.beforeFirstTag, for: name) { try await racer(inner) }
         try await inner.tagResource(name: name, tags: tags)
+        if let racer = take(\.afterFirstTag, for: name) { try await racer(inner) }
     }
 
     func createSecret(name: String, value: String, tags: [String: String], clientRequestToken: String) async throws -> SecretVersionID {

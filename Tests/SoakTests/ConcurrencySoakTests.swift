@@ -5,12 +5,17 @@ import PayPulseTestSupport
 import Testing
 
 /// Many processes of store-tokens, token-refresh, disconnect and user-profile at once
-/// against the same 50 users, for `PAYPULSE_SOAK_SECONDS` (default 60) per backend, then
-/// the ``InvariantChecker`` on every user's secret. The phases run one after the other:
-/// a private moto_server, then one embedded state directory shared by every process.
+/// against the same 50 users, beside a refresh storm (workers running token-refresh back
+/// to back with every set due), for `PAYPULSE_SOAK_SECONDS` (default 60) per backend. The
+/// harness samples secrets while they run; at the end it reconnects every deleted secret
+/// with writes that all lose (a reconnect failing after its restore), and the
+/// ``InvariantChecker`` checks the samples, the final and the restored states and the
+/// answers. store-tokens must never answer 409. The phases run one after the other: a
+/// private moto_server, then one embedded state directory shared by every process.
 ///
 /// Environment: `PAYPULSE_SOAK_SECONDS`, `PAYPULSE_SOAK_WORKERS` (default 8),
-/// `PAYPULSE_SOAK_SEED` (default random; the report prints it to replay a run's inputs).
+/// `PAYPULSE_SOAK_STORM_WORKERS` (default 3), `PAYPULSE_SOAK_SEED` (default random; the
+/// report prints it to replay a run's inputs).
 @Suite("Concurrency soak through the built executables", .serialized)
 struct ConcurrencySoakTests {
     @Test("moto_server: no lost, stale or unexplained token set")
@@ -31,6 +36,7 @@ private func setting(_ name: String) -> String? {
 private func soak(on makeBackend: (FakeGoogleServer) async throws -> SoakBackend) async throws {
     let seconds = setting("PAYPULSE_SOAK_SECONDS").flatMap(Double.init) ?? 60
     let workers = setting("PAYPULSE_SOAK_WORKERS").flatMap(Int.init) ?? 8
+    let stormWorkers = setting("PAYPULSE_SOAK_STORM_WORKERS").flatMap(Int.init) ?? 3
     let seed = setting("PAYPULSE_SOAK_SEED").flatMap(UInt64.init) ?? UInt64.random(in: 1..<1_000_000)
 
     let google = try FakeGoogleServer()
@@ -59,27 +65,42 @@ private func soak(on makeBackend: (FakeGoogleServer) async throws -> SoakBackend
     let scratch = FileManager.default.temporaryDirectory.appendingPathComponent("soak-\(backend.name)-\(UUID().uuidString)")
     defer { try? FileManager.default.removeItem(at: scratch) }
     let started = ContinuousClock.now
-    let (operations, harnessErrors) = await SoakWorkers.run(
-        count: workers, seed: seed, until: started + .milliseconds(Int(seconds * 1000)), scratch: scratch
-    ) { tag, runner, random in
+    let deadline = started + .milliseconds(Int(seconds * 1000))
+    async let writers = SoakWorkers.run(count: workers, seed: seed, until: deadline, scratch: scratch) { tag, runner, random in
         try workload.runOne(tag: tag, runner: runner, using: &random)
     }
+    async let storm = SoakWorkers.run(count: stormWorkers, prefix: "s", seed: ~seed, until: deadline, scratch: scratch) { tag, runner, random in
+        try workload.runStorm(tag: tag, runner: runner, using: &random)
+    }
+    async let sampled = sample(backend, until: deadline, seed: seed)
+    let (written, stormed, (samples, samplingErrors)) = await (writers, storm, sampled)
     let elapsed = ContinuousClock.now - started
+    let operations = written.records + stormed.records
+    let harnessErrors = written.errors + stormed.errors
     records += operations
 
     var finalStates: [Int: FinalState] = [:]
     for user in 0..<SoakWorkload.userCount {
         finalStates[user] = try await backend.finalState(of: SoakWorkload.userID(user))
     }
+    var restored: [Int: FinalState] = [:]
+    var deletedTaggedConnected: [Int] = []
+    for user in 0..<SoakWorkload.userCount {
+        guard let reconnect = try await backend.failedReconnect(SoakWorkload.userID(user)) else { continue }
+        restored[user] = reconnect.state
+        if reconnect.deletedTaggedConnected { deletedTaggedConnected.append(user) }
+    }
     let invalidGrants = google.invalidGrantRefreshTokens
     let checker = InvariantChecker(
         records: records, google: GoogleFacts(issued: { google.issued(accessToken: $0, presenting: $1) }, invalidGrantRefreshTokens: invalidGrants)
     )
-    let violations = checker.violations(finalStates: finalStates)
+    let violations = checker.violations(finalStates: finalStates, samples: samples, restored: restored)
 
     let report = SoakReport(
-        backend: backend.name, seed: seed, workers: workers, seconds: Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) / 1e18,
-        records: records, tokenCalls: google.tokenCalls, invalidGrants: invalidGrants.count, revokeCalls: google.revokeCalls,
+        backend: backend.name, seed: seed, workers: workers, stormWorkers: stormWorkers,
+        seconds: Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) / 1e18,
+        records: records, samples: samples, samplingErrors: samplingErrors, restored: restored.count, deletedTaggedConnected: deletedTaggedConnected,
+        tokenCalls: google.tokenCalls, invalidGrants: invalidGrants.count, revokeCalls: google.revokeCalls,
         violations: violations, harnessErrors: harnessErrors
     )
     print(report.text)
@@ -87,13 +108,48 @@ private func soak(on makeBackend: (FakeGoogleServer) async throws -> SoakBackend
 
     #expect(harnessErrors.isEmpty, "\(harnessErrors)")
     #expect(violations.isEmpty, "\(violations.count) invariant violations on \(backend.name); see .build/reports/soak.txt")
+    // The user's new tokens win over a refresh in flight: store-tokens retries its lost
+    // compare-and-swap rather than answer 409.
+    #expect(report.storeConflicts.isEmpty, "store-tokens answered 409 \(report.storeConflicts.count) times on \(backend.name)")
     for failed in operations.filter({ $0.signal != nil || $0.exitStatus != 0 || $0.httpStatus == 500 }).prefix(5) {
         Issue.record("\(failed.function.rawValue) \(failed.outcome): \(failed.failureDetail ?? "")")
+    }
+    for failed in report.storeConflicts.prefix(5) {
+        Issue.record("store-tokens \(failed.tag) for user \(failed.user ?? -1) answered 409: \(failed.failureDetail ?? "")")
     }
     // The soak must have exercised what it checks, or it proves nothing.
     #expect(operations.contains { $0.isStored }, "no store-tokens answered 201")
     #expect(operations.contains { $0.isDisconnected }, "no disconnect answered 200")
     #expect(operations.compactMap(\.summary).contains { $0.refreshed > 0 }, "no refresh run refreshed a grant")
+    #expect(stormWorkers == 0 || stormed.records.compactMap(\.summary).contains { $0.refreshed > 0 }, "the refresh storm refreshed nothing")
+    #expect(samples.count > 0, "no secret was sampled during the run")
+    #expect(!operations.contains { $0.function == .userProfile && $0.httpStatus == 200 && $0.connected == nil }, "a profile answer without gmail_account_connected")
+}
+
+/// Reads users' secrets in-process until `deadline` while the workers run (half of the
+/// reads on the hot users): value and tags, then the connection state from the tags alone,
+/// as user-profile reads it. Failed reads are counted, not fatal: the store is under load.
+private func sample(_ backend: SoakBackend, until deadline: ContinuousClock.Instant, seed: UInt64) async -> (samples: [Observation], errors: Int) {
+    var random = SplitMix64(seed: seed ^ 0x5A3B1E)
+    let vault = TokenVault(secrets: backend.secrets)
+    var samples: [Observation] = []
+    var errors = 0
+    while ContinuousClock.now < deadline {
+        let user = Bool.random(using: &random)
+            ? Int.random(in: 0..<SoakWorkload.hotUsers, using: &random) : Int.random(in: 0..<SoakWorkload.userCount, using: &random)
+        let id = SoakWorkload.userID(user)
+        guard let userID = UserID(id) else { return (samples, errors + 1) }
+        let started = ContinuousClock.now
+        do {
+            let state = try await backend.finalState(of: id)
+            let connected = try await vault.connectionState(of: userID).isConnected
+            samples.append(Observation(user: user, started: started, ended: ContinuousClock.now, state: state, connected: connected))
+        } catch {
+            errors += 1
+        }
+        try? await Task.sleep(for: .milliseconds(20))
+    }
+    return (samples, errors)
 }
 
 /// Connects every user once (through the vault, in-process) and records it as the first
@@ -108,6 +164,8 @@ private func connectEveryone(_ workload: SoakWorkload, backend: SoakBackend, see
         var sent = workload.tokens(for: user, tag: "seed", using: &random)
         sent.refreshToken = sent.refreshToken ?? "1//soak-\(workload.label)-\(user)-seed"
         sent.scriptedRevoked = false
+        sent.revokedAfterStore = false
+        sent.seeded = true
         workload.register(sent)
         let started = ContinuousClock.now
         _ = try await vault.store(
@@ -116,7 +174,7 @@ private func connectEveryone(_ workload: SoakWorkload, backend: SoakBackend, see
             for: try #require(UserID(id))
         )
         records.append(SoakRecord(
-            function: .storeTokens, user: user, started: started, ended: ContinuousClock.now, exitStatus: 0, httpStatus: 201, sent: sent, isSeed: true
+            function: .storeTokens, user: user, tag: "seed", started: started, ended: ContinuousClock.now, exitStatus: 0, httpStatus: 201, sent: sent, isSeed: true
         ))
     }
     return records

@@ -1,7 +1,7 @@
 import Foundation
 import PayPulseDomain
 
-/// What a user's secret holds once the soak is over.
+/// What a user's secret holds once the soak is over (or when a sample read it).
 enum FinalState: Sendable {
     /// No secret, or one scheduled for deletion (a disconnect).
     case absent
@@ -9,11 +9,27 @@ enum FinalState: Sendable {
     case present(GmailTokenSet, tags: [String: String])
 }
 
+/// One look at a user's secret from outside: the final state, a sample the harness took
+/// during the run, or the state after the harness restored a deleted secret.
+struct Observation: Sendable {
+    var user: Int
+    /// When the look began and ended (monotonic): its reads happened in between.
+    var started: ContinuousClock.Instant
+    var ended: ContinuousClock.Instant
+    var state: FinalState
+    /// Whether the tags read as connected (what user-profile answers), if they were read.
+    var connected: Bool?
+}
+
 /// What the fake Google knows, which the checker needs: which access tokens it issued
-/// for which refresh token, and which refresh tokens it answered `invalid_grant`.
+/// for which refresh token, which refresh tokens it answered `invalid_grant`, and which
+/// address it names for a grant.
 struct GoogleFacts: Sendable {
     var issued: @Sendable (_ accessToken: String, _ refreshToken: String) -> Bool
     var invalidGrantRefreshTokens: [String]
+    /// The address Google's id_token names for the grant of a refresh token; `nil` while
+    /// the fake sends no id_token (then a verified set's address is not Google's word).
+    var accountEmail: @Sendable (_ refreshToken: String) -> String? = { _ in nil }
 }
 
 /// One broken promise, for one user (or for the run as a whole).
@@ -24,39 +40,49 @@ struct Violation: Sendable, CustomStringConvertible {
     var description: String { "\(user.map { "user \($0)" } ?? "run"): \(rule): \(detail)" }
 }
 
-/// The soak's invariant, checked per user from the recorded history and the final state.
+/// The soak's invariant, checked per user from the recorded history and each observation
+/// of the secret: the final state, the samples taken during the run, and the state after
+/// the harness restored a deleted secret (what a reconnect that restores it and then fails
+/// leaves behind).
 ///
 /// Operations overlap, so the order of their effects is known only where one ended before
 /// another started (`a.ended < b.started`, monotonic clock): then `a`'s effect is earlier.
-/// Let W be the user's store-tokens calls that answered 201 (the seed included) and D the
-/// disconnects that answered 200.
+/// For an observation O, let W be the user's store-tokens calls that answered 201 (the seed
+/// included) and D the disconnects that answered 200, both started before O ended (only
+/// those can have taken effect). "Surely before O" means ended before O started.
 ///
-/// 1. **Absent** (no secret, or scheduled for deletion) is allowed only if some `d` in D was
-///    not followed by any `w` in W (no `w` started after `d` ended). So a 201 store-tokens
-///    that started after a disconnect ended is never lost to that disconnect.
-/// 2. **Present** with token set V: V must come from a *last* store `w` in W: no other `w'`
-///    in W started after `w` ended, and no `d` in D started after `w` ended (else `w`'s set
-///    was overwritten or deleted). V "comes from" `w` when:
-///    - `refresh_token`, `google_email`, `scope` and `token_type` are exactly what `w` sent,
-///      and the access token is `w`'s own (then `expires_at - updated_at` is the
-///      `expires_in` it sent) or one the fake Google issued for a refresh presenting `w`'s
-///      refresh token (then it is Google's 3599 s) — a refresh of exactly that set;
-///    - `status` is `active`, or `revoked` only if Google answered `invalid_grant` for
-///      `w`'s refresh token.
-///    No 201 is lost: a present value from an older 201 (or from no 201 at all) is a
-///    violation.
-/// 3. **Tags** of a present secret agree with V (`paypulse:status`, `paypulse:refreshable`,
-///    `paypulse:expires-at`): the profile and the refresh job decide from them alone.
-/// 4. **Revocations**: the refresh runs together reported no more `revoked` grants than
-///    Google answered `invalid_grant`.
+/// 1. **Absent** is allowed only if some `d` in D was not followed by any `w` in W that is
+///    surely before O. So a 201 store-tokens that started after a disconnect ended is never
+///    lost to that disconnect.
+/// 2. **Present** with token set V: V must come from a *last* store `w` in W: no `w'` in W
+///    and no `d` in D started after `w` ended and ended before O (else `w`'s set was
+///    overwritten or deleted). V "comes from" `w` (``comesFrom(_:_:earlier:)``) when its
+///    grant and access token are `w`'s: Google's verified answer for the refresh token `w`
+///    sent (an access token the fake issued for it, 3599 s), or `w`'s body as sent when
+///    Google never saw it (the seed, a body without a refresh token), or a refresh of
+///    either; `status` is `active`, or `revoked` only if Google answered `invalid_grant`.
+/// 3. **Revoked by a disconnect**: V may also be `w`'s set marked `revoked` when a
+///    disconnect (of any outcome) ended after `w` started; if a 200 disconnect surely
+///    deleted it, a store-tokens that did not answer 201 (or had not ended) must have
+///    restored it since.
+/// 4. **Not resurrected**: when a 200 disconnect ended before O and no 201 store-tokens
+///    overlapped the time since that disconnect started, O must not read as connected
+///    (tags, `connectionState`, or user-profile's `gmail_account_connected`).
+/// 5. **Tags** of a present secret agree with V (`paypulse:status`, `paypulse:refreshable`,
+///    `paypulse:expires-at`), checked where value and tags are read at rest (the final
+///    state, the restored state): the profile and the refresh job decide from them alone.
+/// 6. **Revocations**: the refresh runs together reported no more `revoked` grants than
+///    Google answered `invalid_grant`. A store-tokens of a grant Google already refused
+///    must not answer 201.
 ///
-/// The inputs make this exact: every store-tokens sends a token set no other call sends,
-/// with an email, and either a refresh token (so the merge keeps nothing of the old set
-/// but `connected_at`) or no refresh token and an email never used before (an account
-/// switch, which replaces the whole set). A store without a refresh token for the *same*
-/// account would keep whichever refresh token was current when it merged, which overlap
-/// makes unknowable from outside; that merge rule is covered by DomainTests and
-/// HandlerTests instead.
+/// The inputs make this exact: every store-tokens sends a grant no other call sends, and
+/// either a refresh token (Google's answer then replaces the set but `connected_at`, and
+/// the address when Google names none) or none and an address never used before. Two
+/// things are unknowable from outside and accepted within bounds: a body without a
+/// refresh token over a set whose account Google did not name is the same account by the
+/// merge rule, so it keeps the stored refresh token (one this user's earlier 201 sent);
+/// and a verified set whose account Google did not name keeps the stored address (one this
+/// user's earlier 201 stored as sent). DomainTests and HandlerTests cover those rules.
 struct InvariantChecker {
     let records: [SoakRecord]
     let google: GoogleFacts
@@ -64,11 +90,40 @@ struct InvariantChecker {
     /// Google's `expires_in` for every refresh (FakeGoogleGrants).
     static let refreshedLifetime = 3599
 
-    func violations(finalStates: [Int: FinalState]) -> [Violation] {
+    /// Every violation: in `finalStates` (by user), in `samples` taken during the run, in
+    /// `restored` (states after a reconnect restored a deleted secret and failed) and in the answers
+    /// the processes gave.
+    func violations(finalStates: [Int: FinalState], samples: [Observation] = [], restored: [Int: FinalState] = [:]) -> [Violation] {
         var violations: [Violation] = []
         let byUser = Dictionary(grouping: records.filter { $0.user != nil }, by: { $0.user! })
+        // After every operation: nothing can overlap the final look.
+        let end = (records.map(\.ended).max() ?? .now) + .milliseconds(1)
         for (user, state) in finalStates.sorted(by: { $0.key < $1.key }) {
-            violations += check(user: user, history: byUser[user] ?? [], state: state)
+            let final = Observation(user: user, started: end, ended: end, state: state, connected: state.readsConnected)
+            violations += check(final, history: byUser[user] ?? [], atRest: true)
+        }
+        for sample in samples {
+            violations += check(sample, history: byUser[sample.user] ?? [], atRest: false).map {
+                Violation(user: $0.user, rule: "\($0.rule) (sampled during the run)", detail: $0.detail)
+            }
+        }
+        for (user, state) in restored.sorted(by: { $0.key < $1.key }) {
+            // The harness's reconnect restored it, then answered 409.
+            let probe = SoakRecord(function: .storeTokens, user: user, started: end, ended: end + .milliseconds(1), exitStatus: 0, httpStatus: 409)
+            let look = Observation(user: user, started: end + .milliseconds(2), ended: end + .milliseconds(2), state: state, connected: state.readsConnected)
+            violations += check(look, history: (byUser[user] ?? []) + [probe], atRest: true).map {
+                Violation(user: $0.user, rule: "\($0.rule) (after a failed reconnect restored it)", detail: $0.detail)
+            }
+        }
+        for profile in records where profile.function == .userProfile && profile.connected == true {
+            let user = profile.user!
+            violations += resurrection(of: user, during: profile.started, profile.ended, history: byUser[user] ?? [], seenBy: "user-profile \(profile.tag)")
+        }
+        for store in records where store.function == .storeTokens && store.sent?.scriptedRevoked == true && store.httpStatus != 400 {
+            violations.append(Violation(
+                user: store.user, rule: "dead grant not refused",
+                detail: "store-tokens \(store.sent!.call) of a grant Google refuses answered \(store.outcome), not 400"
+            ))
         }
         let reportedRevoked = records.compactMap(\.summary).reduce(0) { $0 + $1.revoked }
         if reportedRevoked > google.invalidGrantRefreshTokens.count {
@@ -80,61 +135,146 @@ struct InvariantChecker {
         return violations
     }
 
-    func check(user: Int, history: [SoakRecord], state: FinalState) -> [Violation] {
-        let stores = history.filter(\.isStored)
-        let disconnects = history.filter(\.isDisconnected)
-        switch state {
+    /// The rules for one observation. `atRest`: value and tags were read with nothing
+    /// running, so the tags must agree with the value.
+    func check(_ look: Observation, history: [SoakRecord], atRest: Bool) -> [Violation] {
+        let user = look.user
+        let stores = history.filter { $0.isStored && $0.started < look.ended }
+        let disconnects = history.filter { $0.isDisconnected && $0.started < look.ended }
+        let surelyBefore = { (record: SoakRecord) in record.ended < look.started }
+        var violations = look.connected == true
+            ? resurrection(of: user, during: look.started, look.ended, history: history, seenBy: "the harness's read") : []
+        switch look.state {
         case .absent:
-            let explained = disconnects.contains { d in !stores.contains { d.endedBefore($0) } }
-            if explained { return [] }
+            let explained = disconnects.contains { d in !stores.contains { d.endedBefore($0) && surelyBefore($0) } }
+            if explained { return violations }
             let latest = stores.max { $0.started < $1.started }
-            return [Violation(
+            violations.append(Violation(
                 user: user, rule: "lost store-tokens",
                 detail: "the secret is absent, but no successful disconnect is after every 201 store-tokens (latest 201: call \(latest?.sent?.call ?? "none"))"
-            )]
+            ))
         case .present(let set, let tags):
-            var violations: [Violation] = []
-            let last = stores.filter { w in !stores.contains { w.endedBefore($0) } && !disconnects.contains { w.endedBefore($0) } }
-            if !last.contains(where: { comesFrom(set, $0.sent!) }) {
-                let older = stores.first { comesFrom(set, $0.sent!) }
+            let unsuperseded = stores.filter { w in !stores.contains { w.endedBefore($0) && surelyBefore($0) } }
+            let last = unsuperseded.filter { w in !disconnects.contains { w.endedBefore($0) && surelyBefore($0) } }
+            let fromLast = last.contains { comesFrom(set, $0, earlier: stores) }
+            if !fromLast && !revokedByDisconnect(set, look: look, candidates: unsuperseded, history: history, stores: stores, disconnects: disconnects) {
+                // A last store's set with a status nothing explains is unexplained too.
+                let lastSource = last.first { comesFrom(set, $0, earlier: stores, ignoringStatus: true) }
+                let older = lastSource ?? stores.first { comesFrom(set, $0, earlier: stores, ignoringStatus: true) }
                 // Calls are named, never tokens printed.
                 violations.append(Violation(
-                    user: user, rule: older == nil ? "unexplained token set" : "superseded token set (a later 201 or 200 disconnect was lost)",
+                    user: user, rule: older == nil || lastSource != nil ? "unexplained token set" : "superseded token set (a later 201 or 200 disconnect was lost)",
                     detail: "holds \(older.map { "the set of call \($0.sent!.call)" } ?? "a set no 201 sent"), status \(set.status.rawValue); "
                         + "allowed: \(last.isEmpty ? "absent" : last.map { "call " + $0.sent!.call }.joined(separator: ", "))"
                 ))
             }
-            let expectedTags = TokenSetTags.tags(for: set)
-            for (key, value) in expectedTags where tags[key] != value {
+            guard atRest else { return violations }
+            for (key, value) in TokenSetTags.tags(for: set) where tags[key] != value {
                 violations.append(Violation(
                     user: user, rule: "tags disagree with the value",
                     detail: "\(key) is \(tags[key] ?? "missing"), the value says \(value)"
                 ))
             }
-            return violations
+        }
+        return violations
+    }
+
+    /// Rule 3: `set` is the set of an unsuperseded `w`, marked revoked by a disconnect,
+    /// and still (or again, after a restore) there.
+    private func revokedByDisconnect(
+        _ set: GmailTokenSet, look: Observation, candidates: [SoakRecord], history: [SoakRecord], stores: [SoakRecord], disconnects: [SoakRecord]
+    ) -> Bool {
+        guard set.status == .revoked else { return false }
+        return candidates.contains { w in
+            guard comesFrom(set, w, earlier: stores, ignoringStatus: true),
+                  history.contains(where: { $0.function == .disconnect && $0.started < look.ended && $0.ended > w.started })
+            else { return false }
+            guard let deleted = disconnects.filter({ w.endedBefore($0) && $0.ended < look.started }).max(by: { $0.started < $1.started })
+            else { return true }
+            return history.contains { f in
+                f.function == .storeTokens && (f.httpStatus != 201 || f.ended >= look.started) && f.started < look.ended && f.ended > deleted.started
+            }
         }
     }
 
-    /// Whether `set` is `sent` as stored, or a refresh of exactly it, or either marked
-    /// revoked after Google said `invalid_grant`.
-    func comesFrom(_ set: GmailTokenSet, _ sent: SentTokens) -> Bool {
-        guard set.refreshToken == sent.refreshToken, set.googleEmail == sent.email, set.scope == sent.scope, set.tokenType == "Bearer"
-        else { return false }
+    /// Rule 4: read as connected between `started` and `ended` although a 200 disconnect
+    /// ended before and no 201 store-tokens overlapped the time since it started.
+    func resurrection(
+        of user: Int, during started: ContinuousClock.Instant, _ ended: ContinuousClock.Instant, history: [SoakRecord], seenBy: String
+    ) -> [Violation] {
+        let stores = history.filter(\.isStored)
+        let settled = history.filter { d in
+            d.isDisconnected && d.ended < started && !stores.contains { $0.ended > d.started && $0.started < ended }
+        }
+        guard let disconnect = settled.max(by: { $0.ended < $1.ended }) else { return [] }
+        let failedSince = history.filter { $0.function == .storeTokens && !$0.isStored && $0.ended > disconnect.started && $0.started < ended }
+        return [Violation(
+            user: user, rule: "resurrected disconnected set",
+            detail: "\(seenBy) reads connected, but disconnect \(disconnect.tag) answered 200 before it and no 201 store-tokens came since; "
+                + "store-tokens since: \(failedSince.isEmpty ? "none" : failedSince.map { "\($0.tag) (\($0.outcome))" }.joined(separator: ", "))"
+        )]
+    }
+
+    /// Whether `set` is what the 201 store `w` stored, or a refresh of it, or either marked
+    /// revoked after Google said `invalid_grant` (with `ignoringStatus`, whatever its status).
+    /// `earlier`: the user's 201 stores, of which those started before `w` ended may have
+    /// left a refresh token or address that `w`'s merge kept.
+    func comesFrom(_ set: GmailTokenSet, _ w: SoakRecord, earlier: [SoakRecord], ignoringStatus: Bool = false) -> Bool {
+        guard let sent = w.sent, set.scope == sent.scope, set.tokenType == "Bearer" else { return false }
+        let before = earlier.filter { $0.started < w.ended && $0.sent != nil }.map { $0.sent! }
+        let grant: String?
+        if set.refreshToken == sent.refreshToken {
+            grant = sent.refreshToken
+        } else if sent.refreshToken == nil, let kept = set.refreshToken,
+                  before.contains(where: { $0.refreshToken == kept && !$0.storedAsSent }) {
+            grant = kept  // merged over a set whose account Google did not name: the same account
+        } else {
+            return false
+        }
+        // A refresh token the store showed Google is stored as Google answered.
+        let verifiedAtStore = sent.refreshToken != nil && !sent.storedAsSent
+        let googleEmail = grant.flatMap(google.accountEmail)
+        let emailOK: Bool
         let lifetime: Int
-        if set.accessToken == sent.accessToken {
+        if set.accessToken == sent.accessToken && !verifiedAtStore {
+            emailOK = set.googleEmail == sent.email
             lifetime = sent.expiresIn
-        } else if let refreshToken = sent.refreshToken, google.issued(set.accessToken, refreshToken) {
+        } else if let grant, google.issued(set.accessToken, grant) {
+            if verifiedAtStore {
+                // Google's address, or (when it names none) the one the merge kept.
+                emailOK = googleEmail.map { set.googleEmail == $0 }
+                    ?? (set.googleEmail == nil || before.contains { $0.storedAsSent && $0.email == set.googleEmail })
+            } else {
+                emailOK = set.googleEmail == sent.email || (googleEmail != nil && set.googleEmail == googleEmail)
+            }
             lifetime = Self.refreshedLifetime
         } else {
             return false
         }
+        guard emailOK else { return false }
+        if ignoringStatus { return true }
         switch set.status {
         case .active:
             return Int(set.expiresAt.timeIntervalSince(set.updatedAt).rounded()) == lifetime
         case .revoked:
-            return sent.refreshToken.map(google.invalidGrantRefreshTokens.contains) ?? false
+            return grant.map(google.invalidGrantRefreshTokens.contains) ?? false
         case .rejected:
             return false  // the soak's grants are all our client's
         }
+    }
+}
+
+extension FinalState {
+    /// What user-profile would answer from these tags (``TokenVault/connectionState(of:)``):
+    /// a live secret whose status tag is neither revoked nor rejected.
+    var readsConnected: Bool {
+        guard case .present(_, let tags) = self else { return false }
+        return Self.readsConnected(tags: tags)
+    }
+
+    /// Whether a live secret with these tags reads as connected.
+    static func readsConnected(tags: [String: String]) -> Bool {
+        let status = tags[TokenSetTags.status]
+        return status != GmailTokenSet.Status.revoked.rawValue && status != GmailTokenSet.Status.rejected.rawValue
     }
 }

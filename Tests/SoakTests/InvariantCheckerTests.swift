@@ -18,26 +18,54 @@ struct InvariantCheckerTests {
         )
     }
 
-    static func store(_ name: String, _ from: Int, _ to: Int, status: Int = 201) -> SoakRecord {
-        SoakRecord(function: .storeTokens, user: 0, started: at(from), ended: at(to), exitStatus: 0, httpStatus: status, sent: sent(name))
+    static func store(_ name: String, _ from: Int, _ to: Int, status: Int = 201, refresh: Bool = true, seeded: Bool = false) -> SoakRecord {
+        var sent = sent(name, refresh: refresh)
+        sent.seeded = seeded
+        return SoakRecord(function: .storeTokens, user: 0, tag: name, started: at(from), ended: at(to), exitStatus: 0, httpStatus: status, sent: sent)
     }
 
     static func disconnect(_ from: Int, _ to: Int, status: Int = 200) -> SoakRecord {
-        SoakRecord(function: .disconnect, user: 0, started: at(from), ended: at(to), exitStatus: 0, httpStatus: status)
+        SoakRecord(function: .disconnect, user: 0, tag: "d\(from)", started: at(from), ended: at(to), exitStatus: 0, httpStatus: status)
     }
 
-    /// The set store-tokens would have stored for `name`, optionally refreshed or revoked.
-    static func stored(_ name: String, access: String? = nil, lifetime: Int = 300, status: GmailTokenSet.Status = .active) -> FinalState {
+    static func profile(_ from: Int, _ to: Int, connected: Bool) -> SoakRecord {
+        var record = SoakRecord(function: .userProfile, user: 0, tag: "p\(from)", started: at(from), ended: at(to), exitStatus: 0, httpStatus: 200)
+        record.connected = connected
+        return record
+    }
+
+    /// A set as `set` says, with the tags it implies unless others are given.
+    static func state(_ set: GmailTokenSet, tags: [String: String]? = nil) -> FinalState {
+        .present(set, tags: tags ?? TokenSetTags.tags(for: set))
+    }
+
+    /// What store-tokens stores for `name`'s refresh token: Google's answer (`google-<name>`,
+    /// 3599 s, no address since the fake sends no id_token), optionally refreshed or revoked.
+    static func verified(_ name: String, access: String? = nil, lifetime: Int = 3599, email: String? = nil, status: GmailTokenSet.Status = .active) -> GmailTokenSet {
         let sent = sent(name)
-        let set = GmailTokenSet(
-            accessToken: access ?? sent.accessToken, refreshToken: sent.refreshToken, expiresAt: now.addingTimeInterval(Double(lifetime)),
-            scope: sent.scope, googleEmail: sent.email, connectedAt: now, updatedAt: now, status: status
+        return GmailTokenSet(
+            accessToken: access ?? "google-\(name)", refreshToken: sent.refreshToken, expiresAt: now.addingTimeInterval(Double(lifetime)),
+            scope: sent.scope, googleEmail: email, connectedAt: now, updatedAt: now, status: status
         )
-        return .present(set, tags: TokenSetTags.tags(for: set))
     }
 
+    /// A set stored exactly as `name`'s body said (the seed, or a body without a refresh
+    /// token, which may have kept `keptRefreshToken`).
+    static func asSent(_ name: String, refresh: Bool = true, keptRefreshToken: String? = nil, lifetime: Int = 300) -> GmailTokenSet {
+        let sent = sent(name, refresh: refresh)
+        return GmailTokenSet(
+            accessToken: sent.accessToken, refreshToken: sent.refreshToken ?? keptRefreshToken, expiresAt: now.addingTimeInterval(Double(lifetime)),
+            scope: sent.scope, googleEmail: sent.email, connectedAt: now, updatedAt: now
+        )
+    }
+
+    /// Google issued `google-<name>` for `refresh-<name>`, and whatever `issued` adds.
     static func checker(_ records: [SoakRecord], issued: [String: String] = [:], invalidGrants: [String] = []) -> InvariantChecker {
-        InvariantChecker(records: records, google: GoogleFacts(issued: { issued[$0] == $1 }, invalidGrantRefreshTokens: invalidGrants))
+        let facts = GoogleFacts(
+            issued: { access, refresh in issued[access] == refresh || (refresh.hasPrefix("refresh-") && access == "google-" + refresh.dropFirst(8)) },
+            invalidGrantRefreshTokens: invalidGrants
+        )
+        return InvariantChecker(records: records, google: facts)
     }
 
     static func rules(_ records: [SoakRecord], _ state: FinalState, issued: [String: String] = [:], invalidGrants: [String] = []) -> [String] {
@@ -46,20 +74,48 @@ struct InvariantCheckerTests {
 
     @Test("the last 201 is accepted; either of two overlapping ones is")
     func lastWriteWins() {
-        #expect(Self.rules([Self.store("a", 0, 1), Self.store("b", 2, 3)], Self.stored("b")).isEmpty)
-        #expect(Self.rules([Self.store("a", 0, 5), Self.store("b", 2, 3)], Self.stored("a")).isEmpty)
-        #expect(Self.rules([Self.store("a", 0, 5), Self.store("b", 2, 3)], Self.stored("b")).isEmpty)
+        #expect(Self.rules([Self.store("a", 0, 1), Self.store("b", 2, 3)], Self.state(Self.verified("b"))).isEmpty)
+        #expect(Self.rules([Self.store("a", 0, 5), Self.store("b", 2, 3)], Self.state(Self.verified("a"))).isEmpty)
+        #expect(Self.rules([Self.store("a", 0, 5), Self.store("b", 2, 3)], Self.state(Self.verified("b"))).isEmpty)
     }
 
     @Test("an older 201 overwriting a newer one is a lost store")
     func staleValue() {
-        #expect(Self.rules([Self.store("a", 0, 1), Self.store("b", 2, 3)], Self.stored("a")) == ["superseded token set (a later 201 or 200 disconnect was lost)"])
+        #expect(Self.rules([Self.store("a", 0, 1), Self.store("b", 2, 3)], Self.state(Self.verified("a")))
+            == ["superseded token set (a later 201 or 200 disconnect was lost)"])
     }
 
     @Test("a set no 201 sent is unexplained, even if a failed call sent it")
     func unexplained() {
-        #expect(Self.rules([Self.store("a", 0, 1), Self.store("b", 2, 3, status: 503)], Self.stored("b")) == ["unexplained token set"])
-        #expect(Self.rules([Self.store("a", 0, 1)], Self.stored("a", lifetime: 299)) == ["unexplained token set"])
+        #expect(Self.rules([Self.store("a", 0, 1), Self.store("b", 2, 3, status: 503)], Self.state(Self.verified("b"))) == ["unexplained token set"])
+        #expect(Self.rules([Self.store("a", 0, 1)], Self.state(Self.verified("a", lifetime: 3598))) == ["unexplained token set"])
+    }
+
+    @Test("a refresh token Google was shown is stored as Google answered, never as the body said")
+    func verifiedAtStore() {
+        #expect(Self.rules([Self.store("a", 0, 1)], Self.state(Self.asSent("a"))) == ["unexplained token set"])
+        #expect(Self.rules([Self.store("a", 0, 1, seeded: true)], Self.state(Self.asSent("a"))).isEmpty)
+        #expect(Self.rules([Self.store("a", 0, 1, refresh: false)], Self.state(Self.asSent("a", refresh: false))).isEmpty)
+    }
+
+    @Test("a verified set's address is Google's, or one the user's earlier sets were stored with")
+    func addresses() {
+        #expect(Self.rules([Self.store("a", 0, 1)], Self.state(Self.verified("a", email: "a@example.com"))) == ["unexplained token set"])
+        #expect(Self.rules([Self.store("s", 0, 1, seeded: true), Self.store("a", 2, 3)], Self.state(Self.verified("a", email: "s@example.com"))).isEmpty)
+        let named = InvariantChecker(
+            records: [Self.store("a", 0, 1)],
+            google: GoogleFacts(issued: { $0 == "google-a" && $1 == "refresh-a" }, invalidGrantRefreshTokens: [], accountEmail: { _ in "g@example.com" })
+        )
+        #expect(named.violations(finalStates: [0: Self.state(Self.verified("a", email: "g@example.com"))]).isEmpty)
+        #expect(named.violations(finalStates: [0: Self.state(Self.verified("a"))]).map(\.rule) == ["unexplained token set"])
+    }
+
+    @Test("a body without a refresh token may keep one only if this user's earlier verified 201 sent it")
+    func keptRefreshToken() {
+        let history = [Self.store("a", 0, 1), Self.store("s", 2, 3, refresh: false)]
+        #expect(Self.rules(history, Self.state(Self.asSent("s", refresh: false, keptRefreshToken: "refresh-a"))).isEmpty)
+        #expect(Self.rules(history, Self.state(Self.asSent("s", refresh: false, keptRefreshToken: "refresh-x"))) == ["unexplained token set"])
+        #expect(Self.rules(history, Self.state(Self.asSent("s", refresh: false))).isEmpty)
     }
 
     @Test("absent only after a successful disconnect that no 201 followed")
@@ -73,32 +129,90 @@ struct InvariantCheckerTests {
 
     @Test("a set that a later successful disconnect deleted must not come back")
     func resurrected() {
-        #expect(Self.rules([Self.store("a", 0, 1), Self.disconnect(2, 3)], Self.stored("a")) == ["superseded token set (a later 201 or 200 disconnect was lost)"])
-        #expect(Self.rules([Self.store("a", 0, 3), Self.disconnect(2, 4)], Self.stored("a")).isEmpty)
+        #expect(Self.rules([Self.store("a", 0, 1), Self.disconnect(2, 3)], Self.state(Self.verified("a")))
+            == ["resurrected disconnected set", "superseded token set (a later 201 or 200 disconnect was lost)"])
+        #expect(Self.rules([Self.store("a", 0, 3), Self.disconnect(2, 4)], Self.state(Self.verified("a"))).isEmpty)
+    }
+
+    @Test("a disconnect's revoked mark stays only where the disconnect failed after it, or a failed reconnect restored it")
+    func revokedByDisconnect() {
+        let revoked = Self.state(Self.verified("a", status: .revoked))
+        #expect(Self.rules([Self.store("a", 0, 1), Self.disconnect(2, 3, status: 503)], revoked).isEmpty)
+        #expect(Self.rules([Self.store("a", 0, 1), Self.disconnect(2, 3)], revoked) == ["superseded token set (a later 201 or 200 disconnect was lost)"])
+        #expect(Self.rules([Self.store("a", 0, 1), Self.disconnect(2, 3), Self.store("b", 4, 5, status: 409)], revoked).isEmpty)
+        #expect(Self.rules([Self.store("a", 0, 1)], revoked) == ["unexplained token set"])
+    }
+
+    @Test("a deleted set restored by a failed reconnect must read as not connected")
+    func restoredAfterFailedReconnect() {
+        let history = [Self.store("a", 0, 1), Self.disconnect(2, 3)]
+        let set = Self.verified("a", status: .revoked)
+        let check = { (state: FinalState) in Self.checker(history).violations(finalStates: [0: .absent], restored: [0: state]).map(\.rule) }
+        #expect(check(Self.state(set)).isEmpty)
+        var activeTags = TokenSetTags.tags(for: set)
+        activeTags[TokenSetTags.status] = "active"
+        #expect(check(Self.state(set, tags: activeTags)) == [
+            "resurrected disconnected set (after a failed reconnect restored it)",
+            "tags disagree with the value (after a failed reconnect restored it)",
+        ])
+        #expect(check(Self.state(Self.verified("a"))).count == 2)
+    }
+
+    @Test("samples taken during the run obey the same rules at their time")
+    func samples() {
+        let history = [Self.store("a", 0, 1), Self.disconnect(2, 3), Self.store("b", 6, 7)]
+        let check = { (from: Int, to: Int, state: FinalState, connected: Bool) in
+            Self.checker(history).violations(
+                finalStates: [:], samples: [Observation(user: 0, started: Self.at(from), ended: Self.at(to), state: state, connected: connected)]
+            ).map(\.rule)
+        }
+        #expect(check(1, 2, Self.state(Self.verified("a")), true).isEmpty)
+        #expect(check(2, 3, Self.state(Self.verified("a", status: .revoked)), false).isEmpty)  // the mark, before the delete
+        #expect(check(4, 5, .absent, false).isEmpty)
+        #expect(check(1, 2, .absent, false) == ["lost store-tokens (sampled during the run)"])
+        #expect(check(4, 5, Self.state(Self.verified("a")), true).count == 2)
+        #expect(check(4, 5, .absent, true) == ["resurrected disconnected set (sampled during the run)"])
+        #expect(check(6, 8, Self.state(Self.verified("b")), true).isEmpty)
+    }
+
+    @Test("user-profile must not read connected after a disconnect that no 201 followed")
+    func profiles() {
+        let history = [Self.store("a", 0, 1), Self.disconnect(2, 3)]
+        let rules = { (records: [SoakRecord]) in Self.checker(records).violations(finalStates: [:]).map(\.rule) }
+        #expect(rules(history + [Self.profile(4, 5, connected: true)]) == ["resurrected disconnected set"])
+        #expect(rules(history + [Self.profile(4, 5, connected: false)]).isEmpty)
+        #expect(rules(history + [Self.profile(4, 6, connected: true), Self.store("b", 5, 7)]).isEmpty)
+        #expect(rules(history + [Self.profile(4, 6, connected: true), Self.store("b", 5, 7, status: 409)]) == ["resurrected disconnected set"])
     }
 
     @Test("a refresh counts only with an access token Google issued for that very refresh token")
     func refreshes() {
         let history = [Self.store("a", 0, 1)]
-        #expect(Self.rules(history, Self.stored("a", access: "ya29.fake-1", lifetime: 3599), issued: ["ya29.fake-1": "refresh-a"]).isEmpty)
-        #expect(Self.rules(history, Self.stored("a", access: "ya29.fake-1", lifetime: 3599), issued: ["ya29.fake-1": "refresh-b"]) == ["unexplained token set"])
+        #expect(Self.rules(history, Self.state(Self.verified("a", access: "ya29.fake-1")), issued: ["ya29.fake-1": "refresh-a"]).isEmpty)
+        #expect(Self.rules(history, Self.state(Self.verified("a", access: "ya29.fake-1")), issued: ["ya29.fake-1": "refresh-b"]) == ["unexplained token set"])
     }
 
-    @Test("revoked only after invalid_grant for that refresh token")
+    @Test("revoked only after invalid_grant for that refresh token; a refused grant is never stored")
     func revocations() {
         let history = [Self.store("a", 0, 1)]
-        #expect(Self.rules(history, Self.stored("a", status: .revoked)) == ["unexplained token set"])
-        #expect(Self.rules(history, Self.stored("a", status: .revoked), invalidGrants: ["refresh-a"]).isEmpty)
+        let revoked = Self.state(Self.verified("a", status: .revoked))
+        #expect(Self.rules(history, revoked) == ["unexplained token set"])
+        #expect(Self.rules(history, revoked, invalidGrants: ["refresh-a"]).isEmpty)
         var run = SoakRecord(function: .tokenRefresh, started: Self.at(2), ended: Self.at(3), exitStatus: 0)
         run.summary = RefreshSummary()
         run.summary?.revoked = 1
-        #expect(Self.rules(history + [run], Self.stored("a")) == ["revoked without invalid_grant"])
+        #expect(Self.rules(history + [run], Self.state(Self.verified("a"))) == ["revoked without invalid_grant"])
+        var dead = Self.store("b", 2, 3)
+        dead.sent?.scriptedRevoked = true
+        #expect(Self.rules(history + [dead], Self.state(Self.verified("a"))).contains("dead grant not refused"))
+        dead.httpStatus = 400
+        #expect(Self.rules(history + [dead], Self.state(Self.verified("a"))).isEmpty)
     }
 
     @Test("tags that disagree with the value are caught")
     func tags() {
-        guard case .present(let set, var tags) = Self.stored("a") else { return }
+        var tags = TokenSetTags.tags(for: Self.verified("a"))
         tags[TokenSetTags.status] = "revoked"
-        #expect(Self.rules([Self.store("a", 0, 1)], .present(set, tags: tags)) == ["tags disagree with the value"])
+        #expect(Self.rules([Self.store("a", 0, 1)], Self.state(Self.verified("a"), tags: tags)) == ["tags disagree with the value"])
     }
 }

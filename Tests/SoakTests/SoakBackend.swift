@@ -62,9 +62,10 @@ struct SoakBackend {
         )
     }
 
-    /// The user's secret as it is now.
+    /// The user's secret as it is now (tags read first, then the value; a deletion in
+    /// between reads as absent).
     func finalState(of userID: String) async throws -> FinalState {
-        let name = "gmail/user/\(userID)"
+        let name = Self.secretName(userID)
         let description: SecretDescription
         do {
             description = try await secrets.describeSecret(name: name)
@@ -72,7 +73,31 @@ struct SoakBackend {
             return .absent
         }
         if description.deletedDate != nil { return .absent }
-        let value = try await secrets.getSecretValue(name: name, stage: .current)
-        return .present(try GmailTokenSet.decode(value.string), tags: description.tags)
+        do {
+            let value = try await secrets.getSecretValue(name: name, stage: .current)
+            return .present(try GmailTokenSet.decode(value.string), tags: description.tags)
+        } catch let error as StoreError where error == .notFound || error == .scheduledForDeletion {
+            return .absent
+        }
     }
+
+    /// If the user's secret is scheduled for deletion: a reconnect through the product's
+    /// own ``TokenVault/store(_:for:)`` that restores it and then loses every
+    /// compare-and-swap (409), and the secret as that leaves it. Also whether the deleted
+    /// secret's tags said connected before (an overtaken writer's tags that landed after
+    /// the disconnect's mark, which the reconnect must repair). `nil` when nothing was deleted.
+    func failedReconnect(_ userID: String) async throws -> (state: FinalState, deletedTaggedConnected: Bool)? {
+        let name = Self.secretName(userID)
+        guard let description = try? await secrets.describeSecret(name: name), description.deletedDate != nil,
+              let user = UserID(userID)
+        else { return nil }
+        do {
+            _ = try await TokenVault(secrets: LosingWritesSecretStore(inner: secrets)).store(IncomingTokens(accessToken: "ya29.soak-probe"), for: user)
+            throw SoakError("a reconnect whose every write loses succeeded for \(userID)")
+        } catch let error as StoreError where error == .conflict {
+            return (try await finalState(of: userID), FinalState.readsConnected(tags: description.tags))
+        }
+    }
+
+    private static func secretName(_ userID: String) -> String { "gmail/user/\(userID)" }
 }

@@ -17,8 +17,18 @@ struct SentTokens: Sendable, Equatable {
     /// Space-joined, as stored.
     var scope: String
     var expiresIn: Int
-    /// Whether the fake Google was told to answer `invalid_grant` for its refresh token.
+    /// Whether the fake Google answers `invalid_grant` for its refresh token from the
+    /// start: store-tokens must refuse it (400) and store nothing.
     var scriptedRevoked: Bool
+    /// Whether the harness revokes the grant behind the client's back once the store has
+    /// answered, so that a later refresh gets `invalid_grant` and marks the set revoked.
+    var revokedAfterStore = false
+    /// The seed: stored by the harness in-process, never shown to Google.
+    var seeded = false
+
+    /// Whether the set is stored as the body says (Google never saw it), not as Google
+    /// answered: the seed, and bodies without a refresh token.
+    var storedAsSent: Bool { refreshToken == nil || seeded }
     /// Names the call in reports (worker and iteration), which never print a token.
     var call: String
 }
@@ -29,6 +39,8 @@ struct SoakRecord: Sendable {
     var function: SoakFunction
     /// The user, for the three API functions; `nil` for token-refresh.
     var user: Int?
+    /// Names the call in reports: worker and iteration (storm runs start with `s`).
+    var tag = ""
     var started: ContinuousClock.Instant
     var ended: ContinuousClock.Instant
     /// `nil` when killed by a signal.
@@ -40,6 +52,10 @@ struct SoakRecord: Sendable {
     var sent: SentTokens?
     /// token-refresh: the summary it answered.
     var summary: RefreshSummary?
+    /// user-profile: its `gmail_account_connected`, when it answered 200.
+    var connected: Bool?
+    /// A token-refresh of the storm workers, which run nothing else.
+    var isStorm = false
     /// Written by the harness before the soak (the seed of each user), not by a process.
     var isSeed = false
     /// The last lines of standard error, kept only for failed runs.

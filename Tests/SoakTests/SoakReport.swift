@@ -7,8 +7,16 @@ struct SoakReport {
     var backend: String
     var seed: UInt64
     var workers: Int
+    var stormWorkers: Int
     var seconds: Double
     var records: [SoakRecord]
+    /// Reads of secrets the harness took during the run, and how many failed.
+    var samples: [Observation]
+    var samplingErrors: Int
+    /// Deleted secrets a failing reconnect of the harness restored at the end.
+    var restored: Int
+    /// Users whose deleted secret was tagged connected before that reconnect repaired it.
+    var deletedTaggedConnected: [Int]
     var tokenCalls: Int
     var invalidGrants: Int
     var revokeCalls: Int
@@ -18,22 +26,38 @@ struct SoakReport {
     /// Operations the workers ran (seeds excluded).
     var operations: [SoakRecord] { records.filter { !$0.isSeed } }
 
+    /// store-tokens calls that answered 409 (the target is none).
+    var storeConflicts: [SoakRecord] { operations.filter { $0.function == .storeTokens && $0.httpStatus == 409 } }
+
     var text: String {
-        var lines = ["soak on \(backend): \(operations.count) operations by \(workers) workers in \(String(format: "%.1f", seconds)) s "
-            + "(\(Int((Double(operations.count) / seconds * 60).rounded())) per minute), 50 users, seed \(seed)"]
+        var lines = ["soak on \(backend): \(operations.count) operations by \(workers) workers and \(stormWorkers) refresh-storm workers "
+            + "in \(String(format: "%.1f", seconds)) s (\(Int((Double(operations.count) / seconds * 60).rounded())) per minute), 50 users, seed \(seed)"]
         for function in SoakFunction.allCases {
             let runs = operations.filter { $0.function == function }
             let outcomes = Dictionary(grouping: runs, by: \.outcome).map { "\($0.key): \($0.value.count)" }.sorted()
             lines.append("  \(function.rawValue.padding(toLength: 14, withPad: " ", startingAt: 0)) \(runs.count) [\(outcomes.joined(separator: ", "))]")
         }
+        func count(_ function: SoakFunction, _ status: Int) -> Int { operations.filter { $0.function == function && $0.httpStatus == status }.count }
+        lines.append("  store-tokens 409: \(storeConflicts.count) (target 0), 503: \(count(.storeTokens, 503)); "
+            + "disconnect 409: \(count(.disconnect, 409)), 503: \(count(.disconnect, 503))")
         let summaries = operations.compactMap(\.summary)
-        func total(_ field: KeyPath<RefreshSummary, Int>) -> Int { summaries.reduce(0) { $0 + $1[keyPath: field] } }
-        lines.append("  refresh totals: due \(total(\.due)), refreshed \(total(\.refreshed)), conflicts \(total(\.conflicts)), "
-            + "revoked \(total(\.revoked)), transient_failures \(total(\.transient_failures)), skipped \(total(\.skipped))")
+        let stormSummaries = operations.filter(\.isStorm).compactMap(\.summary)
+        func total(_ field: KeyPath<RefreshSummary, Int>, of summaries: [RefreshSummary]) -> Int { summaries.reduce(0) { $0 + $1[keyPath: field] } }
+        lines.append("  refresh totals: due \(total(\.due, of: summaries)), refreshed \(total(\.refreshed, of: summaries)), "
+            + "conflicts \(total(\.conflicts, of: summaries)), revoked \(total(\.revoked, of: summaries)), "
+            + "transient_failures \(total(\.transient_failures, of: summaries)), skipped \(total(\.skipped, of: summaries))")
+        lines.append("  of which the storm: \(stormSummaries.count) runs, refreshed \(total(\.refreshed, of: stormSummaries)), "
+            + "conflicts \(total(\.conflicts, of: stormSummaries))")
+        let absent = samples.filter { if case .absent = $0.state { true } else { false } }.count
+        lines.append("  sampled during the run: \(samples.count) reads (\(absent) absent, \(samples.filter { $0.connected == true }.count) connected), "
+            + "\(samplingErrors) failed")
+        lines.append("  failed reconnects after the run: \(restored) deleted secrets restored, "
+            + "\(deletedTaggedConnected.count) of them tagged connected while deleted\(deletedTaggedConnected.isEmpty ? "" : " (users \(deletedTaggedConnected.map(String.init).joined(separator: ", ")))")")
         lines.append("  fake Google: \(tokenCalls) token calls, \(invalidGrants) invalid_grant answers, \(revokeCalls) revoke calls")
         let abnormal = operations.filter { $0.signal != nil || $0.exitStatus != 0 || $0.httpStatus == 500 }
         lines.append("  killed by a signal or failed: \(abnormal.count); answered 500: \(operations.filter { $0.httpStatus == 500 }.count)")
-        lines.append("  invariant violations: \(violations.count)")
+        let byRule = Dictionary(grouping: violations, by: \.rule).map { "\($0.key): \($0.value.count)" }.sorted()
+        lines.append("  invariant violations: \(violations.count)\(byRule.isEmpty ? "" : " [" + byRule.joined(separator: "; ") + "]")")
         lines += violations.prefix(20).map { "    \($0)" }
         lines += harnessErrors.map { "  harness error: \($0)" }
         return lines.joined(separator: "\n")

@@ -5,8 +5,9 @@ import Synchronization
 /// on the two-thread concurrency pool), each running operations until the deadline.
 enum SoakWorkers {
     /// Runs `count` workers until `deadline`; returns every record and the harness errors.
+    /// Worker `n` tags its operations `<prefix><n>i<iteration>`.
     static func run(
-        count: Int, seed: UInt64, until deadline: ContinuousClock.Instant, scratch: URL,
+        count: Int, prefix: String = "w", seed: UInt64, until deadline: ContinuousClock.Instant, scratch: URL,
         operation: @escaping @Sendable (_ tag: String, SpawnedFunction, inout SplitMix64) throws -> SoakRecord
     ) async -> (records: [SoakRecord], errors: [String]) {
         let collected = Mutex<(records: [SoakRecord], errors: [String])>(([], []))
@@ -18,15 +19,15 @@ enum SoakWorkers {
                     defer { group.leave() }
                     var random = SplitMix64(seed: seed &+ UInt64(worker) &* 0x9E37_79B9_7F4A_7C15)
                     do {
-                        let runner = try SpawnedFunction(scratch: scratch.appendingPathComponent("worker-\(worker)"))
+                        let runner = try SpawnedFunction(scratch: scratch.appendingPathComponent("\(prefix)\(worker)"))
                         var iteration = 0
                         while ContinuousClock.now < deadline {
-                            let record = try operation("w\(worker)i\(iteration)", runner, &random)
+                            let record = try operation("\(prefix)\(worker)i\(iteration)", runner, &random)
                             collected.withLock { $0.records.append(record) }
                             iteration += 1
                         }
                     } catch {
-                        collected.withLock { $0.errors.append("worker \(worker): \(error)") }
+                        collected.withLock { $0.errors.append("worker \(prefix)\(worker): \(error)") }
                     }
                 }
                 thread.stackSize = 1 << 20

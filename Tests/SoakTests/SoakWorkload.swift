@@ -22,11 +22,13 @@ struct SoakWorkload: Sendable {
     static func userID(_ user: Int) -> String { "soak-user-\(user < 10 ? "0" : "")\(user)" }
 
     /// A token set no other call sends. `tag` makes it unique (worker and iteration).
-    /// - 70 %: a live refresh token, the user's usual account (sometimes in other letter
-    ///   case, which is the same account) or their second account (an account switch);
-    /// - 10 %: a refresh token the fake Google answers `invalid_grant` for;
-    /// - 20 %: no refresh token and a never-used email: an account switch stored as not
-    ///   refreshable.
+    /// - 70 %: a live refresh token, which store-tokens proves at the fake Google and
+    ///   stores as Google answered (the body's email, which varies in case and account, is
+    ///   only a hint);
+    /// - 5 %: a refresh token the fake Google answers `invalid_grant` for: refused (400);
+    /// - 5 %: a live refresh token whose grant the harness revokes once the store answered,
+    ///   so that a later refresh marks the set revoked;
+    /// - 20 %: no refresh token and a never-used email: stored as sent, not refreshable.
     func tokens(for user: Int, tag: String, using random: inout some RandomNumberGenerator) -> SentTokens {
         let variant = Int.random(in: 0..<100, using: &random)
         let expiresIn = Int.random(in: 60...600, using: &random)
@@ -38,10 +40,12 @@ struct SoakWorkload: Sendable {
             let email = account < 2 ? "soak.user\(user).work@gmail.com" : account < 3 ? "Soak.User\(user)@Gmail.com" : "soak.user\(user)@gmail.com"
             return SentTokens(accessToken: access, refreshToken: refresh, email: email, scope: Self.scope, expiresIn: expiresIn, scriptedRevoked: false, call: tag)
         case 70..<80:
-            return SentTokens(
+            var sent = SentTokens(
                 accessToken: access, refreshToken: refresh, email: "soak.user\(user)@gmail.com", scope: Self.scope, expiresIn: expiresIn,
-                scriptedRevoked: true, call: tag
+                scriptedRevoked: variant < 75, call: tag
             )
+            sent.revokedAfterStore = variant >= 75
+            return sent
         default:
             return SentTokens(
                 accessToken: access, refreshToken: nil, email: "switch-\(user)-\(tag)@example.com", scope: Self.scope, expiresIn: expiresIn,
@@ -50,8 +54,8 @@ struct SoakWorkload: Sendable {
         }
     }
 
-    /// Makes the fake Google know `tokens`' grant (revoked when scripted so) before any
-    /// process can see the set.
+    /// Makes the fake Google know `tokens`' grant (dead from the start when scripted so)
+    /// before any process can see the set.
     func register(_ tokens: SentTokens) {
         guard let refreshToken = tokens.refreshToken else { return }
         google.addGrant(refreshToken: refreshToken, scope: tokens.scope)
@@ -66,29 +70,57 @@ struct SoakWorkload: Sendable {
         case 0..<40:
             let sent = tokens(for: user, tag: tag, using: &random)
             register(sent)
-            return try run(.storeTokens, user: user, event: SoakEvents.storeTokens(sent, jwt: jwts[user]), sent: sent, runner: runner)
+            let record = try run(.storeTokens, tag: tag, user: user, event: SoakEvents.storeTokens(sent, jwt: jwts[user]), sent: sent, runner: runner)
+            // After the answer, so the store verified a live grant; a later refresh gets invalid_grant.
+            if sent.revokedAfterStore, let refreshToken = sent.refreshToken { google.invalidateGrant(refreshToken: refreshToken) }
+            return record
         case 40..<55:
-            return try run(.disconnect, user: user, event: SoakEvents.disconnect(jwt: jwts[user]), runner: runner)
+            return try run(.disconnect, tag: tag, user: user, event: SoakEvents.disconnect(jwt: jwts[user]), runner: runner)
         case 55..<80:
-            return try run(.userProfile, user: user, event: SoakEvents.userProfile(jwt: jwts[user]), runner: runner)
+            return try run(.userProfile, tag: tag, user: user, event: SoakEvents.userProfile(jwt: jwts[user]), runner: runner)
         default:
-            let shards = Bool.random(using: &random) ? 1 : Int.random(in: 2...4, using: &random)
-            let event = SoakEvents.tokenRefresh(shard: Int.random(in: 0..<shards, using: &random), of: shards)
-            return try run(.tokenRefresh, user: nil, event: event, runner: runner)
+            return try runRefresh(tag: tag, runner: runner, environment: environment, using: &random)
         }
     }
 
-    private func run(_ function: SoakFunction, user: Int?, event: Data, sent: SentTokens? = nil, runner: SpawnedFunction) throws -> SoakRecord {
-        let result = try runner.run(function.rawValue, event: event, environment: environment)
+    /// One run of the refresh storm: token-refresh over everyone or one shard, with a
+    /// window (a day, the most allowed) that makes every refreshable set due, so each run
+    /// races the writers for every grant.
+    func runStorm(tag: String, runner: SpawnedFunction, using random: inout some RandomNumberGenerator) throws -> SoakRecord {
+        var stormEnvironment = environment
+        stormEnvironment["REFRESH_WINDOW_SECONDS"] = "86400"
+        var record = try runRefresh(tag: tag, runner: runner, environment: stormEnvironment, using: &random)
+        record.isStorm = true
+        return record
+    }
+
+    private func runRefresh(
+        tag: String, runner: SpawnedFunction, environment: [String: String], using random: inout some RandomNumberGenerator
+    ) throws -> SoakRecord {
+        let shards = Bool.random(using: &random) ? 1 : Int.random(in: 2...4, using: &random)
+        let event = SoakEvents.tokenRefresh(shard: Int.random(in: 0..<shards, using: &random), of: shards)
+        return try run(.tokenRefresh, tag: tag, user: nil, event: event, runner: runner, environment: environment)
+    }
+
+    private func run(
+        _ function: SoakFunction, tag: String, user: Int?, event: Data, sent: SentTokens? = nil, runner: SpawnedFunction,
+        environment: [String: String]? = nil
+    ) throws -> SoakRecord {
+        let result = try runner.run(function.rawValue, event: event, environment: environment ?? self.environment)
         var record = SoakRecord(
-            function: function, user: user, started: result.started, ended: result.ended, exitStatus: result.exitStatus, signal: result.signal,
-            sent: sent
+            function: function, user: user, tag: tag, started: result.started, ended: result.ended, exitStatus: result.exitStatus,
+            signal: result.signal, sent: sent
         )
         let response = try? JSONSerialization.jsonObject(with: Data(result.stdout.utf8)) as? [String: Any]
         if function == .tokenRefresh {
             record.summary = try? JSONDecoder().decode(RefreshSummary.self, from: Data(result.stdout.utf8))
         } else {
             record.httpStatus = response?["statusCode"] as? Int
+        }
+        if function == .userProfile, record.httpStatus == 200,
+           let body = (response?["body"] as? String).flatMap({ try? JSONSerialization.jsonObject(with: Data($0.utf8)) as? [String: Any] }),
+           let data = body["data"] as? [String: Any] {
+            record.connected = data["gmail_account_connected"] as? Bool
         }
         let failed = result.exitStatus != 0 || (record.httpStatus ?? 0) >= 500 || (function == .tokenRefresh && record.summary == nil)
         if failed {

@@ -1,0 +1,94 @@
+import Foundation
+import PayPulseDomain
+import PayPulsePorts
+import PayPulseTestSupport
+import Testing
+
+/// A disconnect marks the set revoked before deleting it, so that a reconnect which
+/// restores the secret and then fails leaves a set that reads as not connected. A writer
+/// overtaken by that mark (a refresh, a store) tags after its compare-and-swap; when its
+/// tags land after the mark's and the delete comes before its re-check, the deleted
+/// secret keeps tags that say connected over a revoked value.
+@Suite("A reconnect that fails after restoring a disconnected set")
+struct RestoreAfterDisconnectTests {
+    @Test("an overtaken writer's late tags must not make the restored, revoked set read as connected", arguments: StoreFactory.all)
+    func lateTagsOfAnOvertakenWriter(_ factory: StoreFactory) async throws {
+        try await factory.withStores { stores in
+            let user = UserID("restore-\(UUID().uuidString.prefix(8))")!
+            let vault = TokenVault(secrets: stores.secrets)
+            _ = try await vault.store(IncomingTokens(accessToken: "a1", refreshToken: "r1", email: "jane@gmail.com"), for: user)
+            var refreshed = try #require(try await vault.current(of: user))
+            refreshed.tokenSet.accessToken = "a2"
+
+            // A refresh writes; before its tags go on, a disconnect marks the set revoked
+            // (tags included); the refresh's tags land; the disconnect deletes before the
+            // refresh re-checks the version.
+            let racing = RacingSecretStore(
+                stores.secrets, name: user.secretName,
+                beforeFirstTag: { inner in
+                    let disconnect = TokenVault(secrets: inner)
+                    var marked = try #require(try await disconnect.current(of: user))
+                    marked.tokenSet.status = .revoked
+                    try await disconnect.replace(marked.tokenSet, of: user, expected: marked.version)
+                },
+                afterFirstTag: { inner in _ = try await inner.deleteSecret(name: user.secretName, recoveryWindowDays: 7) }
+            )
+            try await TokenVault(secrets: racing).replace(refreshed.tokenSet, of: user, expected: refreshed.version)
+            #expect(racing.raced)
+
+            // A reconnect restores the secret and then loses every compare-and-swap (409).
+            let failing = FailingWritesSecretStore(stores.secrets)
+            await #expect(throws: StoreError.conflict) {
+                try await TokenVault(secrets: failing).store(IncomingTokens(accessToken: "a3", refreshToken: "r3", email: "jane@gmail.com"), for: user)
+            }
+            #expect(try await vault.current(of: user)?.tokenSet.status == .revoked)
+            #expect(try await vault.connectionState(of: user) != .connected)
+        }
+    }
+}
+
+/// Forwards to a store, but every compare-and-swap loses, as if another writer always
+/// came first.
+private struct FailingWritesSecretStore: SecretStore {
+    let inner: any SecretStore
+
+    init(_ inner: any SecretStore) { self.inner = inner }
+
+    func replaceCurrent(name: String, expected: SecretVersionID, value: String, clientRequestToken: String) async throws -> SecretVersionID {
+        throw StoreError.conflict
+    }
+
+    func createSecret(name: String, value: String, tags: [String: String], clientRequestToken: String) async throws -> SecretVersionID {
+        try await inner.createSecret(name: name, value: value, tags: tags, clientRequestToken: clientRequestToken)
+    }
+
+    func getSecretValue(name: String, stage: SecretStage) async throws -> SecretValue { try await inner.getSecretValue(name: name, stage: stage) }
+
+    func getSecretValue(name: String, versionID: SecretVersionID) async throws -> SecretValue {
+        try await inner.getSecretValue(name: name, versionID: versionID)
+    }
+
+    func describeSecret(name: String) async throws -> SecretDescription { try await inner.describeSecret(name: name) }
+
+    func putSecretValue(name: String, value: String, clientRequestToken: String, stages: [SecretStage]) async throws -> SecretVersionID {
+        try await inner.putSecretValue(name: name, value: value, clientRequestToken: clientRequestToken, stages: stages)
+    }
+
+    func updateSecretVersionStage(name: String, stage: SecretStage, moveTo: SecretVersionID?, removeFrom: SecretVersionID?) async throws {
+        try await inner.updateSecretVersionStage(name: name, stage: stage, moveTo: moveTo, removeFrom: removeFrom)
+    }
+
+    func listSecrets(namePrefix: String, includePlannedDeletion: Bool, maxResults: Int, nextToken: String?) async throws -> SecretPage {
+        try await inner.listSecrets(namePrefix: namePrefix, includePlannedDeletion: includePlannedDeletion, maxResults: maxResults, nextToken: nextToken)
+    }
+
+    func deleteSecret(name: String, recoveryWindowDays: Int) async throws -> Date {
+        try await inner.deleteSecret(name: name, recoveryWindowDays: recoveryWindowDays)
+    }
+
+    func restoreSecret(name: String) async throws { try await inner.restoreSecret(name: name) }
+
+    func tagResource(name: String, tags: [String: String]) async throws { try await inner.tagResource(name: name, tags: tags) }
+
+    func untagResource(name: String, tagKeys: [String]) async throws { try await inner.untagResource(name: name, tagKeys: tagKeys) }
+}
