@@ -45,9 +45,13 @@ extension TokenVault {
                 try await secrets.restoreSecret(name: name)
                 restored = true
                 // A writer overtaken by the disconnect's revoked mark can tag after it, and
-                // the deletion keeps those tags: re-tag from the restored value (revoked) so
-                // that, if this store then fails, the set reads as not connected.
-                if let current = try? await current(of: user) { try? await retag(current.tokenSet, of: user) }
+                // the deletion keeps those tags (a set deleted before the mark existed has no
+                // mark at all): tag the restored set revoked, which its grant is, so that if
+                // this store then fails it reads as not connected.
+                if var restoredSet = try? await current(of: user)?.tokenSet {
+                    restoredSet.status = .revoked
+                    try? await retag(restoredSet, of: user)
+                }
                 continue
             }
 

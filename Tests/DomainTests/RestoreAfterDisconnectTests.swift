@@ -47,6 +47,24 @@ struct RestoreAfterDisconnectTests {
     }
 }
 
+extension RestoreAfterDisconnectTests {
+    @Test("a set deleted before disconnects marked it (active value and tags) reads as not connected after a failed reconnect", arguments: StoreFactory.all)
+    func deletedBeforeTheMarkExisted(_ factory: StoreFactory) async throws {
+        try await factory.withStores { stores in
+            let user = UserID("legacy-\(UUID().uuidString.prefix(8))")!
+            let vault = TokenVault(secrets: stores.secrets)
+            _ = try await vault.store(IncomingTokens(accessToken: "a1", refreshToken: "r1", email: "jane@gmail.com"), for: user)
+            // What a disconnect did before it marked the set: a plain delete.
+            _ = try await stores.secrets.deleteSecret(name: user.secretName, recoveryWindowDays: 7)
+            await #expect(throws: StoreError.conflict) {
+                try await TokenVault(secrets: FailingWritesSecretStore(stores.secrets))
+                    .store(IncomingTokens(accessToken: "a3", refreshToken: "r3", email: "jane@gmail.com"), for: user)
+            }
+            #expect(try await vault.connectionState(of: user) == .revoked)
+        }
+    }
+}
+
 /// Forwards to a store, but every compare-and-swap loses, as if another writer always
 /// came first.
 private struct FailingWritesSecretStore: SecretStore {
