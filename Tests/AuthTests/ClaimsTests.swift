@@ -9,15 +9,10 @@ import Testing
 /// Payload claims: iss, aud, exp, nbf, sub, name, email.
 @Suite("Token claims")
 struct ClaimsTests {
-    private func accepted(_ payload: String, sourceLocation: SourceLocation = #_sourceLocation) async throws -> AuthenticatedUser {
-        let token = try await TokenForge.hmac(payload: payload)
-        return try await AuthFixture.authenticator()
-            .authenticate(authorizationHeader: "Bearer \(token)", authorizerClaims: nil, now: AuthFixture.now)
-    }
+    private func accepted(_ payload: String) async throws -> AuthenticatedUser { try await acceptedPayload(payload) }
 
     private func refused(_ payload: String, _ expected: AuthenticationError, sourceLocation: SourceLocation = #_sourceLocation) async throws {
-        let token = try await TokenForge.hmac(payload: payload)
-        await expectRefused(try await AuthFixture.authenticator(), header: "Bearer \(token)", expected, sourceLocation: sourceLocation)
+        try await expectRefusedPayload(payload, expected, sourceLocation: sourceLocation)
     }
 
     @Test("a wrong or missing iss is refused")

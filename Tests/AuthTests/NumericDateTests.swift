@@ -6,15 +6,10 @@ import Testing
 /// other claim rule stays.
 @Suite("JWT NumericDate with a fraction")
 struct NumericDateTests {
-    private func accepted(_ payload: String) async throws -> AuthenticatedUser {
-        let token = try await TokenForge.hmac(payload: payload)
-        return try await AuthFixture.authenticator()
-            .authenticate(authorizationHeader: "Bearer \(token)", authorizerClaims: nil, now: AuthFixture.now)
-    }
+    private func accepted(_ payload: String) async throws -> AuthenticatedUser { try await acceptedPayload(payload) }
 
     private func refused(_ payload: String, _ expected: AuthenticationError, sourceLocation: SourceLocation = #_sourceLocation) async throws {
-        let token = try await TokenForge.hmac(payload: payload)
-        await expectRefused(try await AuthFixture.authenticator(), header: "Bearer \(token)", expected, sourceLocation: sourceLocation)
+        try await expectRefusedPayload(payload, expected, sourceLocation: sourceLocation)
     }
 
     @Test("exp, nbf and iat with fractions are accepted")

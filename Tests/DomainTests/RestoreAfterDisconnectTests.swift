@@ -37,7 +37,7 @@ struct RestoreAfterDisconnectTests {
             #expect(racing.raced)
 
             // A reconnect restores the secret and then loses every compare-and-swap (409).
-            let failing = FailingWritesSecretStore(stores.secrets)
+            let failing = LosingWritesSecretStore(inner: stores.secrets)
             await #expect(throws: StoreError.conflict) {
                 try await TokenVault(secrets: failing).store(IncomingTokens(accessToken: "a3", refreshToken: "r3", email: "jane@gmail.com"), for: user)
             }
@@ -57,56 +57,10 @@ extension RestoreAfterDisconnectTests {
             // What a disconnect did before it marked the set: a plain delete.
             _ = try await stores.secrets.deleteSecret(name: user.secretName, recoveryWindowDays: 7)
             await #expect(throws: StoreError.conflict) {
-                try await TokenVault(secrets: FailingWritesSecretStore(stores.secrets))
+                try await TokenVault(secrets: LosingWritesSecretStore(inner: stores.secrets))
                     .store(IncomingTokens(accessToken: "a3", refreshToken: "r3", email: "jane@gmail.com"), for: user)
             }
             #expect(try await vault.connectionState(of: user) == .revoked)
         }
     }
-}
-
-/// Forwards to a store, but every compare-and-swap loses, as if another writer always
-/// came first.
-private struct FailingWritesSecretStore: SecretStore {
-    let inner: any SecretStore
-
-    init(_ inner: any SecretStore) { self.inner = inner }
-
-    func replaceCurrent(name: String, expected: SecretVersionID, value: String, clientRequestToken: String) async throws -> SecretVersionID {
-        throw StoreError.conflict
-    }
-
-    func createSecret(name: String, value: String, tags: [String: String], clientRequestToken: String) async throws -> SecretVersionID {
-        try await inner.createSecret(name: name, value: value, tags: tags, clientRequestToken: clientRequestToken)
-    }
-
-    func getSecretValue(name: String, stage: SecretStage) async throws -> SecretValue { try await inner.getSecretValue(name: name, stage: stage) }
-
-    func getSecretValue(name: String, versionID: SecretVersionID) async throws -> SecretValue {
-        try await inner.getSecretValue(name: name, versionID: versionID)
-    }
-
-    func describeSecret(name: String) async throws -> SecretDescription { try await inner.describeSecret(name: name) }
-
-    func putSecretValue(name: String, value: String, clientRequestToken: String, stages: [SecretStage]) async throws -> SecretVersionID {
-        try await inner.putSecretValue(name: name, value: value, clientRequestToken: clientRequestToken, stages: stages)
-    }
-
-    func updateSecretVersionStage(name: String, stage: SecretStage, moveTo: SecretVersionID?, removeFrom: SecretVersionID?) async throws {
-        try await inner.updateSecretVersionStage(name: name, stage: stage, moveTo: moveTo, removeFrom: removeFrom)
-    }
-
-    func listSecrets(namePrefix: String, includePlannedDeletion: Bool, maxResults: Int, nextToken: String?) async throws -> SecretPage {
-        try await inner.listSecrets(namePrefix: namePrefix, includePlannedDeletion: includePlannedDeletion, maxResults: maxResults, nextToken: nextToken)
-    }
-
-    func deleteSecret(name: String, recoveryWindowDays: Int) async throws -> Date {
-        try await inner.deleteSecret(name: name, recoveryWindowDays: recoveryWindowDays)
-    }
-
-    func restoreSecret(name: String) async throws { try await inner.restoreSecret(name: name) }
-
-    func tagResource(name: String, tags: [String: String]) async throws { try await inner.tagResource(name: name, tags: tags) }
-
-    func untagResource(name: String, tagKeys: [String]) async throws { try await inner.untagResource(name: name, tagKeys: tagKeys) }
 }

@@ -37,6 +37,19 @@ enum AuthFixture {
     }
 }
 
+/// The user a token signed over `payload` authenticates as, at ``AuthFixture/now``.
+func acceptedPayload(_ payload: String) async throws -> AuthenticatedUser {
+    let token = try await TokenForge.hmac(payload: payload)
+    return try await AuthFixture.authenticator()
+        .authenticate(authorizationHeader: "Bearer \(token)", authorizerClaims: nil, now: AuthFixture.now)
+}
+
+/// Expects a token signed over `payload` to be refused with `expected`.
+func expectRefusedPayload(_ payload: String, _ expected: AuthenticationError, sourceLocation: SourceLocation = #_sourceLocation) async throws {
+    let token = try await TokenForge.hmac(payload: payload)
+    await expectRefused(try await AuthFixture.authenticator(), header: "Bearer \(token)", expected, sourceLocation: sourceLocation)
+}
+
 /// Expects `authenticate` to refuse, with `expected` when given, and checks that the error
 /// text never carries the token or any of its segments.
 func expectRefused(
