@@ -16,7 +16,11 @@ runs under `aws-lambda-rie` on two free loopback ports; events are POSTed to
   - the logs are JSON lines carrying the request id.
 And a start-up failure (PAYPULSE_STORE=bogus) is reported through /runtime/init/error.
 The functions share one embedded store, in order: store-tokens, user-profile,
-token-refresh, disconnect (which revokes at a local HTTPS stand-in for Google).
+token-refresh, disconnect. Google is a local HTTPS stand-in (scripts/fake-google-tls.py,
+the manifest's grants, trusted through PAYPULSE_CA_BUNDLE): store-tokens proves the refresh
+token of the first connection there, disconnect revokes there. What no function writes
+(the user, the Google client-ID secret) is seeded once store-tokens' first invocation has
+created the store, before the first connection.
 """
 import base64
 import glob
@@ -37,7 +41,7 @@ import zipfile
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from check_response import mismatch  # noqa: E402
-from seed_embedded import seed  # noqa: E402
+from seed_embedded import CLIENT_ID, seed  # noqa: E402
 
 REPO = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 EVENTS = os.path.join(REPO, "events")
@@ -99,6 +103,7 @@ class Emulator:
              "--runtime-api-address", f"127.0.0.1:{free_port()}", os.path.join(directory, "bootstrap")],
             cwd=directory, env=environment, stdout=self.log, stderr=subprocess.STDOUT, start_new_session=True)
         self.runtime_pids_seen = set()
+        self.invocations = 0
         deadline = time.monotonic() + 60
         while True:
             try:
@@ -122,6 +127,7 @@ class Emulator:
                 status, body = response.status, response.read().decode()
         except urllib.error.HTTPError as error:
             status, body = error.code, error.read().decode()
+        self.invocations += 1
         self.runtime_pids_seen |= self.runtime_pids()
         return status, body
 
@@ -179,7 +185,8 @@ def json_object(line):
     return document if isinstance(document, dict) else {}
 
 
-def check_one_process(emulator, function, invocations):
+def check_one_process(emulator, function):
+    invocations = emulator.invocations
     alive = emulator.runtime_pids()
     if len(emulator.runtime_pids_seen) != 1 or alive != emulator.runtime_pids_seen:
         raise Failure(f"{function}: expected one runtime process serving all {invocations} invocations, "
@@ -211,8 +218,8 @@ def main():
             try:
                 for step in plan:
                     step(emulator)
-                pid, tagged = check_one_process(emulator, function, len(plan))
-                print(f"rie {function:<13} ok  {len(plan)} invocations by runtime pid {pid}, "
+                pid, tagged = check_one_process(emulator, function)
+                print(f"rie {function:<13} ok  {emulator.invocations} invocations by runtime pid {pid}, "
                       f"{tagged} JSON log lines with a requestId")
             finally:
                 emulator.close()
@@ -221,19 +228,53 @@ def main():
         error = lambda label, payload, kind: lambda e: check_error(e, label, payload, kind)  # noqa: E731
         invalid = "Runtime.InvalidEvent"
 
+        # Google: an HTTPS stand-in knowing the manifest's grants, accepting the seeded client ID.
+        tls = os.path.join(work, "tls")
+        os.makedirs(tls)
+        subprocess.run(
+            ["openssl", "req", "-x509", "-newkey", "ec", "-pkeyopt", "ec_paramgen_curve:prime256v1", "-nodes",
+             "-days", "2", "-subj", "/CN=127.0.0.1", "-addext", "subjectAltName=IP:127.0.0.1",
+             "-keyout", f"{tls}/key.pem", "-out", f"{tls}/cert.pem"], check=True, capture_output=True)
+        google = subprocess.Popen([sys.executable, os.path.join(REPO, "scripts/fake-google-tls.py"),
+                                   f"{tls}/cert.pem", f"{tls}/key.pem", f"{tls}/port", f"{tls}/requests.log", CLIENT_ID])
+        for _ in range(300):
+            if os.path.exists(f"{tls}/port"):
+                break
+            time.sleep(0.1)
+        if not os.path.exists(f"{tls}/port"):
+            raise Failure("the HTTPS stand-in for Google did not start")
+        with open(f"{tls}/port") as handle:
+            google_url = f"https://127.0.0.1:{handle.read()}"
+        trust = {"PAYPULSE_CA_BUNDLE": f"{tls}/cert.pem"}
+
+        def google_requests(line):
+            if not os.path.exists(f"{tls}/requests.log"):
+                return 0
+            with open(f"{tls}/requests.log") as handle:
+                return handle.read().splitlines().count(line)
+
+        token_request = "POST /token client_id,grant_type,refresh_token"
+
+        def seed_store(_emulator):
+            # The first invocation created the store; the seed goes in before the first connection.
+            database = os.path.join(state, "paypulse.sqlite3")
+            if not os.path.exists(database):
+                raise Failure("store-tokens: its first invocation did not create the embedded store")
+            seed(database)
+
         run("store-tokens", [
             answer("no JWT", event("store-tokens/v2-missing-bearer-token.json"),
                    expected("store-tokens/v2-missing-bearer-token.expected.json")),
+            seed_store,
             error("a JSON string as event", b'"hello"', invalid),
             answer("first connection", event("store-tokens/v2-json-first-connection.json"),
                    expected("store-tokens/v2-json-first-connection.expected.json")),
             error("an empty object as event", b"{}", invalid),
             answer("no JWT again", event("store-tokens/v2-missing-bearer-token.json"),
                    expected("store-tokens/v2-missing-bearer-token.expected.json")),
-        ])
-
-        # What no function writes (the user, the Google client-ID secret) is seeded directly.
-        seed(os.path.join(state, "paypulse.sqlite3"))
+        ], {"GOOGLE_TOKEN_ENDPOINT": f"{google_url}/token", **trust})
+        if google_requests(token_request) != 1:
+            raise Failure("store-tokens: expected one refresh at the HTTPS stand-in for Google")
 
         connected = expected("user-profile/v2-connected.expected.json")
         run("user-profile", [
@@ -249,30 +290,17 @@ def main():
             error("an invalid shard", event("token-refresh/scheduled-invalid-shard.json"), "Runtime.HandlerFailed"),
             error("an empty object as event", b"{}", invalid),
             answer("scheduled again", event("token-refresh/scheduled-not-yet-due.json"), summary),
-        ])
+        ], {"GOOGLE_TOKEN_ENDPOINT": f"{google_url}/token", **trust})
+        if google_requests(token_request) != 1:
+            raise Failure("token-refresh: refreshed a grant that was not due")
 
-        tls = os.path.join(work, "tls")
-        os.makedirs(tls)
-        subprocess.run(
-            ["openssl", "req", "-x509", "-newkey", "ec", "-pkeyopt", "ec_paramgen_curve:prime256v1", "-nodes",
-             "-days", "2", "-subj", "/CN=127.0.0.1", "-addext", "subjectAltName=IP:127.0.0.1",
-             "-keyout", f"{tls}/key.pem", "-out", f"{tls}/cert.pem"], check=True, capture_output=True)
-        google = subprocess.Popen([sys.executable, os.path.join(REPO, "scripts/fake-google-tls.py"),
-                                   f"{tls}/cert.pem", f"{tls}/key.pem", f"{tls}/port", f"{tls}/requests.log"])
-        for _ in range(100):
-            if os.path.exists(f"{tls}/port"):
-                break
-            time.sleep(0.1)
-        with open(f"{tls}/port") as handle:
-            google_port = handle.read()
         run("disconnect", [
             answer("disconnect", event("disconnect/v2-disconnect.json"), expected("disconnect/v2-disconnect.expected.json")),
             error("not JSON", b"hello", invalid),
             answer("disconnect twice", event("disconnect/v2-twice.json"), expected("disconnect/v2-twice.expected.json")),
-        ], {"GOOGLE_REVOKE_ENDPOINT": f"https://127.0.0.1:{google_port}/revoke", "PAYPULSE_CA_BUNDLE": f"{tls}/cert.pem"})
-        with open(f"{tls}/requests.log") as handle:
-            if handle.read().splitlines().count("POST /revoke token") != 1:
-                raise Failure("disconnect: expected one revocation at the HTTPS stand-in for Google")
+        ], {"GOOGLE_REVOKE_ENDPOINT": f"{google_url}/revoke", **trust})
+        if google_requests("POST /revoke token") != 1:
+            raise Failure("disconnect: expected one revocation at the HTTPS stand-in for Google")
 
         # A start-up failure goes to /runtime/init/error, which the emulator reports.
         emulator = Emulator(rie, os.path.join(bundles, "user-profile.zip"), os.path.join(work, "init-error"),

@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """Seeds an embedded store (the SQLite file an earlier function created) with what no
 function writes: the manifest's user (events/manifest.json) and the Google client-ID
-secret token-refresh reads (`Google-OAuth-Client-ID`, stage AWSCURRENT).
+secret store-tokens and token-refresh read (`Google-OAuth-Client-ID`, stage AWSCURRENT).
 
 Usage: seed_embedded.py STATE_DIR/paypulse.sqlite3
 """
@@ -14,6 +14,8 @@ import uuid
 
 MANIFEST = os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))), "events", "manifest.json")
 CLIENT_ID_SECRET = "Google-OAuth-Client-ID"
+# The client ID seeded; scripts/fake-google-tls.py accepts it by default.
+CLIENT_ID = "bundle-test-client.apps.googleusercontent.com"
 
 
 def seed(database):
@@ -26,7 +28,7 @@ def seed(database):
         if db.execute("SELECT 1 FROM secrets WHERE name = ?", (CLIENT_ID_SECRET,)).fetchone() is None:
             db.execute("INSERT INTO secrets (name, created_date) VALUES (?, ?)", (CLIENT_ID_SECRET, now))
             db.execute("INSERT INTO secret_versions (secret_name, version_id, value, created_date) VALUES (?, ?, ?, ?)",
-                       (CLIENT_ID_SECRET, version, "bundle-test-client.apps.googleusercontent.com", now))
+                       (CLIENT_ID_SECRET, version, CLIENT_ID, now))
             db.execute("INSERT INTO secret_stages (secret_name, stage, version_id) VALUES (?, 'AWSCURRENT', ?)",
                        (CLIENT_ID_SECRET, version))
 

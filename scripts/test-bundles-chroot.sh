@@ -9,12 +9,16 @@
 # /dev/urandom Foundation's UUID() returned all zeros: Lambda has both, so they are given.
 #
 # One embedded store travels from bundle to bundle (store-tokens writes the grant,
-# user-profile reads it, token-refresh scans it, disconnect revokes it), and disconnect
-# revokes at a local HTTPS stand-in for Google whose self-signed CA is placed only at
-# Amazon Linux's path (/etc/pki/tls/certs/ca-bundle.crt): `revoked_at_google: true`
-# proves the bootstrap found that file and libcurl used it (Debian's default path does
-# not exist in the chroot). Last, a store-tokens bundle with its libcurl removed must fail
-# its first HTTP call with a message naming libcurl.so.4 (libcurl is dlopen()ed on first use).
+# user-profile reads it, token-refresh scans it, disconnect revokes it). Google is a local
+# HTTPS stand-in (scripts/fake-google-tls.py, the manifest's grants) whose self-signed CA
+# is placed only at Amazon Linux's path (/etc/pki/tls/certs/ca-bundle.crt): store-tokens
+# proves the refresh token there (the answer names Google's account and scope) and
+# disconnect revokes there (`revoked_at_google: true`), proving the bootstrap found that
+# file and libcurl used it (Debian's default path does not exist in the chroot). What no
+# function writes (the user, the Google client-ID secret) is seeded once the first run has
+# created the store, before the first connection. Last, a store-tokens bundle with its
+# libcurl removed must fail its first HTTP call with a message naming libcurl.so.4
+# (libcurl is dlopen()ed on first use).
 #
 # Run scripts/bundle.sh first. Usage: scripts/test-bundles-chroot.sh
 set -euo pipefail
@@ -107,14 +111,38 @@ describe() { # $1 = root: what the root holds besides the bundle
   echo "$files files: the bundle, /bin/sh = busybox-static; /tmp, /state, /dev/{null,urandom}, /proc"
 }
 
-# store-tokens: a request without a JWT, then the first connection (writes the grant).
-root=$(make_root store-tokens)
-invoke "$root" store-tokens store-tokens/v2-missing-bearer-token.json store-tokens/v2-missing-bearer-token.expected.json
-invoke "$root" store-tokens store-tokens/v2-json-first-connection.json store-tokens/v2-json-first-connection.expected.json
-echo "chroot store-tokens:  ok  401 without a JWT, 201 first connection ($(describe "$root"))"
+# Google: an HTTPS stand-in knowing the manifest's grants, accepting the seeded client ID,
+# trusted only through Amazon Linux's CA path.
+tls="$work/tls"
+mkdir -p "$tls"
+openssl req -x509 -newkey ec -pkeyopt ec_paramgen_curve:prime256v1 -nodes -days 2 -subj "/CN=127.0.0.1" \
+  -addext "subjectAltName=IP:127.0.0.1" -keyout "$tls/key.pem" -out "$tls/cert.pem" 2>/dev/null
+client_id=$(cd scripts && python3 -c 'from seed_embedded import CLIENT_ID; print(CLIENT_ID)')
+python3 scripts/fake-google-tls.py "$tls/cert.pem" "$tls/key.pem" "$tls/port" "$tls/requests.log" "$client_id" &
+google_pid=$!
+for _ in $(seq 1 300); do [ -f "$tls/port" ] && break; sleep 0.1; done
+[ -f "$tls/port" ] || fail "the HTTPS stand-in for Google did not start"
+google="https://127.0.0.1:$(cat "$tls/port")"
+token_requests() { grep -cx "POST /token client_id,grant_type,refresh_token" "$tls/requests.log" 2>/dev/null || true; }
 
-# What no function writes (the user, the Google client-ID secret) is seeded directly.
+# Places the stand-in's CA at Amazon Linux's path only.
+trust_google() { # $1 = root
+  mkdir -p "$1/etc/pki/tls/certs"
+  cp "$tls/cert.pem" "$1/etc/pki/tls/certs/ca-bundle.crt"
+  [ ! -e "$1/etc/ssl" ] || fail "the root must not hold Debian's CA path"
+}
+
+# store-tokens: a request without a JWT (creating the store), the seed, then the first
+# connection, proven at the stand-in for Google (writes the grant).
+root=$(make_root store-tokens)
+trust_google "$root"
+invoke "$root" store-tokens store-tokens/v2-missing-bearer-token.json store-tokens/v2-missing-bearer-token.expected.json
+[ -f "$state/paypulse.sqlite3" ] || fail "store-tokens did not create the embedded store"
 python3 scripts/seed_embedded.py "$state/paypulse.sqlite3"
+invoke "$root" store-tokens store-tokens/v2-json-first-connection.json store-tokens/v2-json-first-connection.expected.json \
+  "GOOGLE_TOKEN_ENDPOINT=$google/token"
+[ "$(token_requests)" = 1 ] || fail "store-tokens did not prove the refresh token once at the HTTPS stand-in for Google"
+echo "chroot store-tokens:  ok  401 without a JWT, 201 first connection proven at Google over HTTPS ($(describe "$root"), that CA file)"
 
 root=$(make_root user-profile)
 invoke "$root" user-profile user-profile/v2-missing-bearer-token.json user-profile/v2-missing-bearer-token.expected.json
@@ -122,24 +150,17 @@ invoke "$root" user-profile user-profile/v2-connected.json user-profile/v2-conne
 echo "chroot user-profile:  ok  401 without a JWT, 200 connected ($(describe "$root"))"
 
 root=$(make_root token-refresh)
-invoke "$root" token-refresh token-refresh/scheduled-not-yet-due.json token-refresh/scheduled-not-yet-due.expected.json
-echo "chroot token-refresh: ok  scheduled event -> summary, 1 scanned, 0 due ($(describe "$root"))"
+trust_google "$root"
+invoke "$root" token-refresh token-refresh/scheduled-not-yet-due.json token-refresh/scheduled-not-yet-due.expected.json \
+  "GOOGLE_TOKEN_ENDPOINT=$google/token"
+[ "$(token_requests)" = 1 ] || fail "token-refresh refreshed a grant that was not due"
+echo "chroot token-refresh: ok  scheduled event -> summary, 1 scanned, 0 due ($(describe "$root"), that CA file)"
 
-# disconnect revokes at an HTTPS stand-in for Google, trusted only through Amazon Linux's CA path.
-tls="$work/tls"
-mkdir -p "$tls"
-openssl req -x509 -newkey ec -pkeyopt ec_paramgen_curve:prime256v1 -nodes -days 2 -subj "/CN=127.0.0.1" \
-  -addext "subjectAltName=IP:127.0.0.1" -keyout "$tls/key.pem" -out "$tls/cert.pem" 2>/dev/null
-python3 scripts/fake-google-tls.py "$tls/cert.pem" "$tls/key.pem" "$tls/port" "$tls/requests.log" &
-google_pid=$!
-for _ in $(seq 1 100); do [ -f "$tls/port" ] && break; sleep 0.1; done
-[ -f "$tls/port" ] || fail "the HTTPS stand-in for Google did not start"
+# disconnect revokes at the stand-in for Google.
 root=$(make_root disconnect)
-mkdir -p "$root/etc/pki/tls/certs"
-cp "$tls/cert.pem" "$root/etc/pki/tls/certs/ca-bundle.crt"
-[ ! -e "$root/etc/ssl" ] || fail "the disconnect root must not hold Debian's CA path"
+trust_google "$root"
 invoke "$root" disconnect disconnect/v2-disconnect.json disconnect/v2-disconnect.expected.json \
-  "GOOGLE_REVOKE_ENDPOINT=https://127.0.0.1:$(cat "$tls/port")/revoke"
+  "GOOGLE_REVOKE_ENDPOINT=$google/revoke"
 grep -qx "POST /revoke token" "$tls/requests.log" || fail "disconnect did not revoke at the HTTPS stand-in for Google"
 echo "chroot disconnect:    ok  200, revoked over HTTPS trusting /etc/pki/tls/certs/ca-bundle.crt ($(describe "$root"), that CA file)"
 
