@@ -13,7 +13,7 @@ import Testing
 ///
 /// `FAULT_MATRIX_EVERY_CALL=1` plays every call of each fault-free sequence instead of
 /// three or four of them: about 620 cells and four minutes, for a change to a call sequence.
-@Suite("fault matrix: handler x fault x call position")
+@Suite("fault matrix: handler x fault x call position", .serialized)
 struct FaultMatrixTests {
     static let faults = ProxyFault.all(latency: .milliseconds(150))
     static let everyCall = ProcessInfo.processInfo.environment["FAULT_MATRIX_EVERY_CALL"] == "1"
@@ -64,6 +64,30 @@ struct FaultMatrixTests {
         print("fault matrix written to \(path)")
         for failure in report.failures { Issue.record("\(failure)") }
         #expect(report.totalCells > 0)
+    }
+
+    /// Calls between the matrix's positions: the disconnect's revoked mark landed (its stage
+    /// move answered or not) but its tags did not. The rerun must tag the set before deleting
+    /// it, or the deleted set keeps `active` tags, which a reconnect that restores it and then
+    /// fails to write would show as connected.
+    @Test("a disconnect mark left untagged is tagged by the rerun")
+    func disconnectMarkWithoutTags() async throws {
+        let bench = try await FaultBench()
+        defer { bench.stop() }
+        let reference = try await referenceRun(.disconnect, bench: bench, cell: "fu1")
+        let checker = MatrixChecker(bench: bench, scenario: .disconnect, reference: reference)
+        let cells: [(String, ProxyFault)] = [("TagResource", .status(503)), ("UpdateSecretVersionStage", .resetAfterForward)]
+        for (number, (operation, fault)) in cells.enumerated() {
+            do {
+                let outcome = try await runCell(
+                    .disconnect, checker: checker, bench: bench, cell: "fu\(number + 2)", name: "disconnect / \(operation) #1 / \(fault) persistent",
+                    fault: fault, trigger: .operation(operation, occurrence: 1), persistent: true
+                )
+                #expect(outcome == .completedByRerun, "\(operation) / \(fault)")
+            } catch let failure as CellFailure {
+                Issue.record("\(failure)")
+            }
+        }
     }
 
     /// The fault-free run: the call sequence from the proxy's journal, the answer, the state.
