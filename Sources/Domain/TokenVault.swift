@@ -125,7 +125,9 @@ extension TokenVault {
     private func markRevoked(_ user: UserID) async throws {
         for _ in 0..<maxAttempts {
             guard let stored = try await current(of: user) else { return }  // the delete tells what is there
-            guard stored.tokenSet.status != .revoked else { return }
+            // Already marked, perhaps by our own earlier attempt whose tagging failed: tag it
+            // again, since a restored secret reads as what its tags say.
+            guard stored.tokenSet.status != .revoked else { return try await retag(stored.tokenSet, of: user) }
             var marked = stored.tokenSet
             marked.status = .revoked
             marked.updatedAt = now()

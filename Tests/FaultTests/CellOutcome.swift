@@ -13,6 +13,10 @@ enum CellOutcome: String, CaseIterable, Sendable {
     /// A write reached the store before the fault; the caller was told it failed, and a
     /// fault-free rerun of the same request converged to the fault-free final state.
     case completedByRerun = "c"
+    /// A connect while Google was down: 201, the set stored exactly as the app sent it and
+    /// marked unverified, nothing else changed; a later fault-free refresh run verified it
+    /// to the fault-free connect's state.
+    case storedUnverified = "v"
 
     var meaning: String {
         switch self {
@@ -20,6 +24,7 @@ enum CellOutcome: String, CaseIterable, Sendable {
         case .recoveredRevokeReported: "disconnected; Google revoke failed and reported as revoked_at_google:false (best effort by contract)"
         case .refusedUnchanged: "clear 503 / transient failure reported, stored state byte-for-byte unchanged"
         case .completedByRerun: "failure reported after a write landed; a fault-free rerun converged"
+        case .storedUnverified: "Google down at connect: 201, stored unverified as sent; the next refresh run verified it"
         }
     }
 }

@@ -23,6 +23,8 @@ final class FaultBench: Sendable {
     )
     static let clientIDSecret = "Google-OAuth-Client-ID-fault-matrix"
     static let usersTable = "paypulse-users"
+    /// What the journal calls the fake Google's proxy.
+    static let googleProxyName = "google"
 
     let moto: MotoServer
     let google: FakeGoogleServer
@@ -49,7 +51,7 @@ final class FaultBench: Sendable {
         let moto = try await MotoServer.launchPrivate()
         let google = try FakeGoogleServer()
         let awsProxy = try FaultProxy(upstream: moto.endpoint, dialect: .aws, plan: plan)
-        let googleProxy = try FaultProxy(upstream: String(google.tokenEndpoint.dropLast("/token".count)), dialect: .google, plan: plan)
+        let googleProxy = try FaultProxy(upstream: String(google.tokenEndpoint.dropLast("/token".count)), dialect: .google, plan: plan, name: Self.googleProxyName)
         self.moto = moto
         self.google = google
         self.awsProxy = awsProxy

@@ -40,11 +40,30 @@ enum FaultScenario: String, CaseIterable, Sendable {
     struct Prepared: Sendable {
         var secretNames: [String]
         var invoke: @Sendable () async -> HandlerResult
+        /// For a connect that Google must verify: what it must do when Google cannot be asked.
+        var googleDown: GoogleDown?
     }
 
-    /// Blanks what legitimately differs between runs: Google's access tokens are numbered.
+    /// A connect with a refresh token while Google is down: 201 and the set stored exactly as
+    /// the app sent it, unverified (the first watched secret); every other watched secret
+    /// unchanged. The next refresh run must verify it.
+    struct GoogleDown: Sendable {
+        /// The 201 body: the app's email and scope, since Google said nothing.
+        var answer: String
+        /// The token set as the app sent it, marked unverified, with its tags.
+        var state: SecretSnapshot
+        /// The app's `email`, which the set keeps after verification: Google's answer names
+        /// no account without an `openid` scope.
+        var email: String
+        /// A refresh run over this cell's grant only.
+        var refreshRun: @Sendable () async -> HandlerResult
+    }
+
+    /// Blanks what legitimately differs between runs: the fake Google numbers the access
+    /// tokens it issues over the whole matrix, so a rerun or a retry gets another number.
+    /// The clocks are fixed, so timestamps never differ.
     func normalizeValue(_ object: [String: Any]) -> [String: Any] {
-        guard self == .tokenRefresh, let token = object["access_token"] as? String, token.hasPrefix("ya29.fake-") else { return object }
+        guard let token = object["access_token"] as? String, token.hasPrefix("ya29.fake-") else { return object }
         var object = object
         object["access_token"] = "ya29.fake-*"
         return object
@@ -62,7 +81,16 @@ enum FaultScenario: String, CaseIterable, Sendable {
             bench.google.addGrant(refreshToken: "1//fault-first")
             let request = try await post(bench, user, #"{"access_token":"ya29.fault-first","refresh_token":"1//fault-first","expires_in":3600,"scope":"\#(scope)","email":"\#(Self.email)"}"#)
             let handler = StoreTokensHandler(guardian: bench.guardian, vault: proxied, verifier: verifier(bench))
-            return Prepared(secretNames: [user.secretName]) { .response(await handler.handle(request, logger: bench.logger)) }
+            let refresh = refreshHandler(bench, listPrefix: user.secretName)
+            let googleDown = GoogleDown(
+                answer: #"{"data":{"account_switch":false,"google_email":"\#(Self.email)","message":"First Gmail connection","scope":"\#(scope)"},"message":"Gmail OAuth tokens stored successfully!"}"#,
+                state: try Self.unverifiedSet(accessToken: "ya29.fault-first", refreshToken: "1//fault-first", expiresIn: 3600, scope: scope, now: bench.now),
+                email: Self.email, refreshRun: { await Self.run(refresh, bench) }
+            )
+            // The client ID secret is watched too: a connect only ever reads it.
+            return Prepared(secretNames: [user.secretName, FaultBench.clientIDSecret], invoke: {
+                .response(await handler.handle(request, logger: bench.logger))
+            }, googleDown: googleDown)
         case .storeUpdate:
             _ = try await direct.store(IncomingTokens(accessToken: "ya29.fault-old", refreshToken: "1//fault-old", scopes: [scope], email: Self.email), for: user)
             let request = try await post(bench, user, #"{"access_token":"ya29.fault-new","expires_in":3600,"scope":"\#(scope)","email":"\#(Self.email)"}"#)
@@ -94,17 +122,38 @@ enum FaultScenario: String, CaseIterable, Sendable {
                 names.append(grantee.secretName)
             }
             let handler = refreshHandler(bench, listPrefix: RefreshJob.prefix + "\(cell)-r")
-            return Prepared(secretNames: names) {
-                do {
-                    let json = try await handler.handle(detail: Array("{}".utf8), deadline: nil, logger: bench.logger)
-                    return .summary(try JSONDecoder().decode(RefreshSummary.self, from: Data(json)))
-                } catch let error as StoreError {
-                    return .failed(transient: error == .unavailable, "\(error)")
-                } catch {
-                    return .failed(transient: false, "\(error)")
-                }
-            }
+            return Prepared(secretNames: names) { await Self.run(handler, bench) }
         }
+    }
+
+    /// One run of the refresh job.
+    private static func run(_ handler: TokenRefreshHandler, _ bench: FaultBench) async -> HandlerResult {
+        do {
+            let json = try await handler.handle(detail: Array("{}".utf8), deadline: nil, logger: bench.logger)
+            return .summary(try JSONDecoder().decode(RefreshSummary.self, from: Data(json)))
+        } catch let error as StoreError {
+            return .failed(transient: error == .unavailable, "\(error)")
+        } catch {
+            return .failed(transient: false, "\(error)")
+        }
+    }
+
+    /// The set a first connect stores unverified, spelled out from the storage contract
+    /// (not built by the code under test): the app's tokens, scope and email, expiry from
+    /// its `expires_in`, `verified: false` without `verified_at`, and its listing tags.
+    private static func unverifiedSet(accessToken: String, refreshToken: String, expiresIn: Int, scope: String, now: Date) throws -> SecretSnapshot {
+        let expires = now.addingTimeInterval(Double(expiresIn))
+        let date = { (date: Date) in ISO8601DateFormatter().string(from: date) }
+        let value: [String: Any] = [
+            "version": 2, "access_token": accessToken, "refresh_token": refreshToken, "token_type": "Bearer", "expires_at": date(expires),
+            "scope": scope, "google_email": email, "verified": false, "connected_at": date(now), "updated_at": date(now), "status": "active",
+        ]
+        let tags = [
+            "paypulse:status": "active", "paypulse:expires-at": String(Int64(expires.timeIntervalSince1970)),
+            "paypulse:refreshable": "true", "paypulse:verified": "false",
+        ]
+        let json = String(decoding: try JSONSerialization.data(withJSONObject: value, options: [.sortedKeys]), as: UTF8.self)
+        return SecretSnapshot(exists: true, deletedDate: nil, tags: tags, versionStages: [:], currentValue: json)
     }
 
     private func post(_ bench: FaultBench, _ user: UserID, _ json: String) async throws -> APIRequest {

@@ -6,27 +6,41 @@ import PayPulseTestSupport
 /// The fault-free run of a scenario: its call sequence and what it answered and left.
 struct Reference {
     var result: HandlerResult
+    /// The watched secrets as the fault-free run left them.
+    var snapshots: [SecretSnapshot]
+    /// ``snapshots`` normalized.
     var final: [String]
     var records: [FaultPlan.Record]
 
-    /// First call, a middle call and the last write (the last call when nothing writes);
-    /// a middle that is not strictly between them is left out.
-    var positions: [CallPosition?] {
+    /// First call, a middle call and the last write (the last call when nothing writes), a
+    /// `nil` middle when none is strictly between them; then the first call to Google when
+    /// none of those is one, so Google's faults are always played (no entry without one).
+    /// With `everyCall`, every call of the sequence instead.
+    func positions(everyCall: Bool) -> [(label: String, position: CallPosition?)] {
         guard let first = records.first else { return [] }
+        let trigger = { (record: FaultPlan.Record) in FaultTrigger.operation(record.operation, occurrence: record.occurrence) }
+        if everyCall {
+            return records.map { ("call \($0.index)", CallPosition(label: "call \($0.index)", trigger: trigger($0))) }
+        }
         let lastIndex = records.lastIndex { MatrixChecker.writeOperations.contains($0.operation) } ?? records.count - 1
         let last = records[lastIndex]
         let middleIndex = lastIndex / 2
-        let trigger = { (record: FaultPlan.Record) in FaultTrigger.operation(record.operation, occurrence: record.occurrence) }
+        let hasMiddle = middleIndex > 0 && middleIndex < lastIndex
         let lastLabel = MatrixChecker.writeOperations.contains(last.operation) ? "last write" : "last call"
-        return [
-            CallPosition(label: "first", trigger: trigger(first)),
-            middleIndex > 0 && middleIndex < lastIndex ? CallPosition(label: "middle", trigger: trigger(records[middleIndex])) : nil,
-            CallPosition(label: lastLabel, trigger: trigger(last)),
+        var positions: [(label: String, position: CallPosition?)] = [
+            ("first", CallPosition(label: "first", trigger: trigger(first))),
+            ("middle", hasMiddle ? CallPosition(label: "middle", trigger: trigger(records[middleIndex])) : nil),
+            (lastLabel, CallPosition(label: lastLabel, trigger: trigger(last))),
         ]
+        let played = [0, lastIndex] + (hasMiddle ? [middleIndex] : [])
+        if let google = records.firstIndex(where: { $0.proxy == FaultBench.googleProxyName }), !played.contains(google) {
+            positions.append(("Google", CallPosition(label: "Google", trigger: trigger(records[google]))))
+        }
+        return positions
     }
 }
 
-/// Classifies one faulted run into a, a*, b or c, or fails it naming the cell.
+/// Classifies one faulted run into a, a*, b, c or v, or fails it naming the cell.
 struct MatrixChecker {
     static let writeOperations: Set<String> = [
         "CreateSecret", "PutSecretValue", "UpdateSecretVersionStage", "TagResource", "UntagResource", "DeleteSecret",
@@ -59,6 +73,9 @@ struct MatrixChecker {
 
         switch (result, reference.result) {
         case (.response(let response), .response(let expected)):
+            if let googleDown = prepared.googleDown, persistent, Self.googleNeverAnswered(records) {
+                return try await storedUnverified(googleDown, response: response, before: before, after: after, prepared: prepared, fail: fail)
+            }
             if response.status == expected.status, response.body == expected.body, !atFinal.contains(false) { return .recovered }
             if scenario == .disconnect, persistent, response.status == expected.status, !atFinal.contains(false),
                records.contains(where: { $0.operation == "revoke" && $0.fault != nil }),
@@ -70,6 +87,7 @@ struct MatrixChecker {
             }
             if !unchanged.contains(false) { return .refusedUnchanged }
             guard wroteToStore else { throw fail("503 and the state changed, though no write reached the store") }
+            if scenario == .disconnect { try checkDisconnectStep(before: before[0], after: after[0], records: records, fail: fail) }
             return try await rerun(cell: cell, prepared: prepared, fail: fail)
 
         case (.summary(let summary), .summary(let expected)):
@@ -97,6 +115,87 @@ struct MatrixChecker {
         default:
             throw fail("an answer of another kind than the fault-free run's (\(reference.result))")
         }
+    }
+
+    /// Whether Google's token endpoint was called and never answered us: every call hit a
+    /// fault that withholds the answer (latency only delays it).
+    static func googleNeverAnswered(_ records: [FaultPlan.Record]) -> Bool {
+        let calls = records.filter { $0.proxy == FaultBench.googleProxyName && $0.operation == "token" }
+        return !calls.isEmpty && calls.allSatisfy { record in
+            guard let fault = record.fault else { return false }
+            if case .latency = fault { return false }
+            return true
+        }
+    }
+
+    /// (v): Google down at connect. The answer is 201 with the app's email and scope, the set
+    /// is stored exactly as sent and unverified, nothing else changed; then a refresh run with
+    /// Google back verifies it to the fault-free connect's state. The one field that may
+    /// differ is the email: the app's stays, where a verified connect stores Google's (none,
+    /// for a grant without `openid`).
+    private func storedUnverified(
+        _ expected: FaultScenario.GoogleDown, response: APIResponse, before: [SecretSnapshot], after: [SecretSnapshot],
+        prepared: FaultScenario.Prepared, fail: (String) -> CellFailure
+    ) async throws -> CellOutcome {
+        guard response.status == 201, Self.canonicalJSON(response.body) == Self.canonicalJSON(expected.answer) else {
+            throw fail("Google down: not the 201 with the app's email and scope (\(expected.answer))")
+        }
+        guard after[0].normalized(scenario.normalizeValue) == expected.state.normalized(scenario.normalizeValue),
+              after.dropFirst() == before.dropFirst() else {
+            throw fail("Google down: not the set exactly as the app sent it, unverified, with nothing else changed; expected \(expected.state)")
+        }
+        bench.plan.clearFaults()
+        let run = await expected.refreshRun()
+        let settled = try await snapshots(prepared.secretNames)
+        guard case .summary(let summary) = run, summary.due == 1, summary.refreshed == 1, summary.transient_failures == 0 else {
+            throw fail("the refresh run after Google came back did not verify the grant: \(run)")
+        }
+        let withoutEmail = { (object: [String: Any]) in
+            var object = scenario.normalizeValue(object)
+            object["google_email"] = nil
+            return object
+        }
+        let email = settled[0].currentValue.flatMap(Self.jsonObject)?["google_email"] as? String
+        guard zip(settled, reference.snapshots).allSatisfy({ $0.normalized(withoutEmail) == $1.normalized(withoutEmail) }), email == expected.email else {
+            throw fail("the refresh run did not verify the grant to the fault-free connect's state: \(settled); fault-free: \(reference.snapshots)")
+        }
+        return .storedUnverified
+    }
+
+    /// A disconnect marks the set revoked, then deletes it, so a 503 after a write landed
+    /// leaves one of its steps: the set as it was (a pending version at most), the revoked
+    /// mark (its tags not yet rewritten only while no delete was sent), or the marked set
+    /// deleted. Never a set changed otherwise, or deleted without the mark.
+    private func checkDisconnectStep(before: SecretSnapshot, after: SecretSnapshot, records: [FaultPlan.Record], fail: (String) -> CellFailure) throws {
+        guard let value = before.currentValue, var object = Self.jsonObject(value) else { throw fail("no token set before the disconnect") }
+        object["status"] = "revoked"
+        let markedValue = Self.canonicalJSON(object)
+        var markedTags = before.tags
+        markedTags["paypulse:status"] = "revoked"
+        markedTags["paypulse:refreshable"] = "false"
+        let afterValue = after.currentValue.flatMap(Self.canonicalJSON)
+        let live = after.exists && after.deletedDate == nil
+        let deleteSent = records.contains { $0.operation == "DeleteSecret" }
+
+        let asItWas = !deleteSent && live && afterValue == Self.canonicalJSON(value) && after.tags == before.tags
+        let marked = live && afterValue == markedValue && (after.tags == markedTags || (!deleteSent && after.tags == before.tags))
+        let deleted = after.exists && after.deletedDate != nil && after.tags == markedTags
+        guard asItWas || marked || deleted else {
+            throw fail("disconnect left neither the set as it was, nor the revoked mark, nor the marked set deleted")
+        }
+    }
+
+    /// A JSON document as an object, `nil` when it is not one.
+    static func jsonObject(_ text: String) -> [String: Any]? {
+        (try? JSONSerialization.jsonObject(with: Data(text.utf8))) as? [String: Any]
+    }
+
+    /// JSON with sorted keys, so documents compare whatever their key order.
+    static func canonicalJSON(_ text: String) -> String? { jsonObject(text).flatMap(canonicalJSON) }
+
+    /// `object` with sorted keys.
+    static func canonicalJSON(_ object: [String: Any]) -> String? {
+        (try? JSONSerialization.data(withJSONObject: object, options: [.sortedKeys])).map { String(decoding: $0, as: UTF8.self) }
     }
 
     /// (c): the same request again, without faults, must reach the fault-free final state.

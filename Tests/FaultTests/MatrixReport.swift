@@ -2,7 +2,7 @@ import Foundation
 import PayPulseTestSupport
 
 /// The matrix as a table: rows handler x position, columns fault (one-shot, then
-/// persistent), cells a / a* / b / c (`-` where a position does not exist, `X` for a
+/// persistent), cells a / a* / b / c / v (`-` where a position does not exist, `X` for a
 /// failed cell), then the counts.
 struct MatrixReport {
     struct Row {
@@ -14,6 +14,8 @@ struct MatrixReport {
     var rows: [Row] = []
     var counts: [CellOutcome: Int] = [:]
     var failures: [CellFailure] = []
+    /// Each scenario's fault-free call sequence, where the positions come from.
+    var sequences: [(scenario: String, calls: [String])] = []
     var seconds: Double = 0
 
     var totalCells: Int { counts.values.reduce(0, +) + failures.count }
@@ -39,6 +41,9 @@ struct MatrixReport {
         }
         lines.append("X   \(String(format: "%4d", failures.count))  failed")
         lines.append("cells: \(totalCells), failed: \(failures.count), time: \(String(format: "%.1f", seconds)) s")
+        lines.append("")
+        lines.append("fault-free call sequences:")
+        for sequence in sequences { lines.append("  \(sequence.scenario): \(sequence.calls.joined(separator: " "))") }
         for failure in failures { lines.append("FAILED \(failure)") }
         return lines.joined(separator: "\n")
     }
