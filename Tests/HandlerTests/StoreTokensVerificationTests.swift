@@ -148,3 +148,18 @@ struct StoreTokensVerificationTests {
         #expect(response.status == 201 && fixture.google.refreshes.isEmpty)
     }
 }
+
+extension StoreTokensVerificationTests {
+    @Test("a grant without openid has no id_token: the body's address stays as an unconfirmed hint")
+    func noIDTokenKeepsHint() async throws {
+        let fixture = try await HandlerFixture()
+        fixture.google.addGrant("1//no-openid", subject: "sub-x", email: "x@gmail.com", scope: gmailScope)
+        let response = await fixture.storeTokens.handle(
+            try await fixture.post(json: #"{"access_token":"a","refresh_token":"1//no-openid","email":"hint@gmail.com"}"#), logger: fixture.logs.logger
+        )
+        #expect(response.status == 201)
+        let set = try #require(try await fixture.vault.current(of: UserID("user-1")!)?.tokenSet)
+        #expect(set.googleEmail == "hint@gmail.com" && set.googleSubject == nil && set.emailVerified == nil && set.verified)
+        #expect(set.accessToken.hasPrefix("ya29.google-") && set.scope == gmailScope)
+    }
+}

@@ -89,7 +89,10 @@ public struct GrantVerifier: Sendable {
         let verified = IncomingTokens(
             accessToken: grant.accessToken, refreshToken: grant.refreshToken ?? refreshToken, expiresIn: grant.expiresIn,
             scopes: grant.scope.map { $0.split(separator: " ").map(String.init) } ?? incoming.scopes,
-            email: grant.identity?.email, tokenType: grant.tokenType, subject: grant.identity?.subject,
+            // Without an id_token (a grant without openid) Google says nothing about the
+            // account: the app's address stays, as the unconfirmed hint it is (no subject, no
+            // email_verified), as when Google could not be asked at all.
+            email: grant.identity.map(\.email) ?? incoming.email, tokenType: grant.tokenType, subject: grant.identity?.subject,
             emailVerified: grant.identity?.emailVerified, verified: true
         )
         return Result(tokens: verified, reason: nil)
