@@ -241,9 +241,8 @@ struct InvariantChecker {
             lifetime = sent.expiresIn
         } else if let grant, google.issued(set.accessToken, grant) {
             if verifiedAtStore {
-                // Google's address, or (when it names none) the one the merge kept.
-                emailOK = googleEmail.map { set.googleEmail == $0 }
-                    ?? (set.googleEmail == nil || before.contains { $0.storedAsSent && $0.email == set.googleEmail })
+                // Google's address; when it names none (no id_token), the one sent as a hint.
+                emailOK = set.googleEmail == (googleEmail ?? sent.email)
             } else {
                 emailOK = set.googleEmail == sent.email || (googleEmail != nil && set.googleEmail == googleEmail)
             }
