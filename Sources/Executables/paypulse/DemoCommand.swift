@@ -1,5 +1,4 @@
 #if canImport(FoundationEssentials)
-import PayPulseHandlers
 import FoundationEssentials
 #else
 import Foundation
@@ -9,6 +8,7 @@ import PayPulseApp
 import PayPulseConfiguration
 import PayPulseDomain
 import PayPulseFakeGoogle
+import PayPulseHandlers
 import PayPulsePorts
 import PayPulseRuntime
 

@@ -1,11 +1,11 @@
 #if canImport(FoundationEssentials)
-import PayPulseHandlers
 import FoundationEssentials
 #else
 import Foundation
 #endif
 import ArgumentParser
 import PayPulseConfiguration
+import PayPulseHandlers
 import PayPulsePorts
 
 /// `paypulse secrets list|show`: the stored Gmail token sets, tokens redacted.
