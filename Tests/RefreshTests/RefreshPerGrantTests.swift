@@ -134,4 +134,22 @@ struct RefreshPerGrantTests {
             #expect(tags[TokenSetTags.verified] == "true")
         }
     }
+
+    @Test("a refresh whose id_token names a renamed address keeps the stored identity current", arguments: StoreFactory.all)
+    func identityKeptCurrent(_ factory: StoreFactory) async throws {
+        try await factory.withStores { stores in
+            let bench = Bench(stores: stores)
+            let token = "1//\(bench.run)-renamed"
+            bench.google.addGrant(token, subject: "sub-jane", email: "jane.old@gmail.com")
+            try await bench.seed(0, refreshToken: token)
+            _ = try await bench.job().run(deadline: nil, logger: bench.logs.logger)
+            #expect(try await bench.current(0).googleEmail == "jane.old@gmail.com")
+            // The user renames the address at Google; the next refresh records it.
+            bench.google.addGrant(token, subject: "sub-jane", email: "jane.new@gmail.com")
+            let refresher = TokenRefresher(vault: bench.vault, google: bench.google, clientID: bench.google.clientID, windowSeconds: 900)
+            _ = try await refresher.refreshIfDue(bench.user(0), force: true, logger: bench.logs.logger)
+            let set = try await bench.current(0)
+            #expect(set.googleEmail == "jane.new@gmail.com" && set.googleSubject == "sub-jane" && set.emailVerified == true)
+        }
+    }
 }
