@@ -71,6 +71,8 @@ struct Violation: Sendable, CustomStringConvertible {
 /// 5. **Tags** of a present secret agree with V (`paypulse:status`, `paypulse:refreshable`,
 ///    `paypulse:expires-at`), checked where value and tags are read at rest (the final
 ///    state, the restored state): the profile and the refresh job decide from them alone.
+///    A reconnect that restored a secret tags it `revoked` whatever its value says, so a
+///    restored state's tags agree with its value marked revoked.
 /// 6. **Revocations**: the refresh runs together reported no more `revoked` grants than
 ///    Google answered `invalid_grant`. A store-tokens of a grant Google already refused
 ///    must not answer 201.
@@ -111,7 +113,7 @@ struct InvariantChecker {
             // The harness's reconnect restored it, then answered 409.
             let probe = SoakRecord(function: .storeTokens, user: user, started: end, ended: end + .milliseconds(1), exitStatus: 0, httpStatus: 409)
             let look = Observation(user: user, started: end + .milliseconds(2), ended: end + .milliseconds(2), state: state, connected: state.readsConnected)
-            violations += check(look, history: (byUser[user] ?? []) + [probe], atRest: true).map {
+            violations += check(look, history: (byUser[user] ?? []) + [probe], atRest: true, restoredByReconnect: true).map {
                 Violation(user: $0.user, rule: "\($0.rule) (after a failed reconnect restored it)", detail: $0.detail)
             }
         }
@@ -136,8 +138,11 @@ struct InvariantChecker {
     }
 
     /// The rules for one observation. `atRest`: value and tags were read with nothing
-    /// running, so the tags must agree with the value.
-    func check(_ look: Observation, history: [SoakRecord], atRest: Bool) -> [Violation] {
+    /// running, so the tags must agree with the value. `restoredByReconnect`: a reconnect
+    /// restored the secret and failed; it tagged the restored set `revoked` whatever its
+    /// value said (a deleted grant was revoked at Google), so the tags must agree with the
+    /// value marked revoked.
+    func check(_ look: Observation, history: [SoakRecord], atRest: Bool, restoredByReconnect: Bool = false) -> [Violation] {
         let user = look.user
         let stores = history.filter { $0.isStored && $0.started < look.ended }
         let disconnects = history.filter { $0.isDisconnected && $0.started < look.ended }
@@ -169,7 +174,9 @@ struct InvariantChecker {
                 ))
             }
             guard atRest else { return violations }
-            for (key, value) in TokenSetTags.tags(for: set) where tags[key] != value {
+            var described = set
+            if restoredByReconnect { described.status = .revoked }
+            for (key, value) in TokenSetTags.tags(for: described) where tags[key] != value {
                 violations.append(Violation(
                     user: user, rule: "tags disagree with the value",
                     detail: "\(key) is \(tags[key] ?? "missing"), the value says \(value)"
