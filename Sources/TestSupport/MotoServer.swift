@@ -105,28 +105,6 @@ public final class MotoServer: Sendable {
         let digits = text[marker.upperBound...].prefix { $0.isASCII && $0.isNumber }
         return Int(digits)
     }
-
-    /// A port on 127.0.0.1 that nothing listens on (right now), for tests that need a peer
-    /// that refuses connections.
-    public static func freeLoopbackPortForTests() throws -> Int { try freeLoopbackPort() }
-
-    /// Asks the kernel for a free TCP port on 127.0.0.1.
-    static func freeLoopbackPort() throws -> Int {
-        let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
-        defer { close(fd) }
-        var address = sockaddr_in()
-        address.sin_family = sa_family_t(AF_INET)
-        address.sin_addr.s_addr = inet_addr("127.0.0.1")
-        let bound = withUnsafePointer(to: &address) {
-            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) }
-        }
-        guard bound == 0 else { throw MotoServerError(message: "no free loopback port") }
-        var length = socklen_t(MemoryLayout<sockaddr_in>.size)
-        _ = withUnsafeMutablePointer(to: &address) {
-            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { getsockname(fd, $0, &length) }
-        }
-        return Int(UInt16(bigEndian: address.sin_port))
-    }
 }
 
 /// Why a moto server could not be used.

@@ -94,7 +94,7 @@ struct RetryTests {
 
     @Test("nobody listening: connection_refused after every attempt")
     func refused() async throws {
-        let port = try MotoServer.freeLoopbackPortForTests()
+        let port = try RefusingLoopbackPort.make()
         let client = GoogleOAuthClient(
             tokenEndpoint: "http://127.0.0.1:\(port)/token", transport: CurlHTTPClient(), retry: GoogleFixture.quickRetry, logger: LogCapture().logger
         )

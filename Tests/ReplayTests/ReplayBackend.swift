@@ -46,7 +46,7 @@ struct ReplayBackend {
         environment["AWS_REGION"] = AWSTestClients.region
         environment["AWS_ACCESS_KEY_ID"] = AWSTestClients.motoCredentials.accessKeyID
         environment["AWS_SECRET_ACCESS_KEY"] = AWSTestClients.motoCredentials.secretAccessKey
-        environment["AWS_ENDPOINT_URL"] = "http://127.0.0.1:\(try MotoServer.freeLoopbackPortForTests())"
+        environment["AWS_ENDPOINT_URL"] = "http://127.0.0.1:\(try RefusingLoopbackPort.make())"
         return environment
     }
 

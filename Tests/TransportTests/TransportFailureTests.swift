@@ -28,7 +28,7 @@ struct TransportFailureTests {
 
     @Test("nobody listening is a refused connection, known not to have been sent")
     func refused() async throws {
-        let port = try MotoServer.freeLoopbackPortForTests()
+        let port = try RefusingLoopbackPort.make()
         let error = await failure(of: HTTPRequest(method: "GET", url: "http://127.0.0.1:\(port)/"))
         #expect(error == .connectionRefused)
         #expect(error?.requestMayHaveBeenSent == false)
