@@ -1,4 +1,5 @@
 import Foundation
+import PayPulseTestSupport
 
 /// Runs a built function executable on one event, the way a developer or CI does:
 /// event on standard input, response on standard output, logs on standard error.
@@ -32,20 +33,14 @@ enum FunctionProcess {
         _ = FileManager.default.createFile(atPath: output.path, contents: nil)
         _ = FileManager.default.createFile(atPath: errors.path, contents: nil)
 
-        let process = Process()
-        process.executableURL = binary
-        process.environment = environment
-        // Files, not pipes: nothing can block on a full pipe.
-        process.standardInput = try FileHandle(forReadingFrom: input)
-        process.standardOutput = try FileHandle(forWritingTo: output)
-        process.standardError = try FileHandle(forWritingTo: errors)
-        try process.run()
-        process.waitUntilExit()
+        // Not Foundation's Process: its run() now and then crashes a process that starts
+        // many children (see SpawnedProcess).
+        let exit = try SpawnedProcess.run(binary.path, environment: environment, stdin: input.path, stdout: output.path, stderr: errors.path)
         return Result(
             stdout: String(decoding: try Data(contentsOf: output), as: UTF8.self),
             stderr: String(decoding: try Data(contentsOf: errors), as: UTF8.self),
-            status: process.terminationStatus,
-            exitedNormally: process.terminationReason == .exit
+            status: exit.status ?? exit.signal ?? -1,
+            exitedNormally: exit.status != nil
         )
     }
 }

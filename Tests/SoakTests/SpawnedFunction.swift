@@ -1,14 +1,11 @@
 import Foundation
-
-#if canImport(Glibc)
-import Glibc
-#endif
+import PayPulseTestSupport
 
 /// Runs one built function executable as a fresh process (event on standard input,
 /// response on standard output, logs on standard error), timed on the monotonic clock.
 ///
-/// `posix_spawn` and `waitpid` rather than Foundation's `Process`: many worker threads
-/// start processes at once, and the wait status tells an exit from a kill by a signal.
+/// Through ``SpawnedProcess`` (posix_spawn and waitpid): many worker threads start
+/// processes at once, and the wait status tells an exit from a kill by a signal.
 struct SpawnedFunction {
     /// What one run gave.
     struct Result: Sendable {
@@ -50,31 +47,17 @@ struct SpawnedFunction {
         let errors = scratch.appendingPathComponent("stderr").path
         try event.write(to: URL(fileURLWithPath: input))
 
-        var actions = posix_spawn_file_actions_t()
-        posix_spawn_file_actions_init(&actions)
-        defer { posix_spawn_file_actions_destroy(&actions) }
-        posix_spawn_file_actions_addopen(&actions, 0, input, O_RDONLY, 0)
-        posix_spawn_file_actions_addopen(&actions, 1, output, O_WRONLY | O_CREAT | O_TRUNC, 0o600)
-        posix_spawn_file_actions_addopen(&actions, 2, errors, O_WRONLY | O_CREAT | O_TRUNC, 0o600)
-
-        let argv: [UnsafeMutablePointer<CChar>?] = [strdup(binary), nil]
-        let envp: [UnsafeMutablePointer<CChar>?] = environment.map { strdup("\($0.key)=\($0.value)") } + [nil]
-        defer { (argv + envp).forEach { free($0) } }
-
-        var pid = pid_t()
         let started = ContinuousClock.now
-        let spawned = posix_spawn(&pid, binary, &actions, nil, argv, envp)
-        guard spawned == 0 else { throw SoakError("posix_spawn \(function) failed: errno \(spawned)") }
-        var status: Int32 = 0
-        while waitpid(pid, &status, 0) == -1 {
-            guard errno == EINTR else { throw SoakError("waitpid \(function) failed: errno \(errno)") }
+        let exit: SpawnedProcess.Exit
+        do {
+            exit = try SpawnedProcess.run(binary, environment: environment, stdin: input, stdout: output, stderr: errors)
+        } catch {
+            throw SoakError("\(function): \(error)")
         }
         let ended = ContinuousClock.now
-        // WIFEXITED / WTERMSIG are macros Swift does not import: the low 7 bits are the signal.
-        let signal = status & 0x7F
         return Result(
             started: started, ended: ended,
-            exitStatus: signal == 0 ? (status >> 8) & 0xFF : nil, signal: signal == 0 ? nil : signal,
+            exitStatus: exit.status, signal: exit.signal,
             stdout: (try? String(contentsOfFile: output, encoding: .utf8)) ?? "",
             stderr: (try? String(contentsOfFile: errors, encoding: .utf8)) ?? ""
         )
