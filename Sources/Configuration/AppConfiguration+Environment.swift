@@ -1,14 +1,10 @@
 #if canImport(FoundationEssentials)
-import PayPulseDomain
-import FoundationEssentials
-#else
-#if canImport(FoundationEssentials)
 import FoundationEssentials
 #else
 import Foundation
 #endif
-#endif
 import PayPulseAWS
+import PayPulseDomain
 import PayPulseSigV4
 
 extension AppConfiguration {

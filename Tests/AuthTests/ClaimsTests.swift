@@ -9,28 +9,22 @@ import Testing
 /// Payload claims: iss, aud, exp, nbf, sub, name, email.
 @Suite("Token claims")
 struct ClaimsTests {
-    private func accepted(_ payload: String) async throws -> AuthenticatedUser { try await acceptedPayload(payload) }
-
-    private func refused(_ payload: String, _ expected: AuthenticationError, sourceLocation: SourceLocation = #_sourceLocation) async throws {
-        try await expectRefusedPayload(payload, expected, sourceLocation: sourceLocation)
-    }
-
     @Test("a wrong or missing iss is refused")
     func issuer() async throws {
-        try await refused(TokenForge.payload(["iss": #""someone-else""#]), .wrongIssuer)
-        try await refused(TokenForge.payload(["iss": #""PayPulse""#]), .wrongIssuer)
-        try await refused(TokenForge.payload(["iss": nil]), .wrongIssuer)
-        try await refused(TokenForge.payload(["iss": "42"]), .malformedClaims)
+        try await expectRefusedPayload(TokenForge.payload(["iss": #""someone-else""#]), .wrongIssuer)
+        try await expectRefusedPayload(TokenForge.payload(["iss": #""PayPulse""#]), .wrongIssuer)
+        try await expectRefusedPayload(TokenForge.payload(["iss": nil]), .wrongIssuer)
+        try await expectRefusedPayload(TokenForge.payload(["iss": "42"]), .malformedClaims)
     }
 
     @Test("aud must contain the configured audience")
     func audience() async throws {
-        try await refused(TokenForge.payload(["aud": nil]), .wrongAudience)
-        try await refused(TokenForge.payload(["aud": #""other-api""#]), .wrongAudience)
-        try await refused(TokenForge.payload(["aud": "[]"]), .wrongAudience)
-        try await refused(TokenForge.payload(["aud": #"["other-api"]"#]), .wrongAudience)
-        try await refused(TokenForge.payload(["aud": "7"]), .malformedClaims)
-        let user = try await accepted(TokenForge.payload(["aud": #"["other-api","paypulse-api"]"#]))
+        try await expectRefusedPayload(TokenForge.payload(["aud": nil]), .wrongAudience)
+        try await expectRefusedPayload(TokenForge.payload(["aud": #""other-api""#]), .wrongAudience)
+        try await expectRefusedPayload(TokenForge.payload(["aud": "[]"]), .wrongAudience)
+        try await expectRefusedPayload(TokenForge.payload(["aud": #"["other-api"]"#]), .wrongAudience)
+        try await expectRefusedPayload(TokenForge.payload(["aud": "7"]), .malformedClaims)
+        let user = try await acceptedPayload(TokenForge.payload(["aud": #"["other-api","paypulse-api"]"#]))
         #expect(user.userID.rawValue == "user-1")
     }
 
@@ -58,17 +52,17 @@ struct ClaimsTests {
 
     @Test("exp is required and must be a number")
     func expiryRequired() async throws {
-        try await refused(TokenForge.payload(["exp": nil]), .missingExpiry)
-        try await refused(TokenForge.payload(["exp": #""1900000000""#]), .malformedClaims)
+        try await expectRefusedPayload(TokenForge.payload(["exp": nil]), .missingExpiry)
+        try await expectRefusedPayload(TokenForge.payload(["exp": #""1900000000""#]), .malformedClaims)
     }
 
     @Test("nbf: ahead by 30 s is within the leeway, by 61 s is not")
     func notBefore() async throws {
-        let user = try await accepted(TokenForge.payload(["nbf": "\(AuthFixture.nowSeconds + 30)"]))
+        let user = try await acceptedPayload(TokenForge.payload(["nbf": "\(AuthFixture.nowSeconds + 30)"]))
         #expect(user.userID.rawValue == "user-1")
-        _ = try await accepted(TokenForge.payload(["nbf": "\(AuthFixture.nowSeconds + 60)"]))
-        try await refused(TokenForge.payload(["nbf": "\(AuthFixture.nowSeconds + 61)"]), .notYetValid)
-        try await refused(TokenForge.payload(["nbf": "\(AuthFixture.nowSeconds + 86_400)"]), .notYetValid)
+        _ = try await acceptedPayload(TokenForge.payload(["nbf": "\(AuthFixture.nowSeconds + 60)"]))
+        try await expectRefusedPayload(TokenForge.payload(["nbf": "\(AuthFixture.nowSeconds + 61)"]), .notYetValid)
+        try await expectRefusedPayload(TokenForge.payload(["nbf": "\(AuthFixture.nowSeconds + 86_400)"]), .notYetValid)
     }
 
     @Test("a leeway raised after init is clamped to 60 s")
@@ -91,13 +85,13 @@ struct ClaimsTests {
 
     @Test("a missing or null sub is refused")
     func missingSubject() async throws {
-        try await refused(TokenForge.payload(["sub": nil]), .missingSubject)
-        try await refused(TokenForge.payload(["sub": "null"]), .missingSubject)
+        try await expectRefusedPayload(TokenForge.payload(["sub": nil]), .missingSubject)
+        try await expectRefusedPayload(TokenForge.payload(["sub": "null"]), .missingSubject)
     }
 
     @Test("a sub that is not a string is refused", arguments: ["42", "4.2", "true", #"["user-1"]"#, #"{"id":"user-1"}"#])
     func nonStringSubject(sub: String) async throws {
-        try await refused(TokenForge.payload(["sub": sub]), .subjectNotString)
+        try await expectRefusedPayload(TokenForge.payload(["sub": sub]), .subjectNotString)
     }
 
     @Test("an unsafe sub is refused before anything uses it", arguments: [
@@ -111,17 +105,17 @@ struct ClaimsTests {
 
     @Test("name and email are kept only when they are strings")
     func profileClaims() async throws {
-        let user = try await accepted(TokenForge.payload(["name": "42", "email": #"["a@b"]"#]))
+        let user = try await acceptedPayload(TokenForge.payload(["name": "42", "email": #"["a@b"]"#]))
         #expect(user.name == nil)
         #expect(user.email == nil)
-        let named = try await accepted(TokenForge.payload(["name": #""Grace""#, "email": #""grace@example.com""#]))
+        let named = try await acceptedPayload(TokenForge.payload(["name": #""Grace""#, "email": #""grace@example.com""#]))
         #expect(named.name == "Grace")
         #expect(named.email == "grace@example.com")
     }
 
     @Test("a payload that is not a JSON object is refused", arguments: ["[]", "\"sub\"", "{", "42"])
     func payloadNotObject(payload: String) async throws {
-        try await refused(payload, .malformedClaims)
+        try await expectRefusedPayload(payload, .malformedClaims)
     }
 
     @Test("issuer and audience follow the settings")

@@ -6,42 +6,36 @@ import Testing
 /// other claim rule stays.
 @Suite("JWT NumericDate with a fraction")
 struct NumericDateTests {
-    private func accepted(_ payload: String) async throws -> AuthenticatedUser { try await acceptedPayload(payload) }
-
-    private func refused(_ payload: String, _ expected: AuthenticationError, sourceLocation: SourceLocation = #_sourceLocation) async throws {
-        try await expectRefusedPayload(payload, expected, sourceLocation: sourceLocation)
-    }
-
     @Test("exp, nbf and iat with fractions are accepted")
     func fractionsAccepted() async throws {
         let now = AuthFixture.nowSeconds
-        let user = try await accepted(TokenForge.payload([
+        let user = try await acceptedPayload(TokenForge.payload([
             "exp": "\(now + 600).25", "nbf": "\(now - 10).5", "iat": "\(now - 3600).123456",
         ]))
         #expect(user.userID.rawValue == "user-1")
         // Exponent notation is a JSON number too.
-        _ = try await accepted(TokenForge.payload(["exp": "1.8000006005e9"]))
+        _ = try await acceptedPayload(TokenForge.payload(["exp": "1.8000006005e9"]))
     }
 
     @Test("a fractional exp is compared as a number, leeway included")
     func fractionalExpiry() async throws {
         let now = AuthFixture.nowSeconds
-        _ = try await accepted(TokenForge.payload(["exp": "\(now - 59).5"]))
-        try await refused(TokenForge.payload(["exp": "\(now - 61).5"]), .expired)
-        try await refused(TokenForge.payload(["exp": "\(now - 3600).75"]), .expired)
+        _ = try await acceptedPayload(TokenForge.payload(["exp": "\(now - 59).5"]))
+        try await expectRefusedPayload(TokenForge.payload(["exp": "\(now - 61).5"]), .expired)
+        try await expectRefusedPayload(TokenForge.payload(["exp": "\(now - 3600).75"]), .expired)
     }
 
     @Test("a fractional nbf ahead of the leeway is refused")
     func fractionalNotBefore() async throws {
         let now = AuthFixture.nowSeconds
-        _ = try await accepted(TokenForge.payload(["nbf": "\(now + 60).0"]))
-        try await refused(TokenForge.payload(["nbf": "\(now + 60).5"]), .notYetValid)
+        _ = try await acceptedPayload(TokenForge.payload(["nbf": "\(now + 60).0"]))
+        try await expectRefusedPayload(TokenForge.payload(["nbf": "\(now + 60).5"]), .notYetValid)
     }
 
     @Test("a NumericDate that is not a number still fails", arguments: [#""1800000600.5""#, "true", "[1800000600]", #"{"s":1}"#])
     func nonNumbersFail(value: String) async throws {
-        try await refused(TokenForge.payload(["exp": value]), .malformedClaims)
-        try await refused(TokenForge.payload(["nbf": value]), .malformedClaims)
-        try await refused(TokenForge.payload(["iat": value]), .malformedClaims)
+        try await expectRefusedPayload(TokenForge.payload(["exp": value]), .malformedClaims)
+        try await expectRefusedPayload(TokenForge.payload(["nbf": value]), .malformedClaims)
+        try await expectRefusedPayload(TokenForge.payload(["iat": value]), .malformedClaims)
     }
 }

@@ -1,9 +1,9 @@
 #if canImport(FoundationEssentials)
-import PayPulseHandlers
 import FoundationEssentials
 #else
 import Foundation
 #endif
+import PayPulseHandlers
 import Testing
 
 @testable import PayPulseRuntime

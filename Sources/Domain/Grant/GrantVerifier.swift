@@ -60,21 +60,17 @@ public struct GrantVerifier: Sendable {
         do {
             grant = try await google.refresh(refreshToken: refreshToken, clientID: clientID)
         } catch let error as GoogleOAuthError {
-            switch error.kind {
-            case .invalidGrant:
-                throw .invalidGrant
-            case .clientRefused:
-                switch await health.check(clientID: clientID) {
-                case .healthy: throw .foreignClient
-                case .broken(let reason): throw .clientBroken("Google refuses our OAuth client: \(reason)")
-                case .unknown(let reason): throw .unavailable("Google refused the grant's client and the probe could not tell why: \(reason)")
-                }
-            case .clientBroken:
-                throw .clientBroken("\(error)")
-            case .transient, .rejected, .invalidToken:
+            switch await health.read(error, clientID: clientID) {
+            case .dead: throw .invalidGrant
+            case .foreign: throw .foreignClient
+            case .ourClient(let reason): throw .clientBroken(reason)
+            case .undecided(let reason) where error.kind == .clientRefused:
+                // Google refused the grant's client and the probe could not tell whose fault.
+                throw .unavailable(reason)
+            case .undecided(let reason):
                 var unverified = incoming
                 unverified.verified = false
-                return Result(tokens: unverified, reason: "\(error)")
+                return Result(tokens: unverified, reason: reason)
             }
         } catch {
             var unverified = incoming

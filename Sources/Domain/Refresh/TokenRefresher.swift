@@ -104,24 +104,17 @@ public struct TokenRefresher: Sendable {
         do {
             grant = try await google.refresh(refreshToken: refreshToken, clientID: clientID)
         } catch let error as GoogleOAuthError {
-            switch error.kind {
-            case .invalidGrant:
+            switch await health.read(error, clientID: clientID) {
+            case .dead:
                 logger.notice("grant refused by Google: marking revoked", metadata: ["user_id": "\(user)", "google": "\(error)"])
                 return await mark(set, .revoked, user: user, expected: stored.version, success: .revoked, logger: logger)
-            case .clientRefused:
-                switch await health.check(clientID: clientID) {
-                case .healthy:
-                    logger.notice("grant issued to another OAuth client: marking rejected", metadata: ["user_id": "\(user)", "google": "\(error)"])
-                    return await mark(set, .rejected, user: user, expected: stored.version, success: .rejected, logger: logger)
-                case .broken(let reason):
-                    throw ConfigurationFailure(description: "Google refuses our OAuth client (\(reason)); check the client ID secret")
-                case .unknown(let reason):
-                    return .transientFailure("google: \(error); client probe: \(reason)")
-                }
-            case .clientBroken:
-                throw ConfigurationFailure(description: "Google refuses our OAuth client or cannot be used (\(error)); check the client ID and endpoints")
-            case .transient, .invalidToken, .rejected:
-                return .transientFailure("google: \(error)")
+            case .foreign:
+                logger.notice("grant issued to another OAuth client: marking rejected", metadata: ["user_id": "\(user)", "google": "\(error)"])
+                return await mark(set, .rejected, user: user, expected: stored.version, success: .rejected, logger: logger)
+            case .ourClient(let reason):
+                throw ConfigurationFailure(description: "\(reason); check the client ID secret and the Google endpoints")
+            case .undecided(let reason):
+                return .transientFailure("google: \(reason)")
             }
         } catch {
             return .transientFailure("google: \(type(of: error))")

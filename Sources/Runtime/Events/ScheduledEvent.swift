@@ -1,13 +1,9 @@
 #if canImport(FoundationEssentials)
-import PayPulseHandlers
-import FoundationEssentials
-#else
-#if canImport(FoundationEssentials)
 import FoundationEssentials
 #else
 import Foundation
 #endif
-#endif
+import PayPulseHandlers
 
 /// An EventBridge event, such as the one a schedule rule sends (`detail-type`
 /// `"Scheduled Event"`, `source` `"aws.events"`). The `detail` is kept as JSON text so
