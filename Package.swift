@@ -38,6 +38,10 @@ let package = Package(
         // MARK: ports
         .target(name: "PayPulsePorts", path: "Sources/Ports"),
 
+        // MARK: wire formats shared by runtime, handlers and domain: JSON values, the strict
+        // body parser, the one encoder style, percent decoding
+        .target(name: "PayPulseCoding", path: "Sources/Coding"),
+
         // MARK: adapters
         .target(
             name: "PayPulseSigV4",
@@ -73,7 +77,7 @@ let package = Package(
         .target(
             name: "PayPulseDomain",
             dependencies: [
-                "PayPulsePorts",
+                "PayPulsePorts", "PayPulseCoding",
                 .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "Logging", package: "swift-log"),
             ],
@@ -83,14 +87,14 @@ let package = Package(
         // MARK: handlers (pure: request + ports -> response)
         .target(
             name: "PayPulseHandlers",
-            dependencies: ["PayPulseDomain", "PayPulsePorts", .product(name: "Logging", package: "swift-log")],
+            dependencies: ["PayPulseCoding", "PayPulseDomain", "PayPulsePorts", .product(name: "Logging", package: "swift-log")],
             path: "Sources/Handlers"
         ),
 
         // MARK: runtime (events in, responses out)
         .target(
             name: "PayPulseRuntime",
-            dependencies: ["PayPulseHandlers", "PayPulsePorts", "PayPulseTransport", .product(name: "Logging", package: "swift-log")],
+            dependencies: ["PayPulseCoding", "PayPulseHandlers", "PayPulsePorts", "PayPulseTransport", .product(name: "Logging", package: "swift-log")],
             path: "Sources/Runtime"
         ),
 
@@ -119,7 +123,7 @@ let package = Package(
             name: "paypulse",
             dependencies: [
                 "PayPulseConfiguration", "PayPulsePorts", "PayPulseAWS", "PayPulseEmbedded",
-                "PayPulseTransport", "PayPulseDomain", "PayPulseHandlers", "PayPulseRuntime", "PayPulseApp", "PayPulseFakeGoogle",
+                "PayPulseTransport", "PayPulseDomain", "PayPulseHandlers", "PayPulseRuntime", "PayPulseApp", "PayPulseFakeGoogle", "PayPulseCoding",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
             ],
@@ -178,7 +182,7 @@ let package = Package(
                 "PayPulseDomain", "PayPulseHandlers", "PayPulsePorts", "PayPulseTestSupport", .product(name: "JWTKit", package: "jwt-kit"),
             ]
         ),
-        .testTarget(name: "HandlerTests", dependencies: ["PayPulseHandlers", "PayPulseDomain", "PayPulseTestSupport"]),
+        .testTarget(name: "HandlerTests", dependencies: ["PayPulseCoding", "PayPulseHandlers", "PayPulseDomain", "PayPulseTestSupport"]),
         .testTarget(
             name: "FaultTests",
             dependencies: [
@@ -187,7 +191,7 @@ let package = Package(
             ]
         ),
         .testTarget(
-            name: "RuntimeTests", dependencies: ["PayPulseRuntime", "PayPulseHandlers", "PayPulseTestSupport", "PayPulseTransport"]
+            name: "RuntimeTests", dependencies: ["PayPulseCoding", "PayPulseRuntime", "PayPulseHandlers", "PayPulseTestSupport", "PayPulseTransport"]
         ),
         .testTarget(
             name: "ReplayTests",
@@ -221,8 +225,8 @@ if Context.environment["PAYPULSE_FUZZ"] == "1" {
     package.targets += [
         .target(name: "CLibFuzzer", path: "Fuzz/CLibFuzzer"),
         .target(name: "PayPulseFuzzSupport", dependencies: ["CLibFuzzer"], path: "Fuzz/Support"),
-        fuzzTarget("event-decoder", ["PayPulseRuntime", "PayPulseHandlers"]),
-        fuzzTarget("store-tokens-body", ["PayPulseHandlers", "PayPulseDomain"]),
+        fuzzTarget("event-decoder", ["PayPulseRuntime", "PayPulseHandlers", "PayPulseCoding"]),
+        fuzzTarget("store-tokens-body", ["PayPulseHandlers", "PayPulseDomain", "PayPulseCoding"]),
         fuzzTarget("jwt-front", ["PayPulseDomain", .product(name: "Crypto", package: "swift-crypto")]),
         fuzzTarget("aws-error", [
             "PayPulseAWS", "PayPulsePorts", "PayPulseTransport", "PayPulseSigV4", .product(name: "Logging", package: "swift-log"),

@@ -2,6 +2,7 @@
 // a 400/413/415 APIError (JSON and form-urlencoded bodies, MediaType, FormURLEncoding,
 // PercentDecoding). Input: the Content-Type header value, a newline, the body; an input
 // without a newline is a body sent with no Content-Type.
+import PayPulseCoding
 import PayPulseDomain
 import PayPulseFuzzSupport
 @testable import PayPulseHandlers

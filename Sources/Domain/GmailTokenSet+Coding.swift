@@ -3,6 +3,7 @@ import FoundationEssentials
 #else
 import Foundation
 #endif
+import PayPulseCoding
 
 extension GmailTokenSet {
     enum CodingKeys: String, CodingKey {
@@ -68,9 +69,7 @@ extension GmailTokenSet {
 
     /// The stored JSON text (keys sorted, so equal sets store equal bytes).
     public func jsonString() throws -> String {
-        let encoder = JSONEncoder()
-        encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
-        return String(decoding: try encoder.encode(self), as: UTF8.self)
+        try JSONCoding.string(self)
     }
 
     /// Reads a stored document.

@@ -3,6 +3,7 @@ import FoundationEssentials
 #else
 import Foundation
 #endif
+import PayPulseCoding
 
 /// A handler's answer: status, headers and a JSON body. The runtime encodes it for the
 /// event shape it answers (API Gateway payload 1.0 or 2.0).
@@ -25,9 +26,7 @@ public struct APIResponse: Sendable, Equatable {
 
     /// A response whose body is `value` encoded as JSON (keys sorted, slashes unescaped).
     public static func json(status: Int, _ value: some Encodable, headers: [String: String] = [:]) -> APIResponse {
-        let encoder = JSONEncoder()
-        encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
-        let body = (try? String(decoding: encoder.encode(value), as: UTF8.self)) ?? "{}"
+        let body = (try? JSONCoding.string(value)) ?? "{}"
         return APIResponse(status: status, headers: headers, body: body)
     }
 

@@ -1,3 +1,5 @@
+import PayPulseCoding
+
 /// `application/x-www-form-urlencoded` bodies: `a=1&b=two+words&b=again`.
 enum FormURLEncoding {
     /// The fields in order; repeated keys appear repeatedly.

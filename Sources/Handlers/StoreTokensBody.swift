@@ -3,6 +3,7 @@ import FoundationEssentials
 #else
 import Foundation
 #endif
+import PayPulseCoding
 import PayPulseDomain
 
 /// Reads and validates a store-tokens body, JSON or form-urlencoded, into ``IncomingTokens``.

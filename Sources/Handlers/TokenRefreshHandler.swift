@@ -4,6 +4,7 @@ import FoundationEssentials
 import Foundation
 #endif
 import Logging
+import PayPulseCoding
 import PayPulseDomain
 import PayPulsePorts
 
@@ -47,9 +48,7 @@ public struct TokenRefreshHandler: Sendable {
             "transient_failures": "\(summary.transient_failures)",
             "skipped": "\(summary.skipped)", "remaining": "\(summary.remaining)", "duration_ms": "\(summary.duration_ms)",
         ])
-        let encoder = JSONEncoder()
-        encoder.outputFormatting = [.sortedKeys]
-        return Array(try encoder.encode(summary))
+        return try JSONCoding.encode(summary)
     }
 
     /// `{}` (everyone) or `{"shard": i, "shards": n}` with `0 <= i < n`.

@@ -25,8 +25,8 @@ public enum AWSTestClients {
         retryPolicy: RetryPolicy = quickRetries, timeout: Duration = .seconds(5), logger: Logger = Logger(label: "test")
     ) throws -> AWSJSONClient {
         try AWSJSONClient(
-            settings: .init(service: service, region: region, endpoint: endpoint, credentials: credentials, timeout: timeout),
-            transport: transport, retryPolicy: retryPolicy, logger: logger
+            settings: .init(service: service, region: region, endpoint: endpoint, credentials: credentials),
+            transport: transport, retryPolicy: retryPolicy.withAttemptTimeout(timeout), logger: logger
         )
     }
 

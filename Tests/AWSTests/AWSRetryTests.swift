@@ -97,14 +97,4 @@ struct AWSRetryTests {
         defer { server.stop() }
         await #expect(throws: StoreError.corrupt) { try await store(server).describeSecret(name: "n") }
     }
-
-    @Test("the full-jitter delay stays within its exponential ceiling")
-    func jitterBounds() {
-        let policy = RetryPolicy(maxAttempts: 10, baseDelay: .milliseconds(100), maxDelay: .seconds(2), totalBudget: .seconds(30))
-        #expect(policy.delay(afterAttempt: 0, random: 1) == .milliseconds(100))
-        #expect(policy.delay(afterAttempt: 3, random: 1) == .milliseconds(800))
-        #expect(policy.delay(afterAttempt: 9, random: 1) == .seconds(2))
-        #expect(policy.delay(afterAttempt: 9, random: 0) == .zero)
-        #expect(policy.delay(afterAttempt: 2, random: 0.5) == .milliseconds(200))
-    }
 }

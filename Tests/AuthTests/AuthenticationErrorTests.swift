@@ -31,7 +31,7 @@ struct AuthenticationErrorTests {
             .missingCredentials, .notBearer, .malformedAuthorization, .tokenTooLarge, .malformedToken, .malformedHeader,
             .algorithmNotAllowed, .unexpectedHeaderParameter, .badSignature, .malformedClaims, .wrongIssuer,
             .wrongAudience, .missingExpiry, .expired, .notYetValid, .missingSubject, .subjectNotString,
-            .unsafeSubject, .verificationFailed,
+            .unsafeSubject,
         ]
         #expect(Set(errors.map(\.reason)).count == errors.count)
         for error in errors {

@@ -18,7 +18,7 @@ final class FaultBench: Sendable {
     /// One second per attempt: moto answers in milliseconds, a stall costs one timeout.
     static let attemptTimeout: Duration = .seconds(1)
     static let awsRetries = RetryPolicy(maxAttempts: 3, baseDelay: .milliseconds(10), maxDelay: .milliseconds(50), totalBudget: .seconds(20))
-    static let googleRetries = GoogleRetryPolicy(
+    static let googleRetries = RetryPolicy(
         maxAttempts: 3, baseDelay: .milliseconds(10), maxDelay: .milliseconds(50), totalBudget: .seconds(20), attemptTimeout: attemptTimeout
     )
     static let clientIDSecret = "Google-OAuth-Client-ID-fault-matrix"
@@ -87,8 +87,8 @@ final class FaultBench: Sendable {
         _ service: AWSService, _ endpoint: String, _ transport: any HTTPTransport, _ logger: Logger, timeout: Duration = attemptTimeout
     ) throws -> AWSJSONClient {
         try AWSJSONClient(
-            settings: .init(service: service, region: AWSTestClients.region, endpoint: endpoint, credentials: AWSTestClients.motoCredentials, timeout: timeout),
-            transport: transport, retryPolicy: awsRetries, logger: logger
+            settings: .init(service: service, region: AWSTestClients.region, endpoint: endpoint, credentials: AWSTestClients.motoCredentials),
+            transport: transport, retryPolicy: awsRetries.withAttemptTimeout(timeout), logger: logger
         )
     }
 

@@ -1,13 +1,14 @@
 import PayPulseGoogle
 import PayPulsePorts
 import PayPulseTestSupport
+import PayPulseTransport
 import Testing
 
 @Suite("the fake's concurrency counter, holds and stop")
 struct FakeGoogleControlTests {
     /// One attempt that outlasts `waitUntilHeld`'s patience: a held call must not time out
     /// before the test releases it, however slowly a loaded machine registers the holds.
-    private static let patient = GoogleRetryPolicy(maxAttempts: 1, attemptTimeout: .seconds(90))
+    private static let patient = RetryPolicy(maxAttempts: 1, attemptTimeout: .seconds(90))
 
     /// `count` grants named `1//0gUser<i>`.
     private func fakeWithGrants(_ count: Int) throws -> FakeGoogleServer {
@@ -85,7 +86,7 @@ struct FakeGoogleControlTests {
         let fake = try fakeWithGrants(1)
         // An hour per attempt: the stalled call can only end by stop(), not by its timeout
         // (the error's code tells which; no wall-clock bound, the machine may be loaded).
-        let client = GoogleFixture.client(fake, retry: GoogleRetryPolicy(maxAttempts: 1, totalBudget: .seconds(7200), attemptTimeout: .seconds(3600)))
+        let client = GoogleFixture.client(fake, retry: RetryPolicy(maxAttempts: 1, totalBudget: .seconds(7200), attemptTimeout: .seconds(3600)))
         let hold = fake.hold()
         fake.script([.stall], on: .revoke)
         // Whether the held answer beats the socket shutdown is a race; only its end matters.

@@ -9,12 +9,12 @@ enum GoogleFixture {
     static let gmailScope = "https://www.googleapis.com/auth/gmail.readonly"
 
     /// Three attempts with millisecond backoff, so retry tests stay fast.
-    static let quickRetry = GoogleRetryPolicy(
+    static let quickRetry = RetryPolicy(
         maxAttempts: 3, baseDelay: .milliseconds(5), maxDelay: .milliseconds(20), totalBudget: .seconds(60), attemptTimeout: .seconds(5)
     )
 
     /// A client of `fake` on its own HTTP client (fresh connections for every test).
-    static func client(_ fake: FakeGoogleServer, retry: GoogleRetryPolicy = .none, logs: LogCapture = LogCapture()) -> GoogleOAuthClient {
+    static func client(_ fake: FakeGoogleServer, retry: RetryPolicy = .none, logs: LogCapture = LogCapture()) -> GoogleOAuthClient {
         GoogleOAuthClient(
             tokenEndpoint: fake.tokenEndpoint, revokeEndpoint: fake.revokeEndpoint,
             transport: CurlHTTPClient(), retry: retry, logger: logs.logger

@@ -6,7 +6,7 @@ import Testing
 
 @Suite("transient failures are retried, within bounds")
 struct RetryTests {
-    private func refresh(_ fake: FakeGoogleServer, retry: GoogleRetryPolicy, logs: LogCapture = LogCapture()) async throws -> GoogleTokenGrant {
+    private func refresh(_ fake: FakeGoogleServer, retry: RetryPolicy, logs: LogCapture = LogCapture()) async throws -> GoogleTokenGrant {
         try await GoogleFixture.client(fake, retry: retry, logs: logs).refresh(refreshToken: GoogleFixture.refreshToken, clientID: fake.clientID)
     }
 
@@ -50,7 +50,7 @@ struct RetryTests {
         let fake = try GoogleFixture.fakeWithGrant()
         defer { fake.stop() }
         fake.script([.stall])
-        let short = GoogleRetryPolicy(maxAttempts: 1, attemptTimeout: .milliseconds(300))
+        let short = RetryPolicy(maxAttempts: 1, attemptTimeout: .milliseconds(300))
         let error = await #expect(throws: GoogleOAuthError.self) { try await refresh(fake, retry: short) }
         #expect(error?.kind == .transient && error?.code == "timeout")
         #expect(fake.tokenCalls == 1)
@@ -142,7 +142,7 @@ struct RetryTests {
         defer { fake.stop() }
         fake.latency = .milliseconds(150)
         fake.script(Array(repeating: .status(500), count: 5))
-        let tight = GoogleRetryPolicy(maxAttempts: 5, baseDelay: .milliseconds(1), maxDelay: .milliseconds(1), totalBudget: .milliseconds(100))
+        let tight = RetryPolicy(maxAttempts: 5, baseDelay: .milliseconds(1), maxDelay: .milliseconds(1), totalBudget: .milliseconds(100))
         let error = await #expect(throws: GoogleOAuthError.self) { try await refresh(fake, retry: tight) }
         #expect(error?.code == "http_500")
         #expect(fake.tokenCalls == 1)
@@ -155,7 +155,7 @@ struct RetryTests {
         // An hour's Retry-After inside a budget that fits it: once the client logs that it is
         // retrying, it is surely still waiting when cancelled, however loaded the machine.
         fake.script([.status(503, retryAfter: 3600)])
-        let patient = GoogleRetryPolicy(maxAttempts: 3, baseDelay: .milliseconds(5), maxDelay: .milliseconds(10), totalBudget: .seconds(7200))
+        let patient = RetryPolicy(maxAttempts: 3, baseDelay: .milliseconds(5), maxDelay: .milliseconds(10), totalBudget: .seconds(7200))
         let logs = LogCapture()
         let task = Task { try await refresh(fake, retry: patient, logs: logs) }
         while logs.lines(containingAnyOf: ["google call retrying"]).isEmpty { try await Task.sleep(for: .milliseconds(5)) }

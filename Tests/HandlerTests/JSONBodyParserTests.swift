@@ -1,4 +1,5 @@
 import Foundation
+import PayPulseCoding
 import Testing
 
 @testable import PayPulseHandlers

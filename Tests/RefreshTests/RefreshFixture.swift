@@ -17,7 +17,7 @@ struct RefreshFixture {
     let run = "r\(UUID().uuidString.prefix(8).lowercased())"
     let logs = LogCapture()
 
-    init(_ stores: StoreFactory.Stores, retry: GoogleRetryPolicy = GoogleRetryPolicy(maxAttempts: 2, baseDelay: .milliseconds(5), maxDelay: .milliseconds(20), totalBudget: .seconds(3))) throws {
+    init(_ stores: StoreFactory.Stores, retry: RetryPolicy = RetryPolicy(maxAttempts: 2, baseDelay: .milliseconds(5), maxDelay: .milliseconds(20), totalBudget: .seconds(3))) throws {
         self.stores = stores
         recorder = WriteRecordingSecretStore(stores.secrets)
         google = try FakeGoogleServer()

@@ -3,6 +3,7 @@ import PayPulseDomain
 import PayPulseGoogle
 import PayPulsePorts
 import PayPulseTestSupport
+import PayPulseTransport
 import Testing
 
 @Suite("Refresh job on every backend")
@@ -87,7 +88,7 @@ struct RefreshJobTests {
     )
     func transientFaults(_ fault: FakeGoogleFault, _ factory: StoreFactory) async throws {
         try await factory.withStores { stores in
-            let fixture = try RefreshFixture(stores, retry: GoogleRetryPolicy(maxAttempts: 2, baseDelay: .milliseconds(5), maxDelay: .milliseconds(10), totalBudget: .seconds(2), attemptTimeout: .milliseconds(300)))
+            let fixture = try RefreshFixture(stores, retry: RetryPolicy(maxAttempts: 2, baseDelay: .milliseconds(5), maxDelay: .milliseconds(10), totalBudget: .seconds(2), attemptTimeout: .milliseconds(300)))
             defer { fixture.google.stop() }
             try await fixture.seed(0, expiresIn: 30)
             let before = try await fixture.raw(0)
@@ -102,7 +103,7 @@ struct RefreshJobTests {
     func raceWithStoreTokens(_ factory: StoreFactory) async throws {
         try await factory.withStores { stores in
             // A patient client: the held call must outlast the store below on a loaded machine.
-            let fixture = try RefreshFixture(stores, retry: GoogleRetryPolicy(maxAttempts: 1, attemptTimeout: .seconds(90)))
+            let fixture = try RefreshFixture(stores, retry: RetryPolicy(maxAttempts: 1, attemptTimeout: .seconds(90)))
             defer { fixture.google.stop() }
             try await fixture.seed(0, expiresIn: 30)
             let hold = fixture.google.hold()

@@ -1,3 +1,4 @@
+import PayPulseCoding
 import PayPulseHandlers
 import Testing
 

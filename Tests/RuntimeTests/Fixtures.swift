@@ -3,6 +3,7 @@ import FoundationEssentials
 #else
 import Foundation
 #endif
+import PayPulseCoding
 import PayPulseHandlers
 import Testing
 

@@ -1,4 +1,5 @@
 import Logging
+import PayPulseCoding
 import PayPulseHandlers
 import Testing
 

@@ -6,6 +6,7 @@ import Musl
 import Darwin
 #endif
 import Logging
+import PayPulseCoding
 import PayPulseHandlers
 import PayPulseTestSupport
 import Testing

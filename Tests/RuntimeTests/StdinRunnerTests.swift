@@ -4,6 +4,7 @@ import FoundationEssentials
 import Foundation
 #endif
 import Logging
+import PayPulseCoding
 import PayPulseHandlers
 import PayPulseTestSupport
 import Testing

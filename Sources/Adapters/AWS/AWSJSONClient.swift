@@ -21,16 +21,13 @@ public struct AWSJSONClient: Sendable {
         public var endpoint: String
         /// The credentials signed with.
         public var credentials: AWSCredentials
-        /// The time limit of one attempt.
-        public var timeout: Duration
 
         /// Creates settings.
-        public init(service: AWSService, region: String, endpoint: String, credentials: AWSCredentials, timeout: Duration = .seconds(5)) {
+        public init(service: AWSService, region: String, endpoint: String, credentials: AWSCredentials) {
             self.service = service
             self.region = region
             self.endpoint = endpoint
             self.credentials = credentials
-            self.timeout = timeout
         }
     }
 
@@ -45,7 +42,7 @@ public struct AWSJSONClient: Sendable {
     /// Creates a client.
     /// - Throws: ``AWSClientError/invalidEndpoint`` when the endpoint is not an http(s) URL.
     public init(
-        settings: Settings, transport: any HTTPTransport, retryPolicy: RetryPolicy = .standard,
+        settings: Settings, transport: any HTTPTransport, retryPolicy: RetryPolicy = .aws,
         logger: Logger, now: @escaping @Sendable () -> Date = { Date() }
     ) throws {
         guard let endpoint = AWSEndpoint(settings.endpoint) else {
@@ -78,30 +75,31 @@ public struct AWSJSONClient: Sendable {
 
     private func send(operation: String, body: [UInt8]) async throws -> HTTPResponse {
         let started = ContinuousClock.now
-        var attempt = 0
-        while true {
-            let failure: any Error
-            do {
-                let response = try await transport.execute(signedRequest(operation: operation, body: body))
-                if (200..<300).contains(response.status) {
-                    logger.debug("aws call", metadata: callMetadata(operation, attempt, started, status: response.status))
-                    return response
+        do {
+            return try await retryPolicy.run { number -> AttemptResult<HTTPResponse, any Error> in
+                do {
+                    // Signed per attempt: a retry after a long wait needs a fresh date.
+                    let response = try await transport.execute(signedRequest(operation: operation, body: body))
+                    if (200..<300).contains(response.status) {
+                        logger.debug("aws call", metadata: callMetadata(operation, number - 1, started, status: response.status))
+                        return .success(response)
+                    }
+                    let error = AWSError.decode(status: response.status, headerType: response.headers["X-Amzn-ErrorType"], body: response.body)
+                    return .failure(error, retryable: error.isRetryable)
+                } catch let error as TransportError {
+                    return .failure(error, retryable: error.isTransient)
+                } catch {
+                    return .failure(error, retryable: false)
                 }
-                failure = AWSError.decode(status: response.status, headerType: response.headers["X-Amzn-ErrorType"], body: response.body)
-            } catch {
-                failure = error
+            } willRetry: { number, failure, delay in
+                var metadata = callMetadata(operation, number, started, error: failure)
+                metadata["delay_ms"] = "\(delay.wholeMilliseconds)"
+                logger.warning("aws call retrying", metadata: metadata)
             }
-            attempt += 1
-            let elapsed = ContinuousClock.now - started
-            guard Self.isRetryable(failure), attempt < retryPolicy.maxAttempts, elapsed < retryPolicy.totalBudget else {
-                logger.debug("aws call failed", metadata: callMetadata(operation, attempt - 1, started, error: failure))
-                throw failure
-            }
-            let delay = min(retryPolicy.delay(afterAttempt: attempt - 1, random: Double.random(in: 0...1)), retryPolicy.totalBudget - elapsed)
-            var metadata = callMetadata(operation, attempt, started, error: failure)
-            metadata["delay_ms"] = "\(delay.wholeMilliseconds)"
-            logger.warning("aws call retrying", metadata: metadata)
-            try await Task.sleep(for: delay)
+        } catch {
+            logger.debug("aws call failed", metadata: callMetadata(operation, error.attempts - 1, started, error: error.failure))
+            if error.cancelled { throw CancellationError() }
+            throw error.failure
         }
     }
 
@@ -121,15 +119,7 @@ public struct AWSJSONClient: Sendable {
         for header in signed.headers where header.name.lowercased() != "host" {
             headers.add(name: header.name, value: header.value)
         }
-        return HTTPRequest(method: "POST", url: endpoint.url, headers: headers, body: body, timeout: settings.timeout)
-    }
-
-    private static func isRetryable(_ error: any Error) -> Bool {
-        switch error {
-        case let error as AWSError: error.isRetryable
-        case let error as TransportError: error.isTransient
-        default: false
-        }
+        return HTTPRequest(method: "POST", url: endpoint.url, headers: headers, body: body, timeout: retryPolicy.attemptTimeout)
     }
 
     private func callMetadata(
@@ -142,12 +132,5 @@ public struct AWSJSONClient: Sendable {
         if let status { metadata["status"] = "\(status)" }
         if let error { metadata["error"] = "\(error)" }
         return metadata
-    }
-}
-
-extension Duration {
-    /// Whole milliseconds, for logs.
-    var wholeMilliseconds: Int64 {
-        components.seconds * 1000 + components.attoseconds / 1_000_000_000_000_000
     }
 }

@@ -18,47 +18,43 @@ extension GoogleOAuthClient {
             freshConnection: endpoint == .revoke
         )
         let started = ContinuousClock.now
-        var attempt = 0
+        var attemptStarted = started
         // Whether an earlier attempt may have been carried out unheard (the connection
         // broke after sending, a timeout, a 5xx).
         var earlierAttemptMayHaveLanded = false
-        while true {
-            attempt += 1
-            let attemptStarted = ContinuousClock.now
-            let failure: GoogleFailure
-            do {
-                let response = try await transport.execute(request)
-                logger.debug("google call", metadata: metadata(endpoint, attempt, since: attemptStarted, ["status": "\(response.status)"]))
-                if (200..<300).contains(response.status) { return response }
-                failure = GoogleFailure(response: response, endpoint: endpoint)
-                // A retried revoke told the token is unknown: the earlier attempt revoked it.
-                if endpoint == .revoke, earlierAttemptMayHaveLanded, failure.error.kind == .invalidToken { return response }
-                if response.status >= 500 { earlierAttemptMayHaveLanded = true }
-            } catch let error as TransportError {
-                failure = GoogleFailure(transport: error)
-                if error.requestMayHaveBeenSent { earlierAttemptMayHaveLanded = true }
-            } catch {
-                failure = GoogleFailure(other: error)
-            }
-            let error = failure.error.redacting(secrets)
-            let remaining = retry.totalBudget - (ContinuousClock.now - started)
-            guard failure.retryable, retry.maxAttempts > attempt, remaining > .zero, !Task.isCancelled else {
-                logger.debug(
-                    "google call failed",
-                    metadata: metadata(endpoint, attempt, since: started, ["error": "\(error.kind.rawValue) \(error.code)", "detail": "\(error.detail)"])
+        do {
+            return try await retry.run { number -> AttemptResult<HTTPResponse, GoogleOAuthError> in
+                attemptStarted = ContinuousClock.now
+                let failure: GoogleFailure
+                do {
+                    let response = try await transport.execute(request)
+                    logger.debug("google call", metadata: metadata(endpoint, number, since: attemptStarted, ["status": "\(response.status)"]))
+                    if (200..<300).contains(response.status) { return .success(response) }
+                    failure = GoogleFailure(response: response, endpoint: endpoint)
+                    // A retried revoke told the token is unknown: the earlier attempt revoked it.
+                    if endpoint == .revoke, earlierAttemptMayHaveLanded, failure.error.kind == .invalidToken { return .success(response) }
+                    if response.status >= 500 { earlierAttemptMayHaveLanded = true }
+                } catch let error as TransportError {
+                    failure = GoogleFailure(transport: error)
+                    if error.requestMayHaveBeenSent { earlierAttemptMayHaveLanded = true }
+                } catch {
+                    failure = GoogleFailure(other: error)
+                }
+                return .failure(failure.error.redacting(secrets), retryable: failure.retryable, retryAfter: failure.retryAfter)
+            } willRetry: { number, error, delay in
+                logger.warning(
+                    "google call retrying",
+                    metadata: metadata(endpoint, number, since: attemptStarted, ["error": "\(error.code)", "delay_ms": "\(delay.wholeMilliseconds)"])
                 )
-                throw error
             }
-            let delay = retry.wait(afterAttempt: attempt, retryAfter: failure.retryAfter, remaining: remaining, random: Double.random(in: 0...1))
-            logger.warning(
-                "google call retrying",
-                metadata: metadata(endpoint, attempt, since: attemptStarted, ["error": "\(error.code)", "delay_ms": "\(delay.wholeMilliseconds)"])
+        } catch {
+            if error.cancelled { throw GoogleOAuthError(kind: .transient, code: "cancelled", detail: "cancelled while waiting to retry") }
+            let failure = error.failure
+            logger.debug(
+                "google call failed",
+                metadata: metadata(endpoint, error.attempts, since: started, ["error": "\(failure.kind.rawValue) \(failure.code)", "detail": "\(failure.detail)"])
             )
-            do {
-                try await Task.sleep(for: delay)
-            } catch {
-                throw GoogleOAuthError(kind: .transient, code: "cancelled", detail: "cancelled while waiting to retry")
-            }
+            throw failure
         }
     }
 
@@ -84,12 +80,5 @@ extension GoogleOAuthError {
             detail = detail.replacing(secret, with: "[redacted]")
         }
         return GoogleOAuthError(kind: kind, code: code, detail: detail)
-    }
-}
-
-extension Duration {
-    /// Whole milliseconds, for logs.
-    var wholeMilliseconds: Int64 {
-        components.seconds * 1000 + components.attoseconds / 1_000_000_000_000_000
     }
 }

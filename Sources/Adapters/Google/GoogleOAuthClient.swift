@@ -5,13 +5,13 @@ import PayPulseTransport
 /// ``GoogleOAuth`` over HTTP: Google's token endpoint (refresh) and revoke endpoint.
 ///
 /// The app is a public iOS client, so a refresh sends the client ID and never a client
-/// secret. Transient failures are retried under ``GoogleRetryPolicy``; every other answer
+/// secret. Transient failures are retried under `RetryPolicy.google`; every other answer
 /// is classified once into ``GoogleOAuthError``. Tokens never reach a log line or an error.
 public struct GoogleOAuthClient: GoogleOAuth {
     private let tokenEndpoint: String
     private let revokeEndpoint: String
     let transport: any HTTPTransport
-    let retry: GoogleRetryPolicy
+    let retry: RetryPolicy
     let logger: Logger
 
     /// Creates a client.
@@ -25,7 +25,7 @@ public struct GoogleOAuthClient: GoogleOAuth {
         tokenEndpoint: String = "https://oauth2.googleapis.com/token",
         revokeEndpoint: String = "https://oauth2.googleapis.com/revoke",
         transport: any HTTPTransport,
-        retry: GoogleRetryPolicy = .standard,
+        retry: RetryPolicy = .google,
         logger: Logger
     ) {
         self.tokenEndpoint = tokenEndpoint

@@ -23,7 +23,6 @@ public struct AuthenticationError: Error, Sendable, Equatable, CustomStringConve
         case missingSubject = "sub is missing"
         case subjectNotString = "sub is not a string"
         case unsafeSubject = "sub is not a safe user id"
-        case verificationFailed = "the token could not be verified"
     }
 
     private let code: Code
@@ -79,6 +78,4 @@ public struct AuthenticationError: Error, Sendable, Equatable, CustomStringConve
     public static let subjectNotString = Self(.subjectNotString)
     /// `sub` is not a valid ``UserID``.
     public static let unsafeSubject = Self(.unsafeSubject)
-    /// Any other verification failure.
-    public static let verificationFailed = Self(.verificationFailed)
 }

@@ -3,6 +3,7 @@ import FoundationEssentials
 #else
 import Foundation
 #endif
+import PayPulseCoding
 
 /// Mints HS256 tokens with the configured key, issuer and audience, for the `paypulse jwt`
 /// CLI, tests and sample events.
@@ -40,9 +41,7 @@ public struct DevelopmentTokenMinter: Sendable {
             name: name,
             email: email
         )
-        let encoder = JSONEncoder()
-        encoder.outputFormatting = .sortedKeys
-        let signingInput = Base64URL.encode(Self.header.utf8) + "." + Base64URL.encode(try encoder.encode(claims))
+        let signingInput = Base64URL.encode(Self.header.utf8) + "." + Base64URL.encode(try JSONCoding.encode(claims))
         return signingInput + "." + key.sign(signingInput)
     }
 

@@ -5,6 +5,7 @@ import Foundation
 #endif
 import ArgumentParser
 import PayPulseApp
+import PayPulseCoding
 import PayPulseConfiguration
 import PayPulseDomain
 import PayPulseFakeGoogle

@@ -3,6 +3,7 @@ import FoundationEssentials
 #else
 import Foundation
 #endif
+import PayPulseCoding
 
 /// An API Gateway HTTP API (payload 2.0) event shaped as `sam local generate-event
 /// apigateway http-api-proxy` makes it, for the demo.
@@ -48,8 +49,6 @@ struct DemoEvent: Encodable {
 
     /// The event as JSON bytes.
     func encoded() throws -> [UInt8] {
-        let encoder = JSONEncoder()
-        encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
-        return Array(try encoder.encode(self))
+        try JSONCoding.encode(self)
     }
 }

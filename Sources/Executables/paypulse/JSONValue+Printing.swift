@@ -3,6 +3,7 @@ import FoundationEssentials
 #else
 import Foundation
 #endif
+import PayPulseCoding
 import PayPulseHandlers
 
 extension JSONValue {
@@ -28,8 +29,6 @@ extension JSONValue {
 
     /// Pretty JSON text with sorted keys.
     var prettyText: String {
-        let encoder = JSONEncoder()
-        encoder.outputFormatting = [.prettyPrinted, .sortedKeys, .withoutEscapingSlashes]
-        return (try? String(decoding: encoder.encode(self), as: UTF8.self)) ?? "null"
+        (try? String(decoding: JSONCoding.encoder(pretty: true).encode(self), as: UTF8.self)) ?? "null"
     }
 }

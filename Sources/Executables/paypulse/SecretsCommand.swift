@@ -4,6 +4,7 @@ import FoundationEssentials
 import Foundation
 #endif
 import ArgumentParser
+import PayPulseCoding
 import PayPulseConfiguration
 import PayPulseHandlers
 import PayPulsePorts

@@ -1,3 +1,4 @@
+import PayPulseCoding
 import PayPulseHandlers
 
 /// What an API Gateway authorizer already verified, as the string map ``APIRequest``

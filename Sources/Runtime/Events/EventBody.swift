@@ -1,3 +1,4 @@
+import PayPulseCoding
 import PayPulseHandlers
 
 /// The `body` and `isBase64Encoded` members of an API Gateway event.

@@ -1,3 +1,4 @@
+import PayPulseCoding
 import PayPulseHandlers
 
 /// One invocation's event, recognised by its shape.

@@ -1,3 +1,4 @@
+import PayPulseCoding
 import PayPulseHandlers
 
 /// REST API payload format 1.0 (also HTTP API payload 1.0) into an ``APIRequest``.

@@ -1,3 +1,4 @@
+import PayPulseCoding
 import PayPulseHandlers
 
 /// HTTP API payload format 2.0 into an ``APIRequest``.

@@ -1,3 +1,4 @@
+import PayPulseCoding
 import PayPulseHandlers
 
 /// Query parameters with the last value winning for repeated keys, as ``APIRequest``

@@ -3,6 +3,7 @@ import FoundationEssentials
 #else
 import Foundation
 #endif
+import PayPulseCoding
 import PayPulseHandlers
 
 /// An EventBridge event, such as the one a schedule rule sends (`detail-type`

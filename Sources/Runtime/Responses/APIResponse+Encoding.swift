@@ -3,6 +3,7 @@ import FoundationEssentials
 #else
 import Foundation
 #endif
+import PayPulseCoding
 import PayPulseHandlers
 
 extension APIResponse {
@@ -20,10 +21,8 @@ extension APIResponse {
             multiValueHeaders: version == .v1 ? headers.mapValues { [$0] } : nil,
             body: body, isBase64Encoded: false
         )
-        let encoder = JSONEncoder()
-        encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
         // Strings, an Int and a Bool always encode; the fallback only satisfies `try`.
-        return (try? Array(encoder.encode(payload))) ?? Array(Self.fallback.utf8)
+        return (try? JSONCoding.encode(payload)) ?? Array(Self.fallback.utf8)
     }
 
     private static let fallback =

@@ -18,16 +18,6 @@ public enum StdinRunner {
     /// The largest event accepted: Lambda's 6 MB synchronous payload limit.
     public static let maximumEventBytes = 6 * 1024 * 1024
 
-    /// Serves one API Gateway event from the process's standard input.
-    ///
-    /// - Parameters:
-    ///   - logger: Receives the request line (method, path, status); never headers or body.
-    ///   - handler: Answers the request.
-    /// - Returns: The exit status to pass to `exit`.
-    public static func run(logger: Logger, handler: @escaping EventHandlers.HTTP) async -> Int32 {
-        await run(logger: logger, handlers: EventHandlers(http: handler))
-    }
-
     /// Serves one event of any kind `handlers` cover.
     ///
     /// - Parameters:

@@ -86,11 +86,9 @@ public enum JSONValue: Sendable, Equatable, Codable {
     /// Compact JSON text with sorted keys and unescaped slashes, so equal values give
     /// equal bytes.
     public var jsonBytes: [UInt8] {
-        let encoder = JSONEncoder()
-        encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
         // Encoding a JSONValue cannot fail: it holds only JSON-representable values
         // (a non-finite Double cannot come out of the parser).
-        return (try? Array(encoder.encode(self))) ?? Array("null".utf8)
+        (try? JSONCoding.encode(self)) ?? Array("null".utf8)
     }
 
     /// The JSON type's name, for messages.

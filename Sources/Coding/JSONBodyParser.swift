@@ -9,12 +9,12 @@
 /// - Strings must be UTF-8 without raw control characters or lone surrogate escapes.
 ///
 /// Errors carry no input text: a body may hold tokens.
-struct JSONBodyParser {
+public struct JSONBodyParser {
     /// The deepest nesting accepted.
-    static let maximumDepth = 32
+    public static let maximumDepth = 32
 
     /// Why a body is not accepted JSON.
-    enum Failure: Error, Equatable {
+    public enum Failure: Error, Equatable, Sendable {
         case syntax
         case tooDeep
         case duplicateKey
@@ -26,7 +26,7 @@ struct JSONBodyParser {
 
     /// Parses one JSON document (surrounded by optional whitespace).
     /// - Throws: ``Failure``.
-    static func parse(_ bytes: [UInt8]) throws(Failure) -> JSONValue {
+    public static func parse(_ bytes: [UInt8]) throws(Failure) -> JSONValue {
         var parser = JSONBodyParser(bytes: bytes)
         let value = try parser.value(depth: 0)
         parser.skipWhitespace()

@@ -1,9 +1,11 @@
-/// How ``GoogleOAuthClient`` retries a transient failure (429, 5xx, timeouts, broken
-/// connections): exponential backoff with full jitter, bounded in attempts and in total time.
+/// How a client retries a transient failure (throttling, 5xx, timeouts, broken
+/// connections): exponential backoff with full jitter, bounded in attempts and in total
+/// time, honouring a server's `Retry-After` when it fits. AWS and Google calls use it alike.
 ///
 /// Attempt n (from 1) is followed by a random wait in `0...min(maxDelay, baseDelay * 2^(n-1))`,
-/// so many refreshes throttled together spread out instead of retrying in lockstep.
-public struct GoogleRetryPolicy: Sendable, Equatable {
+/// the "full jitter" of the AWS Architecture Blog, so that many clients throttled together
+/// spread out instead of retrying in lockstep.
+public struct RetryPolicy: Sendable, Equatable {
     /// How many attempts in all, the first included.
     public var maxAttempts: Int
     /// The upper bound of the first wait.
@@ -15,10 +17,10 @@ public struct GoogleRetryPolicy: Sendable, Equatable {
     /// The limit for one whole exchange (connect, send, answer).
     public var attemptTimeout: Duration
 
-    /// Creates a policy.
+    /// Creates a policy (by default ``aws``'s figures).
     public init(
-        maxAttempts: Int = 3, baseDelay: Duration = .milliseconds(200), maxDelay: Duration = .seconds(2),
-        totalBudget: Duration = .seconds(8), attemptTimeout: Duration = .seconds(10)
+        maxAttempts: Int = 4, baseDelay: Duration = .milliseconds(100), maxDelay: Duration = .seconds(2),
+        totalBudget: Duration = .seconds(10), attemptTimeout: Duration = .seconds(5)
     ) {
         self.maxAttempts = maxAttempts
         self.baseDelay = baseDelay
@@ -27,11 +29,17 @@ public struct GoogleRetryPolicy: Sendable, Equatable {
         self.attemptTimeout = attemptTimeout
     }
 
-    /// Three attempts within eight seconds, ten seconds per attempt.
-    public static let standard = GoogleRetryPolicy()
+    /// AWS calls inside a request: four attempts within ten seconds, five seconds each.
+    public static let aws = RetryPolicy()
+
+    /// Google's OAuth endpoints: three attempts within eight seconds, ten seconds each
+    /// (Google answers a refresh more slowly than a loopback-close AWS endpoint).
+    public static let google = RetryPolicy(
+        maxAttempts: 3, baseDelay: .milliseconds(200), maxDelay: .seconds(2), totalBudget: .seconds(8), attemptTimeout: .seconds(10)
+    )
 
     /// One attempt, no retry: for callers (and tests) that count calls.
-    public static let none = GoogleRetryPolicy(maxAttempts: 1)
+    public static let none = RetryPolicy(maxAttempts: 1)
 
     /// The jittered wait after attempt `attempt` (from 1), with `random` drawn from `0...1`.
     public func backoff(afterAttempt attempt: Int, random: Double) -> Duration {
@@ -43,8 +51,17 @@ public struct GoogleRetryPolicy: Sendable, Equatable {
     /// The wait before the next attempt: the server's `Retry-After` when it fits in what is
     /// left of the budget (it knows best when it will take us again), else the jittered
     /// backoff; never past the end of the budget.
-    func wait(afterAttempt attempt: Int, retryAfter: Duration?, remaining: Duration, random: Double) -> Duration {
+    public func wait(afterAttempt attempt: Int, retryAfter: Duration?, remaining: Duration, random: Double) -> Duration {
         if let retryAfter, retryAfter >= .zero, retryAfter <= remaining { return retryAfter }
         return min(backoff(afterAttempt: attempt, random: random), max(remaining, .zero))
+    }
+}
+
+extension RetryPolicy {
+    /// The same policy with another per-attempt limit.
+    public func withAttemptTimeout(_ timeout: Duration) -> RetryPolicy {
+        var policy = self
+        policy.attemptTimeout = timeout
+        return policy
     }
 }

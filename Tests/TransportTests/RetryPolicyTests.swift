@@ -1,0 +1,104 @@
+import PayPulseTransport
+import Testing
+
+@Suite("RetryPolicy: full jitter under caps, Retry-After within the budget")
+struct RetryPolicyTests {
+    let policy = RetryPolicy.google
+
+    @Test("presets: Google three attempts in 8 s, AWS four in 10 s; none is one attempt")
+    func presets() {
+        #expect(policy == RetryPolicy(maxAttempts: 3, baseDelay: .milliseconds(200), maxDelay: .seconds(2), totalBudget: .seconds(8), attemptTimeout: .seconds(10)))
+        #expect(RetryPolicy.aws == RetryPolicy(maxAttempts: 4, baseDelay: .milliseconds(100), maxDelay: .seconds(2), totalBudget: .seconds(10), attemptTimeout: .seconds(5)))
+        #expect(RetryPolicy.none.maxAttempts == 1)
+    }
+
+    @Test("the ceiling doubles per attempt up to maxDelay; the draw scales it")
+    func backoff() {
+        #expect(policy.backoff(afterAttempt: 1, random: 1) == .milliseconds(200))
+        #expect(policy.backoff(afterAttempt: 2, random: 1) == .milliseconds(400))
+        #expect(policy.backoff(afterAttempt: 3, random: 0.5) == .milliseconds(400))
+        #expect(policy.backoff(afterAttempt: 10, random: 1) == .seconds(2))
+        #expect(policy.backoff(afterAttempt: 200, random: 1) == .seconds(2))
+        #expect(policy.backoff(afterAttempt: 1, random: 0) == .zero)
+        #expect(policy.backoff(afterAttempt: 1, random: 7) == .milliseconds(200))
+    }
+
+    @Test("Retry-After is used when it fits the remaining budget, else the capped backoff")
+    func wait() {
+        #expect(policy.wait(afterAttempt: 1, retryAfter: .seconds(1), remaining: .seconds(5), random: 1) == .seconds(1))
+        #expect(policy.wait(afterAttempt: 1, retryAfter: .seconds(60), remaining: .seconds(5), random: 1) == .milliseconds(200))
+        #expect(policy.wait(afterAttempt: 5, retryAfter: nil, remaining: .milliseconds(50), random: 1) == .milliseconds(50))
+        #expect(policy.wait(afterAttempt: 1, retryAfter: nil, remaining: .seconds(5), random: 0.5) == .milliseconds(100))
+    }
+
+    struct Failure: Error, Equatable { let number: Int }
+
+    private static let quick = RetryPolicy(maxAttempts: 4, baseDelay: .milliseconds(1), maxDelay: .milliseconds(2), totalBudget: .seconds(30))
+
+    @Test("the loop counts attempts from 1, stops at the first success and reports each retry")
+    func succeedsAfterRetries() async throws {
+        var retried: [Int] = []
+        let value = try await Self.quick.run { number -> AttemptResult<String, Failure> in
+            number < 3 ? .failure(Failure(number: number), retryable: true) : .success("attempt \(number)")
+        } willRetry: { number, failure, _ in
+            #expect(failure.number == number)
+            retried.append(number)
+        }
+        #expect(value == "attempt 3")
+        #expect(retried == [1, 2])
+    }
+
+    @Test("a failure not worth retrying ends the loop at once; exhaustion names the last failure")
+    func stops() async {
+        var attempts = 0
+        await #expect(throws: RetryExhausted<Failure>.self) {
+            try await Self.quick.run { number -> AttemptResult<Int, Failure> in
+                attempts = number
+                return .failure(Failure(number: number), retryable: number < 2)
+            }
+        }
+        #expect(attempts == 2)
+        do {
+            _ = try await Self.quick.run { number -> AttemptResult<Int, Failure> in .failure(Failure(number: number), retryable: true) }
+            Issue.record("an always-failing call succeeded")
+        } catch {
+            #expect(error.failure == Failure(number: 4))
+            #expect(error.attempts == 4)
+            #expect(!error.cancelled)
+        }
+    }
+
+    @Test("Retry-After within the budget is the wait; the budget stops new attempts")
+    func retryAfterAndBudget() async {
+        var waits: [Duration] = []
+        let tight = RetryPolicy(maxAttempts: 10, baseDelay: .seconds(5), maxDelay: .seconds(5), totalBudget: .milliseconds(300))
+        do {
+            _ = try await tight.run { number -> AttemptResult<Int, Failure> in
+                .failure(Failure(number: number), retryable: true, retryAfter: .milliseconds(120))
+            } willRetry: { _, _, wait in waits.append(wait) }
+        } catch {
+            #expect(error.attempts < 10)
+        }
+        #expect(waits.first == .milliseconds(120))
+        #expect(waits.count <= 3)
+    }
+
+    @Test("a cancelled task stops retrying and says so")
+    func cancellation() async {
+        let slow = RetryPolicy(maxAttempts: 5, baseDelay: .seconds(30), maxDelay: .seconds(30), totalBudget: .seconds(60))
+        let task = Task {
+            try await slow.run { number -> AttemptResult<Int, Failure> in .failure(Failure(number: number), retryable: true) }
+        }
+        try? await Task.sleep(for: .milliseconds(50))
+        task.cancel()
+        do {
+            _ = try await task.value
+            Issue.record("a cancelled retry loop succeeded")
+        } catch let error as RetryExhausted<Failure> {
+            #expect(error.cancelled)
+            #expect(error.attempts == 1)
+        } catch {
+            Issue.record("unexpected \(error)")
+        }
+    }
+}
