@@ -98,12 +98,11 @@ let package = Package(
             path: "Sources/Runtime"
         ),
 
-        // MARK: configuration (read once at the edge)
+        // MARK: configuration: the one reader of the environment, into one value
         .target(
             name: "PayPulseConfiguration",
             dependencies: [
-                "PayPulsePorts", "PayPulseAWS", "PayPulseEmbedded", "PayPulseTransport", "PayPulseDomain",
-                .product(name: "Logging", package: "swift-log"),
+                "PayPulseDomain", "PayPulseRuntime", "PayPulseAWS", "PayPulseSigV4", .product(name: "Logging", package: "swift-log"),
             ],
             path: "Sources/Configuration"
         ),
@@ -112,8 +111,8 @@ let package = Package(
         .target(
             name: "PayPulseApp",
             dependencies: [
-                "PayPulseConfiguration", "PayPulseRuntime", "PayPulseHandlers", "PayPulseDomain", "PayPulsePorts",
-                "PayPulseTransport", "PayPulseGoogle", .product(name: "Logging", package: "swift-log"),
+                "PayPulseConfiguration", "PayPulseRuntime", "PayPulseHandlers", "PayPulseDomain", "PayPulsePorts", "PayPulseAWS",
+                "PayPulseEmbedded", "PayPulseTransport", "PayPulseGoogle", .product(name: "Logging", package: "swift-log"),
             ],
             path: "Sources/App"
         ),
@@ -172,14 +171,15 @@ let package = Package(
         .testTarget(name: "AWSTests", dependencies: ["PayPulseAWS", "PayPulseTestSupport"]),
         .testTarget(name: "EmbeddedTests", dependencies: ["PayPulseEmbedded", "PayPulseTestSupport"]),
         .testTarget(name: "ContractTests", dependencies: ["PayPulsePorts", "PayPulseTestSupport"]),
-        .testTarget(name: "ConfigurationTests", dependencies: ["PayPulseConfiguration", "PayPulseDomain"]),
+        .testTarget(name: "ConfigurationTests", dependencies: ["PayPulseConfiguration", "PayPulseDomain", "PayPulseRuntime", "PayPulseSigV4"]),
         .testTarget(name: "DomainTests", dependencies: ["PayPulseDomain", "PayPulseTestSupport"]),
         .testTarget(name: "GoogleTests", dependencies: ["PayPulseGoogle", "PayPulsePorts", "PayPulseTestSupport", "PayPulseTransport"]),
         .testTarget(name: "RefreshTests", dependencies: ["PayPulseDomain", "PayPulseHandlers", "PayPulsePorts", "PayPulseTestSupport", "PayPulseGoogle", "PayPulseTransport"]),
         .testTarget(
             name: "AuthTests",
             dependencies: [
-                "PayPulseDomain", "PayPulseHandlers", "PayPulsePorts", "PayPulseTestSupport", .product(name: "JWTKit", package: "jwt-kit"),
+                "PayPulseConfiguration", "PayPulseDomain", "PayPulseHandlers", "PayPulsePorts", "PayPulseTestSupport",
+                .product(name: "JWTKit", package: "jwt-kit"),
             ]
         ),
         .testTarget(name: "HandlerTests", dependencies: ["PayPulseCoding", "PayPulseHandlers", "PayPulseDomain", "PayPulseTestSupport"]),
@@ -191,7 +191,7 @@ let package = Package(
             ]
         ),
         .testTarget(
-            name: "RuntimeTests", dependencies: ["PayPulseCoding", "PayPulseRuntime", "PayPulseHandlers", "PayPulseTestSupport", "PayPulseTransport"]
+            name: "RuntimeTests", dependencies: ["PayPulseCoding", "PayPulseConfiguration", "PayPulseRuntime", "PayPulseHandlers", "PayPulseTestSupport", "PayPulseTransport"]
         ),
         .testTarget(
             name: "ReplayTests",

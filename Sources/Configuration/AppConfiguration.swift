@@ -1,6 +1,5 @@
-import PayPulseAWS
 import PayPulseDomain
-import PayPulseSigV4
+import PayPulseRuntime
 
 /// Where secrets and users live.
 public enum StoreBackend: String, Sendable, Equatable, CaseIterable {
@@ -10,62 +9,52 @@ public enum StoreBackend: String, Sendable, Equatable, CaseIterable {
     case aws
 }
 
-/// Everything the executables read from the environment, read once at start.
+/// Every setting a process reads from its environment, read once at start by
+/// ``AppConfiguration/read(_:defaultLogLevel:)``; nothing else in the project reads the
+/// environment.
 public struct AppConfiguration: Sendable, Equatable {
-    /// The storage backend (`PAYPULSE_STORE`).
-    public var store: StoreBackend
+    /// What is known before anything can fail: logging, the Runtime API, Lambda or not.
+    public let process: ProcessSettings
+    /// The storage backend (`PAYPULSE_STORE`; AWS inside Lambda, else embedded).
+    public let store: StoreBackend
     /// The embedded store's directory (`PAYPULSE_STATE_DIR`).
-    public var stateDirectory: String
+    public let stateDirectory: String
     /// The users table name (`USERS_TABLE`).
-    public var usersTable: String
-    /// Whether the process runs inside AWS Lambda (`AWS_LAMBDA_FUNCTION_NAME` set).
-    public var insideLambda: Bool
+    public let usersTable: String
     /// AWS settings; present when ``store`` is ``StoreBackend/aws``.
-    public var aws: AWSConfiguration?
+    public let aws: AWSConfiguration?
+    /// How API requests are authenticated (`PAYPULSE_JWT_*`).
+    public let jwt: JWTConfiguration
     /// Google's endpoints and the client-ID secret.
-    public var google: GoogleSettings
-    /// How the refresh job runs.
-    public var refresh: RefreshSettings
+    public let google: GoogleSettings
+    /// How the refresh job runs (`REFRESH_*`).
+    public let refresh: RefreshSettings
     /// The recovery window of a disconnect (`DISCONNECT_RECOVERY_DAYS`, 7–30).
-    public var disconnectRecoveryDays: Int
+    public let disconnectRecoveryDays: Int
     /// The trusted CA certificates file for HTTPS (`PAYPULSE_CA_BUNDLE`); `nil` keeps
     /// libcurl's built-in path. A Lambda bundle's `bootstrap` sets it to the host's file.
-    public var caBundlePath: String?
+    public let caBundlePath: String?
 
-    /// Creates a configuration.
-    public init(
-        store: StoreBackend, stateDirectory: String, usersTable: String, insideLambda: Bool, aws: AWSConfiguration?,
-        google: GoogleSettings = GoogleSettings(), refresh: RefreshSettings = RefreshSettings(), disconnectRecoveryDays: Int = 7,
-        caBundlePath: String? = nil
-    ) {
-        self.store = store
-        self.stateDirectory = stateDirectory
-        self.usersTable = usersTable
-        self.insideLambda = insideLambda
-        self.aws = aws
-        self.google = google
-        self.refresh = refresh
-        self.disconnectRecoveryDays = disconnectRecoveryDays
-        self.caBundlePath = caBundlePath
-    }
+    /// Whether the process runs inside AWS Lambda (`AWS_LAMBDA_FUNCTION_NAME` set).
+    public var insideLambda: Bool { process.insideLambda }
+
+    /// The default users table name.
+    public static let defaultUsersTable = "paypulse-users"
+    /// The default embedded state directory, relative to the working directory.
+    public static let defaultStateDirectory = ".paypulse"
 }
 
-/// How to reach AWS: region, credentials and one endpoint per service.
-public struct AWSConfiguration: Sendable, Equatable {
-    /// The region (`AWS_REGION`, then `AWS_DEFAULT_REGION`).
-    public var region: String
-    /// The credentials (`AWS_ACCESS_KEY_ID`, `AWS_SECRET_ACCESS_KEY`, `AWS_SESSION_TOKEN`).
-    public var credentials: AWSCredentials
-    /// The Secrets Manager endpoint.
-    public var secretsManagerEndpoint: String
-    /// The DynamoDB endpoint.
-    public var dynamoDBEndpoint: String
+/// The part of the configuration that cannot fail to read, so a process can log and report
+/// a bad configuration through the Lambda Runtime API.
+public struct ProcessSettings: Sendable, Equatable {
+    /// `AWS_LAMBDA_FUNCTION_NAME`, set by Lambda in every function.
+    public let functionName: String?
+    /// `AWS_LAMBDA_RUNTIME_API` (`host:port`): present, the process serves the Runtime API
+    /// loop; absent, it answers one event on standard input.
+    public let runtimeAPI: String?
+    /// Log level and format.
+    public let logging: LogSettings
 
-    /// Creates AWS settings.
-    public init(region: String, credentials: AWSCredentials, secretsManagerEndpoint: String, dynamoDBEndpoint: String) {
-        self.region = region
-        self.credentials = credentials
-        self.secretsManagerEndpoint = secretsManagerEndpoint
-        self.dynamoDBEndpoint = dynamoDBEndpoint
-    }
+    /// Whether the process runs inside AWS Lambda.
+    public var insideLambda: Bool { functionName != nil }
 }

@@ -23,9 +23,9 @@ public struct DisconnectHandler: APIRouteHandler {
         self.recoveryWindowDays = recoveryWindowDays
     }
 
-    public func respond(to request: APIRequest, logger: Logger) async throws(APIError) -> APIResponse {
-        let user = try await guardian.admit(request, method: "DELETE", logger: logger)
-        var logger = logger
+    public func respond(to request: APIRequest, context: InvocationContext) async throws(APIError) -> APIResponse {
+        let user = try await guardian.admit(request, method: "DELETE", logger: context.logger)
+        var logger = context.logger
         logger[metadataKey: "user_id"] = "\(user.userID)"
         let stored: TokenVault.Stored
         do {

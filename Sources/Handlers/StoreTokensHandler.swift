@@ -25,9 +25,9 @@ public struct StoreTokensHandler: APIRouteHandler {
         self.verifier = verifier
     }
 
-    public func respond(to request: APIRequest, logger: Logger) async throws(APIError) -> APIResponse {
-        let user = try await guardian.admit(request, method: "POST", logger: logger)
-        var logger = logger
+    public func respond(to request: APIRequest, context: InvocationContext) async throws(APIError) -> APIResponse {
+        let user = try await guardian.admit(request, method: "POST", logger: context.logger)
+        var logger = context.logger
         logger[metadataKey: "user_id"] = "\(user.userID)"
 
         let sent = try StoreTokensBody.parse(body: request.body, contentType: request.headers["content-type"])

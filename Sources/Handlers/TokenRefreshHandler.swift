@@ -29,16 +29,17 @@ public struct TokenRefreshHandler: Sendable {
         self.makeJob = makeJob
     }
 
-    /// Runs one refresh.
+    /// Runs one refresh, stopping in time for the invocation's deadline.
     /// - Parameters:
     ///   - detail: the event's `detail` (or constant input) as JSON: `{}` or `{"shard": i, "shards": n}`.
-    ///   - deadline: when the invocation must end, if known.
+    ///   - context: the invocation: its deadline (if known) and logger.
     /// - Returns: the summary as JSON.
     /// - Throws: ``InvalidInput`` or a configuration failure: only then does the invocation fail.
-    public func handle(detail: [UInt8], deadline: ContinuousClock.Instant?, logger: Logger) async throws -> [UInt8] {
+    public func handle(detail: [UInt8], context: InvocationContext) async throws -> [UInt8] {
         let shard = try Self.shard(from: detail)
         let job = try await makeJob()
-        var logger = logger
+        let deadline = context.deadline
+        var logger = context.logger
         logger[metadataKey: "shard"] = "\(shard.index)/\(shard.count)"
         let summary = try await job.run(shard: shard, deadline: deadline, logger: logger)
         metrics.emit(summary.embeddedMetricFormat(function: functionName, timestamp: Date()))

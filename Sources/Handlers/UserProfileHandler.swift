@@ -21,9 +21,9 @@ public struct UserProfileHandler: APIRouteHandler {
         self.vault = vault
     }
 
-    public func respond(to request: APIRequest, logger: Logger) async throws(APIError) -> APIResponse {
-        let user = try await guardian.admit(request, method: "GET", logger: logger)
-        var logger = logger
+    public func respond(to request: APIRequest, context: InvocationContext) async throws(APIError) -> APIResponse {
+        let user = try await guardian.admit(request, method: "GET", logger: context.logger)
+        var logger = context.logger
         logger[metadataKey: "user_id"] = "\(user.userID)"
         do {
             async let record = users.user(id: user.userID.rawValue)

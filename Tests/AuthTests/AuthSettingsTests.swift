@@ -1,3 +1,4 @@
+import PayPulseConfiguration
 import PayPulseDomain
 import Testing
 
@@ -11,7 +12,28 @@ struct AuthSettingsTests {
 
     private func load(_ environment: [String: String], insideLambda: Bool = false,
                       loadSecret: @Sendable (String) async throws -> String = noSecret) async throws -> AuthSettings {
-        try await AuthSettings.fromEnvironment(environment, insideLambda: insideLambda, loadSecret: loadSecret)
+        try await JWTConfiguration.fromEnvironment(environment, insideLambda: insideLambda).authSettings(loadSecret: loadSecret)
+    }
+
+    /// Runs `body`, expects ``InvalidAuthSettings`` naming `setting`, and checks that
+    /// `secret` (when given) is not in its message.
+    private func expectInvalid(
+        _ setting: InvalidAuthSettings.Setting, notContaining secret: String? = nil,
+        sourceLocation: SourceLocation = #_sourceLocation,
+        _ body: () throws -> AuthSettings
+    ) {
+        do {
+            _ = try body()
+            Issue.record("no error", sourceLocation: sourceLocation)
+        } catch let error as InvalidAuthSettings {
+            #expect(error.setting == setting, sourceLocation: sourceLocation)
+            #expect(error.description == "invalid JWT settings: \(setting.rawValue): \(error.problem)", sourceLocation: sourceLocation)
+            if let secret {
+                #expect(!error.description.contains(secret), sourceLocation: sourceLocation)
+            }
+        } catch {
+            Issue.record("unexpected error \(error)", sourceLocation: sourceLocation)
+        }
     }
 
     /// Runs `body`, expects an ``ConfigurationError`` naming `variable`, and checks that
@@ -51,23 +73,21 @@ struct AuthSettingsTests {
         #expect(settings.usesDevelopmentKey == false)
     }
 
-    @Test("init refuses a key under 32 bytes, naming the variable, without echoing the key")
-    func shortKey() async {
+    @Test("init refuses a key under 32 bytes, naming the setting, without echoing the key")
+    func shortKey() {
         let short = "short-key-0123456789-abcdefghij"  // 31 bytes
         #expect(short.utf8.count == 31)
-        await expectConfigurationError("PAYPULSE_JWT_SECRET", notContaining: short) {
-            try AuthSettings(key: Array(short.utf8))
-        }
-        await expectConfigurationError("PAYPULSE_JWT_SECRET") { try AuthSettings(key: []) }
+        expectInvalid(.key, notContaining: short) { try AuthSettings(key: Array(short.utf8)) }
+        expectInvalid(.key) { try AuthSettings(key: []) }
         #expect(throws: Never.self) { try AuthSettings(key: Array(repeating: 7, count: 32)) }
     }
 
     @Test("init refuses a leeway over 60 s or an empty issuer or audience")
-    func badValues() async {
-        await expectConfigurationError("leeway") { try AuthSettings(key: Array(Self.goodKey.utf8), leeway: 61) }
-        await expectConfigurationError("leeway") { try AuthSettings(key: Array(Self.goodKey.utf8), leeway: -1) }
-        await expectConfigurationError("PAYPULSE_JWT_ISSUER") { try AuthSettings(key: Array(Self.goodKey.utf8), issuer: "") }
-        await expectConfigurationError("PAYPULSE_JWT_AUDIENCE") { try AuthSettings(key: Array(Self.goodKey.utf8), audience: "") }
+    func badValues() {
+        expectInvalid(.leeway) { try AuthSettings(key: Array(Self.goodKey.utf8), leeway: 61) }
+        expectInvalid(.leeway) { try AuthSettings(key: Array(Self.goodKey.utf8), leeway: -1) }
+        expectInvalid(.issuer) { try AuthSettings(key: Array(Self.goodKey.utf8), issuer: "") }
+        expectInvalid(.audience) { try AuthSettings(key: Array(Self.goodKey.utf8), audience: "") }
     }
 
     @Test("environment defaults outside Lambda: the development key, flagged")
@@ -165,7 +185,7 @@ struct AuthSettingsTests {
     func shortenedKey() throws {
         var settings = try AuthFixture.settings()
         settings.key = Array("short".utf8)
-        #expect(throws: ConfigurationError.self) { try Authenticator(settings: settings) }
-        #expect(throws: ConfigurationError.self) { try DevelopmentTokenMinter(settings: settings) }
+        #expect(throws: InvalidAuthSettings.self) { try Authenticator(settings: settings) }
+        #expect(throws: InvalidAuthSettings.self) { try DevelopmentTokenMinter(settings: settings) }
     }
 }

@@ -70,6 +70,33 @@ struct AppConfigurationTests {
         }
     }
 
+    @Test("the service variable wins over AWS_ENDPOINT_URL, which wins over the regional endpoint")
+    func endpointPrecedence() throws {
+        func endpoints(_ extra: [String: String]) throws -> (String?, String?) {
+            let aws = try AppConfiguration.fromEnvironment(awsBasics.merging(["PAYPULSE_STORE": "aws"].merging(extra) { $1 }) { $1 }).aws
+            return (aws?.secretsManagerEndpoint, aws?.dynamoDBEndpoint)
+        }
+        #expect(try endpoints([:]) == ("https://secretsmanager.eu-west-1.amazonaws.com", "https://dynamodb.eu-west-1.amazonaws.com"))
+        #expect(try endpoints(["AWS_ENDPOINT_URL": "http://127.0.0.1:5000"]) == ("http://127.0.0.1:5000", "http://127.0.0.1:5000"))
+        #expect(try endpoints(["AWS_ENDPOINT_URL": "http://a:1", "AWS_ENDPOINT_URL_SECRETS_MANAGER": "http://b:2"]) == ("http://b:2", "http://a:1"))
+        #expect(try endpoints(["AWS_ENDPOINT_URL_DYNAMODB": "http://d:3"]) == ("https://secretsmanager.eu-west-1.amazonaws.com", "http://d:3"))
+    }
+
+    @Test("a printed or dumped configuration shows neither the JWT key nor the AWS secret key")
+    func noSecretInDescriptions() throws {
+        var environment = awsBasics
+        environment["PAYPULSE_STORE"] = "aws"
+        environment["AWS_SECRET_ACCESS_KEY"] = "aws-secret-value-0123456789"
+        environment["PAYPULSE_JWT_SECRET"] = "jwt-secret-value-0123456789-0123456789"
+        let configuration = try AppConfiguration.fromEnvironment(environment)
+        var dumped = ""
+        dump(configuration, to: &dumped)
+        for text in ["\(configuration)", String(reflecting: configuration), dumped] {
+            #expect(!text.contains("aws-secret-value") && !text.contains("jwt-secret-value"))
+        }
+        #expect(configuration.jwt.secret == "jwt-secret-value-0123456789-0123456789")
+    }
+
     @Test("the error message never prints the secret key")
     func noSecretInErrors() {
         let environment = ["PAYPULSE_STORE": "aws", "AWS_REGION": "bad region", "AWS_ACCESS_KEY_ID": "a", "AWS_SECRET_ACCESS_KEY": "very-secret"]

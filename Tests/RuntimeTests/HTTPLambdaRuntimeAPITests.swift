@@ -97,7 +97,7 @@ extension LambdaLoopTests {
         }
         defer { server.stop() }
         let api = HTTPLambdaRuntimeAPI(endpoint: "127.0.0.1:\(server.port)", transport: CurlHTTPClient())
-        let handlers = EventHandlers(scheduled: { _ in Array("[]".utf8) })
+        let handlers = EventHandlers(scheduled: { _, _ in Array("[]".utf8) })
         try await LambdaLoop.run(api: api, handlers: handlers, logger: LogCapture().logger, maxInvocations: 2)
         let requests = server.requests
         #expect(requests.map(\.target) == [

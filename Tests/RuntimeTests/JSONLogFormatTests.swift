@@ -1,5 +1,6 @@
 import Logging
 import PayPulseCoding
+import PayPulseConfiguration
 import PayPulseHandlers
 import Testing
 
@@ -68,11 +69,11 @@ struct JSONLogFormatTests {
 
     @Test("JSON in Lambda or when asked for; text locally or when asked for")
     func formatChoice() {
-        #expect(LogSetup.format(environment: [:]) == .text)
-        #expect(LogSetup.format(environment: ["AWS_LAMBDA_FUNCTION_NAME": "store-tokens"]) == .json)
-        #expect(LogSetup.format(environment: ["AWS_LAMBDA_FUNCTION_NAME": "store-tokens", "AWS_LAMBDA_LOG_FORMAT": "Text"]) == .text)
-        #expect(LogSetup.format(environment: ["AWS_LAMBDA_LOG_FORMAT": "JSON"]) == .json)
-        #expect(LogSetup.format(environment: ["AWS_LAMBDA_LOG_FORMAT": "json "]) == .json)
+        #expect(LogSettings.fromEnvironment( [:]).format == .text)
+        #expect(LogSettings.fromEnvironment( ["AWS_LAMBDA_FUNCTION_NAME": "store-tokens"]).format == .json)
+        #expect(LogSettings.fromEnvironment( ["AWS_LAMBDA_FUNCTION_NAME": "store-tokens", "AWS_LAMBDA_LOG_FORMAT": "Text"]).format == .text)
+        #expect(LogSettings.fromEnvironment( ["AWS_LAMBDA_LOG_FORMAT": "JSON"]).format == .json)
+        #expect(LogSettings.fromEnvironment( ["AWS_LAMBDA_LOG_FORMAT": "json "]).format == .json)
     }
 
     @Test("a JSON logger writes parseable lines; handler metadata and requestId included")
@@ -80,12 +81,13 @@ struct JSONLogFormatTests {
         let pipe = try TestPipe()
         defer { pipe.closeAll() }
         var logger = LogSetup.makeLogger(
-            label: "token-refresh", environment: ["AWS_LAMBDA_LOG_LEVEL": "DEBUG"], format: .json, fileDescriptor: pipe.write
+            label: "token-refresh", settings: LogSettings(level: LogSettings.fromEnvironment(["AWS_LAMBDA_LOG_LEVEL": "DEBUG"]).level, format: .json),
+            fileDescriptor: pipe.write
         )
         logger[metadataKey: "function"] = "token-refresh"
         logger.trace("hidden")
         logger.debug("plain", metadata: ["n": "1"])
-        InvocationContext.$current.withValue(InvocationContext(requestID: "req-9", deadline: nil)) {
+        RequestScope.$requestID.withValue("req-9") {
             logger.error("during", metadata: ["count": "\(3)"])
         }
         pipe.closeWrite()

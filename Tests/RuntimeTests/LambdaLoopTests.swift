@@ -18,15 +18,15 @@ import Testing
 struct LambdaLoopTests {
     /// What a scheduled handler saw of its invocation.
     actor Observed {
-        var contexts: [InvocationContext?] = []
+        var contexts: [InvocationContext] = []
         var traceIDs: [String?] = []
-        func add(_ context: InvocationContext?, _ traceID: String?) {
+        func add(_ context: InvocationContext, _ traceID: String?) {
             contexts.append(context)
             traceIDs.append(traceID)
         }
     }
 
-    static let echoHTTP: EventHandlers.HTTP = { request in .json(status: 200, ["path": request.path]) }
+    static let echoHTTP: EventHandlers.HTTP = { request, _ in .json(status: 200, ["path": request.path]) }
 
     @Test("one loop serves several invocations, answering each under its own request id")
     func severalInvocations() async throws {
@@ -49,11 +49,11 @@ struct LambdaLoopTests {
         }
     }
 
-    @Test("the handler sees the request id, the deadline and the trace id of its invocation only")
+    @Test("the handler is passed the request id, the deadline and the trace id of its invocation only")
     func context() async throws {
         let observed = Observed()
-        let handlers = EventHandlers(scheduled: { _ in
-            await observed.add(InvocationContext.current, getenv(TraceEnvironment.variable).map { String(cString: $0) })
+        let handlers = EventHandlers(scheduled: { _, context in
+            await observed.add(context, getenv(TraceEnvironment.variable).map { String(cString: $0) })
             return Array("{}".utf8)
         })
         let wallNow = LogTimestamp.now().millisecondsSinceEpoch
@@ -70,21 +70,22 @@ struct LambdaLoopTests {
         try await LambdaLoop.run(api: api, handlers: handlers, logger: LogCapture().logger, maxInvocations: 2)
 
         let contexts = await observed.contexts
-        #expect(contexts.map { $0?.requestID } == ["with-trace", "no-trace"])
-        let deadline = try #require(contexts.first??.deadline)
+        #expect(contexts.map(\.requestID) == ["with-trace", "no-trace"])
+        #expect(contexts.map(\.traceID) == ["Root=1-5759e988-bd862e3fe1be46a994272793;Sampled=1", nil])
+        let deadline = try #require(contexts.first?.deadline)
         // 5 s from the wall-clock reading, give or take the time the test took.
         #expect(deadline > before.advanced(by: .milliseconds(4_000)))
         #expect(deadline < ContinuousClock.now.advanced(by: .milliseconds(5_100)))
-        #expect(contexts.last??.deadline == nil)
+        #expect(contexts.last?.deadline == nil)
         #expect(await observed.traceIDs == ["Root=1-5759e988-bd862e3fe1be46a994272793;Sampled=1", nil])
-        #expect(InvocationContext.current == nil)
+        #expect(RequestScope.requestID == nil)
         #expect(await api.posts.count == 2)
     }
 
     @Test("a failing handler posts Runtime.HandlerFailed to /error and the loop goes on")
     func handlerFailure() async throws {
         struct Boom: Error {}
-        let handlers = EventHandlers(scheduled: { event in
+        let handlers = EventHandlers(scheduled: { event, _ in
             if (try? JSONValue.parse(event.detail))?["fail"] == .bool(true) { throw Boom() }
             return Array("{\"ok\":true}".utf8)
         })
@@ -178,9 +179,9 @@ struct LambdaLoopTests {
     func requestIDInLogs() async throws {
         let pipe = try TestPipe()
         defer { pipe.closeAll() }
-        let logger = LogSetup.makeLogger(label: "store-tokens", environment: [:], format: .json, fileDescriptor: pipe.write)
-        // Handlers log through the process logger they captured, not the one the loop passes.
-        let handlers = EventHandlers(http: { request in
+        let logger = LogSetup.makeLogger(label: "store-tokens", settings: LogSettings(format: .json), fileDescriptor: pipe.write)
+        // Adapters log through the process logger they captured, not the context's.
+        let handlers = EventHandlers(http: { request, _ in
             logger.info("inside handler")
             return .json(status: 200, ["path": request.path])
         })

@@ -6,6 +6,7 @@ import Musl
 import Darwin
 #endif
 import Logging
+import PayPulseConfiguration
 import Testing
 
 @testable import PayPulseRuntime
@@ -15,11 +16,11 @@ struct LoggingTests {
     @Test("LOG_LEVEL names every swift-log level, in any case, blanks ignored")
     func levelNames() {
         for level in Logger.Level.allCases {
-            #expect(LogSetup.level(named: level.rawValue) == level)
-            #expect(LogSetup.level(named: " \(level.rawValue.uppercased())\n") == level)
+            #expect(LogSettings.level(named: level.rawValue) == level)
+            #expect(LogSettings.level(named: " \(level.rawValue.uppercased())\n") == level)
         }
         for junk in ["", "verbose", "warn", "5", "in fo"] {
-            #expect(LogSetup.level(named: junk) == nil, "\(junk)")
+            #expect(LogSettings.level(named: junk) == nil, "\(junk)")
         }
     }
 
@@ -81,7 +82,8 @@ struct LoggingTests {
     static func logged(environment: [String: String], _ body: (Logger) -> Void = { _ in }) throws -> (logger: Logger, text: String) {
         let pipe = try TestPipe()
         defer { pipe.closeAll() }
-        let logger = LogSetup.makeLogger(label: "runtime-test", environment: environment, format: .text, fileDescriptor: pipe.write)
+        let settings = LogSettings.fromEnvironment(environment)
+        let logger = LogSetup.makeLogger(label: "runtime-test", settings: LogSettings(level: settings.level, format: .text, rejected: settings.rejected), fileDescriptor: pipe.write)
         body(logger)
         pipe.closeWrite()
         return (logger, String(decoding: try pipe.readToEnd(), as: UTF8.self))

@@ -25,7 +25,7 @@ struct StdinRunnerTests {
     }
 
     static func echo(_ seen: Seen) -> EventHandlers.HTTP {
-        { request in
+        { request, _ in
             await seen.add(request)
             return .json(status: 200, ["path": request.path, "method": request.method])
         }
@@ -90,7 +90,7 @@ struct StdinRunnerTests {
         #expect(refused.exitCode == StdinRunner.exitBadEvent)
         #expect(refused.errorLine?.contains("does not handle scheduled events") == true)
 
-        let scheduledOnly = EventHandlers(scheduled: { event in Array(#"{"detail_type":"\#(event.detailType)"}"#.utf8) })
+        let scheduledOnly = EventHandlers(scheduled: { event, _ in Array(#"{"detail_type":"\#(event.detailType)"}"#.utf8) })
         let printed = await StdinRunner.process(input: scheduledEvent, logger: LogCapture().logger, handlers: scheduledOnly)
         #expect(printed.exitCode == StdinRunner.exitSuccess)
         #expect(printed.output == #"{"detail_type":"Scheduled Event"}"#.bytes + [UInt8(ascii: "\n")])
@@ -103,7 +103,7 @@ struct StdinRunnerTests {
         struct Boom: Error, CustomStringConvertible {
             var description: String { "upstream\nunavailable" }
         }
-        let failing = EventHandlers(scheduled: { _ in throw Boom() })
+        let failing = EventHandlers(scheduled: { _, _ in throw Boom() })
         let failed = await StdinRunner.process(input: scheduledEvent, logger: LogCapture(label: "token-refresh").logger, handlers: failing)
         #expect(failed.exitCode == StdinRunner.exitHandlerFailed)
         #expect(failed.output.isEmpty)

@@ -37,7 +37,7 @@ public struct AuthSettings: Sendable {
     ///   - audience: The value `aud` must contain; not empty.
     ///   - trustAPIGatewayAuthorizer: Use API Gateway's authorizer claims instead of the header.
     ///   - leeway: Clock-skew leeway in seconds, 0...60.
-    /// - Throws: ``ConfigurationError`` for a key shorter than 32 bytes (RFC 7518 §3.2: at
+    /// - Throws: ``InvalidAuthSettings`` for a key shorter than 32 bytes (RFC 7518 §3.2: at
     ///   least the hash size), an empty issuer or audience, or a leeway outside 0...60.
     public init(
         key: [UInt8],
@@ -45,16 +45,16 @@ public struct AuthSettings: Sendable {
         audience: String = AuthSettings.defaultAudience,
         trustAPIGatewayAuthorizer: Bool = false,
         leeway: Int = AuthSettings.maximumLeeway
-    ) throws {
-        try Self.checkKeyLength(key.count, variable: "PAYPULSE_JWT_SECRET")
+    ) throws(InvalidAuthSettings) {
+        try Self.checkKeyLength(key.count)
         guard !issuer.isEmpty else {
-            throw ConfigurationError(variable: "PAYPULSE_JWT_ISSUER", problem: "must not be empty")
+            throw InvalidAuthSettings(setting: .issuer, problem: "must not be empty")
         }
         guard !audience.isEmpty else {
-            throw ConfigurationError(variable: "PAYPULSE_JWT_AUDIENCE", problem: "must not be empty")
+            throw InvalidAuthSettings(setting: .audience, problem: "must not be empty")
         }
         guard (0...Self.maximumLeeway).contains(leeway) else {
-            throw ConfigurationError(variable: "leeway", problem: "must be 0...\(Self.maximumLeeway) seconds, got \(leeway)")
+            throw InvalidAuthSettings(setting: .leeway, problem: "must be 0...\(Self.maximumLeeway) seconds, got \(leeway)")
         }
         self.key = key
         self.issuer = issuer
@@ -63,13 +63,10 @@ public struct AuthSettings: Sendable {
         self.leeway = leeway
     }
 
-    /// Refuses a key shorter than ``minimumKeyLength``, naming where it came from.
-    static func checkKeyLength(_ count: Int, variable: String) throws(ConfigurationError) {
+    /// Refuses a key shorter than ``minimumKeyLength``.
+    static func checkKeyLength(_ count: Int) throws(InvalidAuthSettings) {
         guard count >= minimumKeyLength else {
-            throw ConfigurationError(
-                variable: variable,
-                problem: "an HS256 key must be at least \(minimumKeyLength) bytes, got \(count)"
-            )
+            throw InvalidAuthSettings(setting: .key, problem: "an HS256 key must be at least \(minimumKeyLength) bytes, got \(count)")
         }
     }
 }

@@ -14,10 +14,10 @@ public struct Authenticator: Sendable {
 
     /// Creates an authenticator.
     /// - Parameter settings: The JWT settings.
-    /// - Throws: ``ConfigurationError`` if the key is shorter than 32 bytes.
-    public init(settings: AuthSettings) throws {
+    /// - Throws: ``InvalidAuthSettings`` if the key is shorter than 32 bytes.
+    public init(settings: AuthSettings) throws(InvalidAuthSettings) {
         // Checked again here because `settings.key` is mutable after `AuthSettings.init`.
-        try AuthSettings.checkKeyLength(settings.key.count, variable: AuthSettings.secretVariable)
+        try AuthSettings.checkKeyLength(settings.key.count)
         self.settings = settings
         self.key = HS256Key(settings.key)
     }

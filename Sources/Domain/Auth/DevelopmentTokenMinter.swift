@@ -15,9 +15,9 @@ public struct DevelopmentTokenMinter: Sendable {
 
     /// Creates a minter.
     /// - Parameter settings: The JWT settings whose key, issuer and audience tokens carry.
-    /// - Throws: ``ConfigurationError`` if the key is shorter than 32 bytes.
-    public init(settings: AuthSettings) throws {
-        try AuthSettings.checkKeyLength(settings.key.count, variable: AuthSettings.secretVariable)
+    /// - Throws: ``InvalidAuthSettings`` if the key is shorter than 32 bytes.
+    public init(settings: AuthSettings) throws(InvalidAuthSettings) {
+        try AuthSettings.checkKeyLength(settings.key.count)
         self.settings = settings
         self.key = HS256Key(settings.key)
     }

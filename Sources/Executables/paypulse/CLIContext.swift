@@ -1,11 +1,8 @@
-#if canImport(FoundationEssentials)
-import FoundationEssentials
-#else
-import Foundation
-#endif
+import Logging
 import PayPulseApp
 import PayPulseConfiguration
 import PayPulseDomain
+import PayPulseRuntime
 
 /// A CLI failure with a message.
 struct CLIError: Error, CustomStringConvertible {
@@ -16,7 +13,7 @@ struct CLIError: Error, CustomStringConvertible {
 /// What every subcommand needs: the same start-up as the function executables (the
 /// configuration, the stores it names, the JWT settings), quieter by default.
 struct CLIContext {
-    let app: AppEnvironment
+    let app: Assembly
 
     var configuration: AppConfiguration { app.configuration }
 
@@ -29,14 +26,14 @@ struct CLIContext {
     }
     var backends: Backends { app.backends }
 
-    /// Reads the environment and opens the configured store. Logs go to stderr at warning
-    /// unless `LOG_LEVEL` says otherwise.
+    /// Reads the configuration and opens the configured store. Logs go to stderr at
+    /// warning unless `LOG_LEVEL` says otherwise.
     /// - Parameter overrides: variables that win over the process environment (the demo
     ///   points the Google endpoints at its local stand-in).
     static func load(overrides: [String: String] = [:]) async throws -> CLIContext {
-        var environment = ProcessInfo.processInfo.environment.merging(overrides) { _, new in new }
-        if environment["LOG_LEVEL"] == nil { environment["LOG_LEVEL"] = "warning" }
-        return CLIContext(app: try await AppEnvironment.load(label: "paypulse", environment: environment))
+        let reading = AppConfiguration.read(overrides: overrides, defaultLogLevel: .warning)
+        let logger = LogSetup.makeLogger(label: "paypulse", settings: reading.process.logging)
+        return CLIContext(app: try await Assembly.build(configuration: try reading.configuration.get(), logger: logger))
     }
 
     /// Where the store lives, for messages.

@@ -4,6 +4,7 @@ import FoundationEssentials
 import Foundation
 #endif
 import ArgumentParser
+import PayPulseApp
 import PayPulseConfiguration
 import PayPulseDomain
 import PayPulsePorts

@@ -77,8 +77,8 @@ struct DemoCommand: AsyncParsableCommand {
     }
 
     /// Runs one event through a function's handlers and prints the answer.
-    private func invoke(_ app: AppEnvironment, _ name: HandlerName, _ event: DemoEvent) async throws -> Int {
-        let handlers = try await app.eventHandlers(for: name)
+    private func invoke(_ app: Assembly, _ name: HandlerName, _ event: DemoEvent) async throws -> Int {
+        let handlers = try app.eventHandlers(for: name)
         let result = await StdinRunner.process(input: try event.encoded(), logger: app.logger, handlers: handlers)
         let reply = try JSONDecoder().decode(Reply.self, from: Data(result.output))
         print("\n\(event.requestContext.http.method) \(event.rawPath)  (\(name.rawValue))  ->  HTTP \(reply.statusCode)")

@@ -4,6 +4,7 @@ import FoundationEssentials
 import Foundation
 #endif
 import ArgumentParser
+import PayPulseApp
 import PayPulseCoding
 import PayPulseConfiguration
 import PayPulseHandlers

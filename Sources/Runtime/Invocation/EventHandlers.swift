@@ -6,10 +6,10 @@ import PayPulseHandlers
 /// another kind is rejected, not guessed at.
 public struct EventHandlers: Sendable {
     /// Answers an API Gateway request. It cannot fail: errors are responses.
-    public typealias HTTP = @Sendable (APIRequest) async -> APIResponse
+    public typealias HTTP = @Sendable (APIRequest, InvocationContext) async -> APIResponse
     /// Handles a scheduled event and returns its result as JSON text (printed in stdin
     /// mode, returned to Lambda). Throwing marks the invocation failed.
-    public typealias Scheduled = @Sendable (ScheduledEvent) async throws -> [UInt8]
+    public typealias Scheduled = @Sendable (ScheduledEvent, InvocationContext) async throws -> [UInt8]
 
     /// The API Gateway handler, if this executable serves HTTP.
     public var http: HTTP?
@@ -35,9 +35,10 @@ public struct EventHandlers: Sendable {
     ///
     /// - Parameters:
     ///   - event: The raw event JSON.
-    ///   - logger: Where the outcome is logged.
+    ///   - context: The invocation, passed on to the handler; its logger gets the outcome.
     /// - Returns: The outcome; never throws, never traps on bad input.
-    public func handle(_ event: [UInt8], logger: Logger) async -> InvocationOutcome {
+    public func handle(_ event: [UInt8], context: InvocationContext) async -> InvocationOutcome {
+        let logger = context.logger
         let incoming: IncomingEvent
         do {
             incoming = try IncomingEvent.decode(event)
@@ -53,7 +54,7 @@ public struct EventHandlers: Sendable {
         switch incoming {
         case .http(let request, let version):
             guard let http else { return .rejected("this executable does not handle API Gateway events") }
-            let response = await http(request)
+            let response = await http(request, context)
             logger.info(
                 "handled request",
                 metadata: [
@@ -65,7 +66,7 @@ public struct EventHandlers: Sendable {
         case .scheduled(let scheduledEvent):
             guard let scheduled else { return .rejected("this executable does not handle scheduled events") }
             do {
-                let output = try await scheduled(scheduledEvent)
+                let output = try await scheduled(scheduledEvent, context)
                 logger.info("handled scheduled event", metadata: ["detail_type": "\(scheduledEvent.detailType)"])
                 return .response(output)
             } catch {

@@ -2,9 +2,6 @@ import PayPulseTransport
 
 /// The Runtime API over HTTP at `http://$AWS_LAMBDA_RUNTIME_API/2018-06-01/runtime`.
 public struct HTTPLambdaRuntimeAPI: LambdaRuntimeAPI {
-    /// The environment variable holding the API's `host:port`.
-    public static let endpointVariable = "AWS_LAMBDA_RUNTIME_API"
-
     private let base: String
     private let transport: any HTTPTransport
     /// Posts go to a local endpoint that answers at once; the limit only stops a hung

@@ -1,9 +1,11 @@
 import Logging
+import PayPulseHandlers
 
 /// The Lambda Runtime API loop: one process serves many invocations, one at a time.
 ///
-/// For each event it sets ``InvocationContext/current`` (request id, deadline), exports
-/// the trace id, runs ``EventHandlers/handle(_:logger:)`` and posts the outcome: the
+/// For each event it builds the `InvocationContext` (request id, trace id, deadline,
+/// logger), scopes the request id for log lines, exports the trace id, runs
+/// ``EventHandlers/handle(_:context:)`` and posts the outcome: the
 /// bytes to `/response`; a rejected event (``LambdaError/invalidEventType``) or a failed
 /// handler (``LambdaError/handlerFailedType``) to `/error`. A bad event never ends the
 /// process; only a Runtime API that cannot be talked to does.
@@ -28,16 +30,22 @@ public enum LambdaLoop {
 
     /// Runs one invocation and posts its outcome.
     static func serve(_ invocation: LambdaInvocation, api: any LambdaRuntimeAPI, handlers: EventHandlers, logger: Logger) async throws {
-        var logger = logger
-        logger[metadataKey: "requestId"] = "\(invocation.requestID)"
         TraceEnvironment.export(invocation.traceID)
         let context = InvocationContext(
-            requestID: invocation.requestID,
-            deadline: invocation.deadlineEpochMilliseconds.map { LambdaDeadline.instant(epochMilliseconds: $0) }
+            requestID: invocation.requestID, traceID: invocation.traceID,
+            deadline: invocation.deadlineEpochMilliseconds.map { LambdaDeadline.instant(epochMilliseconds: $0) }, logger: logger
         )
-        let outcome = await InvocationContext.$current.withValue(context) {
-            await handlers.handle(invocation.event, logger: logger)
+        try await RequestScope.$requestID.withValue(invocation.requestID) {
+            try await answer(invocation, context: context, api: api, handlers: handlers)
         }
+    }
+
+    /// Runs the handler and posts what became of the event.
+    private static func answer(
+        _ invocation: LambdaInvocation, context: InvocationContext, api: any LambdaRuntimeAPI, handlers: EventHandlers
+    ) async throws {
+        let logger = context.logger
+        let outcome = await handlers.handle(invocation.event, context: context)
         do {
             switch outcome {
             case .response(let bytes):

@@ -54,7 +54,7 @@ public enum StdinRunner {
     /// - Returns: The output bytes (JSON + newline, or empty), the error line and the exit status.
     public static func process(input: [UInt8], logger: Logger, handlers: EventHandlers) async -> StdinResult {
         guard input.count <= maximumEventBytes else { return rejection(tooLargeMessage, label: logger.label) }
-        switch await handlers.handle(input, logger: logger) {
+        switch await handlers.handle(input, context: InvocationContext(logger: logger)) {
         case .response(let bytes):
             return StdinResult(output: bytes + [UInt8(ascii: "\n")], errorLine: nil, exitCode: exitSuccess)
         case .rejected(let message):

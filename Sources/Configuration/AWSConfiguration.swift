@@ -1,0 +1,37 @@
+import PayPulseAWS
+import PayPulseSigV4
+
+/// How to reach AWS: region, credentials and one endpoint per service.
+public struct AWSConfiguration: Sendable, Equatable {
+    /// The region (`AWS_REGION`, then `AWS_DEFAULT_REGION`).
+    public let region: String
+    /// The credentials (`AWS_ACCESS_KEY_ID`, `AWS_SECRET_ACCESS_KEY`, `AWS_SESSION_TOKEN`).
+    public let credentials: AWSCredentials
+    /// The Secrets Manager endpoint.
+    public let secretsManagerEndpoint: String
+    /// The DynamoDB endpoint.
+    public let dynamoDBEndpoint: String
+
+    /// Reads the AWS variables. Each service's endpoint is its own variable, then
+    /// `AWS_ENDPOINT_URL`, then the regional endpoint (the order the AWS SDKs and CLI use).
+    init(_ reader: EnvironmentReader) throws(ConfigurationError) {
+        guard let region = reader.value("AWS_REGION") ?? reader.value("AWS_DEFAULT_REGION") else {
+            throw ConfigurationError(variable: "AWS_REGION", problem: "required when PAYPULSE_STORE=aws (AWS_DEFAULT_REGION is also read)")
+        }
+        guard region.allSatisfy({ $0.isASCII && ($0.isLowercase || $0.isNumber || $0 == "-") }) else {
+            throw ConfigurationError(variable: "AWS_REGION", problem: "not a region name: '\(region)'")
+        }
+        guard let accessKey = reader.value("AWS_ACCESS_KEY_ID") else {
+            throw ConfigurationError(variable: "AWS_ACCESS_KEY_ID", problem: "required when PAYPULSE_STORE=aws")
+        }
+        guard let secretKey = reader.value("AWS_SECRET_ACCESS_KEY") else {
+            throw ConfigurationError(variable: "AWS_SECRET_ACCESS_KEY", problem: "required when PAYPULSE_STORE=aws")
+        }
+        let shared = try reader.url("AWS_ENDPOINT_URL")
+        self.region = region
+        self.credentials = AWSCredentials(accessKeyID: accessKey, secretAccessKey: secretKey, sessionToken: reader.value("AWS_SESSION_TOKEN"))
+        self.secretsManagerEndpoint = try reader.url("AWS_ENDPOINT_URL_SECRETS_MANAGER") ?? shared
+            ?? AWSService.secretsManager.regionalEndpoint(region: region)
+        self.dynamoDBEndpoint = try reader.url("AWS_ENDPOINT_URL_DYNAMODB") ?? shared ?? AWSService.dynamoDB.regionalEndpoint(region: region)
+    }
+}

@@ -1,0 +1,40 @@
+/// Reads variables out of one environment snapshot, with the checks every setting shares:
+/// a blank value counts as unset, a URL must be http(s), a number must be in its range.
+/// Errors name the variable and never echo a secret's value.
+struct EnvironmentReader {
+    let variables: [String: String]
+
+    /// The value of `name`, or `nil` when unset or blank.
+    func value(_ name: String) -> String? {
+        guard let raw = variables[name], !raw.allSatisfy(\.isWhitespace) else { return nil }
+        return raw
+    }
+
+    /// An `http://` or `https://` URL, or `nil` when unset.
+    func url(_ name: String) throws(ConfigurationError) -> String? {
+        guard let url = value(name) else { return nil }
+        guard url.hasPrefix("http://") || url.hasPrefix("https://"), url.count > "https://".count else {
+            throw ConfigurationError(variable: name, problem: "expected an http(s):// URL, got '\(url)'")
+        }
+        return url
+    }
+
+    /// A whole number in `range`, or `fallback` when unset.
+    func integer(_ name: String, default fallback: Int, range: ClosedRange<Int>) throws(ConfigurationError) -> Int {
+        guard let raw = value(name) else { return fallback }
+        guard let number = Int(raw), range.contains(number) else {
+            throw ConfigurationError(variable: name, problem: "expected a whole number in \(range.lowerBound)...\(range.upperBound), got '\(raw)'")
+        }
+        return number
+    }
+
+    /// `raw` as a boolean: `true`/`false`/`1`/`0` in any case, `false` when unset.
+    static func flag(_ raw: String?, variable: String) throws(ConfigurationError) -> Bool {
+        guard let raw else { return false }
+        switch raw.lowercased() {
+        case "true", "1": return true
+        case "false", "0": return false
+        default: throw ConfigurationError(variable: variable, problem: "expected 'true' or 'false', got '\(raw)'")
+        }
+    }
+}
