@@ -171,20 +171,11 @@ public struct JSONBodyParser {
     private mutating func hexQuad() throws(Failure) -> UInt32 {
         var result: UInt32 = 0
         for _ in 0..<4 {
-            guard let byte = current, let digit = Self.hexDigit(byte) else { throw .syntax }
+            guard let byte = current, let digit = HexDigit.value(byte) else { throw .syntax }
             result = result << 4 | UInt32(digit)
             index += 1
         }
         return result
-    }
-
-    private static func hexDigit(_ byte: UInt8) -> UInt8? {
-        switch byte {
-        case UInt8(ascii: "0")...UInt8(ascii: "9"): byte - UInt8(ascii: "0")
-        case UInt8(ascii: "a")...UInt8(ascii: "f"): byte - UInt8(ascii: "a") + 10
-        case UInt8(ascii: "A")...UInt8(ascii: "F"): byte - UInt8(ascii: "A") + 10
-        default: nil
-        }
     }
 
     /// `-? (0 | [1-9][0-9]*) (. [0-9]+)? ([eE] [+-]? [0-9]+)?`

@@ -12,7 +12,7 @@ public enum PercentDecoding {
         var input = Array(bytes)[...]
         while let byte = input.popFirst() {
             if byte == UInt8(ascii: "%") {
-                if input.count >= 2, let high = hexValue(input[input.startIndex]), let low = hexValue(input[input.startIndex + 1]) {
+                if input.count >= 2, let high = HexDigit.value(input[input.startIndex]), let low = HexDigit.value(input[input.startIndex + 1]) {
                     output.append(high << 4 | low)
                     input = input.dropFirst(2)
                     continue
@@ -26,14 +26,5 @@ public enum PercentDecoding {
             }
         }
         return output
-    }
-
-    private static func hexValue(_ byte: UInt8) -> UInt8? {
-        switch byte {
-        case UInt8(ascii: "0")...UInt8(ascii: "9"): byte - UInt8(ascii: "0")
-        case UInt8(ascii: "a")...UInt8(ascii: "f"): byte - UInt8(ascii: "a") + 10
-        case UInt8(ascii: "A")...UInt8(ascii: "F"): byte - UInt8(ascii: "A") + 10
-        default: nil
-        }
     }
 }
