@@ -14,6 +14,7 @@ let package = Package(
         .executable(name: "user-profile", targets: ["user-profile"]),
         .executable(name: "token-refresh", targets: ["token-refresh"]),
         .executable(name: "disconnect", targets: ["disconnect"]),
+        .executable(name: "fresh-token", targets: ["fresh-token"]),
     ],
     dependencies: [
         .package(url: "https://github.com/apple/swift-crypto.git", from: "4.5.2"),
@@ -147,6 +148,11 @@ let package = Package(
             name: "disconnect",
             dependencies: ["PayPulseApp"],
             path: "Sources/Executables/disconnect"
+        ),
+        .executableTarget(
+            name: "fresh-token",
+            dependencies: ["PayPulseApp"],
+            path: "Sources/Executables/fresh-token"
         ),
 
         // MARK: a local stand-in for Google's OAuth endpoints: the tests' peer, and the

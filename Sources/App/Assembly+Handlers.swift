@@ -21,6 +21,12 @@ extension Assembly {
                 guardian: try guardian(), vault: vault, google: google, recoveryWindowDays: configuration.disconnectRecoveryDays
             )
             return EventHandlers(http: handler.handle)
+        case .freshToken:
+            let clientID = CachedClientID(secrets: backends.secrets, secretID: configuration.google.clientIDSecretID)
+            let refresher = TokenRefresher(
+                vault: vault, google: google, clientID: { try await clientID.value() }, windowSeconds: configuration.refresh.windowSeconds
+            )
+            return EventHandlers(direct: FreshTokenHandler(tokens: FreshTokens(refresher: refresher)).handle)
         case .tokenRefresh:
             let handler = TokenRefreshHandler(metrics: metrics, makeJob: refreshJobFactory(vault: vault))
             return EventHandlers(scheduled: { event, context in try await handler.handle(detail: event.detail, context: context) })

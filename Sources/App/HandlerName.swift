@@ -8,7 +8,9 @@ public enum HandlerName: String, Sendable, CaseIterable {
     case tokenRefresh = "token-refresh"
     /// `DELETE /v1/auth/gmail-tokens`.
     case disconnect
+    /// A usable access token for one user, invoked directly by PayPulse's Gmail readers.
+    case freshToken = "fresh-token"
 
     /// Whether the function serves an API route and so verifies JWTs.
-    public var authenticates: Bool { self != .tokenRefresh }
+    public var authenticates: Bool { self != .tokenRefresh && self != .freshToken }
 }

@@ -202,12 +202,12 @@ struct RefreshJobTests {
             try await fixture.seed(0, expiresIn: 7200)
             try await fixture.seed(1, expiresIn: 30)
             let refresher = fixture.refresher()
-            #expect(try await refresher.freshAccessToken(for: fixture.user(0), logger: fixture.logs.logger) == "ya29.\(fixture.run)-seed-0")
-            let fresh = try await refresher.freshAccessToken(for: fixture.user(1), logger: fixture.logs.logger)
+            #expect(try await refresher.freshTokenSet(for: fixture.user(0), logger: fixture.logs.logger).accessToken == "ya29.\(fixture.run)-seed-0")
+            let fresh = try await refresher.freshTokenSet(for: fixture.user(1), logger: fixture.logs.logger).accessToken
             let stored = try await fixture.current(1)
             #expect(fresh.hasPrefix("ya29.fake-") && fresh == stored.accessToken)
             await #expect(throws: TokenRefresher.FreshTokenError.notConnected) {
-                try await refresher.freshAccessToken(for: fixture.user(99), logger: fixture.logs.logger)
+                try await refresher.freshTokenSet(for: fixture.user(99), logger: fixture.logs.logger)
             }
         }
     }

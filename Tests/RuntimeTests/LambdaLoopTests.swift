@@ -165,6 +165,23 @@ struct LambdaLoopTests {
         }
     }
 
+    @Test("a function invoked directly gets every payload as it came, API Gateway-shaped or not")
+    func directInvocations() async throws {
+        let handlers = EventHandlers(direct: { payload, context in Array("{\"echo\":\(payload.count),\"id\":\"\(context.requestID ?? "")\"}".utf8) })
+        let api = ScriptedRuntimeAPI([
+            LambdaInvocation(requestID: "d-1", event: Array(#"{"user_id":"u-1"}"#.utf8)),
+            LambdaInvocation(requestID: "d-2", event: try Samples.bytes("v2-get-user-me.json")),
+        ])
+        try await LambdaLoop.run(api: api, handlers: handlers, logger: LogCapture().logger, maxInvocations: 2)
+        let posts = await api.posts
+        #expect(posts.first == .response(requestID: "d-1", body: Array(#"{"echo":17,"id":"d-1"}"#.utf8)))
+        guard case .response("d-2", let body) = posts.last else {
+            Issue.record("expected a response to d-2, got \(String(describing: posts.last))")
+            return
+        }
+        #expect(String(decoding: body, as: UTF8.self).hasSuffix(#","id":"d-2"}"#))
+    }
+
     @Test("a start-up failure goes to /init/error as Runtime.InitError")
     func initError() async {
         let api = ScriptedRuntimeAPI([])

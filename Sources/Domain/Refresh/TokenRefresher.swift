@@ -48,7 +48,8 @@ public struct TokenRefresher: Sendable {
 
     let vault: TokenVault
     let google: any GoogleOAuth
-    let clientID: String
+    /// The iOS client ID, asked for only when a refresh is about to happen.
+    let clientID: @Sendable () async throws -> String
     let windowSeconds: Int
     let limiter: WriteRateLimiter?
     let health: OAuthClientHealth
@@ -63,6 +64,15 @@ public struct TokenRefresher: Sendable {
     public init(
         vault: TokenVault, google: any GoogleOAuth, clientID: String, windowSeconds: Int, limiter: WriteRateLimiter? = nil,
         health: OAuthClientHealth? = nil, now: @escaping @Sendable () -> Date = { Date() }
+    ) {
+        self.init(vault: vault, google: google, clientID: { clientID }, windowSeconds: windowSeconds, limiter: limiter, health: health, now: now)
+    }
+
+    /// Creates a refresher that asks for the client ID only when it refreshes (a cache in
+    /// a long-lived process; a missing secret then fails the refresh, not every read).
+    public init(
+        vault: TokenVault, google: any GoogleOAuth, clientID: @escaping @Sendable () async throws -> String, windowSeconds: Int,
+        limiter: WriteRateLimiter? = nil, health: OAuthClientHealth? = nil, now: @escaping @Sendable () -> Date = { Date() }
     ) {
         self.vault = vault
         self.google = google
@@ -100,6 +110,12 @@ public struct TokenRefresher: Sendable {
             return await skip("not due")
         }
 
+        let clientID: String
+        do {
+            clientID = try await self.clientID()
+        } catch {
+            throw ConfigurationFailure(description: "cannot read the Google client ID: \(error)")
+        }
         let grant: GoogleTokenGrant
         do {
             grant = try await google.refresh(refreshToken: refreshToken, clientID: clientID)
@@ -181,11 +197,11 @@ public struct TokenRefresher: Sendable {
         }
     }
 
-    /// A usable access token for `user`: the stored one while it is outside the window,
-    /// otherwise a refreshed one (written back by compare-and-swap). When another writer wins
-    /// the race, its newer tokens are returned.
+    /// A token set for `user` whose access token is usable: the stored one while it is
+    /// outside the window, otherwise a refreshed one (written back by compare-and-swap).
+    /// When another writer wins the race, its newer tokens are returned, not refreshed again.
     /// - Throws: ``FreshTokenError``, or ``ConfigurationFailure``.
-    public func freshAccessToken(for user: UserID, logger: Logger) async throws -> String {
+    public func freshTokenSet(for user: UserID, logger: Logger) async throws -> GmailTokenSet {
         for _ in 0..<3 {
             let current: TokenVault.Stored?
             do {
@@ -196,9 +212,9 @@ public struct TokenRefresher: Sendable {
             guard let set = current?.tokenSet else { throw FreshTokenError.notConnected }
             if set.status == .revoked { throw FreshTokenError.revoked }
             if set.status == .rejected { throw FreshTokenError.rejected }
-            if set.expiresAt > now().addingTimeInterval(Double(windowSeconds)) { return set.accessToken }
+            if set.expiresAt > now().addingTimeInterval(Double(windowSeconds)) { return set }
             switch try await refreshIfDue(user, logger: logger) {
-            case .refreshed(let renewed): return renewed.accessToken
+            case .refreshed(let renewed): return renewed
             case .conflict: continue  // newer tokens are stored: read them
             case .revoked: throw FreshTokenError.revoked
             case .rejected: throw FreshTokenError.rejected
@@ -206,7 +222,7 @@ public struct TokenRefresher: Sendable {
             case .skipped(let reason):
                 if reason == "not stored" || reason == "disconnected meanwhile" { throw FreshTokenError.notConnected }
                 // No refresh token: the stored access token is all there is while it lives.
-                if set.expiresAt > now() { return set.accessToken }
+                if set.expiresAt > now() { return set }
                 throw FreshTokenError.revoked
             }
         }

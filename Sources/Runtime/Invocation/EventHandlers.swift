@@ -11,10 +11,17 @@ public struct EventHandlers: Sendable {
     /// mode, returned to Lambda). Throwing marks the invocation failed.
     public typealias Scheduled = @Sendable (ScheduledEvent, InvocationContext) async throws -> [UInt8]
 
+    /// Answers a direct invocation (the Lambda Invoke API) from its JSON payload. It cannot
+    /// fail: errors are in the answer.
+    public typealias Direct = @Sendable ([UInt8], InvocationContext) async -> [UInt8]
+
     /// The API Gateway handler, if this executable serves HTTP.
     public var http: HTTP?
     /// The scheduled-event handler, if this executable runs on a schedule.
     public var scheduled: Scheduled?
+    /// The direct-invocation handler. An executable that has one serves nothing else: every
+    /// payload goes to it as it came.
+    public var direct: Direct?
 
     /// Creates a set of handlers.
     ///
@@ -24,6 +31,11 @@ public struct EventHandlers: Sendable {
     public init(http: HTTP? = nil, scheduled: Scheduled? = nil) {
         self.http = http
         self.scheduled = scheduled
+    }
+
+    /// Handlers for a function invoked directly only.
+    public init(direct: @escaping Direct) {
+        self.direct = direct
     }
 
     /// Decodes one event, runs the matching handler and says what to answer.
@@ -39,6 +51,11 @@ public struct EventHandlers: Sendable {
     /// - Returns: The outcome; never throws, never traps on bad input.
     public func handle(_ event: [UInt8], context: InvocationContext) async -> InvocationOutcome {
         let logger = context.logger
+        if let direct {
+            let answer = await direct(event, context)
+            logger.info("handled direct invocation")
+            return .response(answer)
+        }
         let incoming: IncomingEvent
         do {
             incoming = try IncomingEvent.decode(event)

@@ -1,0 +1,108 @@
+import Foundation
+import PayPulseCoding
+import PayPulseDomain
+import PayPulseHandlers
+import PayPulseTestSupport
+import Testing
+
+@Suite("fresh-token: a usable access token on demand, one Google refresh per process")
+struct FreshTokenTests {
+    private func ask(_ handler: FreshTokenHandler, _ payload: String, _ fixture: RefreshFixture) async throws -> [String: JSONValue] {
+        let answer = await handler.handle(Array(payload.utf8), context: InvocationContext(logger: fixture.logs.logger))
+        return try #require(try JSONBodyParser.parse(answer).objectValue)
+    }
+
+    private func handler(_ fixture: RefreshFixture) -> FreshTokenHandler {
+        FreshTokenHandler(tokens: FreshTokens(refresher: fixture.refresher()))
+    }
+
+    @Test("a fresh token is served without Google; an expiring one is refreshed once and stored", arguments: StoreFactory.all)
+    func servesAndRefreshes(_ factory: StoreFactory) async throws {
+        try await factory.withStores { stores in
+            let fixture = try RefreshFixture(stores)
+            defer { fixture.google.stop() }
+            try await fixture.seed(0, expiresIn: 7200)
+            let refreshToken = try await fixture.seed(1, expiresIn: 30)
+            let handler = handler(fixture)
+
+            let fresh = try await ask(handler, #"{"user_id": "\#(fixture.user(0))"}"#, fixture)
+            #expect(fresh["access_token"] == .string("ya29.\(fixture.run)-seed-0"))
+            #expect(fresh["google_email"] == .string("u0@gmail.com"))
+            #expect(fresh["scope"] == .string(GmailScopes.readonly))
+            #expect(fixture.google.tokenCalls == 0)
+
+            let renewed = try await ask(handler, #"{"user_id": "\#(fixture.user(1))"}"#, fixture)
+            let stored = try await fixture.current(1)
+            #expect(renewed["access_token"] == .string(stored.accessToken))
+            #expect(renewed["expires_at"] == .string(RFC3339.string(from: stored.expiresAt)))
+            #expect(stored.expiresAt > Date().addingTimeInterval(3000))
+            #expect(fixture.google.refreshCount(for: refreshToken) == 1)
+            #expect(fixture.logs.lines(containingAnyOf: [stored.accessToken, refreshToken]).isEmpty)
+        }
+    }
+
+    @Test("codes for what cannot be served: not connected, revoked, bad input, Google down", arguments: StoreFactory.all)
+    func errorCodes(_ factory: StoreFactory) async throws {
+        try await factory.withStores { stores in
+            let fixture = try RefreshFixture(stores)
+            defer { fixture.google.stop() }
+            let handler = handler(fixture)
+            #expect(try await ask(handler, #"{"user_id": "\#(fixture.user(99))"}"#, fixture)["error"] == .string("not_connected"))
+            for payload in ["", "[]", "{}", #"{"user_id": 7}"#, #"{"user_id": "../etc"}"#, #"{"user_id": "a", "user_id": "b"}"#] {
+                #expect(try await ask(handler, payload.isEmpty ? "null" : payload, fixture)["error"] == .string("invalid_request"), "\(payload)")
+            }
+
+            let dead = try await fixture.seed(2, expiresIn: 30)
+            fixture.google.invalidateGrant(refreshToken: dead)
+            #expect(try await ask(handler, #"{"user_id": "\#(fixture.user(2))"}"#, fixture)["error"] == .string("revoked"))
+            #expect(try await fixture.current(2).status == .revoked)
+            let callsAfterRevoke = fixture.google.tokenCalls
+            #expect(try await ask(handler, #"{"user_id": "\#(fixture.user(2))"}"#, fixture)["error"] == .string("revoked"))
+            #expect(fixture.google.tokenCalls == callsAfterRevoke)
+
+            try await fixture.seed(3, expiresIn: 30)
+            fixture.google.script([.status(503), .status(503), .status(503)])
+            let down = try await ask(handler, #"{"user_id": "\#(fixture.user(3))"}"#, fixture)
+            #expect(down["error"] == .string("upstream_unavailable"))
+            #expect(down["message"]?.stringValue?.isEmpty == false)
+        }
+    }
+
+    @Test("many concurrent callers for one user share one refresh in a process", arguments: StoreFactory.all)
+    func oneRefreshPerProcess(_ factory: StoreFactory) async throws {
+        try await factory.withStores { stores in
+            let fixture = try RefreshFixture(stores)
+            defer { fixture.google.stop() }
+            let refreshToken = try await fixture.seed(0, expiresIn: 30)
+            fixture.google.latency = .milliseconds(200)
+            let tokens = FreshTokens(refresher: fixture.refresher())
+            let answers = try await withThrowingTaskGroup(of: String.self) { group in
+                for _ in 0..<20 { group.addTask { try await tokens.tokenSet(for: fixture.user(0), logger: fixture.logs.logger).accessToken } }
+                return try await group.reduce(into: [String]()) { $0.append($1) }
+            }
+            #expect(fixture.google.refreshCount(for: refreshToken) == 1)
+            #expect(Set(answers) == [try await fixture.current(0).accessToken])
+        }
+    }
+
+    @Test("two processes refreshing at once: the compare-and-swap loser returns the winner's token", arguments: StoreFactory.all)
+    func losersReturnTheWinnersToken(_ factory: StoreFactory) async throws {
+        try await factory.withStores { stores in
+            let fixture = try RefreshFixture(stores)
+            defer { fixture.google.stop() }
+            let refreshToken = try await fixture.seed(0, expiresIn: 30)
+            // Two processes: each its own token source and refresher; both reach Google
+            // before either writes.
+            let first = FreshTokens(refresher: fixture.refresher()), second = FreshTokens(refresher: fixture.refresher())
+            let hold = fixture.google.hold()
+            async let a = first.tokenSet(for: fixture.user(0), logger: fixture.logs.logger)
+            async let b = second.tokenSet(for: fixture.user(0), logger: fixture.logs.logger)
+            while hold.heldCount < 2 { try await Task.sleep(for: .milliseconds(5)) }
+            hold.release()
+            let answers = try await [a.accessToken, b.accessToken]
+            #expect(fixture.google.refreshCount(for: refreshToken) == 2)
+            #expect(answers[0] == answers[1])
+            #expect(answers[0] == (try await fixture.current(0)).accessToken)
+        }
+    }
+}
