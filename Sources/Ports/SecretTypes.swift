@@ -104,19 +104,24 @@ public struct SecretDescription: Sendable, Equatable {
     }
 }
 
-/// A secret as listed: name, tags and deletion date, no value.
+/// A secret as listed: name, tags, when its value last changed and deletion date, no value.
 public struct SecretSummary: Sendable, Equatable {
     /// The secret's name.
     public var name: String
     /// Its tags.
     public var tags: [String: String]
+    /// When a value was last written (created or put): Secrets Manager's `LastChangedDate`.
+    /// Tag changes and stage moves may or may not move it (moto: not; AWS: reported to),
+    /// so only "a value was written at least this recently" may be read from it.
+    public var lastChangedDate: Date?
     /// When it was scheduled for deletion; `nil` when it is not.
     public var deletedDate: Date?
 
     /// Creates a summary.
-    public init(name: String, tags: [String: String], deletedDate: Date?) {
+    public init(name: String, tags: [String: String], lastChangedDate: Date? = nil, deletedDate: Date?) {
         self.name = name
         self.tags = tags
+        self.lastChangedDate = lastChangedDate
         self.deletedDate = deletedDate
     }
 }

@@ -127,7 +127,7 @@ public actor InMemorySecretStore: SecretStore {
         let start = nextToken.flatMap(Int.init) ?? 0
         guard start >= 0, start <= names.count else { throw StoreError.invalidRequest }
         let end = min(start + max(maxResults, 1), names.count)
-        let page = names[start..<end].map { SecretSummary(name: $0, tags: secrets[$0]!.tags, deletedDate: secrets[$0]!.deletedDate) }
+        let page = names[start..<end].map { SecretSummary(name: $0, tags: secrets[$0]!.tags, lastChangedDate: secrets[$0]!.versions.values.map(\.created).max(), deletedDate: secrets[$0]!.deletedDate) }
         return SecretPage(secrets: page, nextToken: end < names.count ? String(end) : nil)
     }
 

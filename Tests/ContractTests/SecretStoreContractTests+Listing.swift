@@ -1,3 +1,4 @@
+import Foundation
 import PayPulsePorts
 import PayPulseTestSupport
 import Testing
@@ -48,6 +49,27 @@ extension SecretStoreContractTests {
             #expect(lower.map(\.name).sorted() == [scope.name("alpha-1"), scope.name("alpha-2")])
             let all = try await stores.secrets.listAll(prefix: scope.prefix)
             #expect(all.count == 4)
+        }
+    }
+
+    /// The refresh job tells due grants from the listing alone: when a value was last
+    /// written must be there, set by a create and moved on by a replace. (Whether a tag
+    /// change or a stage move alone moves it differs between AWS and moto; nothing relies
+    /// on it.)
+    @Test(arguments: StoreFactory.all)
+    func listingShowsWhenAValueWasLastWritten(_ factory: StoreFactory) async throws {
+        try await factory.withStores { stores in
+            let scope = Scope()
+            let name = scope.name("changed")
+            let before = Date().addingTimeInterval(-2)
+            let first = try await stores.secrets.createSecret(name: name, value: "v1", tags: [:], clientRequestToken: newToken())
+            let created = try #require(try await stores.secrets.listAll(prefix: name).first?.lastChangedDate)
+            #expect(created >= before && created <= Date().addingTimeInterval(2))
+            // Secrets Manager's dates are whole seconds on some paths: wait past the next one.
+            try await Task.sleep(for: .milliseconds(1_100))
+            _ = try await stores.secrets.replaceCurrent(name: name, expected: first, value: "v2", clientRequestToken: newToken())
+            let replaced = try #require(try await stores.secrets.listAll(prefix: name).first?.lastChangedDate)
+            #expect(replaced > created)
         }
     }
 }

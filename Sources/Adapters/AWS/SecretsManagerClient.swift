@@ -75,7 +75,12 @@ public struct SecretsManagerClient: Sendable {
         let secrets = (output.SecretList ?? [])
             // The service's name filter is a prefix match; keep it exact and case-sensitive here.
             .filter { $0.Name.hasPrefix(namePrefix) }
-            .map { SecretSummary(name: $0.Name, tags: ($0.Tags ?? []).dictionary, deletedDate: $0.DeletedDate.map(Date.init(timeIntervalSince1970:))) }
+            .map {
+                SecretSummary(
+                    name: $0.Name, tags: ($0.Tags ?? []).dictionary, lastChangedDate: $0.LastChangedDate.map(Date.init(timeIntervalSince1970:)),
+                    deletedDate: $0.DeletedDate.map(Date.init(timeIntervalSince1970:))
+                )
+            }
         let token = output.NextToken.flatMap { $0.isEmpty ? nil : $0 }
         return SecretPage(secrets: secrets, nextToken: token)
     }

@@ -80,6 +80,7 @@ enum SecretsManager {
     struct ListedSecret: Decodable {
         var Name: String
         var Tags: [Tag]?
+        var LastChangedDate: Double?
         var DeletedDate: Double?
     }
 

@@ -21,7 +21,9 @@ extension EmbeddedSecretStore {
             // byte for byte (LIKE would ignore case).
             let rows = try tables.connection.query(
                 """
-                SELECT name, deleted_date FROM secrets
+                SELECT name, deleted_date,
+                  (SELECT max(created_date) FROM secret_versions WHERE secret_name = secrets.name)
+                FROM secrets
                 WHERE name >= ?1 AND substr(name, 1, length(?1)) = ?1 AND name > ?2
                   AND (?3 OR deleted_date IS NULL)
                   AND (deletion_date IS NULL OR deletion_date > ?4)
@@ -31,10 +33,14 @@ extension EmbeddedSecretStore {
                     .text(namePrefix), .text(after), .integer(includePlannedDeletion ? 1 : 0),
                     .real(tables.now), .integer(Int64(maxResults) + 1),
                 ]
-            ) { row in SecretRecord(name: row.text(0), deletedDate: row.optionalReal(1).map(Self.date)) }
+            ) { row in
+                SecretRecord(name: row.text(0), deletedDate: row.optionalReal(1).map(Self.date), lastChangedDate: row.optionalReal(2).map(Self.date))
+            }
             let page = rows.prefix(maxResults)
             let secrets = try page.map { record in
-                SecretSummary(name: record.name, tags: try tables.tags(of: record.name), deletedDate: record.deletedDate)
+                SecretSummary(
+                    name: record.name, tags: try tables.tags(of: record.name), lastChangedDate: record.lastChangedDate, deletedDate: record.deletedDate
+                )
             }
             let token = rows.count > maxResults ? page.last.map { ListingToken.encode(after: $0.name) } : nil
             return SecretPage(secrets: secrets, nextToken: token)

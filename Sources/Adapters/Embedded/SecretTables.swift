@@ -9,6 +9,8 @@ import PayPulsePorts
 struct SecretRecord: Sendable {
     var name: String
     var deletedDate: Date?
+    /// When the newest version was written (listings only).
+    var lastChangedDate: Date?
 }
 
 /// SQL over the secret tables, within one transaction at one instant `now`.
