@@ -48,7 +48,7 @@ extension Assembly {
         return {
             let clientID = try await GoogleClientID.load(from: secrets, secretID: clientIDSecret)
             let refresher = TokenRefresher(
-                vault: vault, google: google, clientID: clientID, windowSeconds: settings.windowSeconds,
+                vault: vault, google: google, clientID: clientID, windowSeconds: settings.windowSeconds, keepAliveSeconds: settings.keepAlive,
                 limiter: WriteRateLimiter(writesPerSecond: settings.maxWritesPerSecond)
             )
             return RefreshJob(secrets: secrets, refresher: refresher, settings: settings)

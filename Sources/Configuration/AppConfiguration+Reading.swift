@@ -66,11 +66,22 @@ extension AppConfiguration {
         self.aws = store == .aws ? try AWSConfiguration(reader) : nil
         self.jwt = JWTConfiguration(reader, insideLambda: process.insideLambda)
         self.google = try GoogleSettings(reader)
+        let mode: RefreshMode
+        if let raw = reader.value("REFRESH_MODE") {
+            guard let parsed = RefreshMode(rawValue: raw.lowercased()) else {
+                throw ConfigurationError(variable: "REFRESH_MODE", problem: "expected 'eager' or 'keepalive', got '\(raw)'")
+            }
+            mode = parsed
+        } else {
+            mode = .eager
+        }
         self.refresh = RefreshSettings(
             windowSeconds: try reader.integer("REFRESH_WINDOW_SECONDS", default: 900, range: 0...86_400),
             concurrency: try reader.integer("REFRESH_CONCURRENCY", default: 8, range: 1...256),
             maxWritesPerSecond: try reader.integer("REFRESH_MAX_WRITES_PER_SECOND", default: 20, range: 1...10_000),
-            stopMarginSeconds: try reader.integer("REFRESH_STOP_MARGIN_SECONDS", default: 30, range: 0...900)
+            stopMarginSeconds: try reader.integer("REFRESH_STOP_MARGIN_SECONDS", default: 30, range: 0...900),
+            // At most 30 days: Google expires a refresh token left unused for six months.
+            mode: mode, keepAliveSeconds: try reader.integer("KEEPALIVE_SECONDS", default: 86_400, range: 1...2_592_000)
         )
         self.disconnectRecoveryDays = try reader.integer("DISCONNECT_RECOVERY_DAYS", default: 7, range: 7...30)
     }

@@ -44,16 +44,19 @@ struct RefreshFixture {
         return token
     }
 
-    func refresher(windowSeconds: Int = 900, writesPerSecond: Int = 1000, clientID: String? = nil) -> TokenRefresher {
+    func refresher(windowSeconds: Int = 900, keepAliveSeconds: Int? = nil, writesPerSecond: Int = 1000, clientID: String? = nil) -> TokenRefresher {
         TokenRefresher(
-            vault: vault, google: client, clientID: clientID ?? google.clientID, windowSeconds: windowSeconds,
+            vault: vault, google: client, clientID: clientID ?? google.clientID, windowSeconds: windowSeconds, keepAliveSeconds: keepAliveSeconds,
             limiter: WriteRateLimiter(writesPerSecond: writesPerSecond)
         )
     }
 
     func job(_ settings: RefreshSettings = RefreshSettings(windowSeconds: 900, concurrency: 8, maxWritesPerSecond: 1000, stopMarginSeconds: 1), clientID: String? = nil) -> RefreshJob {
         RefreshJob(
-            secrets: recorder, refresher: refresher(windowSeconds: settings.windowSeconds, writesPerSecond: settings.maxWritesPerSecond, clientID: clientID),
+            secrets: recorder,
+            refresher: refresher(
+                windowSeconds: settings.windowSeconds, keepAliveSeconds: settings.keepAlive, writesPerSecond: settings.maxWritesPerSecond, clientID: clientID
+            ),
             settings: settings, listPrefix: "gmail/user/\(run)-"
         )
     }

@@ -104,11 +104,17 @@ public struct RefreshJob: Sendable {
         }
     }
 
-    /// Lists every page and keeps the due sets of this shard, soonest expiry first; sets
-    /// awaiting verification come first of all, whatever their expiry. Sets the listing
-    /// shows as revoked, rejected or not refreshable are counted as skipped without a read.
+    /// Lists every page and keeps the due sets of this shard, soonest expiry (or oldest
+    /// write, keeping alive) first; sets awaiting verification come first of all. Sets the
+    /// listing shows as revoked, rejected or not refreshable are counted as skipped without
+    /// a read.
+    ///
+    /// Eager: due when the expiry tag falls within the window. Keeping alive: due when no
+    /// value was written for the keep-alive interval (every refresh and connect writes one,
+    /// so the listing's last-change date bounds the last verification from below).
     private func listDue(shard: Shard, summary: inout RefreshSummary, deadline: ContinuousClock.Instant?) async throws -> [Candidate] {
         let horizon = now().addingTimeInterval(Double(settings.windowSeconds))
+        let idleSince = settings.keepAlive.map { now().addingTimeInterval(-Double($0)) }
         var due: [Candidate] = []
         var token: String?
         repeat {
@@ -122,6 +128,13 @@ public struct RefreshJob: Sendable {
                 }
                 if TokenSetTags.awaitsVerification(secret.tags) {
                     due.append(Candidate(user: user, expiry: nil, tags: secret.tags))
+                    continue
+                }
+                if let idleSince {
+                    // Without a date the value decides: treat it as due and let the read tell.
+                    if secret.lastChangedDate.map({ $0 <= idleSince }) ?? true {
+                        due.append(Candidate(user: user, expiry: secret.lastChangedDate, tags: secret.tags))
+                    }
                     continue
                 }
                 let expiry = TokenSetTags.expiry(from: secret.tags)

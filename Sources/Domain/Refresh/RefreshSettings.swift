@@ -9,12 +9,26 @@ public struct RefreshSettings: Sendable, Equatable {
     /// No new grant is started when less than this remains before the deadline
     /// (`REFRESH_STOP_MARGIN_SECONDS`).
     public var stopMarginSeconds: Int
+    /// Which grants a run takes (`REFRESH_MODE`).
+    public var mode: RefreshMode
+    /// In ``RefreshMode/keepalive``, a grant is due once its last refresh or verification
+    /// is this old (`KEEPALIVE_SECONDS`).
+    public var keepAliveSeconds: Int
 
-    /// Creates settings (defaults: 900 s window, 8 at once, 20 writes/s, 30 s margin).
-    public init(windowSeconds: Int = 900, concurrency: Int = 8, maxWritesPerSecond: Int = 20, stopMarginSeconds: Int = 30) {
+    /// Creates settings (defaults: 900 s window, 8 at once, 20 writes/s, 30 s margin,
+    /// eager, a day's keep-alive).
+    public init(
+        windowSeconds: Int = 900, concurrency: Int = 8, maxWritesPerSecond: Int = 20, stopMarginSeconds: Int = 30,
+        mode: RefreshMode = .eager, keepAliveSeconds: Int = 86_400
+    ) {
         self.windowSeconds = windowSeconds
         self.concurrency = concurrency
         self.maxWritesPerSecond = maxWritesPerSecond
         self.stopMarginSeconds = stopMarginSeconds
+        self.mode = mode
+        self.keepAliveSeconds = keepAliveSeconds
     }
+
+    /// The keep-alive interval when the mode uses one.
+    public var keepAlive: Int? { mode == .keepalive ? keepAliveSeconds : nil }
 }

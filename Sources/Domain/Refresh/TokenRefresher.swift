@@ -51,6 +51,8 @@ public struct TokenRefresher: Sendable {
     /// The iOS client ID, asked for only when a refresh is about to happen.
     let clientID: @Sendable () async throws -> String
     let windowSeconds: Int
+    /// In keep-alive mode, the age of the last verification that makes a grant due.
+    let keepAliveSeconds: Int?
     let limiter: WriteRateLimiter?
     let health: OAuthClientHealth
     let now: @Sendable () -> Date
@@ -62,35 +64,64 @@ public struct TokenRefresher: Sendable {
     ///   - health: tells a foreign grant from a broken client of ours; by default one of its
     ///     own, so a run probes Google at most once however many grants are foreign.
     public init(
-        vault: TokenVault, google: any GoogleOAuth, clientID: String, windowSeconds: Int, limiter: WriteRateLimiter? = nil,
-        health: OAuthClientHealth? = nil, now: @escaping @Sendable () -> Date = { Date() }
+        vault: TokenVault, google: any GoogleOAuth, clientID: String, windowSeconds: Int, keepAliveSeconds: Int? = nil,
+        limiter: WriteRateLimiter? = nil, health: OAuthClientHealth? = nil, now: @escaping @Sendable () -> Date = { Date() }
     ) {
-        self.init(vault: vault, google: google, clientID: { clientID }, windowSeconds: windowSeconds, limiter: limiter, health: health, now: now)
+        self.init(
+            vault: vault, google: google, clientID: { clientID }, windowSeconds: windowSeconds, keepAliveSeconds: keepAliveSeconds,
+            limiter: limiter, health: health, now: now
+        )
     }
 
     /// Creates a refresher that asks for the client ID only when it refreshes (a cache in
     /// a long-lived process; a missing secret then fails the refresh, not every read).
     public init(
         vault: TokenVault, google: any GoogleOAuth, clientID: @escaping @Sendable () async throws -> String, windowSeconds: Int,
-        limiter: WriteRateLimiter? = nil, health: OAuthClientHealth? = nil, now: @escaping @Sendable () -> Date = { Date() }
+        keepAliveSeconds: Int? = nil, limiter: WriteRateLimiter? = nil, health: OAuthClientHealth? = nil,
+        now: @escaping @Sendable () -> Date = { Date() }
     ) {
         self.vault = vault
         self.google = google
         self.clientID = clientID
         self.windowSeconds = windowSeconds
+        self.keepAliveSeconds = keepAliveSeconds
         self.limiter = limiter
         self.health = health ?? OAuthClientHealth(google: google)
         self.now = now
     }
 
     /// Refreshes `user`'s grant if the stored value (the authority, whatever the listing
-    /// said) is due or still unverified, or always when `force`.
+    /// said) is due or still unverified, or always when `force`. Due means expiring within
+    /// the window; with a keep-alive interval, verified longer ago than that instead.
     /// - Parameter listedTags: the tags a listing showed for the set; when the value read
     ///   disagrees with them and nothing is written, they are rewritten from the value.
     /// - Throws: ``ConfigurationFailure`` when Google refuses our own client; never for one
     ///   grant's trouble (dead, another client's, Google unavailable), which is an ``Outcome``.
     public func refreshIfDue(
         _ user: UserID, force: Bool = false, listedTags: [String: String]? = nil, logger: Logger
+    ) async throws(ConfigurationFailure) -> Outcome {
+        try await refresh(user, when: force ? .always : keepAliveSeconds.map { .idleFor($0) } ?? .expiring, listedTags: listedTags, logger: logger)
+    }
+
+    /// When a stored, verified set is refreshed.
+    enum DueRule {
+        case always
+        /// Its access token expires within the window.
+        case expiring
+        /// Its last verification is at least this many seconds old.
+        case idleFor(Int)
+    }
+
+    private func isDue(_ set: GmailTokenSet, _ rule: DueRule) -> Bool {
+        switch rule {
+        case .always: true
+        case .expiring: set.expiresAt <= now().addingTimeInterval(Double(windowSeconds))
+        case .idleFor(let seconds): (set.verifiedAt ?? .distantPast) <= now().addingTimeInterval(-Double(seconds))
+        }
+    }
+
+    private func refresh(
+        _ user: UserID, when rule: DueRule, listedTags: [String: String]?, logger: Logger
     ) async throws(ConfigurationFailure) -> Outcome {
         let stored: TokenVault.Stored
         do {
@@ -106,7 +137,7 @@ public struct TokenRefresher: Sendable {
         }
         guard set.status == .active else { return await skip(set.status.rawValue) }
         guard let refreshToken = set.refreshToken, !refreshToken.isEmpty else { return await skip("no refresh token") }
-        guard force || !set.verified || set.expiresAt <= now().addingTimeInterval(Double(windowSeconds)) else {
+        guard !set.verified || isDue(set, rule) else {
             return await skip("not due")
         }
 
@@ -213,7 +244,7 @@ public struct TokenRefresher: Sendable {
             if set.status == .revoked { throw FreshTokenError.revoked }
             if set.status == .rejected { throw FreshTokenError.rejected }
             if set.expiresAt > now().addingTimeInterval(Double(windowSeconds)) { return set }
-            switch try await refreshIfDue(user, logger: logger) {
+            switch try await refresh(user, when: .expiring, listedTags: nil, logger: logger) {
             case .refreshed(let renewed): return renewed
             case .conflict: continue  // newer tokens are stored: read them
             case .revoked: throw FreshTokenError.revoked
