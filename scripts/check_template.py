@@ -12,7 +12,10 @@ ListSecrets only for token-refresh, no wildcard action, Resource "*" only for Li
 exactly the three routes on the one HTTP API; the refresh schedule (the default rate is a
 valid EventBridge rate shorter than the refresh window, and for every allowed shard count
 the rule has one target per shard with input {"shard": i, "shards": n}, paced under the
-Secrets Manager write quota); every environment variable is one the sources read; each
+Secrets Manager write quota); every environment variable is one the sources read; the
+alarms and the dashboard name only metrics that exist (the EMF metrics the refresh code
+emits, in its namespace and dimension; the Lambda and API Gateway metrics of this stack's
+own function and API) and every alarm notifies the AlarmTopicArn parameter when set; each
 built artifact directory holds an executable bootstrap.
 """
 import argparse
@@ -358,6 +361,77 @@ def check_environment(template, sources, errors):
             errors.append(f"environment variable {required} is not set")
 
 
+REPOSITORY_SOURCES = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "Sources")
+EMF_SOURCE = os.path.join("Domain", "Refresh", "RefreshSummary.swift")
+# Metrics the platform emits for the resources this template creates.
+PLATFORM_METRICS = {
+    "AWS/Lambda": ("FunctionName", {"Errors", "Throttles", "Duration", "Invocations"}),
+    "AWS/ApiGateway": ("ApiId", {"5xx", "4xx", "Latency", "IntegrationLatency", "Count"}),
+}
+
+
+def emitted_metrics(sources):
+    """(namespace, dimension name, dimension value, metric names) of the code's EMF line."""
+    with open(os.path.join(sources, EMF_SOURCE), encoding="utf-8") as handle:
+        text = handle.read()
+    namespace = re.search(r'\\?"Namespace\\?":\\?"([^"\\]+)', text).group(1)
+    dimension = re.search(r'"Dimensions\\?":\[\[\\?"(\w+)', text).group(1)
+    names = set(re.findall(r'\("(\w+)", \w+\)', text)) | set(re.findall(r'"Name\\?":\\?"(\w+)', text))
+    with open(os.path.join(sources, "Handlers", "TokenRefreshHandler.swift"), encoding="utf-8") as handle:
+        value = re.search(r'functionName: String = "([^"]+)"', handle.read()).group(1)
+    return namespace, dimension, value, names
+
+
+def check_metric(label, namespace, metric, dimensions, template, emitted, errors):
+    """One alarm's or dashboard line's metric must exist: the code's or the platform's."""
+    code_namespace, code_dimension, code_value, code_names = emitted
+    if namespace == code_namespace:
+        if metric not in code_names:
+            errors.append(f"{label}: {namespace} {metric} is not a metric the code emits ({', '.join(sorted(code_names))})")
+        if dimensions != {code_dimension: code_value}:
+            errors.append(f"{label}: dimensions {dimensions} are not the code's {{{code_dimension}: {code_value}}}")
+        return
+    if namespace not in PLATFORM_METRICS:
+        errors.append(f"{label}: namespace {namespace} is neither the code's nor the platform's")
+        return
+    dimension, names = PLATFORM_METRICS[namespace]
+    if metric not in names:
+        errors.append(f"{label}: {namespace} has no metric {metric}")
+    target = dimensions.get(dimension)
+    resource = target.get("Ref") if isinstance(target, dict) else target
+    if resource not in template["Resources"] or set(dimensions) != {dimension}:
+        errors.append(f"{label}: {namespace} {metric} must be measured on this stack's resource by {dimension}, not {dimensions}")
+
+
+def check_alarms(template, sources, errors):
+    emitted = emitted_metrics(sources or REPOSITORY_SOURCES)
+    alarms = {name: r for name, r in template["Resources"].items() if r.get("Type") == "AWS::CloudWatch::Alarm"}
+    required = {"Remaining", "Revoked", "Rejected", ("AWS/Lambda", "Errors"), ("AWS/ApiGateway", "5xx")}
+    seen = set()
+    for name, alarm in alarms.items():
+        props = alarm["Properties"]
+        dimensions = {d["Name"]: d["Value"] for d in props.get("Dimensions", [])}
+        check_metric(f"alarm {name}", props.get("Namespace"), props.get("MetricName"), dimensions, template, emitted, errors)
+        seen.add(props.get("MetricName") if props.get("Namespace") == emitted[0] else (props.get("Namespace"), props.get("MetricName")))
+        if props.get("AlarmActions") != {"Fn::If": ["HasAlarmTopic", [{"Ref": "AlarmTopicArn"}], {"Ref": "AWS::NoValue"}]}:
+            errors.append(f"alarm {name}: AlarmActions must notify the AlarmTopicArn parameter when it is set")
+        if props.get("TreatMissingData") != "notBreaching":
+            errors.append(f"alarm {name}: a period without runs or requests must not alarm (TreatMissingData: notBreaching)")
+    for missing in sorted(map(str, required - seen)):
+        errors.append(f"no alarm on {missing}")
+    dashboards = [r for r in template["Resources"].values() if r.get("Type") == "AWS::CloudWatch::Dashboard"]
+    if len(dashboards) != 1:
+        errors.append(f"expected one dashboard, found {len(dashboards)}")
+        return
+    body, variables = dashboards[0]["Properties"]["DashboardBody"]["Fn::Sub"]
+    for widget in json.loads(re.sub(r"\$\{AWS::Region\}", "us-east-1", body))["widgets"]:
+        for line in widget["properties"]["metrics"]:
+            namespace, metric, dimension, value = line[:4]
+            match = re.fullmatch(r"\$\{(\w+)\}", value)
+            resolved = variables.get(match.group(1)) if match else value
+            check_metric(f"dashboard '{widget['properties']['title']}'", namespace, metric, {dimension: resolved}, template, emitted, errors)
+
+
 def check_artifacts(template, build_dir, errors):
     for name in functions(template):
         bootstrap = os.path.join(build_dir, name, "bootstrap")
@@ -372,6 +446,7 @@ def run_checks(template, sources=None, build_dir=None, built=False):
     check_routes(template, errors)
     check_rate(template, errors)
     check_schedule(template, errors)
+    check_alarms(template, sources, errors)
     if sources:
         check_environment(template, sources, errors)
     if build_dir:
@@ -405,6 +480,13 @@ def self_test(template):
         "shard target dropped": lambda t: t["Resources"]["TokenRefreshSchedule"]["Properties"]["Targets"].pop(),
         "wrong shard input": lambda t: t["Resources"]["TokenRefreshSchedule"]["Properties"]["Targets"][0].update(Input='{"shard": 1, "shards": 1}'),
         "pace over quota": lambda t: t["Mappings"]["RefreshWritePace"]["5"].update(WritesPerSecond="40"),
+        "alarm on a metric nobody emits": lambda t: t["Resources"]["RefreshBacklogAlarm"]["Properties"].update(MetricName="Backlog"),
+        "alarm on another dimension": lambda t: t["Resources"]["RevokedSpikeAlarm"]["Properties"]["Dimensions"][0].update(Value="refresh"),
+        "alarm on a foreign function": lambda t: t["Resources"]["RefreshFailedAlarm"]["Properties"]["Dimensions"][0].update(Value="other-function"),
+        "alarm notifies nobody": lambda t: t["Resources"]["Api5xxAlarm"]["Properties"].pop("AlarmActions"),
+        "alarm dropped": lambda t: t["Resources"].pop("RejectedSpikeAlarm"),
+        "dashboard metric nobody emits": lambda t: t["Resources"]["Dashboard"]["Properties"]["DashboardBody"]["Fn::Sub"].__setitem__(
+            0, t["Resources"]["Dashboard"]["Properties"]["DashboardBody"]["Fn::Sub"][0].replace('"Conflicts"', '"Collisions"')),
     }
     failures = []
     if run_checks(template):
