@@ -72,7 +72,7 @@ clean:
 
 # AWS SAM (`sam build`, BuildMethod makefile) runs build-<LogicalId> with ARTIFACTS_DIR set;
 # samconfig.toml builds in source, so the four targets share one release build.
-.PHONY: build-StoreTokensFunction build-UserProfileFunction build-TokenRefreshFunction build-DisconnectFunction
+.PHONY: build-StoreTokensFunction build-UserProfileFunction build-TokenRefreshFunction build-DisconnectFunction build-FreshTokenFunction
 build-StoreTokensFunction:
 	scripts/bundle.sh --function store-tokens --artifacts "$(ARTIFACTS_DIR)"
 build-UserProfileFunction:
@@ -81,6 +81,8 @@ build-TokenRefreshFunction:
 	scripts/bundle.sh --function token-refresh --artifacts "$(ARTIFACTS_DIR)"
 build-DisconnectFunction:
 	scripts/bundle.sh --function disconnect --artifacts "$(ARTIFACTS_DIR)"
+build-FreshTokenFunction:
+	scripts/bundle.sh --function fresh-token --artifacts "$(ARTIFACTS_DIR)"
 
 # cfn-lint, sam validate --lint, sam build (no container) and the template's own checks.
 check-template: deps

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Builds the four Lambda functions (release, static Swift stdlib) and packs each into a
+# Builds the five Lambda functions (release, static Swift stdlib) and packs each into a
 # self-contained bundle for a `provided.al2023` custom runtime:
 #
 #   .build-lambda/bundles/F/bootstrap   POSIX sh: runs bin/F through lib/'s dynamic loader
@@ -19,7 +19,7 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
-all_functions=(store-tokens user-profile token-refresh disconnect)
+all_functions=(store-tokens user-profile token-refresh disconnect fresh-token)
 scratch=${PAYPULSE_LAMBDA_SCRATCH:-.build-lambda}
 functions=("${all_functions[@]}")
 artifacts=""

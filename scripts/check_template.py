@@ -5,7 +5,7 @@
     check_template.py .aws-sam/build/template.yaml --built --build-dir .aws-sam/build
     check_template.py TEMPLATE --self-test   # each check must flag a broken copy
 
-Checks: the four functions (Runtime provided.al2023, Handler bootstrap, makefile build,
+Checks: the five functions (Runtime provided.al2023, Handler bootstrap, makefile build,
 the Architecture parameter); least privilege (each function's Secrets Manager and
 DynamoDB actions are exactly the ones its code calls, user-profile reads no token value,
 ListSecrets only for token-refresh, no wildcard action, Resource "*" only for ListSecrets);
@@ -52,6 +52,10 @@ EXPECTED_ACCESS = {
         TOKEN_SETS: {"GetSecretValue", "PutSecretValue", "UpdateSecretVersionStage", "DescribeSecret", "TagResource",
                      "DeleteSecret"},
         JWT_KEY: {"GetSecretValue"},
+    },
+    "FreshTokenFunction": {
+        TOKEN_SETS: {"GetSecretValue", "PutSecretValue", "UpdateSecretVersionStage", "DescribeSecret", "TagResource"},
+        CLIENT_ID: {"GetSecretValue"},
     },
     "TokenRefreshFunction": {
         "*": {"ListSecrets"},
