@@ -7,7 +7,7 @@ SWIFT ?= swift
 STATE_DIR ?= .paypulse
 FUZZ_SECONDS ?= 60
 
-.PHONY: demo test unit soak soak-run fuzz bundles test-deploy check-template build deps clean bench bench-quick
+.PHONY: demo test unit soak soak-run fuzz bundles test-deploy check-template build deps clean bench bench-quick capacity
 
 demo: deps
 	$(SWIFT) build --product paypulse
@@ -22,6 +22,7 @@ test: unit
 	$(MAKE) test-deploy
 	$(MAKE) check-template
 	$(MAKE) bench-quick
+	$(MAKE) capacity CAPACITY_OUT=.build/capacity
 	FUZZ_SCRATCH=.build $(MAKE) fuzz
 
 # The suites alone (no soak, deploy proofs or fuzzing): the quick loop while developing.
@@ -66,6 +67,15 @@ bench:
 
 bench-quick:
 	scripts/bench/run.sh --quick --out .build-bench/quick
+
+# The capacity and cost model (README "Capacity and cost"): counts each operation's AWS
+# calls against a moto_server of its own, prints the table, writes CAPACITY_OUT/capacity.{md,svg}.
+CAPACITY_OUT ?= docs/perf
+capacity: deps
+	scripts/ensure-deps.sh --with-moto
+	$(SWIFT) build --product capacity
+	mkdir -p $(CAPACITY_OUT)
+	.build/debug/capacity $(CAPACITY_OUT)
 
 clean:
 	rm -rf .build .build-fuzz .build-lambda .aws-sam $(STATE_DIR)

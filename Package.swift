@@ -155,6 +155,17 @@ let package = Package(
             path: "Sources/Executables/fresh-token"
         ),
 
+        // MARK: `make capacity`: the AWS calls each operation makes, counted against moto,
+        // combined with the published quotas and prices. A developer tool, never deployed.
+        .executableTarget(
+            name: "capacity",
+            dependencies: [
+                "PayPulseApp", "PayPulseAWS", "PayPulseCoding", "PayPulseConfiguration", "PayPulseDomain", "PayPulseHandlers", "PayPulsePorts",
+                "PayPulseRuntime", "PayPulseTestSupport", .product(name: "Logging", package: "swift-log"),
+            ],
+            path: "Sources/Executables/capacity"
+        ),
+
         // MARK: a local stand-in for Google's OAuth endpoints: the tests' peer, and the
         // developer CLI's (`paypulse demo` runs offline against it). Never in a function.
         .target(name: "PayPulseFakeGoogle", path: "Sources/FakeGoogle"),
