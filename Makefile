@@ -7,7 +7,7 @@ SWIFT ?= swift
 STATE_DIR ?= .paypulse
 FUZZ_SECONDS ?= 60
 
-.PHONY: demo test unit soak soak-run fuzz bundles test-deploy check-template build deps clean bench bench-quick
+.PHONY: demo test lint unit soak soak-run fuzz bundles test-deploy check-template build deps clean bench bench-quick
 
 demo: deps
 	$(SWIFT) build --product paypulse
@@ -17,12 +17,19 @@ demo: deps
 # the Lambda emulator; cfn-lint, sam validate --lint, sam build), a short benchmark run
 # (it asserts nothing; it keeps the harness working) and the fuzzers. The fuzz
 # build reuses .build (only our modules recompile, instrumented), so it goes last.
-test: unit
+test: lint unit
 	$(MAKE) soak-run
 	$(MAKE) test-deploy
 	$(MAKE) check-template
 	$(MAKE) bench-quick
 	FUZZ_SCRATCH=.build $(MAKE) fuzz
+
+# Source lints, seconds and no build: only platform modules imported inside an #if (the
+# lint proves first that it fails on a bad file), the environment read only in Configuration.
+lint:
+	scripts/lint-imports.sh --self-test
+	scripts/lint-imports.sh
+	scripts/lint-environment.sh
 
 # The suites alone (no soak, deploy proofs or fuzzing): the quick loop while developing.
 unit:
