@@ -165,6 +165,9 @@ let package = Package(
             path: "Sources/TestSupport"
         ),
 
+        // MARK: a test tool: runs a command with a moto_server (scripts/with-moto.sh). Never deployed.
+        .executableTarget(name: "with-moto", dependencies: ["PayPulseTestSupport"], path: "Sources/Executables/with-moto"),
+
         // MARK: tests
         .testTarget(name: "TransportTests", dependencies: ["PayPulseTransport", "PayPulseTestSupport"]),
         .testTarget(name: "SigV4Tests", dependencies: ["PayPulseSigV4"]),
