@@ -123,7 +123,7 @@ let package = Package(
             dependencies: [
                 "PayPulseConfiguration", "PayPulsePorts", "PayPulseAWS", "PayPulseEmbedded",
                 "PayPulseTransport", "PayPulseDomain", "PayPulseHandlers", "PayPulseRuntime", "PayPulseApp", "PayPulseFakeGoogle", "PayPulseCoding",
-                .product(name: "ArgumentParser", package: "swift-argument-parser"),
+                "PayPulseResponseMatching", .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
             ],
             path: "Sources/Executables/paypulse"
@@ -148,6 +148,9 @@ let package = Package(
             dependencies: ["PayPulseApp"],
             path: "Sources/Executables/disconnect"
         ),
+
+        // MARK: the expected-response rule for events/ (replay tests, `paypulse match-response`)
+        .target(name: "PayPulseResponseMatching", path: "Sources/ResponseMatching"),
 
         // MARK: a local stand-in for Google's OAuth endpoints: the tests' peer, and the
         // developer CLI's (`paypulse demo` runs offline against it). Never in a function.
@@ -200,7 +203,7 @@ let package = Package(
             name: "ReplayTests",
             dependencies: [
                 "PayPulseTestSupport", "PayPulseDomain", "PayPulsePorts", "PayPulseAWS", "PayPulseEmbedded", "PayPulseSigV4",
-                "PayPulseTransport", .product(name: "Logging", package: "swift-log"),
+                "PayPulseTransport", "PayPulseResponseMatching", .product(name: "Logging", package: "swift-log"),
             ]
         ),
         .testTarget(
