@@ -1,13 +1,15 @@
 # PayPulse Gmail Connect. `make demo` runs the main job on the embedded store;
-# `make test` runs every test (against a moto_server it starts on 127.0.0.1).
+# `make test` runs every test (against a moto_server it starts on 127.0.0.1), all CI runs.
 # Both install what a fresh machine lacks (libcurl/SQLite headers via apt, moto via pip).
+# `make check` is the fast loop before a commit: lints, the warning-free build, and the
+# unit and contract suites against one moto_server (the slow suites stay in `make test`).
 # `make fuzz` runs each libFuzzer target for FUZZ_SECONDS from its committed seeds.
 
 SWIFT ?= swift
 STATE_DIR ?= .paypulse
 FUZZ_SECONDS ?= 60
 
-.PHONY: demo test lint unit soak soak-run fuzz bundles test-deploy check-template build deps clean bench bench-quick
+.PHONY: demo test check lint unit soak soak-run fuzz bundles test-deploy check-template build deps clean bench bench-quick
 
 demo: deps
 	$(SWIFT) build --product paypulse
@@ -31,7 +33,19 @@ lint:
 	scripts/lint-imports.sh
 	scripts/lint-environment.sh
 
-# The suites alone (no soak, deploy proofs or fuzzing): the quick loop while developing.
+# The fast loop before every commit: the lints, the build that fails on warnings, and every
+# suite but the slow ones against one moto_server. Left to `make test`: the fault matrix,
+# the replays through the built executables (events, secret hygiene, input limits, the
+# refresh-run proof), refresh at scale (1,000 grants), the soak, the deploy proofs, the
+# benchmark and the fuzzers.
+CHECK_SKIP = FaultMatrixTests|EventReplayTests|SecretHygieneTests|InputLimitTests|RefreshRunProofTests|RefreshScaleTests|ConcurrencySoakTests
+
+check: lint
+	scripts/ensure-deps.sh --with-moto
+	scripts/build-checked.sh
+	scripts/with-moto.sh $(SWIFT) test --skip-build --skip '$(CHECK_SKIP)'
+
+# Every suite but the soak (no deploy proofs or fuzzing): the first part of `make test`.
 unit:
 	scripts/ensure-deps.sh --with-moto
 	scripts/build-checked.sh
