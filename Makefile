@@ -1,13 +1,15 @@
 # PayPulse Gmail Connect. `make demo` runs the main job on the embedded store;
-# `make test` runs every test (against a moto_server it starts on 127.0.0.1).
+# `make test` runs every test (against a moto_server it starts on 127.0.0.1), all CI runs.
 # Both install what a fresh machine lacks (libcurl/SQLite headers via apt, moto via pip).
+# `make check` is the fast loop before a commit: lints, the warning-free build, and the
+# unit and contract suites against one moto_server (the slow suites stay in `make test`).
 # `make fuzz` runs each libFuzzer target for FUZZ_SECONDS from its committed seeds.
 
 SWIFT ?= swift
 STATE_DIR ?= .paypulse
 FUZZ_SECONDS ?= 60
 
-.PHONY: demo test unit soak soak-run fuzz bundles test-deploy check-template build deps clean bench bench-quick capacity
+.PHONY: demo test check lint unit soak soak-run fuzz bundles test-deploy check-template build deps clean bench bench-quick capacity
 
 demo: deps
 	$(SWIFT) build --product paypulse
@@ -17,7 +19,7 @@ demo: deps
 # the Lambda emulator; cfn-lint, sam validate --lint, sam build), a short benchmark run
 # (it asserts nothing; it keeps the harness working) and the fuzzers. The fuzz
 # build reuses .build (only our modules recompile, instrumented), so it goes last.
-test: unit
+test: lint unit
 	$(MAKE) soak-run
 	$(MAKE) test-deploy
 	$(MAKE) check-template
@@ -25,7 +27,26 @@ test: unit
 	$(MAKE) capacity CAPACITY_OUT=.build/capacity
 	FUZZ_SCRATCH=.build $(MAKE) fuzz
 
-# The suites alone (no soak, deploy proofs or fuzzing): the quick loop while developing.
+# Source lints, seconds and no build: only platform modules imported inside an #if (the
+# lint proves first that it fails on a bad file), the environment read only in Configuration.
+lint:
+	scripts/lint-imports.sh --self-test
+	scripts/lint-imports.sh
+	scripts/lint-environment.sh
+
+# The fast loop before every commit: the lints, the build that fails on warnings, and every
+# suite but the slow ones against one moto_server. Left to `make test`: the fault matrix,
+# the replays through the built executables (events, secret hygiene, input limits, the
+# refresh-run proof), refresh at scale (1,000 grants), the soak, the deploy proofs, the
+# benchmark and the fuzzers.
+CHECK_SKIP = FaultMatrixTests|EventReplayTests|SecretHygieneTests|InputLimitTests|RefreshRunProofTests|RefreshScaleTests|ConcurrencySoakTests
+
+check: lint
+	scripts/ensure-deps.sh --with-moto
+	scripts/build-checked.sh
+	scripts/with-moto.sh $(SWIFT) test --skip-build --skip '$(CHECK_SKIP)'
+
+# Every suite but the soak (no deploy proofs or fuzzing): the first part of `make test`.
 unit:
 	scripts/ensure-deps.sh --with-moto
 	scripts/build-checked.sh

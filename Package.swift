@@ -124,7 +124,7 @@ let package = Package(
             dependencies: [
                 "PayPulseConfiguration", "PayPulsePorts", "PayPulseAWS", "PayPulseEmbedded",
                 "PayPulseTransport", "PayPulseDomain", "PayPulseHandlers", "PayPulseRuntime", "PayPulseApp", "PayPulseFakeGoogle", "PayPulseCoding",
-                .product(name: "ArgumentParser", package: "swift-argument-parser"),
+                "PayPulseResponseMatching", .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
             ],
             path: "Sources/Executables/paypulse"
@@ -166,6 +166,9 @@ let package = Package(
             path: "Sources/Executables/capacity"
         ),
 
+        // MARK: the expected-response rule for events/ (replay tests, `paypulse match-response`)
+        .target(name: "PayPulseResponseMatching", path: "Sources/ResponseMatching"),
+
         // MARK: a local stand-in for Google's OAuth endpoints: the tests' peer, and the
         // developer CLI's (`paypulse demo` runs offline against it). Never in a function.
         .target(name: "PayPulseFakeGoogle", path: "Sources/FakeGoogle"),
@@ -181,6 +184,9 @@ let package = Package(
             ],
             path: "Sources/TestSupport"
         ),
+
+        // MARK: a test tool: runs a command with a moto_server (scripts/with-moto.sh). Never deployed.
+        .executableTarget(name: "with-moto", dependencies: ["PayPulseTestSupport"], path: "Sources/Executables/with-moto"),
 
         // MARK: tests
         .testTarget(name: "TransportTests", dependencies: ["PayPulseTransport", "PayPulseTestSupport"]),
@@ -214,7 +220,7 @@ let package = Package(
             name: "ReplayTests",
             dependencies: [
                 "PayPulseTestSupport", "PayPulseDomain", "PayPulsePorts", "PayPulseAWS", "PayPulseEmbedded", "PayPulseSigV4",
-                "PayPulseTransport", .product(name: "Logging", package: "swift-log"),
+                "PayPulseTransport", "PayPulseResponseMatching", .product(name: "Logging", package: "swift-log"),
             ]
         ),
         .testTarget(

@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """Runs every Lambda bundle under the real AWS Lambda Runtime Interface Emulator.
 
-Usage: bundle_rie_test.py RIE_BINARY BUNDLES_DIR   (scripts/test-bundles-rie.sh finds both)
+Usage: bundle_rie_test.py RIE_BINARY BUNDLES_DIR PAYPULSE   (scripts/test-bundles-rie.sh finds them)
 
 For each function, the bundle's zip is unpacked into a fresh directory and its `bootstrap`
 runs under `aws-lambda-rie` on two free loopback ports; events are POSTed to
@@ -11,16 +11,17 @@ runs under `aws-lambda-rie` on two free loopback ports; events are POSTed to
   - a malformed event (`"hello"`, `{}`) comes back as `Runtime.InvalidEvent` through /error,
     and the next good invocation still works;
   - token-refresh's failing handler (an invalid shard) comes back as `Runtime.HandlerFailed`;
-  - every good answer equals its expected file from events/ (JWTs re-signed with a
-    per-run key, since inside Lambda the development key is refused);
+  - every good answer equals its expected file from events/ (`paypulse match-response`,
+    the replay tests' matcher; JWTs re-signed with a per-run key, since inside Lambda the
+    development key is refused);
   - the logs are JSON lines carrying the request id.
 And a start-up failure (PAYPULSE_STORE=bogus) is reported through /runtime/init/error.
 The functions share one embedded store, in order: store-tokens, user-profile,
 token-refresh, disconnect. Google is a local HTTPS stand-in (scripts/fake-google-tls.py,
 the manifest's grants, trusted through PAYPULSE_CA_BUNDLE): store-tokens proves the refresh
 token of the first connection there, disconnect revokes there. What no function writes
-(the user, the Google client-ID secret) is seeded once store-tokens' first invocation has
-created the store, before the first connection.
+(the user, the Google client-ID secret) is seeded (`paypulse seed`, the embedded adapter
+itself) once store-tokens' first invocation has created the store, before the first connection.
 """
 import base64
 import glob
@@ -39,13 +40,11 @@ import urllib.error
 import urllib.request
 import zipfile
 
-sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from check_response import mismatch  # noqa: E402
-from seed_embedded import CLIENT_ID, seed  # noqa: E402
-
 REPO = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 EVENTS = os.path.join(REPO, "events")
 JWT_KEY = secrets.token_urlsafe(48)
+# The client ID seeded, which the stand-in for Google accepts.
+CLIENT_ID = "bundle-test-client.apps.googleusercontent.com"
 
 
 class Failure(Exception):
@@ -83,8 +82,8 @@ def event(path):
 
 
 def expected(path):
-    with open(os.path.join(EVENTS, path)) as handle:
-        return json.load(handle)
+    """An expected file from events/, by path: `paypulse match-response` reads it."""
+    return os.path.join(EVENTS, path)
 
 
 class Emulator:
@@ -159,9 +158,15 @@ class Emulator:
         self.log.close()
 
 
-def check_answer(emulator, label, payload, expected_document):
+def mismatch(paypulse, expected_path, body):
+    """None when `body` matches the expected file, else why not (paypulse match-response)."""
+    check = subprocess.run([paypulse, "match-response", expected_path, "-"], input=body.encode(), capture_output=True)
+    return None if check.returncode == 0 else check.stderr.decode(errors="replace").strip() or f"exit {check.returncode}"
+
+
+def check_answer(paypulse, emulator, label, payload, expected_path):
     status, body = emulator.invoke(payload)
-    problem = f"HTTP {status}" if status != 200 else mismatch(expected_document, body)
+    problem = f"HTTP {status}" if status != 200 else mismatch(paypulse, expected_path, body)
     if problem:
         raise Failure(f"{label}: {problem}\n{body[:500]}\nemulator log:\n{emulator.log_text()[-3000:]}")
 
@@ -203,7 +208,7 @@ def check_one_process(emulator, function):
 
 
 def main():
-    rie, bundles = sys.argv[1], sys.argv[2]
+    rie, bundles, paypulse = sys.argv[1], sys.argv[2], sys.argv[3]
     work = tempfile.mkdtemp(prefix="paypulse-rie.")
     state = os.path.join(work, "state")
     base = {
@@ -224,7 +229,7 @@ def main():
             finally:
                 emulator.close()
 
-        answer = lambda label, payload, doc: lambda e: check_answer(e, label, payload, doc)  # noqa: E731
+        answer = lambda label, payload, path: lambda e: check_answer(paypulse, e, label, payload, path)  # noqa: E731
         error = lambda label, payload, kind: lambda e: check_error(e, label, payload, kind)  # noqa: E731
         invalid = "Runtime.InvalidEvent"
 
@@ -260,7 +265,8 @@ def main():
             database = os.path.join(state, "paypulse.sqlite3")
             if not os.path.exists(database):
                 raise Failure("store-tokens: its first invocation did not create the embedded store")
-            seed(database)
+            subprocess.run([paypulse, "seed", "--manifest", os.path.join(EVENTS, "manifest.json"), "--client-id", CLIENT_ID],
+                           env=base, check=True, stdout=subprocess.DEVNULL)
 
         run("store-tokens", [
             answer("no JWT", event("store-tokens/v2-missing-bearer-token.json"),

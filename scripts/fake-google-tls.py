@@ -16,7 +16,7 @@ of events/manifest.json (`google_grants`):
     refreshes it is revoked.
   - `POST /revoke` with `token`: 200 `{}` and the grant is revoked; an unknown or already
     revoked token gets 400 invalid_token.
-CLIENT_ID is the argument, else $FAKE_GOOGLE_CLIENT_ID, else the one seed_embedded.py writes.
+CLIENT_ID is the argument, else $FAKE_GOOGLE_CLIENT_ID, else the one the bundle proofs seed.
 Each request appends one line "METHOD PATH field,names" to LOG_FILE (no values: they are
 tokens). Anything else gets 404.
 """
@@ -40,8 +40,7 @@ if len(sys.argv) > 5:
 elif os.environ.get("FAKE_GOOGLE_CLIENT_ID"):
     client_id = os.environ["FAKE_GOOGLE_CLIENT_ID"]
 else:
-    sys.path.insert(0, SCRIPTS)
-    from seed_embedded import CLIENT_ID as client_id  # noqa: E402
+    client_id = "bundle-test-client.apps.googleusercontent.com"
 
 
 class Grants:

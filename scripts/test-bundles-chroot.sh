@@ -4,7 +4,7 @@
 # the embedded store's state directory and what every Lambda sandbox has from the kernel
 # (/dev/null, /dev/urandom, a /proc mounted in a private mount namespace), and answers
 # events on stdin under `unshare --mount --pid --fork --mount-proc chroot`. Each answer
-# must equal the expected file from events/ (same matching rule as Tests/ReplayTests).
+# must equal the expected file from events/ (`paypulse match-response`: the replay tests' matcher).
 # Without /proc the binaries trapped (SIGILL) in about 1 run in 3, and without
 # /dev/urandom Foundation's UUID() returned all zeros: Lambda has both, so they are given.
 #
@@ -15,8 +15,8 @@
 # proves the refresh token there (the answer names Google's account and scope) and
 # disconnect revokes there (`revoked_at_google: true`), proving the bootstrap found that
 # file and libcurl used it (Debian's default path does not exist in the chroot). What no
-# function writes (the user, the Google client-ID secret) is seeded once the first run has
-# created the store, before the first connection. Last, a store-tokens bundle with its
+# function writes (the user, the Google client-ID secret) is seeded (`paypulse seed`, the
+# embedded adapter itself) once the first run has created the store, before the first connection. Last, a store-tokens bundle with its
 # libcurl removed must fail its first HTTP call with a message naming libcurl.so.4
 # (libcurl is dlopen()ed on first use).
 #
@@ -40,6 +40,13 @@ if ldd "$busybox" >/dev/null 2>&1; then echo "test-bundles-chroot: $busybox is n
 command -v openssl >/dev/null || { echo "test-bundles-chroot: openssl is needed for the test certificate" >&2; exit 1; }
 
 [ "$(id -u)" = 0 ] || { echo "test-bundles-chroot: needs root (chroot, mknod, mount namespaces)" >&2; exit 1; }
+# The developer CLI (debug build, outside the chroot) seeds the store and checks each answer
+# with the replay tests' matcher (`paypulse seed`, `paypulse match-response`).
+swift build --product paypulse >&2
+paypulse="$(swift build --show-bin-path)/paypulse"
+# The client ID seeded, which the stand-in for Google accepts.
+client_id=bundle-test-client.apps.googleusercontent.com
+
 # Absolute paths: the runs below get PATH=/bin, the chroot's.
 unshare=$(command -v unshare)
 chroot=$(command -v chroot)
@@ -99,7 +106,7 @@ invoke() { # $1 = root, $2 = function, $3 = event (under events/), $4 = expected
     cat "$err" >&2
     fail "$function < $event exited $status inside the chroot"
   fi
-  if ! python3 scripts/check_response.py "events/$expected" "$out" >&2; then
+  if ! "$paypulse" match-response "events/$expected" "$out"; then
     cat "$err" >&2
     fail "$function < $event: the answer differs from $expected"
   fi
@@ -117,7 +124,6 @@ tls="$work/tls"
 mkdir -p "$tls"
 openssl req -x509 -newkey ec -pkeyopt ec_paramgen_curve:prime256v1 -nodes -days 2 -subj "/CN=127.0.0.1" \
   -addext "subjectAltName=IP:127.0.0.1" -keyout "$tls/key.pem" -out "$tls/cert.pem" 2>/dev/null
-client_id=$(cd scripts && python3 -c 'from seed_embedded import CLIENT_ID; print(CLIENT_ID)')
 python3 scripts/fake-google-tls.py "$tls/cert.pem" "$tls/key.pem" "$tls/port" "$tls/requests.log" "$client_id" &
 google_pid=$!
 for _ in $(seq 1 300); do [ -f "$tls/port" ] && break; sleep 0.1; done
@@ -138,7 +144,7 @@ root=$(make_root store-tokens)
 trust_google "$root"
 invoke "$root" store-tokens store-tokens/v2-missing-bearer-token.json store-tokens/v2-missing-bearer-token.expected.json
 [ -f "$state/paypulse.sqlite3" ] || fail "store-tokens did not create the embedded store"
-python3 scripts/seed_embedded.py "$state/paypulse.sqlite3"
+PAYPULSE_STORE=embedded PAYPULSE_STATE_DIR="$state" "$paypulse" seed --client-id "$client_id" >/dev/null
 invoke "$root" store-tokens store-tokens/v2-json-first-connection.json store-tokens/v2-json-first-connection.expected.json \
   "GOOGLE_TOKEN_ENDPOINT=$google/token"
 [ "$(token_requests)" = 1 ] || fail "store-tokens did not prove the refresh token once at the HTTPS stand-in for Google"

@@ -15,4 +15,6 @@ venv=$(scripts/ensure-sam.sh)
 rie=$(find "$venv"/lib/python3*/site-packages/samcli/local/rapid -name "aws-lambda-rie-$(uname -m)" | head -n 1)
 [ -n "$rie" ] || { echo "test-bundles-rie: no aws-lambda-rie-$(uname -m) in $venv" >&2; exit 1; }
 [ -x "$rie" ] || chmod +x "$rie"
-python3 scripts/bundle_rie_test.py "$rie" "$bundles"
+# The developer CLI seeds the store and checks the answers (`paypulse seed`, `match-response`).
+swift build --product paypulse >&2
+python3 scripts/bundle_rie_test.py "$rie" "$bundles" "$(swift build --show-bin-path)/paypulse"

@@ -12,21 +12,20 @@ import Glibc
 public final class MotoServer: Sendable {
     /// `http://127.0.0.1:<port>`.
     public let endpoint: String
-    // The watcher process and the pipe whose closing ends it (and moto).
-    private let process: Process?
-    private let lifeline: Pipe?
+    // The write end of the pipe whose closing ends the watcher shell and moto; only this
+    // process holds it.
+    private let lifeline: Int32?
     // moto's output, kept so a failed start can show it.
     private let logPath: String?
 
-    private init(endpoint: String, process: Process? = nil, lifeline: Pipe? = nil, logPath: String? = nil) {
+    private init(endpoint: String, lifeline: Int32? = nil, logPath: String? = nil) {
         self.endpoint = endpoint
-        self.process = process
         self.lifeline = lifeline
         self.logPath = logPath
     }
 
     deinit {
-        try? lifeline?.fileHandleForWriting.close()
+        if let lifeline { close(lifeline) }
         if let logPath { try? FileManager.default.removeItem(atPath: logPath) }
     }
 
@@ -50,47 +49,59 @@ public final class MotoServer: Sendable {
     public static func launchPrivate() async throws -> MotoServer {
         let log = FileManager.default.temporaryDirectory
             .appendingPathComponent("paypulse-moto-\(UUID().uuidString).log").path
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: "/bin/sh")
         // The watcher waits for end-of-file on fd 3 (this process's lifeline pipe), whose write
         // end only this process holds: when this process ends, however it ends, the kernel
         // closes it and the watcher kills moto. SIGKILL, since children inherit a blocked
         // signal mask. The shell itself waits for moto, so it exits if moto does. No output is
-        // inherited, so `swift test` never waits on a pipe moto keeps open.
-        process.arguments = [
-            "-c",
-            "exec 3<&0; if command -v moto_server >/dev/null; then set -- moto_server; else set -- python3 -m moto.server; fi; "
-                + "\"$@\" -H 127.0.0.1 -p 0 </dev/null >\"$PAYPULSE_MOTO_LOG\" 2>&1 & m=$!; "
-                + "( cat <&3 >/dev/null; kill -9 $m 2>/dev/null ) & w=$!; exec 3<&-; "
-                + "wait $m; s=$?; kill $w 2>/dev/null; exit $s",
-        ]
-        process.environment = ProcessInfo.processInfo.environment.merging(["PAYPULSE_MOTO_LOG": log]) { $1 }
-        let lifeline = Pipe()
-        process.standardInput = lifeline
-        process.standardOutput = FileHandle.nullDevice
-        process.standardError = FileHandle.nullDevice
-        try process.run()
+        // inherited, so `swift test` never waits on a pipe moto keeps open. posix_spawn, not
+        // Foundation's Process (see SpawnedProcess).
+        let script = "exec 3<&0; if command -v moto_server >/dev/null; then set -- moto_server; else set -- python3 -m moto.server; fi; "
+            + "\"$@\" -H 127.0.0.1 -p 0 </dev/null >\"$PAYPULSE_MOTO_LOG\" 2>&1 & m=$!; "
+            + "( cat <&3 >/dev/null; kill -9 $m 2>/dev/null ) & w=$!; exec 3<&-; "
+            + "wait $m; s=$?; kill $w 2>/dev/null; exit $s"
+        let environment = ProcessInfo.processInfo.environment.merging(["PAYPULSE_MOTO_LOG": log]) { $1 }
+        let (readEnd, writeEnd) = try lifelinePipe()
+        let watcher: SpawnedProcess.Running
+        do {
+            defer { close(readEnd) }
+            watcher = try SpawnedProcess.Running.start(["/bin/sh", "-c", script], environment: environment, stdin: readEnd, discardOutput: true)
+        } catch {
+            close(writeEnd)
+            throw error
+        }
         let transport = CurlHTTPClient()
         let clock = ContinuousClock()
         let started = clock.now
         while clock.now - started < startupHangLimit {
-            guard process.isRunning else {
+            if let exit = try watcher.exitIfEnded() {
+                close(writeEnd)
                 let output = (try? String(contentsOfFile: log, encoding: .utf8)) ?? ""
                 try? FileManager.default.removeItem(atPath: log)
-                throw MotoServerError(message: "moto_server exited during start-up (status \(process.terminationStatus)); "
+                throw MotoServerError(message: "moto_server exited during start-up (\(exit.status.map { "status \($0)" } ?? "signal \(exit.signal ?? 0)")); "
                     + "is moto[server] installed (pip install \"moto[server]\")? Its output: \(output.suffix(2_000))")
             }
             if let port = announcedPort(inLogAt: log) {
                 let endpoint = "http://127.0.0.1:\(port)"
                 if let response = try? await transport.execute(HTTPRequest(method: "GET", url: endpoint + "/moto-api/", timeout: .seconds(5))),
                    response.status == 200 {
-                    return MotoServer(endpoint: endpoint, process: process, lifeline: lifeline, logPath: log)
+                    return MotoServer(endpoint: endpoint, lifeline: writeEnd, logPath: log)
                 }
             }
             try await Task.sleep(for: .milliseconds(50))
         }
-        try? lifeline.fileHandleForWriting.close()
+        close(writeEnd)
         throw MotoServerError(message: "moto_server neither answered nor exited within \(startupHangLimit); output in \(log)")
+    }
+
+    /// A connected socket pair whose ends are close-on-exec from the start (Swift does not
+    /// import `pipe2`), so no child spawned meanwhile by another thread inherits the write
+    /// end and keeps moto alive. The watcher reads end-of-file once that end closes.
+    private static func lifelinePipe() throws -> (read: Int32, write: Int32) {
+        var ends: [Int32] = [-1, -1]
+        guard socketpair(AF_UNIX, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0, &ends) == 0 else {
+            throw MotoServerError(message: "socketpair failed: errno \(errno)")
+        }
+        return (ends[0], ends[1])
     }
 
     /// How long a start-up may take before it counts as a hang rather than a slow machine.

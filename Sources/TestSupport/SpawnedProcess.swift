@@ -48,8 +48,6 @@ public enum SpawnedProcess {
         while waitpid(pid, &status, 0) == -1 {
             guard errno == EINTR else { throw Failure(description: "waitpid \(binary) failed: errno \(errno)") }
         }
-        // WIFEXITED / WTERMSIG are macros Swift does not import: the low 7 bits are the signal.
-        let signal = status & 0x7F
-        return Exit(status: signal == 0 ? (status >> 8) & 0xFF : nil, signal: signal == 0 ? nil : signal)
+        return Exit(waitStatus: status)
     }
 }

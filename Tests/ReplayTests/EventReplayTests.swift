@@ -1,6 +1,7 @@
 import Foundation
 import PayPulseDomain
 import PayPulsePorts
+import PayPulseResponseMatching
 import PayPulseTestSupport
 import Testing
 
@@ -57,7 +58,7 @@ private func replay(_ replayCase: ReplayManifest.Case, on backend: ReplayBackend
     #expect(result.exitedNormally, "killed by signal \(result.status)")
     #expect(result.status == replayCase.exit, "exit status; stderr: \(result.stderr.suffix(500))")
     if let expected = replayCase.expected {
-        #expect(JSONMatching.mismatch(expected: ReplayManifest.bytes(expected), actual: result.stdout) == nil, "\(replayCase)")
+        #expect(ResponseMatching.mismatch(expected: ReplayManifest.bytes(expected), actual: result.stdout) == nil, "\(replayCase)")
         #expect(result.stdout.split(separator: "\n").count == 1, "exactly one response line on stdout")
     } else {
         #expect(result.stdout.isEmpty, "nothing on stdout for a malformed event")

@@ -29,6 +29,14 @@ struct ClientIDCommand: AsyncParsableCommand {
             print(try await GoogleClientID.load(from: secrets, secretID: name))
             return
         }
+        try await Self.store(clientID, in: context)
+        print("\(name) = \(clientID) in the \(context.storeDescription)")
+    }
+
+    /// Creates or replaces the client-ID secret with `clientID`, once it parses as one.
+    static func store(_ clientID: String, in context: CLIContext) async throws {
+        let secrets = context.backends.secrets
+        let name = context.configuration.google.clientIDSecretID
         _ = try GoogleClientID.parse(clientID, secretID: name)
         do {
             let current = try await secrets.getSecretValue(name: name, stage: .current)
@@ -38,6 +46,5 @@ struct ClientIDCommand: AsyncParsableCommand {
         } catch let error as StoreError where error == .notFound {
             _ = try await secrets.createSecret(name: name, value: clientID, tags: [:], clientRequestToken: SecretVersionID.random().rawValue)
         }
-        print("\(name) = \(clientID) in the \(context.storeDescription)")
     }
 }

@@ -7,6 +7,9 @@ struct PayPulseCommand: AsyncParsableCommand {
         commandName: "paypulse",
         abstract: "PayPulse Gmail Connect developer tools.",
         discussion: "Uses the store the environment names (PAYPULSE_STORE; embedded under PAYPULSE_STATE_DIR by default).",
-        subcommands: [DemoCommand.self, InvokeCommand.self, TokenCommand.self, JWTCommand.self, SecretsCommand.self, UsersCommand.self, ClientIDCommand.self]
+        subcommands: [
+            DemoCommand.self, InvokeCommand.self, TokenCommand.self, JWTCommand.self, SecretsCommand.self, UsersCommand.self, ClientIDCommand.self,
+            SeedCommand.self, MatchResponseCommand.self,
+        ]
     )
 }

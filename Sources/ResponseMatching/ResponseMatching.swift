@@ -1,11 +1,18 @@
 import Foundation
 
-/// Compares a response with its expected file. The body, a JSON string inside the
-/// response, is compared as JSON. Volatile values have one explicit rule: an expected
-/// string `"<rfc3339>"` matches any RFC 3339 timestamp, `"<any>"` anything; every other
-/// value must be equal.
-enum JSONMatching {
-    static func mismatch(expected: Data, actual: String) -> String? {
+/// Compares a function's response with its expected file from `events/`. The body, a JSON
+/// string inside the response, is compared as JSON. Volatile values have one explicit
+/// rule: an expected string `"<rfc3339>"` matches any RFC 3339 timestamp, `"<any>"`
+/// anything; every other value must be equal.
+///
+/// The one matcher for every place that checks an answer: the replay tests, and
+/// `paypulse match-response` for the bundle proofs (chroot, Lambda emulator).
+public enum ResponseMatching {
+    /// Why `actual` does not match `expected`, or `nil` when it does.
+    /// - Parameters:
+    ///   - expected: the expected file's bytes (JSON, with the placeholders above).
+    ///   - actual: the response as printed (one JSON object).
+    public static func mismatch(expected: Data, actual: String) -> String? {
         guard let expectedValue = try? JSONSerialization.jsonObject(with: expected) else { return "unreadable expected file" }
         guard var actualValue = try? JSONSerialization.jsonObject(with: Data(actual.utf8)) as? [String: Any] else {
             return "stdout is not one JSON object: \(actual.prefix(300))"
