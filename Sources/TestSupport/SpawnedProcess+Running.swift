@@ -13,13 +13,15 @@ extension SpawnedProcess {
 
         /// Starts `arguments[0]` (looked up on `PATH` when it has no slash) with `environment`.
         /// Standard streams are inherited unless given: `stdin` is a descriptor to read from
-        /// (it becomes the child's 0), `discardOutput` sends 1 and 2 to `/dev/null`. Other
+        /// (it becomes the child's 0), `discardOutput` sends 1 and 2 to `/dev/null`,
+        /// `stdoutPath` and `stderrPath` send them to files (created or truncated). Other
         /// descriptors are inherited unless close-on-exec (Swift does not import
         /// `posix_spawn_file_actions_addclosefrom_np`), so a descriptor no child may keep,
         /// such as a server's lifeline, must be opened close-on-exec.
         /// - Throws: ``SpawnedProcess/Failure`` when it cannot be started.
         public static func start(
-            _ arguments: [String], environment: [String: String], stdin: Int32? = nil, discardOutput: Bool = false
+            _ arguments: [String], environment: [String: String], stdin: Int32? = nil, discardOutput: Bool = false,
+            stdoutPath: String? = nil, stderrPath: String? = nil
         ) throws -> Running {
             precondition(!arguments.isEmpty, "no command")
             var actions = posix_spawn_file_actions_t()
@@ -29,6 +31,10 @@ extension SpawnedProcess {
             if discardOutput {
                 posix_spawn_file_actions_addopen(&actions, 1, "/dev/null", O_WRONLY, 0)
                 posix_spawn_file_actions_adddup2(&actions, 1, 2)
+            }
+            for (descriptor, path) in [(Int32(1), stdoutPath), (Int32(2), stderrPath)] {
+                guard let path else { continue }
+                posix_spawn_file_actions_addopen(&actions, descriptor, path, O_WRONLY | O_CREAT | O_TRUNC, 0o600)
             }
 
             // This process's threads block signals (the Swift runtime's), and a spawned child
@@ -58,6 +64,11 @@ extension SpawnedProcess {
         /// - Throws: ``SpawnedProcess/Failure`` when it cannot be asked.
         public func exitIfEnded() throws -> Exit? {
             try waitForChild(options: WNOHANG)
+        }
+
+        /// Asks the child to end (SIGTERM); ``wait()`` then reaps it.
+        public func terminate() {
+            kill(pid, SIGTERM)
         }
 
         /// Waits until the child ends, and says how.

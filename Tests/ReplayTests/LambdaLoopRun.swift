@@ -35,28 +35,30 @@ enum LambdaLoopRun {
         try FileManager.default.createDirectory(at: scratch, withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(at: scratch) }
         let output = scratch.appendingPathComponent("stdout"), errors = scratch.appendingPathComponent("stderr")
-        _ = FileManager.default.createFile(atPath: output.path, contents: nil)
-        _ = FileManager.default.createFile(atPath: errors.path, contents: nil)
 
-        let process = Process()
-        process.executableURL = binary
+        // posix_spawn, not Foundation's Process, whose run() on Linux can crash the test
+        // process (swift-corelibs-foundation PR 5472).
         var variables = environment
         variables["AWS_LAMBDA_RUNTIME_API"] = "127.0.0.1:\(api.port)"
-        process.environment = variables
-        process.standardInput = FileHandle.nullDevice
-        process.standardOutput = try FileHandle(forWritingTo: output)
-        process.standardError = try FileHandle(forWritingTo: errors)
-        try process.run()
+        let stdin = open("/dev/null", O_RDONLY)
+        defer { close(stdin) }
+        let process = try SpawnedProcess.Running.start(
+            [binary.path], environment: variables, stdin: stdin, stdoutPath: output.path, stderrPath: errors.path
+        )
 
         // Wait until every event was answered (or the process gave up); a generous hang
         // guard, not a timing assertion.
         let guardDeadline = Date().addingTimeInterval(600)
         func answered() -> Int { api.requests.filter { $0.method == "POST" && !$0.target.hasSuffix("/init/error") }.count }
-        while answered() < events.count, process.isRunning, Date() < guardDeadline {
+        var ended = try process.exitIfEnded() != nil
+        while answered() < events.count, !ended, Date() < guardDeadline {
             Thread.sleep(forTimeInterval: 0.05)
+            ended = try process.exitIfEnded() != nil
         }
-        if process.isRunning { process.terminate() }
-        process.waitUntilExit()
+        if !ended {
+            process.terminate()
+            _ = try process.wait()
+        }
         return Result(
             posted: api.requests.filter { $0.method == "POST" }.map { String(decoding: $0.body, as: UTF8.self) },
             stdout: String(decoding: try Data(contentsOf: output), as: UTF8.self),
