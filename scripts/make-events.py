@@ -386,6 +386,18 @@ BAD_SHARD = copy.deepcopy(SCHEDULED)
 BAD_SHARD["detail"] = {"shard": 3, "shards": 2}
 case("token-refresh", "scheduled-invalid-shard", BAD_SHARD, None, exit_code=1)
 
+# fresh-token: a direct invocation (Lambda Invoke API) with {"user_id"}; what it cannot serve
+# is an error code in the answer, and the invocation succeeds (exit 0). The token it serves
+# is its product, which the replay's secret scan would rightly call a leak anywhere else:
+# serving is proven in-process (Tests/RefreshTests/FreshTokenTests) and by the bundle proofs.
+case("fresh-token", "not-connected", {"user_id": "user-1"}, error("not_connected", "No Gmail account is connected for this user."))
+case("fresh-token", "invalid-user-id", {"user_id": "../user-1"}, error("invalid_request", "\"user_id\" is not a valid user id."))
+case("fresh-token", "not-a-user-payload", {"userId": "user-1"},
+     error("invalid_request", "The payload must be a JSON object with a string \"user_id\"."))
+case("fresh-token", "revoked-grant", {"user_id": "user-1"},
+     error("revoked", "The user's Gmail grant was revoked; they must connect again."),
+     before=["v2-json-connection-revoked-later", "scheduled-revoked-grant"])
+
 # Token attacks through the built executables (issue 6, part 4; the full catalogue runs
 # in-process in Tests/AuthTests/HandlerAttackTests): each is the one generic 401, and
 # nothing is stored.
