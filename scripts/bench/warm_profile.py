@@ -1,0 +1,204 @@
+#!/usr/bin/env python3
+"""Instructions per warm invocation, by category, under callgrind.
+
+Runs store-tokens and user-profile in their real Lambda Runtime API loop (the scripted
+Runtime API of the benchmark, the same moto and fake Google, the same events as its warm
+section) under `valgrind --tool=callgrind`, each loop three times from a reset moto: with
+the warm-up events only, then with N more, then with 2N more (store-tokens: N new users,
+then the same N again). The differences divided by N are the instructions of one warm
+invocation, so start-up, the first calls' lazy work and the process's exit cancel out.
+Each difference is split by the inclusive cost of a few functions (see CATEGORIES).
+Instructions are user space only: the kernel's share of each socket call is not counted.
+
+    scripts/bench/warm-profile.sh                  # builds nothing; uses .build-lambda/release
+    scripts/bench/warm-profile.sh --calls 40 --out .build-bench/profile --bin-dir .build-lambda/release
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import re
+import signal
+import subprocess
+import sys
+import tempfile
+import time
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from benchlib import events, seeding, servers, sides  # noqa: E402
+from benchlib.moto_calls import MotoCaller  # noqa: E402
+from benchlib.runtime_api import ScriptedRuntimeAPI  # noqa: E402
+
+ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+WARMUP = 3
+
+# (category, regular expression over demangled function names). A function's inclusive
+# instructions count once, for the first category whose pattern it matches; the roots are
+# chosen not to nest (JSON is the AWS client's body coding, the token set's and the
+# replies', none of which runs inside another root). "other" is the rest: the Runtime API
+# loop's own code, Swift concurrency, Dispatch, malloc, handler logic.
+CATEGORIES = [
+    ("event decoding", r"IncomingEvent\.decode\("),
+    ("JWT", r"RequestGuard\.admit\("),
+    ("SigV4", r"SigV4Signer\.sign\("),
+    ("transport (libcurl)", r"CurlEasyHandle\.perform\("),
+    ("JSON", r"AWSJSONClient\.(encodeBody|decodeBody)|APIResponse\.json\(|GmailTokenSet\.(decode|jsonString)\(|"
+             r"APIResponse\.encoded\(|GoogleTokenAnswer\.grant\(|JSONBody\.|AWSJSON\.(encode|decode)"),
+    ("logging", r"StderrLogHandler\.log\(|JSONLogLine"),
+]
+
+
+def arguments() -> argparse.Namespace:
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--bin-dir", default=os.path.join(ROOT, ".build-lambda", "release"))
+    parser.add_argument("--peer", default=os.path.normpath(os.path.join(ROOT, "..", "shared", "peers", "python-boto3")))
+    parser.add_argument("--calls", type=int, default=40, help="N: events per measured phase")
+    parser.add_argument("--out", default=os.path.join(ROOT, ".build-bench", "warm-profile"))
+    parser.add_argument("--only", help="store-tokens or user-profile")
+    parser.add_argument("--keep", action="store_true", help="keep the callgrind files (in --out)")
+    return parser.parse_args()
+
+
+def plans(n: int) -> dict[str, list[tuple[str, list[dict]]]]:
+    """Per function, the event lists of its runs, each a prefix of the next."""
+    users = [f"warm-{i:05d}" for i in range(n)]
+    warm = [f"warm-up-{i}" for i in range(WARMUP)]
+    store_warm = [events.store_tokens(u) for u in warm]
+    store_new = [events.store_tokens(u, "ya29.first") for u in users]
+    store_same = [events.store_tokens(u, "ya29.second") for u in users]
+    profile_warm = [events.user_profile(u) for u in warm]
+    profile = [events.user_profile(u) for u in users]
+    return {
+        "store-tokens": [("base", store_warm), ("new", store_warm + store_new), ("same", store_warm + store_new + store_same)],
+        "user-profile": [("base", profile_warm), ("profile", profile_warm + profile)],
+    }
+
+
+def run_once(setup: sides.Setup, function: str, event_list: list[dict], out_file: str) -> None:
+    api = ScriptedRuntimeAPI([json.dumps(e).encode() for e in event_list], [], peer_pid=0)
+    env = sides.swift_env(setup, extra={"AWS_LAMBDA_RUNTIME_API": api.address, "AWS_LAMBDA_FUNCTION_NAME": function,
+                                        "AWS_LAMBDA_FUNCTION_MEMORY_SIZE": "512"})
+    argv = ["valgrind", "--tool=callgrind", f"--callgrind-out-file={out_file}", os.path.join(setup.swift_bin, function)]
+    proc = subprocess.Popen(argv, env=env, stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
+    try:
+        while not api.finished.wait(1):
+            if proc.poll() is not None:
+                raise SystemExit(f"{function} exited with {proc.returncode}: {proc.stderr.read().decode()[-2000:]}")
+        proc.send_signal(signal.SIGTERM)  # callgrind writes its file as the process ends
+        proc.wait(timeout=120)
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+            proc.wait()
+        api.stop()
+    bad = [s for s in api.statuses if s not in (200, 201)]
+    if api.errors or bad or len(api.statuses) != len(event_list):
+        raise SystemExit(f"{function}: {len(api.statuses)} answers of {len(event_list)}, bad {bad[:3]}, errors {api.errors[:2]}")
+
+
+def inclusive_costs(callgrind_file: str) -> tuple[int, dict[str, int]]:
+    """Program total and inclusive instructions per demangled function name."""
+    text = subprocess.run(["callgrind_annotate", "--inclusive=yes", "--threshold=100", callgrind_file],
+                          capture_output=True, text=True, check=True).stdout
+    total = 0
+    rows: list[tuple[int, str]] = []
+    for line in text.splitlines():
+        match = re.match(r"\s*([\d,]+) \([^)]*\)\s+(.*)$", line) or re.match(r"\s*([\d,]+)\s+(.*)$", line)
+        if not match:
+            continue
+        count, rest = int(match.group(1).replace(",", "")), match.group(2)
+        if "PROGRAM TOTALS" in rest:
+            total = count
+            continue
+        name = rest.split(":", 1)[1] if ":" in rest else rest
+        name = re.sub(r" \[[^\]]*\]$", "", name.strip())
+        rows.append((count, name))
+    demangled = subprocess.run(["swift", "demangle", "--simplified", "--compact"], input="\n".join(n for _, n in rows),
+                               capture_output=True, text=True, check=True).stdout.splitlines()
+    costs: dict[str, int] = {}
+    for (count, _), name in zip(rows, demangled):
+        costs[name] = costs.get(name, 0) + count
+    return total, costs
+
+
+def categorize(total: int, costs: dict[str, int]) -> dict[str, int]:
+    result = {name: 0 for name, _ in CATEGORIES}
+    for function, count in costs.items():
+        for name, pattern in CATEGORIES:
+            if re.search(pattern, function):
+                result[name] += count
+                break
+    result["other"] = total - sum(result.values())
+    result["total"] = total
+    return result
+
+
+def per_call(later: tuple[int, dict[str, int]], earlier: tuple[int, dict[str, int]], n: int) -> tuple[dict, dict]:
+    total = (later[0] - earlier[0]) / n
+    names = set(later[1]) | set(earlier[1])
+    functions = {name: (later[1].get(name, 0) - earlier[1].get(name, 0)) / n for name in names}
+    return categorize(total, functions), functions
+
+
+def main() -> int:
+    args = arguments()
+    os.makedirs(args.out, exist_ok=True)
+    work = tempfile.mkdtemp(prefix="paypulse-profile-")
+    python = sys.executable
+    # valgrind 3.19 cannot read Swift 6.3's DWARF 5: profile copies without debug info
+    # (the symbol table, which names the functions, stays).
+    bin_dir = os.path.join(work, "bin")
+    os.makedirs(bin_dir)
+    for function in ("store-tokens", "user-profile"):
+        subprocess.run(["strip", "--strip-debug", "-o", os.path.join(bin_dir, function),
+                        os.path.join(args.bin_dir, function)], check=True)
+    moto_server = servers.start_moto(work)
+    google = servers.start_fake_google(python, args.peer, work)
+    setup = sides.Setup(swift_bin=bin_dir, floor_bin="", peer_dir=args.peer, python=python,
+                        moto_url=moto_server.url, google_url=google.url, state_dir=os.path.join(work, "state"))
+    moto = MotoCaller(moto_server.url)
+    n = args.calls
+    users = [f"warm-{i:05d}" for i in range(n)] + [f"warm-up-{i}" for i in range(WARMUP)]
+    report: dict = {"calls": n, "loops": {}}
+    try:
+        for function, runs in plans(n).items():
+            if args.only and function != args.only:
+                continue
+            measured: dict[str, tuple[int, dict[str, int]]] = {}
+            for label, event_list in runs:
+                servers.moto_reset(moto_server)
+                seeding.fixtures(moto)
+                seeding.put_users(moto, users)
+                out_file = os.path.join(args.out, f"callgrind.{function}.{label}")
+                started = time.perf_counter()
+                run_once(setup, function, event_list, out_file)
+                measured[label] = inclusive_costs(out_file)
+                print(f"  {function} {label}: {len(event_list)} events, {measured[label][0]:,} Ir, "
+                      f"{time.perf_counter() - started:.0f} s", file=sys.stderr, flush=True)
+            labels = [label for label, _ in runs]
+            for earlier, later in zip(labels, labels[1:]):
+                phase = {"new": "store-tokens, new users", "same": "store-tokens, same users"}.get(later, "user-profile")
+                categories, functions = per_call(measured[later], measured[earlier], n)
+                top = sorted(functions.items(), key=lambda item: -item[1])[:60]
+                report["loops"][phase] = {"categories": categories, "top_inclusive": top}
+            if not args.keep:
+                for label in labels:
+                    os.remove(os.path.join(args.out, f"callgrind.{function}.{label}"))
+    finally:
+        google.stop()
+        moto_server.stop()
+    with open(os.path.join(args.out, "warm-profile.json"), "w") as fh:
+        json.dump(report, fh, indent=1)
+    names = [name for name, _ in CATEGORIES] + ["other", "total"]
+    print("| loop | " + " | ".join(names) + " |")
+    print("| --- |" + " ---: |" * len(names))
+    for phase, data in report["loops"].items():
+        print(f"| {phase} | " + " | ".join(f"{data['categories'][k] / 1000:,.0f} k" for k in names) + " |")
+    print(f"(instructions per invocation, N = {n}; details in {args.out}/warm-profile.json)", file=sys.stderr)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
