@@ -120,7 +120,17 @@ public struct JSONBodyParser {
 
     private mutating func string() throws(Failure) -> String {
         index += 1
-        var utf8: [UInt8] = []
+        // Most strings hold no escape: validate their bytes in one go.
+        let start = index
+        while index < bytes.count, bytes[index] != UInt8(ascii: "\""), bytes[index] != UInt8(ascii: "\\"), bytes[index] >= 0x20 {
+            index += 1
+        }
+        if current == UInt8(ascii: "\"") {
+            index += 1
+            guard let text = String(validating: bytes[start..<index - 1], as: UTF8.self) else { throw .syntax }
+            return text
+        }
+        var utf8 = Array(bytes[start..<index])
         while let byte = current {
             index += 1
             switch byte {
