@@ -130,19 +130,25 @@ public struct JSONBodyParser {
             guard let text = String(validating: bytes[start..<index - 1], as: UTF8.self) else { throw .syntax }
             return text
         }
-        var utf8 = Array(bytes[start..<index])
+        // Escapes: copy the runs between them whole (stored token sets are full of them).
+        var utf8: [UInt8] = []
+        var runStart = start
         while let byte = current {
-            index += 1
             switch byte {
             case UInt8(ascii: "\""):
+                utf8.append(contentsOf: bytes[runStart..<index])
+                index += 1
                 guard let text = String(validating: utf8, as: UTF8.self) else { throw .syntax }
                 return text
             case UInt8(ascii: "\\"):
+                utf8.append(contentsOf: bytes[runStart..<index])
+                index += 1
                 try escape(into: &utf8)
+                runStart = index
             case 0..<0x20:
                 throw .syntax
             default:
-                utf8.append(byte)
+                index += 1
             }
         }
         throw .syntax

@@ -41,23 +41,35 @@ extension JSONValue {
     /// A JSON string literal with `JSONEncoder`'s escapes.
     static func writeString(_ text: String, into output: inout [UInt8]) {
         output.append(UInt8(ascii: "\""))
-        for byte in text.utf8 {
-            switch byte {
-            case UInt8(ascii: "\""): output.append(contentsOf: #"\""#.utf8)
-            case UInt8(ascii: "\\"): output.append(contentsOf: #"\\"#.utf8)
-            case 0x08: output.append(contentsOf: #"\b"#.utf8)
-            case 0x09: output.append(contentsOf: #"\t"#.utf8)
-            case 0x0A: output.append(contentsOf: #"\n"#.utf8)
-            case 0x0C: output.append(contentsOf: #"\f"#.utf8)
-            case 0x0D: output.append(contentsOf: #"\r"#.utf8)
-            case 0..<0x20:
-                output.append(contentsOf: #"\u00"#.utf8)
-                output.append(hexDigits[Int(byte >> 4)])
-                output.append(hexDigits[Int(byte & 0x0F)])
-            default: output.append(byte)
+        var text = text
+        text.withUTF8 { bytes in
+            // Runs without an escape are copied whole.
+            var runStart = 0
+            for (offset, byte) in bytes.enumerated() where byte < 0x20 || byte == UInt8(ascii: "\"") || byte == UInt8(ascii: "\\") {
+                output.append(contentsOf: UnsafeBufferPointer(rebasing: bytes[runStart..<offset]))
+                writeEscape(byte, into: &output)
+                runStart = offset + 1
             }
+            output.append(contentsOf: UnsafeBufferPointer(rebasing: bytes[runStart...]))
         }
         output.append(UInt8(ascii: "\""))
+    }
+
+    private static func writeEscape(_ byte: UInt8, into output: inout [UInt8]) {
+        switch byte {
+        case UInt8(ascii: "\""): output.append(contentsOf: #"\""#.utf8)
+        case UInt8(ascii: "\\"): output.append(contentsOf: #"\\"#.utf8)
+        case 0x08: output.append(contentsOf: #"\b"#.utf8)
+        case 0x09: output.append(contentsOf: #"\t"#.utf8)
+        case 0x0A: output.append(contentsOf: #"\n"#.utf8)
+        case 0x0C: output.append(contentsOf: #"\f"#.utf8)
+        case 0x0D: output.append(contentsOf: #"\r"#.utf8)
+        case 0..<0x20:
+            output.append(contentsOf: #"\u00"#.utf8)
+            output.append(hexDigits[Int(byte >> 4)])
+            output.append(hexDigits[Int(byte & 0x0F)])
+        default: output.append(byte)
+        }
     }
 
     private static let hexDigits = Array("0123456789abcdef".utf8)

@@ -66,6 +66,7 @@ enum SigV4Canonicalization {
 
     /// Trims spaces, tabs and line breaks and collapses inner runs of them to one space.
     static func collapsingWhitespace(_ text: String) -> String {
+        if isCollapsed(text) { return text }
         var out: [UInt8] = []
         var pendingSpace = false
         for byte in text.utf8 {
@@ -79,5 +80,23 @@ enum SigV4Canonicalization {
             }
         }
         return String(decoding: out, as: UTF8.self)
+    }
+
+    /// Whether `text` has no whitespace to trim or collapse (no tab, CR or LF, no space at
+    /// either end or next to another): then it is its own canonical form, without a copy.
+    private static func isCollapsed(_ text: String) -> Bool {
+        var previousWasSpace = true  // a leading space needs trimming
+        for byte in text.utf8 {
+            switch byte {
+            case UInt8(ascii: " "):
+                if previousWasSpace { return false }
+                previousWasSpace = true
+            case UInt8(ascii: "\t"), UInt8(ascii: "\r"), UInt8(ascii: "\n"):
+                return false
+            default:
+                previousWasSpace = false
+            }
+        }
+        return !previousWasSpace || text.isEmpty
     }
 }
