@@ -4,12 +4,13 @@ import Synchronization
 
 /// The one HTTP client of the project, over libcurl.
 ///
-/// Transfers block, so they never run on the Swift concurrency pool: each pooled easy handle
+/// Transfers block, so they do not run on the Swift concurrency pool: each pooled easy handle
 /// owns a serial Dispatch queue, and serial queues are served by Dispatch's overcommit
 /// threads, one per busy queue. (A concurrent queue would be capped at the core count on
-/// Linux, so a few stalled peers could hold every transfer back.) Each handle keeps its
-/// connection cache, so a refresh run of thousands of calls reuses a few connections.
-/// Safe to call concurrently.
+/// Linux, so a few stalled peers could hold every transfer back.) The exception is a scope
+/// that opted in with ``InlineTransfers/allowed``: there one transfer at a time in the
+/// process runs on the calling thread. Each handle keeps its connection cache, so a refresh
+/// run of thousands of calls reuses a few connections. Safe to call concurrently.
 public final class CurlHTTPClient: HTTPTransport {
     /// Limits that apply to every request.
     public struct Configuration: Sendable {
@@ -49,6 +50,13 @@ public final class CurlHTTPClient: HTTPTransport {
             // Most likely libcurl could not be loaded; say why (a missing library, say).
             let reason = paypulse_curl_load_error().map { String(cString: $0) } ?? "libcurl could not create a handle"
             throw TransportError.other.with(detail: reason)
+        }
+        if let result = InlineTransfers.run({ () -> Result<HTTPResponse, TransportError> in
+            let result = handle.perform(request, configuration: configuration)
+            checkin(handle)
+            return result
+        }) {
+            return try result.get()
         }
         return try await withCheckedThrowingContinuation { continuation in
             handle.queue.async {

@@ -1,4 +1,5 @@
 import Logging
+import PayPulseTransport
 
 /// The Lambda Runtime API loop: one process serves many invocations, one at a time.
 ///
@@ -18,11 +19,16 @@ public enum LambdaLoop {
     /// - Throws: The API's error when fetching an event or posting an outcome failed in
     ///   a way the process cannot recover from; the caller should exit non-zero.
     public static func run(api: any LambdaRuntimeAPI, handlers: EventHandlers, logger: Logger, maxInvocations: Int? = nil) async throws {
-        var served = 0
-        while maxInvocations.map({ served < $0 }) ?? true {
-            let invocation = try await api.nextInvocation()
-            try await serve(invocation, api: api, handlers: handlers, logger: logger)
-            served += 1
+        // An executable that only answers API requests serves one at a time with at most
+        // a couple of calls in flight: its transfers may run on this thread, sparing two
+        // thread hand-offs each. A scheduled handler (a refresh run) keeps them on queues.
+        try await InlineTransfers.$allowed.withValue(handlers.scheduled == nil) {
+            var served = 0
+            while maxInvocations.map({ served < $0 }) ?? true {
+                let invocation = try await api.nextInvocation()
+                try await serve(invocation, api: api, handlers: handlers, logger: logger)
+                served += 1
+            }
         }
     }
 
