@@ -34,19 +34,23 @@ from benchlib.runtime_api import ScriptedRuntimeAPI  # noqa: E402
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 WARMUP = 3
 
-# (category, regular expression over demangled function names). A function's inclusive
-# instructions count once, for the first category whose pattern it matches; the roots are
-# chosen not to nest (JSON is the AWS client's body coding, the token set's and the
-# replies', none of which runs inside another root). "other" is the rest: the Runtime API
-# loop's own code, Swift concurrency, Dispatch, malloc, handler logic.
+# (category, functions, callers left out). A category's instructions are the inclusive
+# cost of the calls into its functions (regular expressions over demangled names) from
+# functions outside it, so a function calling another of the same category is not counted
+# twice. The roots are synchronous functions (an async function's parts are entered from
+# the executor, not from their caller). JSON is the AWS bodies, Google's answer, the token
+# set and the replies: the event's and the JWT's own parsing count under those. "other" is
+# the rest: the Runtime API loop, Swift concurrency and Dispatch, the retry loop, handler
+# logic, malloc.
 CATEGORIES = [
-    ("event decoding", r"IncomingEvent\.decode\("),
-    ("JWT", r"RequestGuard\.admit\("),
-    ("SigV4", r"SigV4Signer\.sign\("),
-    ("transport (libcurl)", r"CurlEasyHandle\.perform\("),
-    ("JSON", r"AWSJSONClient\.(encodeBody|decodeBody)|APIResponse\.json\(|GmailTokenSet\.(decode|jsonString)\(|"
-             r"APIResponse\.encoded\(|GoogleTokenAnswer\.grant\(|JSONBody\.|AWSJSON\.(encode|decode)"),
-    ("logging", r"StderrLogHandler\.log\(|JSONLogLine"),
+    ("event decoding", r"IncomingEvent\.decode\(", None),
+    ("JWT", r"BearerToken\.|TokenHeaderPolicy\.check|Authenticator\.verifiedClaims|AccessTokenClaims\.check", None),
+    ("SigV4", r"SigV4Signer\.sign\(", None),
+    ("transport (libcurl)", r"CurlEasyHandle\.perform\(", None),
+    ("JSON", r"JSONDecoder\.decode<|JSONEncoder\.encode<|JSONValue\.fastParse|JSONValue\.compactJSON|JSONValue\.decode\(|"
+             r"JSONCoding\.(encode|string)",
+     r"JSONValue\.parse|IncomingEvent|Payload|ScheduledEvent|TokenHeaderPolicy|verifiedClaims|AccessTokenClaims"),
+    ("logging", r"StderrLogHandler\.log\(", None),
 ]
 
 
@@ -58,6 +62,7 @@ def arguments() -> argparse.Namespace:
     parser.add_argument("--out", default=os.path.join(ROOT, ".build-bench", "warm-profile"))
     parser.add_argument("--only", help="store-tokens or user-profile")
     parser.add_argument("--keep", action="store_true", help="keep the callgrind files (in --out)")
+    parser.add_argument("--reuse", action="store_true", help="analyse the callgrind files kept in --out; run nothing")
     return parser.parse_args()
 
 
@@ -98,48 +103,67 @@ def run_once(setup: sides.Setup, function: str, event_list: list[dict], out_file
         raise SystemExit(f"{function}: {len(api.statuses)} answers of {len(event_list)}, bad {bad[:3]}, errors {api.errors[:2]}")
 
 
-def inclusive_costs(callgrind_file: str) -> tuple[int, dict[str, int]]:
-    """Program total and inclusive instructions per demangled function name."""
-    text = subprocess.run(["callgrind_annotate", "--inclusive=yes", "--threshold=100", callgrind_file],
+def _demangle(names: list[str]) -> list[str]:
+    return subprocess.run(["swift", "demangle", "--simplified", "--compact"], input="\n".join(names),
+                          capture_output=True, text=True, check=True).stdout.splitlines()
+
+
+def call_edges(callgrind_file: str) -> tuple[int, dict[tuple[str, str], int]]:
+    """Program total and inclusive instructions per (caller, callee), demangled."""
+    text = subprocess.run(["callgrind_annotate", "--tree=caller", "--inclusive=yes", "--threshold=100", callgrind_file],
                           capture_output=True, text=True, check=True).stdout
     total = 0
-    rows: list[tuple[int, str]] = []
+    pending: list[tuple[int, str]] = []
+    raw: list[tuple[int, str, str]] = []
     for line in text.splitlines():
-        match = re.match(r"\s*([\d,]+) \([^)]*\)\s+(.*)$", line) or re.match(r"\s*([\d,]+)\s+(.*)$", line)
+        match = re.match(r"\s*([\d,]+) \([^)]*\)\s+([<*>])\s+(.*)$", line)
         if not match:
+            if "PROGRAM TOTALS" in line:
+                total = int(line.split()[0].replace(",", ""))
             continue
-        count, rest = int(match.group(1).replace(",", "")), match.group(2)
-        if "PROGRAM TOTALS" in rest:
-            total = count
-            continue
-        name = rest.split(":", 1)[1] if ":" in rest else rest
-        name = re.sub(r" \[[^\]]*\]$", "", name.strip())
-        rows.append((count, name))
-    demangled = subprocess.run(["swift", "demangle", "--simplified", "--compact"], input="\n".join(n for _, n in rows),
-                               capture_output=True, text=True, check=True).stdout.splitlines()
-    costs: dict[str, int] = {}
-    for (count, _), name in zip(rows, demangled):
-        costs[name] = costs.get(name, 0) + count
-    return total, costs
+        count, kind, rest = int(match.group(1).replace(",", "")), match.group(2), match.group(3)
+        name = rest.split(":", 1)[1] if ":" in rest.split(" ")[0] else rest
+        name = re.sub(r"( \(\d[\d,]*x\))? \[[^\]]*\]$", "", name.strip())
+        if kind == "<":
+            pending.append((count, name))
+        elif kind == "*":
+            raw.extend((cost, caller, name) for cost, caller in pending)
+            pending = []
+    names = sorted({n for _, caller, callee in raw for n in (caller, callee)})
+    readable = dict(zip(names, _demangle(names)))
+    edges: dict[tuple[str, str], int] = {}
+    for cost, caller, callee in raw:
+        key = (readable[caller], readable[callee])
+        edges[key] = edges.get(key, 0) + cost
+    return total, edges
 
 
-def categorize(total: int, costs: dict[str, int]) -> dict[str, int]:
-    result = {name: 0 for name, _ in CATEGORIES}
-    for function, count in costs.items():
-        for name, pattern in CATEGORIES:
-            if re.search(pattern, function):
-                result[name] += count
-                break
+def _anchored(pattern: str) -> str:
+    """The pattern at the start of a function's name (not inside "closure #1 in ...")."""
+    return rf"^(specialized )?(static )?(?:{pattern})"
+
+
+def categorize(total: float, edges: dict[tuple[str, str], float]) -> dict[str, float]:
+    result: dict[str, float] = {}
+    for name, pattern, left_out in CATEGORIES:
+        functions = _anchored(pattern)
+        result[name] = sum(cost for (caller, callee), cost in edges.items()
+                           if re.search(functions, callee) and not re.search(functions, caller)
+                           and not (left_out and re.search(left_out, caller)))
     result["other"] = total - sum(result.values())
     result["total"] = total
     return result
 
 
-def per_call(later: tuple[int, dict[str, int]], earlier: tuple[int, dict[str, int]], n: int) -> tuple[dict, dict]:
+def per_call(later: tuple[int, dict], earlier: tuple[int, dict], n: int) -> tuple[dict, list]:
     total = (later[0] - earlier[0]) / n
-    names = set(later[1]) | set(earlier[1])
-    functions = {name: (later[1].get(name, 0) - earlier[1].get(name, 0)) / n for name in names}
-    return categorize(total, functions), functions
+    keys = set(later[1]) | set(earlier[1])
+    edges = {key: (later[1].get(key, 0) - earlier[1].get(key, 0)) / n for key in keys}
+    callees: dict[str, float] = {}
+    for (_, callee), cost in edges.items():
+        callees[callee] = callees.get(callee, 0) + cost
+    top = sorted(callees.items(), key=lambda item: -item[1])[:80]
+    return categorize(total, edges), top
 
 
 def main() -> int:
@@ -173,17 +197,17 @@ def main() -> int:
                 seeding.put_users(moto, users)
                 out_file = os.path.join(args.out, f"callgrind.{function}.{label}")
                 started = time.perf_counter()
-                run_once(setup, function, event_list, out_file)
-                measured[label] = inclusive_costs(out_file)
+                if not args.reuse:
+                    run_once(setup, function, event_list, out_file)
+                measured[label] = call_edges(out_file)
                 print(f"  {function} {label}: {len(event_list)} events, {measured[label][0]:,} Ir, "
                       f"{time.perf_counter() - started:.0f} s", file=sys.stderr, flush=True)
             labels = [label for label, _ in runs]
             for earlier, later in zip(labels, labels[1:]):
                 phase = {"new": "store-tokens, new users", "same": "store-tokens, same users"}.get(later, "user-profile")
-                categories, functions = per_call(measured[later], measured[earlier], n)
-                top = sorted(functions.items(), key=lambda item: -item[1])[:60]
+                categories, top = per_call(measured[later], measured[earlier], n)
                 report["loops"][phase] = {"categories": categories, "top_inclusive": top}
-            if not args.keep:
+            if not args.keep and not args.reuse:
                 for label in labels:
                     os.remove(os.path.join(args.out, f"callgrind.{function}.{label}"))
     finally:
@@ -191,7 +215,7 @@ def main() -> int:
         moto_server.stop()
     with open(os.path.join(args.out, "warm-profile.json"), "w") as fh:
         json.dump(report, fh, indent=1)
-    names = [name for name, _ in CATEGORIES] + ["other", "total"]
+    names = [name for name, _, _ in CATEGORIES] + ["other", "total"]
     print("| loop | " + " | ".join(names) + " |")
     print("| --- |" + " ---: |" * len(names))
     for phase, data in report["loops"].items():
