@@ -24,8 +24,8 @@ extension JSONValue {
         return .object(fields)
     }
 
-    /// `.string`, or `nil` for `nil`.
-    static func string(_ text: String?) -> JSONValue? { text.map(JSONValue.string) }
+    /// `.string`, or `nil` (member left out) for `nil`.
+    static func stringIfPresent(_ text: String?) -> JSONValue? { text.map(JSONValue.string) }
 
     /// An array of strings.
     static func strings(_ texts: [String]) -> JSONValue { .array(texts.map(JSONValue.string)) }

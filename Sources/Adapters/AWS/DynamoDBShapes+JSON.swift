@@ -3,7 +3,7 @@ import PayPulseCoding
 // The DynamoDB shapes of the warm paths, written and read by hand (see AWSJSONShape).
 
 extension DynamoDB.AttributeValue {
-    var json: JSONValue { .members(["S": .string(S), "N": .string(N), "BOOL": BOOL.map(JSONValue.bool)]) }
+    var json: JSONValue { .members(["S": .stringIfPresent(S), "N": .stringIfPresent(N), "BOOL": BOOL.map(JSONValue.bool)]) }
 
     init(json value: JSONValue) throws(JSONTypeMismatch) {
         guard case .object(let fields) = value else { throw JSONTypeMismatch(key: "AttributeValue") }

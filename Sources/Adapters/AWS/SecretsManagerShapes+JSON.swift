@@ -29,7 +29,7 @@ extension SecretsManager.CreateSecretInput: AWSJSONInput {
 }
 
 extension SecretsManager.GetSecretValueInput: AWSJSONInput {
-    var json: JSONValue { .members(["SecretId": .string(SecretId), "VersionId": .string(VersionId), "VersionStage": .string(VersionStage)]) }
+    var json: JSONValue { .members(["SecretId": .string(SecretId), "VersionId": .stringIfPresent(VersionId), "VersionStage": .stringIfPresent(VersionStage)]) }
 }
 
 extension SecretsManager.SecretIdInput: AWSJSONInput {
@@ -45,8 +45,8 @@ extension SecretsManager.PutSecretValueInput: AWSJSONInput {
 
 extension SecretsManager.UpdateSecretVersionStageInput: AWSJSONInput {
     var json: JSONValue {
-        .members(["SecretId": .string(SecretId), "VersionStage": .string(VersionStage), "MoveToVersionId": .string(MoveToVersionId),
-                  "RemoveFromVersionId": .string(RemoveFromVersionId)])
+        .members(["SecretId": .string(SecretId), "VersionStage": .string(VersionStage), "MoveToVersionId": .stringIfPresent(MoveToVersionId),
+                  "RemoveFromVersionId": .stringIfPresent(RemoveFromVersionId)])
     }
 }
 
