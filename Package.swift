@@ -52,14 +52,14 @@ let package = Package(
         .target(
             name: "PayPulseAWS",
             dependencies: [
-                "PayPulsePorts", "PayPulseTransport", "PayPulseSigV4",
+                "PayPulsePorts", "PayPulseTransport", "PayPulseSigV4", "PayPulseCoding",
                 .product(name: "Logging", package: "swift-log"),
             ],
             path: "Sources/Adapters/AWS"
         ),
         .target(
             name: "PayPulseGoogle",
-            dependencies: ["PayPulsePorts", "PayPulseTransport", .product(name: "Logging", package: "swift-log")],
+            dependencies: ["PayPulsePorts", "PayPulseTransport", "PayPulseCoding", .product(name: "Logging", package: "swift-log")],
             path: "Sources/Adapters/Google"
         ),
         .systemLibrary(

@@ -30,10 +30,16 @@ public struct Assembly: Sendable {
     ///   - configuration: What the environment said.
     ///   - logger: The process logger.
     ///   - authenticates: Whether to load the JWT settings (reading their secret if named).
+    ///   - inlineTransfers: Whether one transfer at a time may run on the calling thread (a
+    ///     process answering one API request at a time; never a refresh run).
     /// - Throws: ``ConfigurationError`` naming the variable at fault, or a `StoreError` when
     ///   the embedded store cannot be opened.
-    public static func build(configuration: AppConfiguration, logger: Logger, authenticates: Bool = true) async throws -> Assembly {
-        let transport = CurlHTTPClient(configuration: CurlHTTPClient.Configuration(caBundlePath: configuration.caBundlePath))
+    public static func build(
+        configuration: AppConfiguration, logger: Logger, authenticates: Bool = true, inlineTransfers: Bool = false
+    ) async throws -> Assembly {
+        let transport = CurlHTTPClient(
+            configuration: CurlHTTPClient.Configuration(caBundlePath: configuration.caBundlePath, inlineTransfers: inlineTransfers)
+        )
         let backends = try makeBackends(configuration, transport: transport, logger: logger)
         let google = GoogleOAuthClient(
             tokenEndpoint: configuration.google.tokenEndpoint, revokeEndpoint: configuration.google.revokeEndpoint,

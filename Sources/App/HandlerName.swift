@@ -13,4 +13,8 @@ public enum HandlerName: String, Sendable, CaseIterable {
 
     /// Whether the function serves an API route and so verifies JWTs.
     public var authenticates: Bool { self != .tokenRefresh && self != .freshToken }
+
+    /// Whether one invocation makes its few calls one after another (everything but a
+    /// refresh run, which keeps many transfers in flight).
+    public var servesOneRequestAtATime: Bool { self != .tokenRefresh }
 }

@@ -120,19 +120,35 @@ public struct JSONBodyParser {
 
     private mutating func string() throws(Failure) -> String {
         index += 1
-        var utf8: [UInt8] = []
-        while let byte = current {
+        // Most strings hold no escape: validate their bytes in one go.
+        let start = index
+        while index < bytes.count, bytes[index] != UInt8(ascii: "\""), bytes[index] != UInt8(ascii: "\\"), bytes[index] >= 0x20 {
             index += 1
+        }
+        if current == UInt8(ascii: "\"") {
+            index += 1
+            guard let text = String(validating: bytes[start..<index - 1], as: UTF8.self) else { throw .syntax }
+            return text
+        }
+        // Escapes: copy the runs between them whole (stored token sets are full of them).
+        var utf8: [UInt8] = []
+        var runStart = start
+        while let byte = current {
             switch byte {
             case UInt8(ascii: "\""):
+                utf8.append(contentsOf: bytes[runStart..<index])
+                index += 1
                 guard let text = String(validating: utf8, as: UTF8.self) else { throw .syntax }
                 return text
             case UInt8(ascii: "\\"):
+                utf8.append(contentsOf: bytes[runStart..<index])
+                index += 1
                 try escape(into: &utf8)
+                runStart = index
             case 0..<0x20:
                 throw .syntax
             default:
-                utf8.append(byte)
+                index += 1
             }
         }
         throw .syntax

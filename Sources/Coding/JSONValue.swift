@@ -86,9 +86,10 @@ public enum JSONValue: Sendable, Equatable, Codable {
     /// Compact JSON text with sorted keys and unescaped slashes, so equal values give
     /// equal bytes.
     public var jsonBytes: [UInt8] {
+        if let bytes = compactJSON() { return bytes }
         // Encoding a JSONValue cannot fail: it holds only JSON-representable values
         // (a non-finite Double cannot come out of the parser).
-        (try? JSONCoding.encode(self)) ?? Array("null".utf8)
+        return (try? JSONCoding.encode(self)) ?? Array("null".utf8)
     }
 
     /// The JSON type's name, for messages.

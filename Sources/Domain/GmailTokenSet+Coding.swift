@@ -69,12 +69,16 @@ extension GmailTokenSet {
 
     /// The stored JSON text (keys sorted, so equal sets store equal bytes).
     public func jsonString() throws -> String {
-        try JSONCoding.string(self)
+        if let bytes = jsonValue.compactJSON() { return String(decoding: bytes, as: UTF8.self) }
+        return try JSONCoding.string(self)
     }
 
     /// Reads a stored document.
-    /// - Throws: `DecodingError` when it is not a token set.
+    /// - Throws: `DecodingError` or `JSONTypeMismatch` when it is not a token set.
     public static func decode(_ text: String) throws -> GmailTokenSet {
-        try JSONDecoder().decode(GmailTokenSet.self, from: Data(text.utf8))
+        let bytes = Array(text.utf8)
+        guard let value = JSONValue.fastParse(bytes) else { return try JSONDecoder().decode(GmailTokenSet.self, from: Data(bytes)) }
+        guard case .object(let fields) = value else { throw JSONTypeMismatch(key: "") }
+        return try GmailTokenSet(fields: fields)
     }
 }

@@ -26,6 +26,10 @@ public struct APIResponse: Sendable, Equatable {
 
     /// A response whose body is `value` encoded as JSON (keys sorted, slashes unescaped).
     public static func json(status: Int, _ value: some Encodable, headers: [String: String] = [:]) -> APIResponse {
+        // The same bytes without JSONEncoder for the replies that can give their value.
+        if let reply = value as? any JSONReply, let bytes = reply.jsonValue.compactJSON() {
+            return APIResponse(status: status, headers: headers, body: String(decoding: bytes, as: UTF8.self))
+        }
         let body = (try? JSONCoding.string(value)) ?? "{}"
         return APIResponse(status: status, headers: headers, body: body)
     }
@@ -35,8 +39,10 @@ public struct APIResponse: Sendable, Equatable {
         json(status: status, ErrorBody(error: code, message: message), headers: headers)
     }
 
-    private struct ErrorBody: Encodable {
+    private struct ErrorBody: JSONReply {
         var error: String
         var message: String
+
+        var jsonValue: JSONValue { .object(["error": .string(error), "message": .string(message)]) }
     }
 }

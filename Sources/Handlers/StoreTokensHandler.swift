@@ -4,6 +4,7 @@ import FoundationEssentials
 import Foundation
 #endif
 import Logging
+import PayPulseCoding
 import PayPulseDomain
 import PayPulsePorts
 
@@ -92,7 +93,7 @@ extension StoreTokensHandler {
 }
 
 /// The 201 body of the reference contract.
-struct StoreTokensReply: Encodable {
+struct StoreTokensReply: JSONReply {
     struct Data: Encodable {
         var google_email: String?
         var scope: String
@@ -113,4 +114,14 @@ struct StoreTokensReply: Encodable {
 
     var message: String
     var data: Data
+
+    var jsonValue: JSONValue {
+        .object([
+            "message": .string(message),
+            "data": .object([
+                "google_email": data.google_email.map(JSONValue.string) ?? .null, "scope": .string(data.scope),
+                "account_switch": .bool(data.account_switch), "message": .string(data.message),
+            ]),
+        ])
+    }
 }

@@ -4,6 +4,7 @@ import FoundationEssentials
 import Foundation
 #endif
 import Logging
+import PayPulseCoding
 import PayPulseDomain
 import PayPulsePorts
 
@@ -55,7 +56,7 @@ public struct UserProfileHandler: APIRouteHandler {
 }
 
 /// The 200 body of the reference contract.
-struct UserProfileReply: Encodable {
+struct UserProfileReply: JSONReply {
     struct Data: Encodable {
         var name: String
         var email: String
@@ -65,4 +66,14 @@ struct UserProfileReply: Encodable {
 
     var message: String
     var data: Data
+
+    var jsonValue: JSONValue {
+        .object([
+            "message": .string(message),
+            "data": .object([
+                "name": .string(data.name), "email": .string(data.email), "created_on": .string(data.created_on),
+                "gmail_account_connected": .bool(data.gmail_account_connected),
+            ]),
+        ])
+    }
 }

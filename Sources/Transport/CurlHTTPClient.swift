@@ -4,12 +4,13 @@ import Synchronization
 
 /// The one HTTP client of the project, over libcurl.
 ///
-/// Transfers block, so they never run on the Swift concurrency pool: each pooled easy handle
+/// Transfers block, so they do not run on the Swift concurrency pool: each pooled easy handle
 /// owns a serial Dispatch queue, and serial queues are served by Dispatch's overcommit
 /// threads, one per busy queue. (A concurrent queue would be capped at the core count on
-/// Linux, so a few stalled peers could hold every transfer back.) Each handle keeps its
-/// connection cache, so a refresh run of thousands of calls reuses a few connections.
-/// Safe to call concurrently.
+/// Linux, so a few stalled peers could hold every transfer back.) The exception is a client
+/// configured with ``Configuration/inlineTransfers``: one transfer at a time in the process
+/// then runs on the calling thread. Each handle keeps its connection cache, so a refresh
+/// run of thousands of calls reuses a few connections. Safe to call concurrently.
 public final class CurlHTTPClient: HTTPTransport {
     /// Limits that apply to every request.
     public struct Configuration: Sendable {
@@ -23,16 +24,21 @@ public final class CurlHTTPClient: HTTPTransport {
         /// built-in path. Debian's libcurl looks in `/etc/ssl/certs/ca-certificates.crt`,
         /// which Amazon Linux lacks, so a bundle carrying that libcurl names the host's file.
         public var caBundlePath: String?
+        /// Whether a transfer may run on the calling thread (see ``InlineTransfers``): for a
+        /// process that serves one API request at a time with a few sequential calls, never
+        /// for a refresh run with many transfers in flight.
+        public var inlineTransfers: Bool
 
         /// Creates a configuration.
         public init(
             connectTimeout: Duration = .seconds(3), maxResponseBytes: Int = 8 << 20, maxIdleHandles: Int = 32,
-            caBundlePath: String? = nil
+            caBundlePath: String? = nil, inlineTransfers: Bool = false
         ) {
             self.connectTimeout = connectTimeout
             self.maxResponseBytes = maxResponseBytes
             self.maxIdleHandles = maxIdleHandles
             self.caBundlePath = caBundlePath
+            self.inlineTransfers = inlineTransfers
         }
     }
 
@@ -49,6 +55,13 @@ public final class CurlHTTPClient: HTTPTransport {
             // Most likely libcurl could not be loaded; say why (a missing library, say).
             let reason = paypulse_curl_load_error().map { String(cString: $0) } ?? "libcurl could not create a handle"
             throw TransportError.other.with(detail: reason)
+        }
+        if configuration.inlineTransfers, let result = InlineTransfers.run({ () -> Result<HTTPResponse, TransportError> in
+            let result = handle.perform(request, configuration: configuration)
+            checkin(handle)
+            return result
+        }) {
+            return try result.get()
         }
         return try await withCheckedThrowingContinuation { continuation in
             handle.queue.async {

@@ -3,6 +3,7 @@ import FoundationEssentials
 #else
 import Foundation
 #endif
+import PayPulseCoding
 import PayPulsePorts
 
 /// The JSON of a successful refresh:
@@ -29,7 +30,7 @@ struct GoogleTokenAnswer: Decodable {
     ///   JSON, has no access token, no positive lifetime, or an `id_token` that is not a
     ///   readable JWT: such an answer cannot be stored.
     static func grant(from body: [UInt8]) throws -> GoogleTokenGrant {
-        guard let answer = try? JSONDecoder().decode(GoogleTokenAnswer.self, from: Data(body)) else {
+        guard let answer = read(body) else {
             throw malformed("the body is not a token JSON object")
         }
         guard let accessToken = answer.accessToken, !accessToken.isEmpty else {
@@ -50,6 +51,16 @@ struct GoogleTokenAnswer: Decodable {
             tokenType: answer.tokenType.flatMap { $0.isEmpty ? nil : $0 } ?? "Bearer",
             refreshToken: answer.refreshToken.flatMap { $0.isEmpty ? nil : $0 },
             identity: identity
+        )
+    }
+
+    /// The answer as `JSONDecoder` reads it, by hand where ``JSONValue/fastParse(_:)`` answers.
+    private static func read(_ body: [UInt8]) -> GoogleTokenAnswer? {
+        guard let value = JSONValue.fastParse(body) else { return try? JSONDecoder().decode(GoogleTokenAnswer.self, from: Data(body)) }
+        guard case .object(let fields) = value else { return nil }
+        return try? GoogleTokenAnswer(
+            accessToken: fields.string("access_token"), expiresIn: fields.integer("expires_in"), scope: fields.string("scope"),
+            tokenType: fields.string("token_type"), refreshToken: fields.string("refresh_token"), idToken: fields.string("id_token")
         )
     }
 

@@ -52,6 +52,7 @@ enum SigV4Canonicalization {
     /// included) collapsed to one space; repeated names are joined with `,` in order of
     /// appearance; lines are sorted by name.
     static func headers(_ headers: [SigV4Header]) -> (canonical: String, signed: String) {
+        if let fast = asciiHeaders(headers) { return fast }
         var valuesByName: [String: [String]] = [:]
         for header in headers {
             let name = collapsingWhitespace(header.name).lowercased()
@@ -65,7 +66,42 @@ enum SigV4Canonicalization {
     }
 
     /// Trims spaces, tabs and line breaks and collapses inner runs of them to one space.
+    /// ``headers(_:)`` for ASCII names, where `String` equality is byte equality, so a
+    /// stable sort of the pairs by name groups equal names in their order as the dictionary
+    /// does; built in two strings instead of a dictionary of arrays and three joins, which
+    /// were a third of a signature. `nil` when a name is not ASCII.
+    private static func asciiHeaders(_ headers: [SigV4Header]) -> (canonical: String, signed: String)? {
+        var pairs: [(name: String, value: String, position: Int)] = []
+        pairs.reserveCapacity(headers.count)
+        for (position, header) in headers.enumerated() {
+            guard header.name.utf8.allSatisfy({ $0 < 0x80 }) else { return nil }
+            pairs.append((collapsingWhitespace(header.name).lowercased(), collapsingWhitespace(header.value), position))
+        }
+        pairs.sort { lhs, rhs in
+            lhs.name == rhs.name ? lhs.position < rhs.position : lhs.name.utf8.lexicographicallyPrecedes(rhs.name.utf8)
+        }
+        var canonical = "", signed = ""
+        canonical.reserveCapacity(256)
+        for (index, pair) in pairs.enumerated() {
+            if index > 0, pairs[index - 1].name == pair.name {
+                canonical += ","
+            } else {
+                if index > 0 {
+                    canonical += "\n"
+                    signed += ";"
+                }
+                canonical += pair.name
+                canonical += ":"
+                signed += pair.name
+            }
+            canonical += pair.value
+        }
+        if !pairs.isEmpty { canonical += "\n" }
+        return (canonical, signed)
+    }
+
     static func collapsingWhitespace(_ text: String) -> String {
+        if isCollapsed(text) { return text }
         var out: [UInt8] = []
         var pendingSpace = false
         for byte in text.utf8 {
@@ -79,5 +115,23 @@ enum SigV4Canonicalization {
             }
         }
         return String(decoding: out, as: UTF8.self)
+    }
+
+    /// Whether `text` has no whitespace to trim or collapse (no tab, CR or LF, no space at
+    /// either end or next to another): then it is its own canonical form, without a copy.
+    private static func isCollapsed(_ text: String) -> Bool {
+        var previousWasSpace = true  // a leading space needs trimming
+        for byte in text.utf8 {
+            switch byte {
+            case UInt8(ascii: " "):
+                if previousWasSpace { return false }
+                previousWasSpace = true
+            case UInt8(ascii: "\t"), UInt8(ascii: "\r"), UInt8(ascii: "\n"):
+                return false
+            default:
+                previousWasSpace = false
+            }
+        }
+        return !previousWasSpace || text.isEmpty
     }
 }

@@ -64,7 +64,8 @@ public struct SigV4Signer: Sendable {
             added.append(SigV4Header(name: "x-amz-content-sha256", value: bodyHash))
         }
 
-        let replacedNames = Set(added.map { $0.name.lowercased() } + ["authorization"])
+        // A few headers: arrays of lowercased names instead of sets (hashing cost more).
+        let replacedNames = added.map { $0.name.lowercased() } + ["authorization"]
         let kept = request.headers.filter { !replacedNames.contains($0.name.lowercased()) }
         let signedInput = (kept + added).filter { header in
             let name = header.name.lowercased()
@@ -73,22 +74,22 @@ public struct SigV4Signer: Sendable {
         }
 
         let headers = SigV4Canonicalization.headers(signedInput)
-        let canonicalRequest = [
+        let canonicalRequest = Self.lines(
             request.method,
             SigV4Canonicalization.uri(path: request.path, normalize: options.normalizePath),
             SigV4Canonicalization.query(request.query),
             headers.canonical,
             headers.signed,
-            bodyHash,
-        ].joined(separator: "\n")
+            bodyHash
+        )
 
         let scope = "\(amzDate.day)/\(region)/\(service)/aws4_request"
-        let stringToSign = [
+        let stringToSign = Self.lines(
             Self.algorithm,
             amzDate.timestamp,
             scope,
-            SigV4Encoding.hex(SHA256.hash(data: Array(canonicalRequest.utf8))),
-        ].joined(separator: "\n")
+            SigV4Encoding.hex(SHA256.hash(data: Array(canonicalRequest.utf8)))
+        )
 
         let signature = SigV4Encoding.hex(
             Self.hmac(key: signingKeys.key(day: amzDate.day, derive: signingKey(day:)), Array(stringToSign.utf8))
@@ -108,6 +109,17 @@ public struct SigV4Signer: Sendable {
     }
 
     static let algorithm = "AWS4-HMAC-SHA256"
+
+    /// The parts joined by newlines, in one string sized up front.
+    private static func lines(_ parts: String...) -> String {
+        var result = ""
+        result.reserveCapacity(parts.reduce(parts.count) { $0 + $1.utf8.count })
+        for (index, part) in parts.enumerated() {
+            if index > 0 { result += "\n" }
+            result += part
+        }
+        return result
+    }
 
     /// Headers that proxies and HTTP stacks add or rewrite in transit (libcurl may add
     /// `Expect: 100-continue`); signing them would break the signature for no security gain.

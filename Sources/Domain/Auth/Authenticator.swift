@@ -3,6 +3,7 @@ import FoundationEssentials
 #else
 import Foundation
 #endif
+import PayPulseCoding
 
 /// Verifies requests: the `Authorization: Bearer <JWT>` header, or, when configured, the
 /// claims API Gateway's authorizer already verified.
@@ -67,8 +68,7 @@ public struct Authenticator: Sendable {
     private func verifiedClaims(_ segments: BearerToken.Segments) throws(AuthenticationError) -> AccessTokenClaims {
         guard let signature = Base64URL.decode(segments.signature) else { throw .malformedToken }
         guard key.isValid(signature: signature, for: segments.signingInput) else { throw .badSignature }
-        guard let payload = Base64URL.decode(segments.payload),
-              let claims = try? JSONDecoder().decode(AccessTokenClaims.self, from: payload) else {
+        guard let payload = Base64URL.decode(segments.payload), let claims = AccessTokenClaims.decode(Array(payload)) else {
             throw .malformedClaims
         }
         return claims

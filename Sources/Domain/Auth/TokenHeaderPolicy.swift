@@ -3,6 +3,7 @@ import FoundationEssentials
 #else
 import Foundation
 #endif
+import PayPulseCoding
 
 /// The JOSE header rules, checked on the raw header before the signature.
 ///
@@ -30,14 +31,18 @@ enum TokenHeaderPolicy {
     /// - Throws: ``AuthenticationError`` when the header is not JSON, pins another algorithm,
     ///   or carries a parameter other than `alg` and `typ` (`typ`, when present, must be `JWT`).
     static func check(encodedHeader: Substring) throws(AuthenticationError) {
-        guard let json = Base64URL.decode(encodedHeader),
-              let fields = try? JSONDecoder().decode([String: HeaderValue].self, from: json) else {
-            throw .malformedHeader
-        }
+        guard let json = Base64URL.decode(encodedHeader), let fields = headerFields(Array(json)) else { throw .malformedHeader }
         guard fields["alg"] == .string(algorithm) else { throw .algorithmNotAllowed }
         guard fields.keys.allSatisfy(allowedParameters.contains) else { throw .unexpectedHeaderParameter }
         if let typ = fields["typ"] {
             guard case .string(let value) = typ, value.uppercased() == "JWT" else { throw .unexpectedHeaderParameter }
         }
+    }
+
+    /// The header's members as `JSONDecoder` reads `[String: HeaderValue]`, through
+    /// ``JSONValue/fastParse(_:)`` where it answers (JSONDecoder was most of a check).
+    private static func headerFields(_ json: [UInt8]) -> [String: HeaderValue]? {
+        guard let value = JSONValue.fastParse(json) else { return try? JSONDecoder().decode([String: HeaderValue].self, from: Data(json)) }
+        return value.objectValue?.mapValues { $0.stringValue.map(HeaderValue.string) ?? .other }
     }
 }

@@ -7,10 +7,11 @@ import PayPulseCoding
 import PayPulseHandlers
 
 extension JSONValue {
-    /// Parses `bytes`; anything the decoder refuses is `notJSON`.
+    /// Parses `bytes` as `JSONDecoder` would (``JSONValue/decode(_:)``); anything it
+    /// refuses is `notJSON`.
     static func parse(_ bytes: [UInt8]) throws(EventDecodingError) -> JSONValue {
         do {
-            return try JSONDecoder().decode(JSONValue.self, from: Data(bytes))
+            return try JSONValue.decode(bytes)
         } catch {
             throw .notJSON
         }

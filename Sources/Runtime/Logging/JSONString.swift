@@ -3,6 +3,10 @@
 enum JSONString {
     /// `text` as a quoted JSON string (RFC 8259 escapes; non-ASCII kept as UTF-8).
     static func quoted(_ text: String) -> String {
+        // Most text needs no escape: one pass over the bytes (0xE2 leads U+2028 and U+2029).
+        if !text.utf8.contains(where: { $0 < 0x20 || $0 == 0x22 || $0 == 0x5C || $0 == 0x7F || $0 == 0xE2 }) {
+            return "\"" + text + "\""
+        }
         var result = "\""
         for scalar in text.unicodeScalars {
             switch scalar {

@@ -21,6 +21,8 @@ extension APIResponse {
             multiValueHeaders: version == .v1 ? headers.mapValues { [$0] } : nil,
             body: body, isBase64Encoded: false
         )
+        // The same bytes without JSONEncoder, unless a header name is not ASCII.
+        if let bytes = payload.jsonValue.compactJSON() { return bytes }
         // Strings, an Int and a Bool always encode; the fallback only satisfies `try`.
         return (try? JSONCoding.encode(payload)) ?? Array(Self.fallback.utf8)
     }
@@ -35,5 +37,17 @@ extension APIResponse {
         var multiValueHeaders: [String: [String]]?
         var body: String
         var isBase64Encoded: Bool
+
+        /// Member for member what synthesized `Encodable` writes.
+        var jsonValue: JSONValue {
+            var fields: [String: JSONValue] = [
+                "statusCode": .integer(Int64(statusCode)), "headers": .object(headers.mapValues(JSONValue.string)),
+                "body": .string(body), "isBase64Encoded": .bool(isBase64Encoded),
+            ]
+            if let multiValueHeaders {
+                fields["multiValueHeaders"] = .object(multiValueHeaders.mapValues { .array($0.map(JSONValue.string)) })
+            }
+            return .object(fields)
+        }
     }
 }
