@@ -26,7 +26,7 @@ cd "$(dirname "$0")/.."
 
 scratch=${PAYPULSE_LAMBDA_SCRATCH:-.build-lambda}
 bundles="$scratch/bundles"
-for f in store-tokens user-profile token-refresh disconnect; do
+for f in store-tokens user-profile token-refresh disconnect fresh-token; do
   [ -f "$bundles/$f.zip" ] || { echo "test-bundles-chroot: $bundles/$f.zip is missing; run scripts/bundle.sh" >&2; exit 1; }
 done
 
@@ -100,16 +100,20 @@ invoke() { # $1 = root, $2 = function, $3 = event (under events/), $4 = expected
   mv "$state" "$root/state"
   env -i PATH=/bin PAYPULSE_STORE=embedded PAYPULSE_STATE_DIR=/state LOG_LEVEL=info "$@" \
     "$unshare" --mount --pid --fork --mount-proc="$root/proc" "$chroot" "$root" /bootstrap \
-    <"events/$event" >"$out" 2>"$err" || status=$?
+    <"$(under_events "$event")" >"$out" 2>"$err" || status=$?
   mv "$root/state" "$state"
   if [ "$status" != 0 ]; then
     cat "$err" >&2
     fail "$function < $event exited $status inside the chroot"
   fi
-  if ! "$paypulse" match-response "events/$expected" "$out"; then
+  if ! "$paypulse" match-response "$(under_events "$expected")" "$out"; then
     cat "$err" >&2
     fail "$function < $event: the answer differs from $expected"
   fi
+}
+
+under_events() { # $1 = a path under events/, or an absolute one (cases made here)
+  case "$1" in /*) echo "$1" ;; *) echo "events/$1" ;; esac
 }
 
 describe() { # $1 = root: what the root holds besides the bundle
@@ -154,6 +158,18 @@ root=$(make_root user-profile)
 invoke "$root" user-profile user-profile/v2-missing-bearer-token.json user-profile/v2-missing-bearer-token.expected.json
 invoke "$root" user-profile user-profile/v2-connected.json user-profile/v2-connected.expected.json
 echo "chroot user-profile:  ok  401 without a JWT, 200 connected ($(describe "$root"))"
+
+# fresh-token: invoked directly with {"user_id"}; serves the connected user's token from
+# the store (fresh, so Google is not asked) and answers a code for a user with none.
+root=$(make_root fresh-token)
+mkdir -p "$work/fresh-token"
+echo '{"user_id": "user-1"}' >"$work/fresh-token/connected.json"
+echo '{"access_token": "<any>", "expires_at": "<rfc3339>", "scope": "<any>", "google_email": "jane.smith@gmail.com"}' \
+  >"$work/fresh-token/connected.expected.json"
+invoke "$root" fresh-token "$work/fresh-token/connected.json" "$work/fresh-token/connected.expected.json"
+invoke "$root" fresh-token fresh-token/invalid-user-id.json fresh-token/invalid-user-id.expected.json
+[ "$(token_requests)" = 1 ] || fail "fresh-token asked Google for a token that was still fresh"
+echo "chroot fresh-token:   ok  the connected user's token served from the store, invalid_request for a bad id ($(describe "$root"))"
 
 root=$(make_root token-refresh)
 trust_google "$root"
