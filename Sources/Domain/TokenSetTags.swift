@@ -17,6 +17,10 @@ public enum TokenSetTags {
     /// `false` while Google has not confirmed the stored refresh token: the next refresh
     /// run takes it whatever its expiry.
     public static let verified = "paypulse:verified"
+    /// Whole seconds from the value's write to its access token's expiry (Google's
+    /// `expires_in`): a refresh that renews the token with the same lifetime writes no tags,
+    /// and the listing's last-change date plus this tells the new expiry.
+    public static let lifetime = "paypulse:lifetime"
 
     /// The tags describing `tokenSet`.
     public static func tags(for tokenSet: GmailTokenSet) -> [String: String] {
@@ -25,12 +29,35 @@ public enum TokenSetTags {
             expiresAt: String(Int64(tokenSet.expiresAt.timeIntervalSince1970.rounded(.down))),
             refreshable: tokenSet.isRefreshable ? "true" : "false",
             verified: tokenSet.verified ? "true" : "false",
+            lifetime: String(Int64(tokenSet.expiresAt.timeIntervalSince(tokenSet.updatedAt).rounded())),
         ]
     }
 
     /// The expiry a listing shows, if the tag is there and readable.
     public static func expiry(from tags: [String: String]) -> Date? {
         tags[expiresAt].flatMap(Int64.init).map { Date(timeIntervalSince1970: Double($0)) }
+    }
+
+    /// The expiry a listing implies. A refresh that renews the access token with the same
+    /// lifetime leaves the tags alone (two calls fewer per refresh), so the expiry tag can
+    /// be older than the value: the value's last write (the listing's last-change date)
+    /// plus the tagged lifetime is then the later, true expiry (give or take the moments
+    /// between Google's answer and the write).
+    public static func impliedExpiry(from tags: [String: String], lastChanged: Date?) -> Date? {
+        let tagged = expiry(from: tags)
+        guard let lastChanged, let seconds = tags[lifetime].flatMap(Int64.init) else { return tagged }
+        let written = lastChanged.addingTimeInterval(Double(seconds))
+        return tagged.map { max($0, written) } ?? written
+    }
+
+    /// Whether `tags` (a version's) still describe `new`, a later write: equal but for the
+    /// expiry, which may only be earlier (``impliedExpiry(from:lastChanged:)`` reads the
+    /// rest from the write's date).
+    public static func stillDescribe(_ tags: [String: String], _ new: GmailTokenSet) -> Bool {
+        let wanted = Self.tags(for: new)
+        guard wanted.allSatisfy({ $0.key == expiresAt || tags[$0.key] == $0.value }) else { return false }
+        guard let tagged = expiry(from: tags) else { return false }
+        return tagged <= new.expiresAt
     }
 }
 

@@ -70,13 +70,20 @@ public struct TokenVault: Sendable {
     }
 
     /// Compare-and-swap: stores `tokenSet` only if `expected` is still current, then
-    /// updates the listing tags.
+    /// updates the listing tags, unless `tagged` (the tags the replaced version carries)
+    /// still describe it: a refresh that renews only the access token then costs three
+    /// calls (read, put, stage move), and the listing infers the new expiry from the write's
+    /// date (``TokenSetTags/impliedExpiry(from:lastChanged:)``).
     /// - Throws: `StoreError.conflict` when newer tokens were stored meanwhile (nothing written).
     @discardableResult
-    public func replace(_ tokenSet: GmailTokenSet, of user: UserID, expected: SecretVersionID) async throws -> SecretVersionID {
+    public func replace(
+        _ tokenSet: GmailTokenSet, of user: UserID, expected: SecretVersionID, tagged: [String: String]? = nil
+    ) async throws -> SecretVersionID {
         let version = try await secrets.replaceCurrent(
             name: user.secretName, expected: expected, value: try tokenSet.jsonString(), clientRequestToken: SecretVersionID.random().rawValue
         )
+        // Writing no tags, we cannot overtake another writer's either.
+        if let tagged, TokenSetTags.stillDescribe(tagged, tokenSet) { return version }
         try await retag(tokenSet, of: user)
         await retagIfOvertaken(user, tagged: version)
         return version

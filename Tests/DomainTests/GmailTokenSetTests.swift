@@ -38,13 +38,56 @@ struct GmailTokenSetTests {
         }
     }
 
-    @Test("tags carry status, expiry in epoch seconds, refreshability and verification")
+    @Test("tags carry status, expiry in epoch seconds, refreshability, verification and the token's lifetime")
     func tags() {
         let tags = TokenSetTags.tags(for: set)
-        #expect(tags == ["paypulse:status": "active", "paypulse:expires-at": "1800000000", "paypulse:refreshable": "true", "paypulse:verified": "true"])
+        let lifetime = String(Int64(set.expiresAt.timeIntervalSince(set.updatedAt).rounded()))
+        #expect(
+            tags == [
+                "paypulse:status": "active", "paypulse:expires-at": "1800000000", "paypulse:refreshable": "true", "paypulse:verified": "true",
+                "paypulse:lifetime": lifetime,
+            ]
+        )
         #expect(TokenSetTags.expiry(from: tags) == Date(timeIntervalSince1970: 1_800_000_000))
         var revoked = set
         revoked.status = .revoked
         #expect(TokenSetTags.tags(for: revoked)["paypulse:refreshable"] == "false")
+    }
+}
+
+@Suite("What a listing implies about expiry")
+struct ImpliedExpiryTests {
+    private static func set(expiresIn: Double, updatedAt: Date = Date(timeIntervalSince1970: 1_800_000_000)) -> GmailTokenSet {
+        GmailTokenSet(
+            accessToken: "a", refreshToken: "r", tokenType: "Bearer", expiresAt: updatedAt.addingTimeInterval(expiresIn), scope: GmailScopes.readonly,
+            googleEmail: nil, connectedAt: updatedAt, updatedAt: updatedAt
+        )
+    }
+
+    @Test("tagged expiry, or the last write plus the tagged lifetime when later")
+    func implied() {
+        let tags = TokenSetTags.tags(for: Self.set(expiresIn: 3599))
+        let written = Date(timeIntervalSince1970: 1_800_000_000)
+        #expect(TokenSetTags.impliedExpiry(from: tags, lastChanged: nil) == written.addingTimeInterval(3599))
+        #expect(TokenSetTags.impliedExpiry(from: tags, lastChanged: written) == written.addingTimeInterval(3599))
+        // Refreshed twice since, tags untouched.
+        let later = written.addingTimeInterval(6000)
+        #expect(TokenSetTags.impliedExpiry(from: tags, lastChanged: later) == later.addingTimeInterval(3599))
+        // Tags from before the lifetime tag existed: the expiry tag alone.
+        var old = tags
+        old[TokenSetTags.lifetime] = nil
+        #expect(TokenSetTags.impliedExpiry(from: old, lastChanged: later) == written.addingTimeInterval(3599))
+    }
+
+    @Test("tags still describe a later set only when nothing but an earlier expiry differs")
+    func stillDescribe() {
+        let first = Self.set(expiresIn: 3599)
+        let tags = TokenSetTags.tags(for: first)
+        #expect(TokenSetTags.stillDescribe(tags, Self.set(expiresIn: 3599, updatedAt: first.updatedAt.addingTimeInterval(3000))))
+        #expect(!TokenSetTags.stillDescribe(tags, Self.set(expiresIn: 60, updatedAt: first.updatedAt.addingTimeInterval(3000))))
+        #expect(!TokenSetTags.stillDescribe(tags, Self.set(expiresIn: 3599, updatedAt: first.updatedAt.addingTimeInterval(-10))))
+        var revoked = Self.set(expiresIn: 3599, updatedAt: first.updatedAt.addingTimeInterval(3000))
+        revoked.status = .revoked
+        #expect(!TokenSetTags.stillDescribe(tags, revoked))
     }
 }

@@ -150,7 +150,7 @@ enum FaultScenario: String, CaseIterable, Sendable {
         ]
         let tags = [
             "paypulse:status": "active", "paypulse:expires-at": String(Int64(expires.timeIntervalSince1970)),
-            "paypulse:refreshable": "true", "paypulse:verified": "false",
+            "paypulse:refreshable": "true", "paypulse:verified": "false", "paypulse:lifetime": String(expiresIn),
         ]
         let json = String(decoding: try JSONSerialization.data(withJSONObject: value, options: [.sortedKeys]), as: UTF8.self)
         return SecretSnapshot(exists: true, deletedDate: nil, tags: tags, versionStages: [:], currentValue: json)

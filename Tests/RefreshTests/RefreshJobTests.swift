@@ -37,8 +37,10 @@ struct RefreshJobTests {
             try await fixture.seed(0, expiresIn: 7200)
             let name = fixture.user(0).secretName
             let fresh = try await stores.secrets.describeSecret(name: name).tags
-            // What a refresh leaves when its value landed but TagResource kept failing.
-            try await stores.secrets.tagResource(name: name, tags: [TokenSetTags.expiresAt: String(Int(Date().timeIntervalSince1970) + 60)])
+            // What a verifying write leaves when its value landed but TagResource kept failing:
+            // the listing still says "awaits verification". (A stale expiry alone no longer
+            // makes a set look due: the listing reads it from the write's date.)
+            try await stores.secrets.tagResource(name: name, tags: [TokenSetTags.verified: "false"])
             let value = try await fixture.raw(0)
 
             let first = try await fixture.job().run(deadline: nil, logger: fixture.logs.logger)

@@ -69,7 +69,9 @@ struct Violation: Sendable, CustomStringConvertible {
 ///    overlapped the time since that disconnect started, O must not read as connected
 ///    (tags, `connectionState`, or user-profile's `gmail_account_connected`).
 /// 5. **Tags** of a present secret agree with V (`paypulse:status`, `paypulse:refreshable`,
-///    `paypulse:expires-at`), checked where value and tags are read at rest (the final
+///    `paypulse:verified`, `paypulse:lifetime`, and `paypulse:expires-at`, which a refresh
+///    renewing only the access token leaves earlier than V's: never later), checked where
+///    value and tags are read at rest (the final
 ///    state, the restored state): the profile and the refresh job decide from them alone.
 ///    A reconnect that restored a secret tags it `revoked` whatever its value says, so a
 ///    restored state's tags agree with its value marked revoked.
@@ -177,6 +179,10 @@ struct InvariantChecker {
             var described = set
             if restoredByReconnect { described.status = .revoked }
             for (key, value) in TokenSetTags.tags(for: described) where tags[key] != value {
+                // A refresh that renews only the access token writes no tags: the expiry tag
+                // is then earlier than the value's, and the listing reads the true expiry from
+                // the write's date and the tagged lifetime. That is agreement, not drift.
+                if key == TokenSetTags.expiresAt, TokenSetTags.stillDescribe(tags, described) { continue }
                 violations.append(Violation(
                     user: user, rule: "tags disagree with the value",
                     detail: "\(key) is \(tags[key] ?? "missing"), the value says \(value)"

@@ -230,4 +230,15 @@ struct InvariantCheckerTests {
         tags[TokenSetTags.status] = "revoked"
         #expect(Self.rules([Self.store("a", 0, 1)], Self.state(Self.verified("a"), tags: tags)) == ["tags disagree with the value"])
     }
+
+    @Test("an expiry tag left earlier by a refresh that wrote no tags agrees; a later one does not")
+    func staleExpiryTag() {
+        let set = Self.verified("a")
+        var earlier = TokenSetTags.tags(for: set)
+        earlier[TokenSetTags.expiresAt] = String(Int64(set.expiresAt.timeIntervalSince1970) - 3000)
+        #expect(Self.rules([Self.store("a", 0, 1)], Self.state(set, tags: earlier)).isEmpty)
+        var later = TokenSetTags.tags(for: set)
+        later[TokenSetTags.expiresAt] = String(Int64(set.expiresAt.timeIntervalSince1970) + 3000)
+        #expect(Self.rules([Self.store("a", 0, 1)], Self.state(set, tags: later)) == ["tags disagree with the value"])
+    }
 }

@@ -137,7 +137,7 @@ public struct RefreshJob: Sendable {
                     }
                     continue
                 }
-                let expiry = TokenSetTags.expiry(from: secret.tags)
+                let expiry = TokenSetTags.impliedExpiry(from: secret.tags, lastChanged: secret.lastChangedDate)
                 // Without an expiry tag the value decides: treat it as due and let the read tell.
                 if expiry.map({ $0 <= horizon }) ?? true { due.append(Candidate(user: user, expiry: expiry, tags: secret.tags)) }
             }

@@ -120,15 +120,20 @@ public struct TokenRefresher: Sendable {
         }
     }
 
+    /// - Parameter read: the set as just read, when the caller has it (no second read).
     private func refresh(
-        _ user: UserID, when rule: DueRule, listedTags: [String: String]?, logger: Logger
+        _ user: UserID, when rule: DueRule, listedTags: [String: String]?, read: TokenVault.Stored? = nil, logger: Logger
     ) async throws(ConfigurationFailure) -> Outcome {
         let stored: TokenVault.Stored
-        do {
-            guard let current = try await vault.current(of: user) else { return .skipped("not stored") }
-            stored = current
-        } catch {
-            return .transientFailure("read: \(error)")
+        if let read {
+            stored = read
+        } else {
+            do {
+                guard let current = try await vault.current(of: user) else { return .skipped("not stored") }
+                stored = current
+            } catch {
+                return .transientFailure("read: \(error)")
+            }
         }
         let set = stored.tokenSet
         let skip = { (reason: String) async -> Outcome in
@@ -187,14 +192,17 @@ public struct TokenRefresher: Sendable {
                 logger.warning("Google's id_token names another audience; identity left as stored", metadata: ["user_id": "\(user)"])
             }
         }
-        return await write(renewed, user: user, expected: stored.version, success: .refreshed(renewed), logger: logger)
+        // The tags the replaced version carries: the listing's when it agrees with the value
+        // read, else none known (then the write tags).
+        let tagged = listedTags.map { TokenSetTags.stillDescribe($0, set) ? $0 : nil } ?? TokenSetTags.tags(for: set)
+        return await write(renewed, user: user, expected: stored.version, tagged: tagged, success: .refreshed(renewed), logger: logger)
     }
 
     /// A write whose value landed but whose tagging failed leaves tags that say "due"
     /// forever (the value is the authority, so nothing is lost, but every run reads it
     /// again). Best effort: a failure here changes nothing and is retried next run.
     private func repairTags(of user: UserID, from set: GmailTokenSet, listed: [String: String]?, logger: Logger) async {
-        guard let listed, TokenSetTags.tags(for: set).contains(where: { listed[$0.key] != $0.value }) else { return }
+        guard let listed, !TokenSetTags.stillDescribe(listed, set) else { return }
         do {
             try await vault.retag(set, of: user)
             logger.info("listing tags repaired from the stored value", metadata: ["user_id": "\(user)"])
@@ -213,10 +221,12 @@ public struct TokenRefresher: Sendable {
         return await write(marked, user: user, expected: expected, success: success, logger: logger)
     }
 
-    private func write(_ set: GmailTokenSet, user: UserID, expected: SecretVersionID, success: Outcome, logger: Logger) async -> Outcome {
+    private func write(
+        _ set: GmailTokenSet, user: UserID, expected: SecretVersionID, tagged: [String: String]? = nil, success: Outcome, logger: Logger
+    ) async -> Outcome {
         do {
             try await limiter?.acquire(2)
-            try await vault.replace(set, of: user, expected: expected)
+            try await vault.replace(set, of: user, expected: expected, tagged: tagged)
             return success
         } catch let error as StoreError where error == .conflict {
             logger.info("refresh lost to newer tokens; keeping them", metadata: ["user_id": "\(user)"])
@@ -240,11 +250,12 @@ public struct TokenRefresher: Sendable {
             } catch {
                 throw FreshTokenError.unavailable
             }
-            guard let set = current?.tokenSet else { throw FreshTokenError.notConnected }
+            guard let current else { throw FreshTokenError.notConnected }
+            let set = current.tokenSet
             if set.status == .revoked { throw FreshTokenError.revoked }
             if set.status == .rejected { throw FreshTokenError.rejected }
             if set.expiresAt > now().addingTimeInterval(Double(windowSeconds)) { return set }
-            switch try await refresh(user, when: .expiring, listedTags: nil, logger: logger) {
+            switch try await refresh(user, when: .expiring, listedTags: nil, read: current, logger: logger) {
             case .refreshed(let renewed): return renewed
             case .conflict: continue  // newer tokens are stored: read them
             case .revoked: throw FreshTokenError.revoked
