@@ -29,7 +29,9 @@ public enum TokenSetTags {
             expiresAt: String(Int64(tokenSet.expiresAt.timeIntervalSince1970.rounded(.down))),
             refreshable: tokenSet.isRefreshable ? "true" : "false",
             verified: tokenSet.verified ? "true" : "false",
-            lifetime: String(Int64(tokenSet.expiresAt.timeIntervalSince(tokenSet.updatedAt).rounded())),
+            // Whole seconds of each, as the stored document keeps them, so a set read back
+            // gives the same tag as the one written.
+            lifetime: String(Int64(tokenSet.expiresAt.timeIntervalSince1970.rounded(.down)) - Int64(tokenSet.updatedAt.timeIntervalSince1970.rounded(.down))),
         ]
     }
 

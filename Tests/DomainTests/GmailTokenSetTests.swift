@@ -41,7 +41,7 @@ struct GmailTokenSetTests {
     @Test("tags carry status, expiry in epoch seconds, refreshability, verification and the token's lifetime")
     func tags() {
         let tags = TokenSetTags.tags(for: set)
-        let lifetime = String(Int64(set.expiresAt.timeIntervalSince(set.updatedAt).rounded()))
+        let lifetime = String(Int64(set.expiresAt.timeIntervalSince1970.rounded(.down)) - Int64(set.updatedAt.timeIntervalSince1970.rounded(.down)))
         #expect(
             tags == [
                 "paypulse:status": "active", "paypulse:expires-at": "1800000000", "paypulse:refreshable": "true", "paypulse:verified": "true",
