@@ -17,10 +17,10 @@ public struct RetryPolicy: Sendable, Equatable {
     /// The limit for one whole exchange (connect, send, answer).
     public var attemptTimeout: Duration
 
-    /// Creates a policy (by default ``aws``'s figures).
+    /// Creates a policy (by default four attempts within ten seconds, ten seconds each).
     public init(
         maxAttempts: Int = 4, baseDelay: Duration = .milliseconds(100), maxDelay: Duration = .seconds(2),
-        totalBudget: Duration = .seconds(10), attemptTimeout: Duration = .seconds(5)
+        totalBudget: Duration = .seconds(10), attemptTimeout: Duration = .seconds(10)
     ) {
         self.maxAttempts = maxAttempts
         self.baseDelay = baseDelay
@@ -30,7 +30,7 @@ public struct RetryPolicy: Sendable, Equatable {
     }
 
     /// AWS calls inside a request: four attempts within ten seconds, five seconds each.
-    public static let aws = RetryPolicy()
+    public static let aws = RetryPolicy(attemptTimeout: .seconds(5))
 
     /// Google's OAuth endpoints: three attempts within eight seconds, ten seconds each
     /// (Google answers a refresh more slowly than a loopback-close AWS endpoint).

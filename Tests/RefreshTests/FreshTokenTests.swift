@@ -3,6 +3,7 @@ import PayPulseCoding
 import PayPulseDomain
 import PayPulseHandlers
 import PayPulseTestSupport
+import PayPulseTransport
 import Testing
 
 @Suite("fresh-token: a usable access token on demand, one Google refresh per process")
@@ -88,7 +89,9 @@ struct FreshTokenTests {
     @Test("two processes refreshing at once: the compare-and-swap loser returns the winner's token", arguments: StoreFactory.all)
     func losersReturnTheWinnersToken(_ factory: StoreFactory) async throws {
         try await factory.withStores { stores in
-            let fixture = try RefreshFixture(stores)
+            // Patient: the first refresh waits at Google until the second arrives, however
+            // slow the machine.
+            let fixture = try RefreshFixture(stores, retry: RetryPolicy(maxAttempts: 1, totalBudget: .seconds(120), attemptTimeout: .seconds(90)))
             defer { fixture.google.stop() }
             let refreshToken = try await fixture.seed(0, expiresIn: 30)
             // Two processes: each its own token source and refresher; both reach Google

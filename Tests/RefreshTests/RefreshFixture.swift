@@ -44,20 +44,28 @@ struct RefreshFixture {
         return token
     }
 
-    func refresher(windowSeconds: Int = 900, keepAliveSeconds: Int? = nil, writesPerSecond: Int = 1000, clientID: String? = nil) -> TokenRefresher {
+    func refresher(
+        windowSeconds: Int = 900, keepAliveSeconds: Int? = nil, writesPerSecond: Int = 1000, clientID: String? = nil,
+        now: @escaping @Sendable () -> Date = { Date() }
+    ) -> TokenRefresher {
         TokenRefresher(
             vault: vault, google: client, clientID: clientID ?? google.clientID, windowSeconds: windowSeconds, keepAliveSeconds: keepAliveSeconds,
-            limiter: WriteRateLimiter(writesPerSecond: writesPerSecond)
+            limiter: WriteRateLimiter(writesPerSecond: writesPerSecond), now: now
         )
     }
 
-    func job(_ settings: RefreshSettings = RefreshSettings(windowSeconds: 900, concurrency: 8, maxWritesPerSecond: 1000, stopMarginSeconds: 1), clientID: String? = nil) -> RefreshJob {
+    /// A job over this fixture's users; `now` is the job's and its refresher's clock.
+    func job(
+        _ settings: RefreshSettings = RefreshSettings(windowSeconds: 900, concurrency: 8, maxWritesPerSecond: 1000, stopMarginSeconds: 1),
+        clientID: String? = nil, now: @escaping @Sendable () -> Date = { Date() }
+    ) -> RefreshJob {
         RefreshJob(
             secrets: recorder,
             refresher: refresher(
-                windowSeconds: settings.windowSeconds, keepAliveSeconds: settings.keepAlive, writesPerSecond: settings.maxWritesPerSecond, clientID: clientID
+                windowSeconds: settings.windowSeconds, keepAliveSeconds: settings.keepAlive, writesPerSecond: settings.maxWritesPerSecond,
+                clientID: clientID, now: now
             ),
-            settings: settings, listPrefix: "gmail/user/\(run)-"
+            settings: settings, listPrefix: "gmail/user/\(run)-", now: now
         )
     }
 

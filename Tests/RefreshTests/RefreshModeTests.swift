@@ -18,8 +18,11 @@ struct RefreshModeTests {
             let idle = try await fixture.seed(0, expiresIn: 30)
             try await Task.sleep(for: .milliseconds(2_300))
             let recent = try await fixture.seed(1, expiresIn: 30)
+            // The clock stops here, so a slow machine cannot age the recent grant past the
+            // interval while the runs go on (the stores' dates stay real).
             let runStarted = Date()
-            let keepAlive = try await fixture.job(Self.settings(.keepalive, keepAlive: 2)).run(deadline: nil, logger: fixture.logs.logger)
+            let clock: @Sendable () -> Date = { runStarted }
+            let keepAlive = try await fixture.job(Self.settings(.keepalive, keepAlive: 2), now: clock).run(deadline: nil, logger: fixture.logs.logger)
             #expect(keepAlive.scanned == 2)
             #expect(keepAlive.due == 1)
             #expect(keepAlive.refreshed == 1)
@@ -28,10 +31,10 @@ struct RefreshModeTests {
             #expect(try await fixture.current(0).verifiedAt.map { $0 >= runStarted.addingTimeInterval(-1) } == true)
 
             // A second keepalive run right after finds nothing idle: the refresh wrote a value.
-            let again = try await fixture.job(Self.settings(.keepalive, keepAlive: 2)).run(deadline: nil, logger: fixture.logs.logger)
+            let again = try await fixture.job(Self.settings(.keepalive, keepAlive: 2), now: clock).run(deadline: nil, logger: fixture.logs.logger)
             #expect(again.due == 0 && again.refreshed == 0)
 
-            let eager = try await fixture.job(Self.settings(.eager)).run(deadline: nil, logger: fixture.logs.logger)
+            let eager = try await fixture.job(Self.settings(.eager), now: clock).run(deadline: nil, logger: fixture.logs.logger)
             #expect(eager.refreshed == 1)
             #expect(fixture.google.refreshCount(for: recent) == 1)
         }
