@@ -7,15 +7,20 @@ import Testing
 
 @Suite("A refresh costs three Secrets Manager calls, counted on moto")
 struct RefreshCallCountTests {
-    @Test("read, put, stage move: no tag write when only the access token changes, and the listing still tells the new expiry")
-    func threeCalls() async throws {
+    /// The shared moto behind a counting proxy, and a fixture whose token sets live there.
+    private static func counted() async throws -> (FaultProxy, AWSSecretStore, RefreshFixture) {
         let moto = try await MotoServer.shared()
         let proxy = try FaultProxy(upstream: moto.endpoint, dialect: .aws)
-        defer { proxy.stop() }
         let secrets = AWSSecretStore(client: try AWSTestClients.secretsManager(endpoint: proxy.url))
         let users = DynamoDBUserDirectory(client: try AWSTestClients.dynamoDB(endpoint: moto.endpoint), table: "paypulse-users")
         let fixture = try RefreshFixture(StoreFactory.Stores(secrets: secrets, users: users, supportsWriteProtectionOfDeletedSecrets: false))
-        defer { fixture.google.stop() }
+        return (proxy, secrets, fixture)
+    }
+
+    @Test("read, put, stage move: no tag write when only the access token changes, and the listing still tells the new expiry")
+    func threeCalls() async throws {
+        let (proxy, secrets, fixture) = try await Self.counted()
+        defer { proxy.stop(); fixture.google.stop() }
         // A grant Google verified an hour ago: its token lifetime is Google's.
         try await fixture.seed(0, expiresIn: 3599)
         let before = try await secrets.describeSecret(name: fixture.user(0).secretName).tags
@@ -41,13 +46,8 @@ struct RefreshCallCountTests {
 
     @Test("a write that changes more than the token (status, verification, lifetime) still tags")
     func statusChangesTag() async throws {
-        let moto = try await MotoServer.shared()
-        let proxy = try FaultProxy(upstream: moto.endpoint, dialect: .aws)
-        defer { proxy.stop() }
-        let secrets = AWSSecretStore(client: try AWSTestClients.secretsManager(endpoint: proxy.url))
-        let users = DynamoDBUserDirectory(client: try AWSTestClients.dynamoDB(endpoint: moto.endpoint), table: "paypulse-users")
-        let fixture = try RefreshFixture(StoreFactory.Stores(secrets: secrets, users: users, supportsWriteProtectionOfDeletedSecrets: false))
-        defer { fixture.google.stop() }
+        let (proxy, secrets, fixture) = try await Self.counted()
+        defer { proxy.stop(); fixture.google.stop() }
         // Stored with the app's 60 s token: the first refresh changes the lifetime, so it tags.
         try await fixture.seed(0, expiresIn: 60)
         proxy.plan.reset()
