@@ -20,7 +20,10 @@ from .stats import median
 def _command(setup: sides.Setup, side: str, concurrency: int, writes_per_second: int) -> tuple[list[str], dict]:
     if side == "swift":
         return sides.swift_cmd(setup, "token-refresh"), sides.swift_env(setup, extra={
-            "REFRESH_CONCURRENCY": str(concurrency), "REFRESH_MAX_WRITES_PER_SECOND": str(writes_per_second)})
+            "REFRESH_CONCURRENCY": str(concurrency), "REFRESH_MAX_WRITES_PER_SECOND": str(writes_per_second),
+            # Our seeds are written now with an hour's token (seeding._ours): an hour's window
+            # makes every one due.
+            "REFRESH_WINDOW_SECONDS": "3600"})
     return sides.peer_cmd(setup, "token_refresh"), sides.peer_env(setup, extra={"REFRESH_CONCURRENCY": str(concurrency)})
 
 

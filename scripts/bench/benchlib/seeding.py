@@ -41,14 +41,22 @@ def _rfc3339(epoch: int) -> str:
     return datetime.fromtimestamp(epoch, timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ")
 
 
-def _ours(index: int, expired_at: int) -> tuple[str, list[dict]]:
+def _ours(index: int, written_at: int) -> tuple[str, list[dict]]:
+    """A grant as our code leaves it after a refresh (the steady state): verified, written
+    now with Google's 3599 s token and tagged with that lifetime, so its next refresh writes
+    no tags. The listing reads a grant's expiry from when its value was written, which a
+    seed cannot backdate: our runs take these with REFRESH_WINDOW_SECONDS=3600 (refresh.py),
+    so every one is due, as every expired one of the peer's is."""
+    expires_at = written_at + 3599
     value = {
-        "version": 1, "access_token": "ya29.old", "refresh_token": f"1//rt-bench-{index:06d}", "token_type": "Bearer",
-        "expires_at": _rfc3339(expired_at), "scope": GMAIL_SCOPE, "google_email": f"bench{index:06d}@gmail.com",
-        "connected_at": _rfc3339(expired_at - 3600), "updated_at": _rfc3339(expired_at - 3600), "status": "active",
+        "version": 2, "access_token": "ya29.old", "refresh_token": f"1//rt-bench-{index:06d}", "token_type": "Bearer",
+        "expires_at": _rfc3339(expires_at), "scope": GMAIL_SCOPE, "google_email": f"bench{index:06d}@gmail.com",
+        "connected_at": _rfc3339(written_at), "updated_at": _rfc3339(written_at), "status": "active",
+        "verified": True, "verified_at": _rfc3339(written_at),
     }
-    tags = [{"Key": "paypulse:status", "Value": "active"}, {"Key": "paypulse:expires-at", "Value": str(expired_at)},
-            {"Key": "paypulse:refreshable", "Value": "true"}]
+    tags = [{"Key": "paypulse:status", "Value": "active"}, {"Key": "paypulse:expires-at", "Value": str(expires_at)},
+            {"Key": "paypulse:refreshable", "Value": "true"}, {"Key": "paypulse:verified", "Value": "true"},
+            {"Key": "paypulse:lifetime", "Value": "3599"}]
     return json.dumps(value, sort_keys=True), tags
 
 
@@ -63,12 +71,12 @@ def due_secret_name(index: int) -> str:
 
 
 def due_token_sets(moto: MotoCaller, count: int, side: str, threads: int = 3) -> float:
-    """Creates `count` token sets that expired ten minutes ago; returns the seconds it took."""
-    make = _ours if side == "swift" else _peers
-    expired_at = int(time.time()) - 600
+    """Creates `count` due token sets (the peer's expired ten minutes ago; ours, see `_ours`);
+    returns the seconds it took."""
+    now = int(time.time())
 
     def create(index: int) -> None:
-        value, tags = make(index, expired_at)
+        value, tags = _ours(index, now) if side == "swift" else _peers(index, now - 600)
         payload = {"Name": due_secret_name(index), "SecretString": value, "ClientRequestToken": str(uuid.UUID(int=index + 1))}
         if tags:
             payload["Tags"] = tags
