@@ -56,31 +56,8 @@ struct CapacityBench {
     /// Sends an API Gateway 2.0 request and insists on `status`.
     func request(_ handlers: EventHandlers, _ method: String, user: String, body: String? = nil, expect status: Int) async throws {
         let jwt = try minter.mint(subject: user, name: nil, email: nil, issuedAt: Date(), expiresAt: Date().addingTimeInterval(600))
-        let event = HTTPEvent(
-            rawPath: Self.path(method), headers: ["authorization": "Bearer \(jwt)", "content-type": "application/json"],
-            requestContext: .init(http: .init(method: method, path: Self.path(method))), body: body
-        )
-        try await expect(handlers, try JSONCoding.encode(event), status: status)
-    }
-
-    /// An API Gateway HTTP API 2.0 event, as much of it as the functions read.
-    private struct HTTPEvent: Encodable {
-        struct Context: Encodable {
-            struct HTTP: Encodable {
-                var method: String
-                var path: String
-            }
-            var http: HTTP
-            var requestId = "capacity"
-        }
-        var version = "2.0"
-        var routeKey = "$default"
-        var rawPath: String
-        var rawQueryString = ""
-        var headers: [String: String]
-        var requestContext: Context
-        var body: String?
-        var isBase64Encoded = false
+        let event = SampleHTTPEvent(method: method, path: Self.path(method), bearer: jwt, jsonBody: body)
+        try await expect(handlers, try event.encoded(), status: status)
     }
 
     /// Connects `user` with a refresh token the fake Google knows.

@@ -68,8 +68,8 @@ struct DemoCommand: AsyncParsableCommand {
             "scope":["https://www.googleapis.com/auth/gmail.readonly","https://www.googleapis.com/auth/userinfo.email"],\
             "email":"jane.smith@gmail.com"}
             """
-        let stored = try await invoke(app, .storeTokens, DemoEvent(method: "POST", path: "/v1/auth/gmail-tokens", bearer: jwt, jsonBody: tokens))
-        let profile = try await invoke(app, .userProfile, DemoEvent(method: "GET", path: "/v1/user/me", bearer: jwt, jsonBody: nil))
+        let stored = try await invoke(app, .storeTokens, SampleHTTPEvent(method: "POST", path: "/v1/auth/gmail-tokens", bearer: jwt, jsonBody: tokens))
+        let profile = try await invoke(app, .userProfile, SampleHTTPEvent(method: "GET", path: "/v1/user/me", bearer: jwt, jsonBody: nil))
         guard stored == 201, profile == 200 else { throw ExitCode.failure }
         if let set = try await TokenVault(secrets: app.backends.secrets).current(of: UserID(userID)!)?.tokenSet {
             print("\nstored: \(set.googleEmail ?? "?") (Google sub \(set.googleSubject ?? "?")), verified: \(set.verified), \(set)")
@@ -77,11 +77,11 @@ struct DemoCommand: AsyncParsableCommand {
     }
 
     /// Runs one event through a function's handlers and prints the answer.
-    private func invoke(_ app: Assembly, _ name: HandlerName, _ event: DemoEvent) async throws -> Int {
+    private func invoke(_ app: Assembly, _ name: HandlerName, _ event: SampleHTTPEvent) async throws -> Int {
         let handlers = try app.eventHandlers(for: name)
         let result = await StdinRunner.process(input: try event.encoded(), logger: app.logger, handlers: handlers)
         let reply = try JSONDecoder().decode(Reply.self, from: Data(result.output))
-        print("\n\(event.requestContext.http.method) \(event.rawPath)  (\(name.rawValue))  ->  HTTP \(reply.statusCode)")
+        print("\n\(event.method) \(event.rawPath)  (\(name.rawValue))  ->  HTTP \(reply.statusCode)")
         if let body = try? JSONDecoder().decode(JSONValue.self, from: Data(reply.body.utf8)) {
             print(body.prettyText)
         } else {

@@ -6,9 +6,10 @@ import Foundation
 import PayPulseCoding
 
 /// An API Gateway HTTP API (payload 2.0) event shaped as `sam local generate-event
-/// apigateway http-api-proxy` makes it, for the demo.
-struct DemoEvent: Encodable {
-    struct HTTP: Encodable {
+/// apigateway http-api-proxy` makes it, for tools that drive the functions in process
+/// (`paypulse demo`, `make capacity`).
+public struct SampleHTTPEvent: Encodable, Sendable {
+    struct HTTP: Encodable, Sendable {
         var method: String
         var path: String
         var `protocol` = "HTTP/1.1"
@@ -16,7 +17,7 @@ struct DemoEvent: Encodable {
         var userAgent = "PayPulse/1.0 (iOS)"
     }
 
-    struct RequestContext: Encodable {
+    struct RequestContext: Encodable, Sendable {
         var accountId = "123456789012"
         var apiId = "api-id"
         var domainName = "id.execute-api.us-east-1.amazonaws.com"
@@ -31,14 +32,16 @@ struct DemoEvent: Encodable {
 
     var version = "2.0"
     var routeKey = "$default"
-    var rawPath: String
+    /// The path.
+    public private(set) var rawPath: String
     var rawQueryString = ""
     var headers: [String: String]
     var requestContext: RequestContext
     var body: String
     var isBase64Encoded = true
 
-    init(method: String, path: String, bearer: String, jsonBody: String?) {
+    /// An event for `method` `path` with a bearer token and an optional JSON body.
+    public init(method: String, path: String, bearer: String, jsonBody: String?) {
         rawPath = path
         var headers = ["authorization": "Bearer \(bearer)", "user-agent": "PayPulse/1.0 (iOS)"]
         if jsonBody != nil { headers["content-type"] = "application/json" }
@@ -47,8 +50,11 @@ struct DemoEvent: Encodable {
         body = Data((jsonBody ?? "").utf8).base64EncodedString()
     }
 
+    /// The method, for messages.
+    public var method: String { requestContext.http.method }
+
     /// The event as JSON bytes.
-    func encoded() throws -> [UInt8] {
+    public func encoded() throws -> [UInt8] {
         try JSONCoding.encode(self)
     }
 }
