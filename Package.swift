@@ -21,6 +21,10 @@ let package = Package(
         .package(url: "https://github.com/apple/swift-log.git", from: "1.16.2"),
         .package(url: "https://github.com/apple/swift-argument-parser.git", from: "1.8.2"),
         .package(url: "https://github.com/vapor/jwt-kit.git", from: "5.8.0"),
+        // The local development server only (`paypulse serve`); no function links it.
+        .package(url: "https://github.com/hummingbird-project/hummingbird.git", from: "2.28.1"),
+        .package(url: "https://github.com/apple/swift-nio.git", from: "2.101.2"),
+        .package(url: "https://github.com/apple/swift-http-types.git", from: "1.8.0"),
     ],
     targets: [
         // MARK: transport
@@ -118,13 +122,26 @@ let package = Package(
             path: "Sources/App"
         ),
 
+        // MARK: `paypulse serve`: the functions' handlers behind a local HTTP/1.1 server, with
+        // Google's stand-in and a console page. The CLI links it; no function does.
+        .target(
+            name: "PayPulseLocalServer",
+            dependencies: [
+                "PayPulseApp", "PayPulseCoding", "PayPulseConfiguration", "PayPulseDomain", "PayPulseFakeGoogle", "PayPulseHandlers",
+                "PayPulsePorts", "PayPulseRuntime", .product(name: "Hummingbird", package: "hummingbird"), .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "HTTPTypes", package: "swift-http-types"),
+                .product(name: "Logging", package: "swift-log"),
+            ],
+            path: "Sources/LocalServer"
+        ),
+
         // MARK: executables
         .executableTarget(
             name: "paypulse",
             dependencies: [
                 "PayPulseConfiguration", "PayPulsePorts", "PayPulseAWS", "PayPulseEmbedded",
                 "PayPulseTransport", "PayPulseDomain", "PayPulseHandlers", "PayPulseRuntime", "PayPulseApp", "PayPulseFakeGoogle", "PayPulseCoding",
-                "PayPulseResponseMatching", .product(name: "ArgumentParser", package: "swift-argument-parser"),
+                "PayPulseResponseMatching", "PayPulseLocalServer", .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
             ],
             path: "Sources/Executables/paypulse"

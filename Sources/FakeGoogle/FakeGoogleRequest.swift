@@ -29,6 +29,12 @@ public struct FakeGoogleRequest: Sendable {
         form = Self.isForm(contentType) ? Self.decodeForm(body) : [:]
     }
 
+    /// A request received by another server (``FakeGoogleEndpoints``), `target` relative to
+    /// the fake's root (`/token?…`), header names lowercased.
+    init(method: String, target: String, headers: [String: String], body: [UInt8]) {
+        self.init(ScriptedHTTPServer.Request(method: method, target: target, headers: headers, body: body))
+    }
+
     /// Whether the body is declared `application/x-www-form-urlencoded`.
     public var isForm: Bool { Self.isForm(contentType) }
 

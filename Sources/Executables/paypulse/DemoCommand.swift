@@ -10,6 +10,7 @@ import PayPulseConfiguration
 import PayPulseDomain
 import PayPulseFakeGoogle
 import PayPulseHandlers
+import PayPulseLocalServer
 import PayPulsePorts
 import PayPulseRuntime
 
@@ -32,10 +33,8 @@ struct DemoCommand: AsyncParsableCommand {
 
     func run() async throws {
         let probe = try await CLIContext.load()
-        let clientIDSecret = probe.configuration.google.clientIDSecretID
-        // The client ID already stored (a developer's own), else one for the demo.
-        let clientID = (try? await GoogleClientID.load(from: probe.backends.secrets, secretID: clientIDSecret))
-            ?? "paypulse-demo-ios-client.apps.googleusercontent.com"
+        // The client ID already stored (a developer's own), else the local one, stored.
+        let clientID = try await LocalClientID.ensure(in: probe.backends.secrets, secretID: probe.configuration.google.clientIDSecretID)
         let google = try FakeGoogleServer(clientID: clientID)
         defer { google.stop() }
         google.addGrant(
@@ -47,11 +46,6 @@ struct DemoCommand: AsyncParsableCommand {
             "GOOGLE_TOKEN_ENDPOINT": google.tokenEndpoint, "GOOGLE_REVOKE_ENDPOINT": google.revokeEndpoint,
         ])
         let app = context.app
-        if (try? await GoogleClientID.load(from: app.backends.secrets, secretID: clientIDSecret)) == nil {
-            _ = try await app.backends.secrets.createSecret(
-                name: clientIDSecret, value: clientID, tags: [:], clientRequestToken: SecretVersionID.random().rawValue
-            )
-        }
         print("store: \(context.storeDescription)")
         print("google: a local stand-in at \(google.tokenEndpoint) (no network), client \(clientID)")
         try await app.backends.users.putUser(

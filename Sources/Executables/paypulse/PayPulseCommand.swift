@@ -8,6 +8,7 @@ struct PayPulseCommand: AsyncParsableCommand {
         abstract: "PayPulse Gmail Connect developer tools.",
         discussion: "Uses the store the environment names (PAYPULSE_STORE; embedded under PAYPULSE_STATE_DIR by default).",
         subcommands: [
+            ServeCommand.self,
             DemoCommand.self, InvokeCommand.self, TokenCommand.self, JWTCommand.self, SecretsCommand.self, UsersCommand.self, ClientIDCommand.self,
             SeedCommand.self, MatchResponseCommand.self,
         ]

@@ -7,7 +7,7 @@ import PayPulseCoding
 
 /// An API Gateway HTTP API (payload 2.0) event shaped as `sam local generate-event
 /// apigateway http-api-proxy` makes it, for tools that drive the functions in process
-/// (`paypulse demo`, `make capacity`).
+/// (`paypulse demo`, `make capacity`, and `paypulse serve` for each request it receives).
 public struct SampleHTTPEvent: Encodable, Sendable {
     struct HTTP: Encodable, Sendable {
         var method: String
@@ -48,6 +48,34 @@ public struct SampleHTTPEvent: Encodable, Sendable {
         self.headers = headers
         requestContext = RequestContext(http: HTTP(method: method, path: path))
         body = Data((jsonBody ?? "").utf8).base64EncodedString()
+    }
+
+    /// An event for a request received over HTTP, as API Gateway would pass it on: header
+    /// names lowercased, repeated fields joined with commas, the body base64-encoded.
+    /// - Parameters:
+    ///   - method: The request method.
+    ///   - path: The path, without the query.
+    ///   - rawQueryString: The query, without `?`.
+    ///   - headers: The header fields in arrival order (a name may repeat).
+    ///   - body: The body bytes.
+    ///   - requestID: The id the platform gave the request.
+    ///   - sourceIP: The peer's address.
+    public init(
+        method: String, path: String, rawQueryString: String, headers: [(name: String, value: String)], body: [UInt8], requestID: String,
+        sourceIP: String
+    ) {
+        rawPath = path
+        self.rawQueryString = rawQueryString
+        var joined: [String: String] = [:]
+        for (name, value) in headers {
+            let key = name.lowercased()
+            joined[key] = joined[key].map { "\($0),\(value)" } ?? value
+        }
+        self.headers = joined
+        requestContext = RequestContext(
+            http: HTTP(method: method, path: path, sourceIp: sourceIP, userAgent: joined["user-agent"] ?? ""), requestId: requestID
+        )
+        self.body = Data(body).base64EncodedString()
     }
 
     /// The method, for messages.

@@ -1,0 +1,53 @@
+import ArgumentParser
+import Foundation
+import PayPulseFakeGoogle
+import PayPulseLocalServer
+
+/// `paypulse serve`: the API on a local port for the iOS simulator, with the console at
+/// `/` and the contract at `/openapi.yaml`.
+struct ServeCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "serve",
+        abstract: "Serve the API, the console and the OpenAPI document on a local HTTP port.",
+        discussion: """
+            Each request becomes an API Gateway HTTP API (2.0) event and is answered by the same handlers, \
+            configuration and store as the Lambda functions (the embedded store unless the environment names AWS). \
+            With --fake-google, Google's token and revoke endpoints are answered on this server under /fake-google/ \
+            (it knows the refresh token \(LocalServer.localGrant.refreshToken) for \(LocalServer.localGrant.account.email ?? "")); \
+            add grants with --grants FILE or POST /fake-google/grants. Ctrl-C stops it.
+            """
+    )
+
+    @Option(help: "The IPv4 address to listen on (0.0.0.0 for a device on your network).") var host = "127.0.0.1"
+    @Option(help: "The port to listen on; 0 picks a free one.") var port = 8080
+    @Flag(help: "Answer Google's token and revoke endpoints locally (no network, no Google account).") var fakeGoogle = false
+    @Option(help: "A JSON file of grants the stand-in Google knows (a list, or an object with google_grants such as events/manifest.json).")
+    var grants: String?
+    @Option(help: "Run the refresh job every this many seconds.") var refreshEvery: Int?
+
+    func validate() throws {
+        guard (0...65535).contains(port) else { throw ValidationError("--port must be 0-65535.") }
+        if let refreshEvery, refreshEvery < 1 { throw ValidationError("--refresh-every must be at least 1 second.") }
+        if grants != nil, !fakeGoogle { throw ValidationError("--grants needs --fake-google.") }
+    }
+
+    func run() async throws {
+        var specs: [FakeGoogleGrantSpec] = []
+        if let grants {
+            guard let data = FileManager.default.contents(atPath: grants) else { throw CLIError("cannot read \(grants)") }
+            do {
+                specs = try FakeGoogleGrantSpec.list(fromJSON: data)
+            } catch {
+                throw CLIError("\(grants) holds no grants: \(error)")
+            }
+        }
+        let settings = LocalServerSettings(
+            host: host, port: port, fakeGoogle: fakeGoogle, grants: specs, refreshEvery: refreshEvery.map { .seconds($0) }
+        )
+        do {
+            try await LocalServer.run(settings)
+        } catch let error as LocalServerError {
+            throw CLIError(error.description)
+        }
+    }
+}

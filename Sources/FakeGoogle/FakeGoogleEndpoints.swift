@@ -1,0 +1,56 @@
+import Foundation
+import Synchronization
+
+/// Google's token and revoke endpoints answered in process, for a server that mounts them
+/// on its own routes (`paypulse serve --fake-google`), with the same rules and refusals as
+/// ``FakeGoogleServer``. No socket of its own, no scripting: an ordinary Google.
+public final class FakeGoogleEndpoints: Sendable {
+    /// One answer: status, headers and JSON body.
+    public struct Answer: Sendable, Equatable {
+        /// The HTTP status.
+        public var status: Int
+        /// The header fields.
+        public var headers: [String: String]
+        /// The body.
+        public var body: String
+    }
+
+    /// The one client ID the stand-in knows.
+    public let clientID: String
+    private let backend: FakeGoogleBackend
+
+    /// A stand-in for `clientID` that knows no grant yet.
+    public init(clientID: String) {
+        self.clientID = clientID
+        backend = FakeGoogleBackend(clientID: clientID)
+    }
+
+    /// Makes `grant` a live grant (see ``FakeGoogleServer/addGrant(refreshToken:scope:rotateTo:account:)``).
+    public func addGrant(_ grant: FakeGoogleGrantSpec) {
+        backend.state.withLock { $0.grants.add(refreshToken: grant.refreshToken, scope: grant.scope, rotateTo: nil, account: grant.account) }
+    }
+
+    /// Answers one request.
+    /// - Parameters:
+    ///   - method: The HTTP method.
+    ///   - target: The path below the mount point with its query, e.g. `/token` or `/revoke?token=…`.
+    ///   - headers: The header fields, names lowercased.
+    ///   - body: The body.
+    public func answer(method: String, target: String, headers: [String: String], body: [UInt8]) -> Answer {
+        let request = FakeGoogleRequest(method: method, target: target, headers: headers, body: body)
+        let reply = backend.state.withLock { state in
+            defer {
+                state.depart(request)
+                state.requests.removeAll()  // a long-running server keeps no history
+            }
+            return state.arrive(request).reply
+        }
+        guard case .answer(let status, let headers, let body) = reply else {
+            return Answer(status: 500, headers: FakeGoogleReply.jsonHeaders, body: #"{"error":"internal_failure"}"#)
+        }
+        return Answer(status: status, headers: headers, body: body)
+    }
+
+    /// Refresh tokens presented and refused with `invalid_grant`, in order.
+    public var invalidGrantRefreshTokens: [String] { backend.state.withLock { $0.grants.invalidGrantRefreshTokens } }
+}

@@ -1,0 +1,50 @@
+import Foundation
+import PayPulseDomain
+import PayPulsePorts
+
+/// One row of the console: a user's grant as stored, never a token.
+struct ConsoleGrant: Sendable, Equatable {
+    var userID: String
+    var userName: String?
+    var googleEmail: String?
+    /// `connected`, `revoked`, `rejected`, `disconnected`, or `unreadable`.
+    var status: String
+    var verified: Bool?
+    var accessTokenExpires: Date?
+    var scopes: [String]
+    /// When a disconnected grant's secret is deleted for good.
+    var deletionDate: Date?
+
+    /// Every stored grant (disconnected ones included) with its user, by user id.
+    static func all(secrets: any SecretStore, users: any UserDirectory) async throws -> [ConsoleGrant] {
+        let vault = TokenVault(secrets: secrets)
+        var summaries: [SecretSummary] = []
+        var next: String?
+        repeat {
+            let page = try await secrets.listSecrets(namePrefix: RefreshJob.prefix, includePlannedDeletion: true, maxResults: 100, nextToken: next)
+            summaries += page.secrets
+            next = page.nextToken
+        } while next != nil
+        var rows: [ConsoleGrant] = []
+        for summary in summaries {
+            guard let user = UserID(String(summary.name.dropFirst(RefreshJob.prefix.count))) else { continue }
+            var row = ConsoleGrant(
+                userID: user.rawValue, userName: try? await users.user(id: user.rawValue)?.name, status: "disconnected", scopes: [],
+                deletionDate: summary.deletedDate
+            )
+            if summary.deletedDate == nil {
+                if let set = try? await vault.current(of: user)?.tokenSet {
+                    row.status = set.status == .active ? "connected" : set.status.rawValue
+                    row.googleEmail = set.googleEmail
+                    row.verified = set.verified
+                    row.accessTokenExpires = set.expiresAt
+                    row.scopes = set.scopes
+                } else {
+                    row.status = "unreadable"
+                }
+            }
+            rows.append(row)
+        }
+        return rows.sorted { $0.userID < $1.userID }
+    }
+}

@@ -1,0 +1,93 @@
+import Foundation
+import PayPulseDomain
+
+/// The console at `GET /`: the stored grants and buttons to run a refresh or disconnect a
+/// user. Every value is escaped; no token is ever shown (the rows hold none).
+struct ConsolePage {
+    var grants: [ConsoleGrant]
+    var lastRefresh: ConsoleActivity.RefreshRun?
+    var notice: String?
+    var storeDescription: String
+    var googleDescription: String
+    var now: Date
+
+    var html: String {
+        """
+        <!doctype html>
+        <html lang="en">
+        <head>
+        <meta charset="utf-8">
+        <meta name="viewport" content="width=device-width, initial-scale=1">
+        <title>PayPulse Gmail Connect · local console</title>
+        <style>
+        body { font: 15px/1.45 -apple-system, system-ui, sans-serif; margin: 2rem; color: #1d1d1f; }
+        h1 { font-size: 1.4rem; margin: 0 0 .25rem; }
+        .meta { color: #6e6e73; margin: 0 0 1.25rem; }
+        table { border-collapse: collapse; width: 100%; }
+        th, td { text-align: left; padding: .45rem .6rem; border-bottom: 1px solid #e5e5ea; vertical-align: top; }
+        th { font-size: .8rem; text-transform: uppercase; letter-spacing: .04em; color: #6e6e73; }
+        .status { font-weight: 600; }
+        .status-connected { color: #1a7f37; } .status-revoked, .status-rejected, .status-unreadable { color: #b42318; }
+        .status-disconnected { color: #6e6e73; }
+        .scopes { font-size: .8rem; color: #3a3a3c; }
+        .notice { background: #eef6ff; border: 1px solid #b6d4fe; padding: .5rem .75rem; margin: 0 0 1rem; border-radius: 6px; }
+        .actions { display: flex; gap: .75rem; align-items: center; margin: 0 0 1.25rem; }
+        button { font: inherit; padding: .3rem .8rem; border-radius: 6px; border: 1px solid #c7c7cc; background: #fff; cursor: pointer; }
+        button.danger { color: #b42318; border-color: #f1aeb5; }
+        .empty { color: #6e6e73; padding: 1rem 0; }
+        </style>
+        </head>
+        <body>
+        <h1>PayPulse Gmail Connect</h1>
+        <p class="meta">Local console · \(storeDescription.htmlEscaped) · Google: \(googleDescription.htmlEscaped)</p>
+        \(notice.map { "<p class=\"notice\" id=\"notice\">\($0.htmlEscaped)</p>" } ?? "")
+        <div class="actions">
+        <form method="post" action="/console/refresh"><button type="submit" id="run-refresh">Run refresh now</button></form>
+        <span class="meta" id="last-refresh">\(lastRefreshText.htmlEscaped)</span>
+        </div>
+        \(table)
+        </body>
+        </html>
+
+        """
+    }
+
+    private var lastRefreshText: String {
+        guard let run = lastRefresh else { return "No refresh has run since the server started." }
+        return "Last refresh \(Self.time(run.finishedAt)): \(run.outcome)"
+    }
+
+    private var table: String {
+        guard !grants.isEmpty else { return #"<p class="empty" id="no-grants">No Gmail grants are stored yet.</p>"# }
+        let rows = grants.map(row).joined(separator: "\n")
+        return """
+            <table id="grants">
+            <thead><tr><th>User</th><th>Google account</th><th>Status</th><th>Access token expires</th><th>Scopes</th><th></th></tr></thead>
+            <tbody>
+            \(rows)
+            </tbody>
+            </table>
+            """
+    }
+
+    private func row(_ grant: ConsoleGrant) -> String {
+        let user = grant.userName.map { "\($0.htmlEscaped)<br><span class=\"meta\">\(grant.userID.htmlEscaped)</span>" } ?? grant.userID.htmlEscaped
+        var status = grant.status
+        if grant.verified == false { status += " (unverified)" }
+        if let deletion = grant.deletionDate { status += " · deletion requested \(Self.time(deletion))" }
+        let expires = grant.accessTokenExpires.map { date in
+            Self.time(date) + (date < now ? " (expired)" : " (in \(Int(date.timeIntervalSince(now) / 60)) min)")
+        } ?? "–"
+        let button = grant.status == "disconnected" ? "" : """
+            <form method="post" action="/console/disconnect"><input type="hidden" name="user_id" value="\(grant.userID.htmlEscaped)">\
+            <button type="submit" class="danger">Disconnect</button></form>
+            """
+        return """
+            <tr data-user="\(grant.userID.htmlEscaped)"><td>\(user)</td><td>\((grant.googleEmail ?? "–").htmlEscaped)</td>\
+            <td class="status status-\(grant.status.htmlEscaped)">\(status.htmlEscaped)</td><td>\(expires.htmlEscaped)</td>\
+            <td class="scopes">\(grant.scopes.map(\.htmlEscaped).joined(separator: "<br>"))</td><td>\(button)</td></tr>
+            """
+    }
+
+    private static func time(_ date: Date) -> String { RFC3339.string(from: date) }
+}

@@ -1,0 +1,111 @@
+import Foundation
+import Hummingbird
+import Logging
+import NIOCore
+import PayPulseApp
+import PayPulseConfiguration
+import PayPulseDomain
+import PayPulseFakeGoogle
+import PayPulseRuntime
+
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
+/// `paypulse serve`: the API on a local HTTP/1.1 port for the iOS simulator, answered by
+/// the same handlers, configuration and stores as the Lambda functions.
+public enum LocalServer {
+    /// The grant the stand-in Google always knows, so a developer can connect at once.
+    public static let localGrant = FakeGoogleGrantSpec(
+        refreshToken: "1//local-dev-refresh", account: FakeGoogleAccount(subject: "108234567890123456789", email: "jane.smith@gmail.com")
+    )
+
+    /// Serves until SIGINT or SIGTERM.
+    /// - Throws: ``LocalServerError`` when the address cannot be listened on,
+    ///   `ConfigurationError` for a bad environment, a `StoreError` when the store fails.
+    public static func run(_ settings: LocalServerSettings) async throws {
+        var port = settings.port
+        if port != 0, ["127.0.0.1", "0.0.0.0", "localhost"].contains(settings.host), !FreePort.isFree(host: settings.host, port: port) {
+            throw LocalServerError.addressInUse(host: settings.host, port: port)
+        }
+        if port == 0, settings.fakeGoogle {
+            // The handlers must know the stand-in's address before the server listens.
+            guard let free = FreePort.pick(host: settings.host) else {
+                throw LocalServerError.cannotListen(host: settings.host, port: 0, reason: "no free port")
+            }
+            port = free
+        }
+        let ownHost = ["0.0.0.0", "::", "localhost"].contains(settings.host) ? "127.0.0.1" : settings.host
+        let fakeGoogleURL = "http://\(ownHost):\(port)\(LocalResponder.fakeGooglePrefix)"
+        let overrides = settings.fakeGoogle
+            ? ["GOOGLE_TOKEN_ENDPOINT": fakeGoogleURL + "/token", "GOOGLE_REVOKE_ENDPOINT": fakeGoogleURL + "/revoke"] : [:]
+        let reading = AppConfiguration.read(overrides: overrides, defaultLogLevel: .info)
+        let logger = LogSetup.makeLogger(label: "paypulse-serve", settings: reading.process.logging)
+        let assembly = try await Assembly.build(configuration: try reading.configuration.get(), logger: logger)
+        guard let authSettings = assembly.authSettings else { throw ConfigurationError(variable: "PAYPULSE_JWT_SECRET", problem: "not loaded") }
+
+        var fakeGoogle: FakeGoogleEndpoints?
+        var googleDescription = assembly.configuration.google.tokenEndpoint
+        if settings.fakeGoogle {
+            let clientID = try await LocalClientID.ensure(in: assembly.backends.secrets, secretID: assembly.configuration.google.clientIDSecretID)
+            let endpoints = FakeGoogleEndpoints(clientID: clientID)
+            ([localGrant] + settings.grants).forEach(endpoints.addGrant)
+            fakeGoogle = endpoints
+            googleDescription = "local stand-in at \(fakeGoogleURL) (client \(clientID))"
+        }
+        let bridge = { (name: HandlerName) in GatewayBridge(handlers: try assembly.eventHandlers(for: name)) }
+        let activity = ConsoleActivity(
+            refresh: try assembly.eventHandlers(for: .tokenRefresh), disconnect: try assembly.eventHandlers(for: .disconnect),
+            minter: try DevelopmentTokenMinter(settings: authSettings), logger: logger
+        )
+        let responder = LocalResponder(
+            api: [
+                "/v1/auth/gmail-tokens": ["POST": try bridge(.storeTokens), "DELETE": try bridge(.disconnect)],
+                "/v1/user/me": ["GET": try bridge(.userProfile)],
+            ],
+            fakeGoogle: fakeGoogle, activity: activity, backends: (assembly.backends.secrets, assembly.backends.users),
+            storeDescription: describeStore(assembly.configuration), googleDescription: googleDescription, logger: logger
+        )
+        let host = settings.host, chosenPort = port
+        let app = Application(
+            responder: responder, configuration: .init(address: .hostname(host, port: port)),
+            onServerRunning: { channel in
+                let bound = channel.localAddress?.port ?? chosenPort
+                announce("paypulse serve: listening on http://\(host):\(bound) (console at /, contract at /openapi.yaml)")
+            },
+            logger: logger
+        )
+        let timer = settings.refreshEvery.map { interval in
+            Task {
+                while !Task.isCancelled {
+                    try? await Task.sleep(for: interval)
+                    if Task.isCancelled { break }
+                    await activity.runRefresh()
+                }
+            }
+        }
+        defer { timer?.cancel() }
+        do {
+            try await app.runService()
+        } catch let error as IOError where error.errnoCode == EADDRINUSE {
+            throw LocalServerError.addressInUse(host: host, port: port)
+        } catch let error as IOError {
+            throw LocalServerError.cannotListen(host: host, port: port, reason: String(cString: strerror(error.errnoCode)))
+        }
+    }
+
+    /// Where the store lives, for the console and the start-up line.
+    static func describeStore(_ configuration: AppConfiguration) -> String {
+        switch configuration.store {
+        case .embedded: "embedded store in \(configuration.stateDirectory)/"
+        case .aws: "AWS Secrets Manager at \(configuration.aws?.secretsManagerEndpoint ?? "?")"
+        }
+    }
+
+    /// One line on standard output, flushed at once (a test or script waits for it).
+    private static func announce(_ line: String) {
+        _ = (line + "\n").utf8CString.withUnsafeBufferPointer { write(1, $0.baseAddress, $0.count - 1) }
+    }
+}
