@@ -49,7 +49,14 @@ public enum LocalServer {
         var fakeGoogle: FakeGoogleEndpoints?
         var googleDescription = assembly.configuration.google.tokenEndpoint
         if settings.fakeGoogle {
-            let clientID = try await LocalClientID.ensure(in: assembly.backends.secrets, secretID: assembly.configuration.google.clientIDSecretID)
+            let clientID: String
+            do {
+                clientID = try await LocalClientID.ensure(in: assembly.backends.secrets, secretID: assembly.configuration.google.clientIDSecretID)
+            } catch {
+                // The store may be down now and back later; the handlers will say so per request.
+                logger.warning("the client ID could not be read or stored; the stand-in Google uses the local one", metadata: ["reason": "\(error)"])
+                clientID = LocalClientID.placeholder
+            }
             let endpoints = FakeGoogleEndpoints(clientID: clientID)
             ([localGrant] + settings.grants).forEach(endpoints.addGrant)
             fakeGoogle = endpoints

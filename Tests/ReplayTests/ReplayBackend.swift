@@ -19,7 +19,7 @@ struct ReplayBackend {
 
     /// The variables every run gets: debug logs, the development key, nothing inherited
     /// that could point the executable elsewhere.
-    private static func baseEnvironment() -> [String: String] {
+    static func baseEnvironment() -> [String: String] {
         ["LOG_LEVEL": "trace", "PATH": ProcessInfo.processInfo.environment["PATH"] ?? "/usr/bin:/bin", "HOME": NSTemporaryDirectory()]
     }
 

@@ -1,0 +1,65 @@
+import Foundation
+
+/// A built `paypulse serve` run as a child process, the way a developer starts it: the
+/// tests that talk to it over HTTP (replays, the generated client, the console in
+/// Chromium) start one on a free port with a fresh embedded store.
+public final class LocalServerProcess: Sendable {
+    /// `http://127.0.0.1:<port>`.
+    public let baseURL: String
+    /// The store folder it was started on.
+    public let stateDirectory: String
+    /// Where its standard error (the access log) goes.
+    public let logPath: String
+    private let process: SpawnedProcess.Running
+
+    /// Starts `paypulse` from `binaryDirectory` with `serve --port 0` and `arguments`, on a
+    /// new embedded store, and waits until it says where it listens.
+    /// - Parameters:
+    ///   - binaryDirectory: The folder of the built executables.
+    ///   - arguments: More `serve` arguments, e.g. `--fake-google`.
+    ///   - environment: Variables added to a minimal environment.
+    /// - Throws: ``SpawnedProcess/Failure`` when it does not start within 30 seconds.
+    public init(binaryDirectory: URL, arguments: [String] = ["--fake-google"], environment: [String: String] = [:]) throws {
+        let scratch = FileManager.default.temporaryDirectory.appendingPathComponent("paypulse-serve-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: scratch, withIntermediateDirectories: true)
+        stateDirectory = scratch.appendingPathComponent("state").path
+        logPath = scratch.appendingPathComponent("stderr").path
+        let outputPath = scratch.appendingPathComponent("stdout").path
+        let base = [
+            "PAYPULSE_STORE": "embedded", "PAYPULSE_STATE_DIR": stateDirectory, "LOG_LEVEL": "trace",
+            "PATH": ProcessInfo.processInfo.environment["PATH"] ?? "/usr/bin:/bin", "HOME": NSTemporaryDirectory(),
+        ]
+        process = try SpawnedProcess.Running.start(
+            [binaryDirectory.appendingPathComponent("paypulse").path, "serve", "--port", "0"] + arguments,
+            environment: base.merging(environment) { _, new in new }, stdoutPath: outputPath, stderrPath: logPath
+        )
+        let deadline = Date().addingTimeInterval(30)
+        while true {
+            let output = (try? String(contentsOfFile: outputPath, encoding: .utf8)) ?? ""
+            if let range = output.range(of: #"http://127\.0\.0\.1:[0-9]+"#, options: .regularExpression) {
+                baseURL = String(output[range])
+                return
+            }
+            if let exit = try process.exitIfEnded() {
+                let log = (try? String(contentsOfFile: logPath, encoding: .utf8)) ?? ""
+                throw SpawnedProcess.Failure(description: "paypulse serve ended at start (\(exit)): \(log.suffix(800))")
+            }
+            guard Date() < deadline else {
+                process.terminate()
+                throw SpawnedProcess.Failure(description: "paypulse serve did not announce its port within 30 s")
+            }
+            Thread.sleep(forTimeInterval: 0.05)
+        }
+    }
+
+    /// Everything it wrote to standard error so far.
+    public var log: String { (try? String(contentsOfFile: logPath, encoding: .utf8)) ?? "" }
+
+    /// Sends SIGTERM and waits for it to end.
+    /// - Returns: How it ended (a clean stop exits 0).
+    @discardableResult
+    public func stop() throws -> SpawnedProcess.Exit {
+        process.terminate()
+        return try process.wait()
+    }
+}
