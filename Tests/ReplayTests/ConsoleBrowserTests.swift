@@ -1,0 +1,79 @@
+import Foundation
+import Logging
+import PayPulseEmbedded
+import PayPulsePorts
+import PayPulseTestSupport
+import PayPulseTransport
+import Testing
+
+/// The console of `paypulse serve` in headless Chromium: what it shows after a connect,
+/// after its refresh button and after its disconnect button, and that no token is on the
+/// page. Saves a screenshot (under `docs/` with `PAYPULSE_UPDATE_DOCS=1`).
+@Suite("The local console in headless Chromium")
+struct ConsoleBrowserTests {
+    @Test("connect, refresh and disconnect as the console shows them")
+    func console() async throws {
+        let server = try LocalServerProcess(binaryDirectory: FunctionProcess.binaryDirectory, arguments: ["--fake-google"])
+        defer { _ = try? server.stop() }
+        let seed = ReplayManifest.shared.user
+        let database = try EmbeddedDatabase(stateDirectory: server.stateDirectory, logger: Logger(label: "seed"))
+        try await EmbeddedUserDirectory(database: database, logger: Logger(label: "seed"))
+            .putUser(UserRecord(userID: seed.user_id, name: seed.name, email: seed.email, createdOn: seed.created_on))
+
+        let browser = try await WebDriverBrowser()
+        do {
+            try await drive(browser, server: server)
+        } catch {
+            await browser.quit()
+            throw error
+        }
+        await browser.quit()
+    }
+
+    private func drive(_ browser: WebDriverBrowser, server: LocalServerProcess) async throws {
+        try await browser.open(server.baseURL + "/")
+        #expect(try await browser.text(of: "#no-grants") == "No Gmail grants are stored yet.")
+
+        // The app connects Gmail: the first-connection event's request, with the refresh
+        // token the stand-in Google knows by default.
+        let connect = try #require(ServeReplayCase.request(of: ReplayManifest.bytes("store-tokens/v2-json-first-connection.json")))
+        var headers = HTTPHeaders()
+        for (name, value) in connect.headers { headers.add(name: name, value: value) }
+        let body = Data(#"{"access_token":"ya29.console-test","refresh_token":"1//local-dev-refresh","expires_in":3599}"#.utf8)
+        let stored = try await CurlHTTPClient().execute(
+            HTTPRequest(method: "POST", url: server.baseURL + connect.path, headers: headers, body: Array(body))
+        )
+        #expect(stored.status == 201, "\(stored.bodyText)")
+
+        let row = "tr[data-user='user-1']"
+        try await browser.open(server.baseURL + "/")
+        #expect(try await browser.text(of: "\(row) .status") == "connected")
+        #expect(try await browser.text(of: "\(row) td:nth-child(2)") == "jane.smith@gmail.com")
+        #expect(try await browser.text(of: "\(row) .scopes")?.contains("https://www.googleapis.com/auth/gmail.readonly") == true)
+        #expect(try await browser.text(of: "\(row) td:nth-child(1)")?.contains("Jane Smith") == true)
+        let page = try await browser.source()
+        for secret in ["ya29.", "1//", "Bearer ", "eyJ"] { #expect(!page.contains(secret), "the page shows \(secret)…") }
+        try save(try await browser.screenshot())
+
+        try await browser.click("#run-refresh")
+        #expect(try await browser.text(of: "#notice")?.hasPrefix("Refresh run: scanned 1,") == true)
+        #expect(try await browser.text(of: "\(row) .status") == "connected")
+
+        try await browser.click("\(row) button.danger")
+        #expect(try await browser.text(of: "#notice") == "Disconnected user-1.")
+        #expect(try await browser.text(of: "\(row) .status")?.hasPrefix("disconnected") == true)
+        #expect(try await browser.text(of: "\(row) button.danger") == nil, "no disconnect button on a disconnected grant")
+        #expect(server.log.contains("POST /console/disconnect 303 "))
+    }
+
+    /// Keeps the screenshot in `.build/`, and in `docs/` when asked to.
+    private func save(_ png: Data) throws {
+        let root = ReplayManifest.eventsDirectory.deletingLastPathComponent()
+        let build = root.appendingPathComponent(".build/console")
+        try FileManager.default.createDirectory(at: build, withIntermediateDirectories: true)
+        try png.write(to: build.appendingPathComponent("console.png"))
+        if ProcessInfo.processInfo.environment["PAYPULSE_UPDATE_DOCS"] == "1" {
+            try png.write(to: root.appendingPathComponent("docs/console.png"))
+        }
+    }
+}

@@ -1,0 +1,112 @@
+import Foundation
+import PayPulseFakeGoogle
+import PayPulseTestSupport
+import PayPulseTransport
+
+/// Headless Chromium driven over the W3C WebDriver protocol (Debian's `chromium` and
+/// `chromium-driver`), with just what the console test needs: open a page, read an
+/// element's text, click, take a screenshot.
+final class WebDriverBrowser {
+    private let driver: SpawnedProcess.Running
+    private let endpoint: String
+    private let session: String
+    private let transport = CurlHTTPClient()
+
+    /// The binaries, or why they are missing.
+    static func binaries() throws -> (browser: String, driver: String) {
+        // Debian's packages, then Homebrew's on a Mac (`brew install --cask chromium chromedriver`).
+        let browsers = ["/usr/bin/chromium", "/usr/bin/chromium-browser", "/Applications/Chromium.app/Contents/MacOS/Chromium"]
+        let drivers = ["/usr/bin/chromedriver", "/opt/homebrew/bin/chromedriver", "/usr/local/bin/chromedriver"]
+        guard let browser = browsers.first(where: FileManager.default.isExecutableFile(atPath:)),
+              let driver = drivers.first(where: FileManager.default.isExecutableFile(atPath:))
+        else { throw ReplayError("headless Chromium is not installed: run scripts/ensure-deps.sh --with-browser (Debian's chromium, chromium-driver)") }
+        return (browser, driver)
+    }
+
+    init() async throws {
+        let (browser, driverPath) = try Self.binaries()
+        let probe = try LoopbackListener()
+        let port = probe.port
+        probe.stop()
+        driver = try SpawnedProcess.Running.start(
+            [driverPath, "--port=\(port)"], environment: ["PATH": "/usr/bin:/bin:/opt/homebrew/bin:/usr/local/bin", "HOME": NSTemporaryDirectory()], discardOutput: true
+        )
+        endpoint = "http://127.0.0.1:\(port)"
+        var started: String?
+        for _ in 0..<100 where started == nil {
+            try await Task.sleep(for: .milliseconds(100))
+            let capabilities: [String: Any] = [
+                "capabilities": ["alwaysMatch": [
+                    "browserName": "chrome",
+                    "goog:chromeOptions": [
+                        "binary": browser,
+                        "args": ["--headless=new", "--no-sandbox", "--disable-gpu", "--disable-dev-shm-usage", "--window-size=1100,520"],
+                    ],
+                ]],
+            ]
+            guard let reply = try? await Self.call(transport, "POST", endpoint + "/session", capabilities) else { continue }
+            started = (reply["value"] as? [String: Any])?["sessionId"] as? String
+            if started == nil { throw ReplayError("chromedriver refused a session: \(reply)") }
+        }
+        guard let started else {
+            driver.terminate()
+            throw ReplayError("chromedriver did not answer on port \(port)")
+        }
+        session = started
+    }
+
+    /// Opens `url`.
+    func open(_ url: String) async throws {
+        _ = try await command("POST", "/url", ["url": url])
+    }
+
+    /// The rendered text of the first element `selector` matches, or `nil` when none does.
+    func text(of selector: String) async throws -> String? {
+        guard let element = try await element(selector) else { return nil }
+        return try await command("GET", "/element/\(element)/text", nil)["value"] as? String
+    }
+
+    /// Clicks the first element `selector` matches.
+    func click(_ selector: String) async throws {
+        guard let element = try await element(selector) else { throw ReplayError("nothing matches \(selector)") }
+        _ = try await command("POST", "/element/\(element)/click", [:])
+    }
+
+    /// The page's HTML as the browser holds it.
+    func source() async throws -> String {
+        try await command("GET", "/source", nil)["value"] as? String ?? ""
+    }
+
+    /// A PNG of the window.
+    func screenshot() async throws -> Data {
+        guard let base64 = try await command("GET", "/screenshot", nil)["value"] as? String, let png = Data(base64Encoded: base64) else {
+            throw ReplayError("no screenshot")
+        }
+        return png
+    }
+
+    /// Ends the session and the driver.
+    func quit() async {
+        _ = try? await command("DELETE", "", nil)
+        driver.terminate()
+        _ = try? driver.wait()
+    }
+
+    private func element(_ selector: String) async throws -> String? {
+        let reply = try await command("POST", "/element", ["using": "css selector", "value": selector])
+        // W3C's element reference key.
+        return (reply["value"] as? [String: Any])?["element-6066-11e4-a52e-4f735466cecf"] as? String
+    }
+
+    private func command(_ method: String, _ path: String, _ body: [String: Any]?) async throws -> [String: Any] {
+        try await Self.call(transport, method, endpoint + "/session/\(session)" + path, body)
+    }
+
+    private static func call(_ transport: CurlHTTPClient, _ method: String, _ url: String, _ body: [String: Any]?) async throws -> [String: Any] {
+        let bytes = try body.map { Array(try JSONSerialization.data(withJSONObject: $0)) } ?? []
+        let response = try await transport.execute(
+            HTTPRequest(method: method, url: url, headers: ["Content-Type": "application/json"], body: bytes, timeout: .seconds(60))
+        )
+        return (try? JSONSerialization.jsonObject(with: Data(response.body)) as? [String: Any]) ?? [:]
+    }
+}
