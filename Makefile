@@ -28,18 +28,21 @@ test: lint unit
 	FUZZ_SCRATCH=.build $(MAKE) fuzz
 
 # Source lints, seconds and no build: only platform modules imported inside an #if (the
-# lint proves first that it fails on a bad file), the environment read only in Configuration.
+# lint proves first that it fails on a bad file), the environment read only in Configuration,
+# and what Linux can check of the macOS build (platform spellings, library names, no apt-get).
 lint:
 	scripts/lint-imports.sh --self-test
 	scripts/lint-imports.sh
 	scripts/lint-environment.sh
+	scripts/lint-platforms.sh --self-test
+	scripts/lint-platforms.sh
 
 # The fast loop before every commit: the lints, the build that fails on warnings, and every
 # suite but the slow ones against one moto_server. Left to `make test`: the fault matrix,
 # the replays through the built executables (events, secret hygiene, input limits, the
 # refresh-run proof), refresh at scale (1,000 grants), the soak, the deploy proofs, the
 # benchmark and the fuzzers.
-CHECK_SKIP = FaultMatrixTests|EventReplayTests|SecretHygieneTests|InputLimitTests|RefreshRunProofTests|RefreshScaleTests|ConcurrencySoakTests
+CHECK_SKIP = ConsoleBrowserTests|FaultMatrixTests|EventReplayTests|SecretHygieneTests|InputLimitTests|RefreshRunProofTests|RefreshScaleTests|ConcurrencySoakTests
 
 check: lint
 	scripts/ensure-deps.sh --with-moto
@@ -48,7 +51,7 @@ check: lint
 
 # Every suite but the soak (no deploy proofs or fuzzing): the first part of `make test`.
 unit:
-	scripts/ensure-deps.sh --with-moto
+	scripts/ensure-deps.sh --with-moto --with-browser
 	scripts/build-checked.sh
 	scripts/with-moto.sh $(SWIFT) test --skip-build --skip ConcurrencySoakTests
 

@@ -32,7 +32,8 @@ let package = Package(
         .target(
             name: "CCurl",
             path: "Sources/CCurl",
-            linkerSettings: [.linkedLibrary("dl")]
+            // dlopen is in glibc's libdl on older Linux; in libSystem on macOS.
+            linkerSettings: [.linkedLibrary("dl", .when(platforms: [.linux]))]
         ),
         .target(
             name: "PayPulseTransport",
@@ -70,7 +71,8 @@ let package = Package(
             name: "CSQLite",
             path: "Sources/CSQLite",
             pkgConfig: "sqlite3",
-            providers: [.apt(["libsqlite3-dev"])]
+            // macOS: the SDK's sqlite3 (no pkg-config file needed).
+            providers: [.apt(["libsqlite3-dev"]), .brew(["sqlite"])]
         ),
         .target(
             name: "PayPulseEmbedded",

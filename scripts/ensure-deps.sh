@@ -1,22 +1,48 @@
 #!/usr/bin/env bash
-# Installs what a fresh machine lacks to build and test: libcurl and SQLite headers
-# (Debian packages) and, for tests, moto's server (PyPI). Installs nothing already there.
+# Installs what a fresh machine lacks to build and test. Linux (Debian): libcurl and SQLite
+# headers with apt-get; `--with-browser` adds Debian's chromium and chromium-driver (the
+# console test). macOS: nothing with apt-get, since the SDK already has libcurl and SQLite;
+# it checks for the command line tools and names what to install by hand.
+# `--with-moto` adds moto's server (PyPI) on either. Installs nothing already there.
 set -euo pipefail
 
-want_moto=no
-[ "${1:-}" = "--with-moto" ] && want_moto=yes
+want_moto=no want_browser=no
+for argument in "$@"; do
+  case "$argument" in
+    --with-moto) want_moto=yes ;;
+    --with-browser) want_browser=yes ;;
+    *) echo "ensure-deps: unknown option $argument" >&2; exit 2 ;;
+  esac
+done
 
 as_root() { if [ "$(id -u)" = 0 ]; then "$@"; else sudo "$@"; fi; }
 
-missing=()
-pkg-config --exists libcurl 2>/dev/null || missing+=(libcurl4-openssl-dev)
-pkg-config --exists sqlite3 2>/dev/null || missing+=(libsqlite3-dev)
-command -v pkg-config >/dev/null 2>&1 || missing+=(pkg-config)
-if [ ${#missing[@]} -gt 0 ]; then
-  echo "ensure-deps: installing ${missing[*]} with apt-get" >&2
-  as_root apt-get update -qq
-  DEBIAN_FRONTEND=noninteractive as_root apt-get install -y -qq "${missing[@]}" >/dev/null
-fi
+case "$(uname -s)" in
+  Darwin)
+    if ! xcrun --show-sdk-path >/dev/null 2>&1; then
+      echo "ensure-deps: the macOS SDK is missing; run: xcode-select --install" >&2
+      exit 1
+    fi
+    if [ "$want_browser" = yes ] && ! command -v chromedriver >/dev/null 2>&1; then
+      echo "ensure-deps: the console test needs Chromium and its driver: brew install --cask chromium chromedriver" >&2
+    fi
+    ;;
+  *)
+    missing=()
+    pkg-config --exists libcurl 2>/dev/null || missing+=(libcurl4-openssl-dev)
+    pkg-config --exists sqlite3 2>/dev/null || missing+=(libsqlite3-dev)
+    command -v pkg-config >/dev/null 2>&1 || missing+=(pkg-config)
+    if [ "$want_browser" = yes ]; then
+      command -v chromium >/dev/null 2>&1 || missing+=(chromium)
+      command -v chromedriver >/dev/null 2>&1 || missing+=(chromium-driver)
+    fi
+    if [ ${#missing[@]} -gt 0 ]; then
+      echo "ensure-deps: installing ${missing[*]} with apt-get" >&2
+      as_root apt-get update -qq
+      DEBIAN_FRONTEND=noninteractive as_root apt-get install -y -qq "${missing[@]}" >/dev/null
+    fi
+    ;;
+esac
 
 if [ "$want_moto" = yes ] && ! command -v moto_server >/dev/null 2>&1; then
   echo "ensure-deps: installing moto[server] with pip" >&2

@@ -1,6 +1,8 @@
 import CLibFuzzer
 #if canImport(Glibc)
 import Glibc
+#elseif canImport(Darwin)
+import Darwin
 #endif
 
 /// Runs libFuzzer over one target.

@@ -5,8 +5,13 @@
 #include <pthread.h>
 #include <stdio.h>
 
-// The soname of libcurl 7.x and 8.x; the lambda bundle carries it in lib/.
+// libcurl 7.x and 8.x by each platform's name: the soname on Linux (the lambda bundle
+// carries it in lib/), the install name of the copy in macOS (/usr/lib, the SDK's).
+#if defined(__APPLE__)
+#define PAYPULSE_LIBCURL_SONAME "libcurl.4.dylib"
+#else
 #define PAYPULSE_LIBCURL_SONAME "libcurl.so.4"
+#endif
 
 static struct {
     CURLcode (*global_init)(long flags);

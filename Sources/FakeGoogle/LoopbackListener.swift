@@ -1,6 +1,8 @@
 import Foundation
 #if canImport(Glibc)
 import Glibc
+#elseif canImport(Darwin)
+import Darwin
 #endif
 
 /// A TCP listener on a free 127.0.0.1 port, shared by the test servers (``ScriptedHTTPServer``,
@@ -18,7 +20,7 @@ public final class LoopbackListener: @unchecked Sendable {
 
     /// Binds and listens; nothing is accepted before ``start(serve:)``.
     public init() throws {
-        let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+        let fd = PortableSocket.makeTCP()
         guard fd >= 0 else { throw POSIXError(.EMFILE) }
         var yes: Int32 = 1
         setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &yes, socklen_t(MemoryLayout<Int32>.size))
@@ -53,6 +55,7 @@ public final class LoopbackListener: @unchecked Sendable {
             while !isStopped {
                 let client = accept(listener, nil, nil)
                 guard client >= 0 else { continue }
+                PortableSocket.preventSIGPIPE(client)
                 let taken: Bool = lock.withLock {
                     guard !stopped else { return false }
                     accepted += 1

@@ -1,6 +1,8 @@
 import Foundation
 #if canImport(Glibc)
 import Glibc
+#elseif canImport(Darwin)
+import Darwin
 #endif
 
 /// A tiny HTTP/1.1 server on 127.0.0.1 whose answers a test scripts: a status and body,
@@ -99,7 +101,7 @@ public final class ScriptedHTTPServer: @unchecked Sendable {
         let bytes = Array(text.utf8)
         var sent = 0
         while sent < bytes.count {
-            let n = bytes[sent...].withUnsafeBytes { send(client, $0.baseAddress, $0.count, Int32(MSG_NOSIGNAL)) }
+            let n = bytes[sent...].withUnsafeBytes { send(client, $0.baseAddress, $0.count, PortableSocket.sendFlags) }
             guard n > 0 else { return false }
             sent += n
         }

@@ -3,6 +3,7 @@ import Glibc
 #elseif canImport(Darwin)
 import Darwin
 #endif
+import PayPulseFakeGoogle
 
 /// A port nothing listens on right now, for `--port 0` with the stand-in Google: the
 /// handlers are pointed at the server's own address before it starts listening.
@@ -17,7 +18,7 @@ enum FreePort {
     /// Binds (without SO_REUSEADDR, so a listener anywhere on the port refuses) and returns
     /// the port bound, or `nil`.
     private static func bindable(host: String, port: Int) -> Int? {
-        let fd = socket(AF_INET, Int32(SOCK_STREAM_TYPE), 0)
+        let fd = PortableSocket.makeTCP()
         guard fd >= 0 else { return nil }
         defer { close(fd) }
         var address = sockaddr_in()
@@ -33,10 +34,4 @@ enum FreePort {
         guard named == 0 else { return nil }
         return Int(UInt16(bigEndian: actual.sin_port))
     }
-
-    #if canImport(Glibc)
-    private static let SOCK_STREAM_TYPE = SOCK_STREAM.rawValue
-    #else
-    private static let SOCK_STREAM_TYPE = SOCK_STREAM
-    #endif
 }

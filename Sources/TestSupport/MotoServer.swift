@@ -1,7 +1,10 @@
 import Foundation
+import PayPulseFakeGoogle
 import PayPulseTransport
 #if canImport(Glibc)
 import Glibc
+#elseif canImport(Darwin)
+import Darwin
 #endif
 
 /// A `moto_server` on 127.0.0.1: the real peer for the AWS APIs in tests.
@@ -97,11 +100,8 @@ public final class MotoServer: Sendable {
     /// import `pipe2`), so no child spawned meanwhile by another thread inherits the write
     /// end and keeps moto alive. The watcher reads end-of-file once that end closes.
     private static func lifelinePipe() throws -> (read: Int32, write: Int32) {
-        var ends: [Int32] = [-1, -1]
-        guard socketpair(AF_UNIX, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0, &ends) == 0 else {
-            throw MotoServerError(message: "socketpair failed: errno \(errno)")
-        }
-        return (ends[0], ends[1])
+        guard let ends = PortableSocket.closeOnExecPair() else { throw MotoServerError(message: "socketpair failed: errno \(errno)") }
+        return (read: ends.0, write: ends.1)
     }
 
     /// How long a start-up may take before it counts as a hang rather than a slow machine.

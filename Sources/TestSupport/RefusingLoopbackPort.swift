@@ -1,6 +1,9 @@
 import Foundation
+import PayPulseFakeGoogle
 #if canImport(Glibc)
 import Glibc
+#elseif canImport(Darwin)
+import Darwin
 #endif
 
 /// A loopback port where nobody listens, for tests of refused connections.
@@ -16,7 +19,7 @@ public enum RefusingLoopbackPort {
     /// A port on 127.0.0.1 that refuses connections for the rest of the process.
     /// - Throws: when no port can be bound.
     public static func make() throws -> Int {
-        let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+        let fd = PortableSocket.makeTCP()
         var address = sockaddr_in()
         address.sin_family = sa_family_t(AF_INET)
         address.sin_addr.s_addr = inet_addr("127.0.0.1")

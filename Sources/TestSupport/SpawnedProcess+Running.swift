@@ -2,6 +2,8 @@ import Foundation
 
 #if canImport(Glibc)
 import Glibc
+#elseif canImport(Darwin)
+import Darwin
 #endif
 
 extension SpawnedProcess {
@@ -24,7 +26,11 @@ extension SpawnedProcess {
             stdoutPath: String? = nil, stderrPath: String? = nil
         ) throws -> Running {
             precondition(!arguments.isEmpty, "no command")
+            #if canImport(Darwin)
+            var actions: posix_spawn_file_actions_t?  // Darwin: an opaque pointer the init sets
+            #else
             var actions = posix_spawn_file_actions_t()
+            #endif
             posix_spawn_file_actions_init(&actions)
             defer { posix_spawn_file_actions_destroy(&actions) }
             if let stdin { posix_spawn_file_actions_adddup2(&actions, stdin, 0) }
@@ -39,7 +45,11 @@ extension SpawnedProcess {
 
             // This process's threads block signals (the Swift runtime's), and a spawned child
             // inherits the mask: without this, a command run here ignored SIGTERM and Ctrl-C.
+            #if canImport(Darwin)
+            var attributes: posix_spawnattr_t?
+            #else
             var attributes = posix_spawnattr_t()
+            #endif
             posix_spawnattr_init(&attributes)
             defer { posix_spawnattr_destroy(&attributes) }
             var none = sigset_t(), all = sigset_t()

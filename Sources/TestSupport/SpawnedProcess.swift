@@ -2,6 +2,8 @@ import Foundation
 
 #if canImport(Glibc)
 import Glibc
+#elseif canImport(Darwin)
+import Darwin
 #endif
 
 /// Runs an executable with its standard streams on files and waits for it, with
@@ -30,7 +32,11 @@ public enum SpawnedProcess {
     /// `stderr` (files, created or truncated), and waits for it.
     /// - Throws: ``Failure`` when it cannot be started or waited for.
     public static func run(_ binary: String, environment: [String: String], stdin: String, stdout: String, stderr: String) throws -> Exit {
+        #if canImport(Darwin)
+        var actions: posix_spawn_file_actions_t?  // Darwin: an opaque pointer the init sets
+        #else
         var actions = posix_spawn_file_actions_t()
+        #endif
         posix_spawn_file_actions_init(&actions)
         defer { posix_spawn_file_actions_destroy(&actions) }
         posix_spawn_file_actions_addopen(&actions, 0, stdin, O_RDONLY, 0)

@@ -5,6 +5,8 @@ import PayPulseTestSupport
 
 #if canImport(Glibc)
 import Glibc
+#elseif canImport(Darwin)
+import Darwin
 #endif
 
 let command = Array(CommandLine.arguments.dropFirst())

@@ -1,6 +1,8 @@
 import PayPulsePorts
 #if canImport(Glibc)
 import Glibc
+#elseif canImport(Darwin)
+import Darwin
 #endif
 
 /// Writes each EMF document as one raw line on standard error, which Lambda ships to

@@ -1,6 +1,8 @@
 import Foundation
 #if canImport(Glibc)
 import Glibc
+#elseif canImport(Darwin)
+import Darwin
 #endif
 
 /// A fault-injecting HTTP/1.1 proxy on 127.0.0.1, placed between our clients and a peer

@@ -1,6 +1,9 @@
 import Foundation
+import PayPulseFakeGoogle
 #if canImport(Glibc)
 import Glibc
+#elseif canImport(Darwin)
+import Darwin
 #endif
 
 /// A blocking TCP socket with a read buffer, for ``FaultProxy``'s per-connection threads.
@@ -15,17 +18,14 @@ final class ProxySocket {
 
     /// Connects to `host:port` (an IPv4 literal).
     static func connect(host: String, port: Int) -> ProxySocket? {
-        let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+        let fd = PortableSocket.makeTCP()
         guard fd >= 0 else { return nil }
         var address = sockaddr_in()
         address.sin_family = sa_family_t(AF_INET)
         address.sin_addr.s_addr = inet_addr(host)
         address.sin_port = in_port_t(UInt16(port).bigEndian)
-        let result = withUnsafePointer(to: &address) {
-            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { Glibc.connect(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) }
-        }
-        guard result == 0 else {
-            Glibc.close(fd)
+        guard PortableSocket.connect(fd, to: &address) == 0 else {
+            PortableSocket.close(fd)
             return nil
         }
         return ProxySocket(fd: fd)
@@ -35,7 +35,7 @@ final class ProxySocket {
     func write(_ bytes: [UInt8]) -> Bool {
         var sent = 0
         while sent < bytes.count {
-            let n = bytes[sent...].withUnsafeBytes { send(fd, $0.baseAddress, $0.count, Int32(MSG_NOSIGNAL)) }
+            let n = bytes[sent...].withUnsafeBytes { send(fd, $0.baseAddress, $0.count, PortableSocket.sendFlags) }
             guard n > 0 else { return false }
             sent += n
         }
@@ -81,8 +81,7 @@ final class ProxySocket {
 
     /// Closes with a TCP reset (SO_LINGER 0) instead of an orderly FIN.
     func reset() {
-        var linger = Glibc.linger(l_onoff: 1, l_linger: 0)
-        setsockopt(fd, SOL_SOCKET, SO_LINGER, &linger, socklen_t(MemoryLayout<Glibc.linger>.size))
+        PortableSocket.lingerZero(fd)
         close()
     }
 
@@ -93,7 +92,7 @@ final class ProxySocket {
     func close() {
         guard !closed else { return }
         closed = true
-        Glibc.close(fd)
+        PortableSocket.close(fd)
     }
 
     private func read(count: Int) -> [UInt8]? {

@@ -1,0 +1,85 @@
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
+/// The socket calls the loopback servers and test proxies make, where Glibc and Darwin
+/// spell them differently: Linux has `MSG_NOSIGNAL` per send and an enum `SOCK_STREAM`,
+/// Darwin `SO_NOSIGPIPE` per socket and an integer one.
+public enum PortableSocket {
+    /// A new IPv4 TCP socket that never raises SIGPIPE, or -1.
+    public static func makeTCP() -> Int32 {
+        #if canImport(Glibc)
+        return socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+        #else
+        let fd = socket(AF_INET, SOCK_STREAM, 0)
+        if fd >= 0 { preventSIGPIPE(fd) }
+        return fd
+        #endif
+    }
+
+    /// Flags for `send` so that a peer gone away is an error return, not SIGPIPE.
+    public static let sendFlags: Int32 = {
+        #if canImport(Glibc)
+        return Int32(MSG_NOSIGNAL)
+        #else
+        return 0
+        #endif
+    }()
+
+    /// Marks an accepted socket so writes to a closed peer do not raise SIGPIPE (Darwin;
+    /// Linux uses ``sendFlags``).
+    public static func preventSIGPIPE(_ fd: Int32) {
+        #if canImport(Darwin)
+        var yes: Int32 = 1
+        setsockopt(fd, SOL_SOCKET, SO_NOSIGPIPE, &yes, socklen_t(MemoryLayout<Int32>.size))
+        #endif
+    }
+
+    /// Connects `fd` to an IPv4 address; 0 on success.
+    public static func connect(_ fd: Int32, to address: inout sockaddr_in) -> Int32 {
+        withUnsafePointer(to: &address) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
+                #if canImport(Glibc)
+                Glibc.connect(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size))
+                #else
+                Darwin.connect(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size))
+                #endif
+            }
+        }
+    }
+
+    /// Closes a descriptor (for types with a `close()` of their own).
+    public static func close(_ fd: Int32) {
+        #if canImport(Glibc)
+        _ = Glibc.close(fd)
+        #else
+        _ = Darwin.close(fd)
+        #endif
+    }
+
+    /// Sets SO_LINGER to zero, so the next close sends a TCP reset instead of a FIN.
+    public static func lingerZero(_ fd: Int32) {
+        #if canImport(Glibc)
+        var value = Glibc.linger(l_onoff: 1, l_linger: 0)
+        setsockopt(fd, SOL_SOCKET, SO_LINGER, &value, socklen_t(MemoryLayout<Glibc.linger>.size))
+        #else
+        var value = Darwin.linger(l_onoff: 1, l_linger: 0)
+        setsockopt(fd, SOL_SOCKET, SO_LINGER, &value, socklen_t(MemoryLayout<Darwin.linger>.size))
+        #endif
+    }
+
+    /// A connected pair of Unix sockets, both ends close-on-exec.
+    public static func closeOnExecPair() -> (Int32, Int32)? {
+        var ends: [Int32] = [-1, -1]
+        #if canImport(Glibc)
+        guard socketpair(AF_UNIX, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0, &ends) == 0 else { return nil }
+        #else
+        // Darwin has no SOCK_CLOEXEC: set FD_CLOEXEC at once (a spawn in between may inherit).
+        guard socketpair(AF_UNIX, SOCK_STREAM, 0, &ends) == 0 else { return nil }
+        ends.forEach { _ = fcntl($0, F_SETFD, FD_CLOEXEC) }
+        #endif
+        return (ends[0], ends[1])
+    }
+}
