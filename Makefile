@@ -9,7 +9,15 @@ SWIFT ?= swift
 STATE_DIR ?= .paypulse
 FUZZ_SECONDS ?= 60
 
-.PHONY: demo test check lint unit soak soak-run fuzz bundles test-deploy check-template build deps clean bench bench-quick capacity
+.PHONY: serve demo test contract check lint unit soak soak-run fuzz bundles test-deploy check-template build deps clean bench bench-quick capacity
+
+# The API, the console (/) and the contract (/openapi.yaml) on http://127.0.0.1:8080 for the
+# iOS simulator, on the embedded store, with Google's stand-in (no network) and a refresh
+# run every five minutes. `make serve SERVE_FLAGS=` talks to the real Google instead.
+SERVE_FLAGS ?= --fake-google --refresh-every 300
+serve: deps
+	$(SWIFT) build --product paypulse
+	PAYPULSE_STATE_DIR=$(STATE_DIR) .build/debug/paypulse serve $(SERVE_FLAGS)
 
 demo: deps
 	$(SWIFT) build --product paypulse
@@ -20,6 +28,7 @@ demo: deps
 # (it asserts nothing; it keeps the harness working) and the fuzzers. The fuzz
 # build reuses .build (only our modules recompile, instrumented), so it goes last.
 test: lint unit
+	$(MAKE) contract
 	$(MAKE) soak-run
 	$(MAKE) test-deploy
 	$(MAKE) check-template
@@ -36,6 +45,13 @@ lint:
 	scripts/lint-environment.sh
 	scripts/lint-platforms.sh --self-test
 	scripts/lint-platforms.sh
+	scripts/embed-openapi.sh --check
+
+# The API contract: openapi.yaml validated, every expected response of events/ checked
+# against it, the embedded copy and the generated Swift client current, and schemathesis
+# run against paypulse serve (no 5xx, every response as documented).
+contract:
+	scripts/test-contract.sh
 
 # The fast loop before every commit: the lints, the build that fails on warnings, and every
 # suite but the slow ones against one moto_server. Left to `make test`: the fault matrix,

@@ -15,6 +15,8 @@ let package = Package(
         .executable(name: "token-refresh", targets: ["token-refresh"]),
         .executable(name: "disconnect", targets: ["disconnect"]),
         .executable(name: "fresh-token", targets: ["fresh-token"]),
+        // The iOS app's client of the API, generated from openapi.yaml (URLSession transport).
+        .library(name: "PayPulseClient", targets: ["PayPulseClient"]),
     ],
     dependencies: [
         .package(url: "https://github.com/apple/swift-crypto.git", from: "4.5.2"),
@@ -25,6 +27,9 @@ let package = Package(
         .package(url: "https://github.com/hummingbird-project/hummingbird.git", from: "2.28.1"),
         .package(url: "https://github.com/apple/swift-nio.git", from: "2.101.2"),
         .package(url: "https://github.com/apple/swift-http-types.git", from: "1.8.0"),
+        // The generated client's runtime only; the generator is Tools/OpenAPIGenerator's.
+        .package(url: "https://github.com/apple/swift-openapi-runtime.git", from: "1.13.4"),
+        .package(url: "https://github.com/apple/swift-openapi-urlsession.git", from: "1.4.0"),
     ],
     targets: [
         // MARK: transport
@@ -137,6 +142,19 @@ let package = Package(
             path: "Sources/LocalServer"
         ),
 
+        // MARK: the API's Swift client for the iOS app: Generated/ is swift-openapi-generator's
+        // output for openapi.yaml (scripts/generate-client.sh; CI checks it is current).
+        .target(
+            name: "PayPulseClient",
+            dependencies: [
+                .product(name: "OpenAPIRuntime", package: "swift-openapi-runtime"),
+                .product(name: "OpenAPIURLSession", package: "swift-openapi-urlsession"),
+                .product(name: "HTTPTypes", package: "swift-http-types"),
+            ],
+            path: "Sources/PayPulseClient",
+            exclude: ["openapi-generator-config.yaml"]
+        ),
+
         // MARK: executables
         .executableTarget(
             name: "paypulse",
@@ -208,6 +226,13 @@ let package = Package(
         .executableTarget(name: "with-moto", dependencies: ["PayPulseTestSupport"], path: "Sources/Executables/with-moto"),
 
         // MARK: tests
+        .testTarget(
+            name: "ClientTests",
+            dependencies: [
+                "PayPulseClient", "PayPulseEmbedded", "PayPulsePorts", "PayPulseTestSupport",
+                .product(name: "OpenAPIURLSession", package: "swift-openapi-urlsession"), .product(name: "Logging", package: "swift-log"),
+            ]
+        ),
         .testTarget(name: "TransportTests", dependencies: ["PayPulseTransport", "PayPulseTestSupport"]),
         .testTarget(name: "SigV4Tests", dependencies: ["PayPulseSigV4"]),
         .testTarget(name: "AWSTests", dependencies: ["PayPulseAWS", "PayPulseTestSupport"]),

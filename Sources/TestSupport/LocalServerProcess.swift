@@ -19,7 +19,7 @@ public final class LocalServerProcess: Sendable {
     ///   - arguments: More `serve` arguments, e.g. `--fake-google`.
     ///   - environment: Variables added to a minimal environment.
     /// - Throws: ``SpawnedProcess/Failure`` when it does not start within 30 seconds.
-    public init(binaryDirectory: URL, arguments: [String] = ["--fake-google"], environment: [String: String] = [:]) throws {
+    public init(binaryDirectory: URL = BuiltExecutables.directory, arguments: [String] = ["--fake-google"], environment: [String: String] = [:]) throws {
         let scratch = FileManager.default.temporaryDirectory.appendingPathComponent("paypulse-serve-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: scratch, withIntermediateDirectories: true)
         stateDirectory = scratch.appendingPathComponent("state").path

@@ -13,12 +13,8 @@ enum FunctionProcess {
         var exitedNormally: Bool
     }
 
-    /// The folder holding the built executables: beside the test runner, or `.build/debug`.
-    static let binaryDirectory: URL = {
-        let runner = URL(fileURLWithPath: CommandLine.arguments[0]).resolvingSymlinksInPath().deletingLastPathComponent()
-        if FileManager.default.isExecutableFile(atPath: runner.appendingPathComponent("store-tokens").path) { return runner }
-        return ReplayManifest.eventsDirectory.deletingLastPathComponent().appendingPathComponent(".build/debug")
-    }()
+    /// The folder holding the built executables.
+    static var binaryDirectory: URL { BuiltExecutables.directory }
 
     static func run(_ function: String, event: Data, environment: [String: String]) throws -> Result {
         let binary = binaryDirectory.appendingPathComponent(function)

@@ -41,31 +41,15 @@ struct ReplayManifest: Decodable {
         var tags: [String: String]?
     }
 
-    /// A grant the fake Google knows: its account, scopes, the client it was issued to and
-    /// scripted events in its life (see `FakeGoogleAccount`).
-    struct Grant: Decodable, Sendable {
-        var refresh_token: String
-        var scope: String
-        var sub: String
-        var email: String
-        var expires_in: Int?
-        var issued_to: String?
-        var refreshes_before_revocation: Int?
-        var unavailable_for: Int?
-    }
-
     var user: User
     /// The grants the fake Google knows (any other refresh token gets `invalid_grant`).
-    var google_grants: [Grant]
+    var google_grants: [FakeGoogleGrantSpec]
     var cases: [Case]
 
     /// Makes `google` know every grant of the manifest, as the manifest describes it.
     func addGrants(to google: FakeGoogleServer) {
         for grant in google_grants {
-            google.addGrant(refreshToken: grant.refresh_token, scope: grant.scope, account: FakeGoogleAccount(
-                subject: grant.sub, email: grant.email, issuedTo: grant.issued_to, expiresIn: grant.expires_in ?? 3599,
-                refreshesBeforeRevocation: grant.refreshes_before_revocation, unavailableFor: grant.unavailable_for ?? 0
-            ))
+            google.addGrant(refreshToken: grant.refreshToken, scope: grant.scope, account: grant.account)
         }
     }
 

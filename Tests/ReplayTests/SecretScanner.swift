@@ -38,7 +38,7 @@ struct SecretScanner {
         var scanner = SecretScanner()
         for event in events { scanner.addCredentials(ofEvent: event) }
         for replayCase in ReplayManifest.allCases { replayCase.secrets.forEach { scanner.add($0) } }
-        ReplayManifest.shared.google_grants.forEach { scanner.add($0.refresh_token) }
+        ReplayManifest.shared.google_grants.forEach { scanner.add($0.refreshToken) }
         scanner.add(AWSTestClients.motoCredentials.secretAccessKey)
         scanner.add(AuthSettings.developmentKey)
         return scanner

@@ -1,0 +1,28 @@
+#!/usr/bin/env bash
+# Generates Sources/PayPulseClient/Generated (Types.swift, Client.swift) from openapi.yaml
+# with swift-openapi-generator, built from Tools/OpenAPIGenerator in .build-openapi (its
+# build plugin would cost every build of the package minutes; the output is committed).
+# `--check` writes nothing and fails when the committed output is not current (make test).
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+target=Sources/PayPulseClient/Generated
+swift build --package-path Tools/OpenAPIGenerator --scratch-path .build-openapi --product swift-openapi-generator -q
+generator=$(swift build --package-path Tools/OpenAPIGenerator --scratch-path .build-openapi --show-bin-path)/swift-openapi-generator
+out=$(mktemp -d -t paypulse-client.XXXXXX)
+trap 'rm -rf "$out"' EXIT
+"$generator" generate openapi.yaml --config Sources/PayPulseClient/openapi-generator-config.yaml --output-directory "$out" >/dev/null
+
+if [ "${1:-}" = "--check" ]; then
+  if ! diff -r -q "$out" "$target" >/dev/null 2>&1; then
+    diff -r "$out" "$target" | head -40 >&2 || true
+    echo "generate-client: $target is not what openapi.yaml generates; run scripts/generate-client.sh" >&2
+    exit 1
+  fi
+  echo "generate-client: $target is current with openapi.yaml"
+else
+  rm -rf "$target"
+  mkdir -p "$target"
+  cp "$out"/*.swift "$target"/
+  echo "generate-client: wrote $(ls "$target" | tr '\n' ' ')in $target"
+fi
