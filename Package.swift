@@ -233,6 +233,7 @@ let package = Package(
                 .product(name: "OpenAPIURLSession", package: "swift-openapi-urlsession"), .product(name: "Logging", package: "swift-log"),
             ]
         ),
+        .testTarget(name: "LocalServerTests", dependencies: ["PayPulseLocalServer", "PayPulseFakeGoogle"]),
         .testTarget(name: "TransportTests", dependencies: ["PayPulseTransport", "PayPulseTestSupport"]),
         .testTarget(name: "SigV4Tests", dependencies: ["PayPulseSigV4"]),
         .testTarget(name: "AWSTests", dependencies: ["PayPulseAWS", "PayPulseTestSupport"]),

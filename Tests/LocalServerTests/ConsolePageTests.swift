@@ -1,0 +1,49 @@
+import Foundation
+@testable import PayPulseLocalServer
+import Testing
+
+@Suite("The console page")
+struct ConsolePageTests {
+    private func page(_ grants: [ConsoleGrant], notice: String? = nil) -> String {
+        ConsolePage(
+            grants: grants, lastRefresh: nil, notice: notice, storeDescription: "embedded store in <dir>/",
+            googleDescription: "local", now: Date(timeIntervalSince1970: 1_800_000_000)
+        ).html
+    }
+
+    @Test("every stored value is escaped: a hostile name, id, email or scope is text, never markup")
+    func escapesEverything() {
+        let hostile = #"<script>alert("x")</script>"#
+        let html = page(
+            [ConsoleGrant(
+                userID: "u\"><img src=x>", userName: hostile, googleEmail: "a<b>@gmail.com", status: "connected", verified: true,
+                accessTokenExpires: Date(timeIntervalSince1970: 1_800_000_600), scopes: ["<i>scope</i>"], deletionDate: nil
+            )],
+            notice: "<b>done</b>"
+        )
+        #expect(!html.contains("<script>alert"))
+        #expect(!html.contains("<img src=x>"))
+        #expect(!html.contains("<i>scope</i>"))
+        #expect(!html.contains("<b>done</b>"))
+        #expect(html.contains("&lt;script&gt;alert(&quot;x&quot;)&lt;/script&gt;"))
+        #expect(html.contains("embedded store in &lt;dir&gt;/"))
+        #expect(html.contains("(in 10 min)"))
+    }
+
+    @Test("a disconnected grant shows its deletion and no disconnect button; no grants says so")
+    func states() {
+        let disconnected = page([ConsoleGrant(
+            userID: "user-1", userName: nil, googleEmail: nil, status: "disconnected", verified: nil, accessTokenExpires: nil, scopes: [],
+            deletionDate: Date(timeIntervalSince1970: 1_800_000_000)
+        )])
+        #expect(disconnected.contains("disconnected · deletion requested 2027-01-15T08:00:00Z"))
+        #expect(!disconnected.contains("class=\"danger\""))
+        #expect(page([]).contains("No Gmail grants are stored yet."))
+        let unverified = page([ConsoleGrant(
+            userID: "user-2", userName: "Bo", googleEmail: "bo@gmail.com", status: "connected", verified: false,
+            accessTokenExpires: Date(timeIntervalSince1970: 1_700_000_000), scopes: [], deletionDate: nil
+        )])
+        #expect(unverified.contains("connected (unverified)"))
+        #expect(unverified.contains("(expired)"))
+    }
+}
