@@ -2,6 +2,7 @@
 # Generates Sources/PayPulseClient/Generated (Types.swift, Client.swift) from openapi.yaml
 # with swift-openapi-generator, built from Tools/OpenAPIGenerator in .build-openapi (its
 # build plugin would cost every build of the package minutes; the output is committed).
+# Its Types*.swift files are merged into one (scripts/merge-generated-types.py says why).
 # `--check` writes nothing and fails when the committed output is not current (make test).
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -11,7 +12,16 @@ swift build --package-path Tools/OpenAPIGenerator --scratch-path .build-openapi 
 generator=$(swift build --package-path Tools/OpenAPIGenerator --scratch-path .build-openapi --show-bin-path)/swift-openapi-generator
 out=$(mktemp -d -t paypulse-client.XXXXXX)
 trap 'rm -rf "$out"' EXIT
-"$generator" generate openapi.yaml --config Sources/PayPulseClient/openapi-generator-config.yaml --output-directory "$out" >/dev/null
+if ! "$generator" generate openapi.yaml --config Sources/PayPulseClient/openapi-generator-config.yaml --output-directory "$out" \
+  >"$out.log" 2>&1; then
+  cat "$out.log" >&2
+  exit 1
+fi
+# Its own settings go to the log; a warning (a schema it skips) fails here, not in the app.
+if grep -iE 'warning|error' "$out.log" >&2; then echo "generate-client: the generator complained (above)" >&2; rm -f "$out.log"; exit 1; fi
+rm -f "$out.log"
+
+python3 scripts/merge-generated-types.py "$out"
 
 if [ "${1:-}" = "--check" ]; then
   if ! diff -r -q "$out" "$target" >/dev/null 2>&1; then

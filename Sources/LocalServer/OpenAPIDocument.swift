@@ -2,7 +2,595 @@
 
 /// `openapi.yaml`, served at `GET /openapi.yaml`.
 enum OpenAPIDocument {
-    static let yaml = """
-        openapi: 3.1.0
-        """
+    static let yaml = #"""
+openapi: 3.1.0
+info:
+  title: PayPulse Gmail Connect
+  version: 1.0.0
+  summary: Connect a PayPulse user's Gmail account and keep the connection alive.
+  description: |
+    The iOS app signs the user in with Google (Google Sign-In, a public OAuth client with no
+    client secret) and posts the resulting tokens here. The backend proves a refresh token
+    with one refresh at Google, stores Google's answer as the user's token set, keeps it
+    fresh, and tells the app whether Gmail is connected.
+
+    Every API route needs the PayPulse JWT of the signed-in user (`Authorization: Bearer`).
+    Every error is JSON `{"error": CODE, "message": TEXT}` with a stable code and a readable
+    message; no message ever holds a token.
+
+    `paypulse serve` answers these routes locally (plus `/healthz` and this document at
+    `/openapi.yaml`) through the same handlers as the Lambda functions.
+servers:
+  - url: http://127.0.0.1:8080
+    description: paypulse serve (make serve), for the iOS simulator
+tags:
+  - name: gmail
+    description: The user's Gmail connection.
+  - name: user
+    description: The signed-in user.
+  - name: local
+    description: Offered by paypulse serve only.
+paths:
+  /v1/auth/gmail-tokens:
+    post:
+      operationId: storeGmailTokens
+      tags: [gmail]
+      summary: Store the Gmail tokens from Google Sign-In.
+      description: |
+        With a `refresh_token`, the token set is first proven with one refresh at Google's
+        token endpoint with the iOS client ID; what is stored and answered is Google's word
+        (its access token, lifetime, scopes and account). `email` and `scope` in the body are
+        hints only. A grant without Gmail read access is refused with 403 `missing_scope`.
+        When Google cannot be reached the set is stored as sent, marked unverified, and
+        verified by the next refresh run. Replacing the grant of another Google account
+        answers `account_switch: true`.
+      security:
+        - bearerAuth: []
+      requestBody:
+        required: true
+        content:
+          application/json:
+            schema:
+              $ref: '#/components/schemas/StoreTokensJSONBody'
+            examples:
+              firstConnection:
+                summary: What the app posts after Google Sign-In
+                value:
+                  access_token: ya29.a0AfH6SMBx-first
+                  refresh_token: 1//0gABC-first-refresh
+                  expires_in: 3600
+                  scope:
+                    - https://www.googleapis.com/auth/gmail.readonly
+                    - https://www.googleapis.com/auth/userinfo.email
+                  email: jane.smith@gmail.com
+          application/x-www-form-urlencoded:
+            schema:
+              $ref: '#/components/schemas/StoreTokensFormBody'
+            examples:
+              form:
+                summary: The same as a form, scopes space-separated
+                value:
+                  access_token: ya29.a0AfH6SMBx-form
+                  refresh_token: 1//form-refresh
+                  expires_in: 3600
+                  scope: https://www.googleapis.com/auth/gmail.readonly openid
+      responses:
+        '201':
+          description: Stored.
+          content:
+            application/json:
+              schema:
+                $ref: '#/components/schemas/StoreTokensResponse'
+              examples:
+                firstConnection:
+                  value:
+                    message: Gmail OAuth tokens stored successfully!
+                    data:
+                      account_switch: false
+                      google_email: jane.smith@gmail.com
+                      message: First Gmail connection
+                      scope: https://www.googleapis.com/auth/gmail.readonly https://www.googleapis.com/auth/userinfo.email openid
+                accountSwitch:
+                  value:
+                    message: Gmail OAuth tokens stored successfully!
+                    data:
+                      account_switch: true
+                      google_email: jane.work@gmail.com
+                      message: Switched to a different Gmail account
+                      scope: https://www.googleapis.com/auth/gmail.readonly https://www.googleapis.com/auth/userinfo.email openid
+        '400':
+          description: |
+            `invalid_request`: the body is malformed (not JSON or a form, a repeated field,
+            a missing `access_token`, a bad `expires_in` or `scope`). `invalid_grant`: Google
+            no longer accepts the refresh token; sign in again. `foreign_client`: the tokens
+            were issued to another OAuth client.
+          content:
+            application/json:
+              schema:
+                $ref: '#/components/schemas/StoreTokensBadRequest'
+              examples:
+                invalidGrant:
+                  value:
+                    error: invalid_grant
+                    message: Google no longer accepts this grant (revoked or expired); sign in with Google again and send the new tokens.
+                invalidRequest:
+                  value:
+                    error: invalid_request
+                    message: access_token is required.
+        '401':
+          $ref: '#/components/responses/Unauthorized'
+        '403':
+          description: The grant lacks Gmail read access; ask for the scope and send the tokens again.
+          content:
+            application/json:
+              schema:
+                $ref: '#/components/schemas/MissingScopeError'
+              examples:
+                missingScope:
+                  value:
+                    error: missing_scope
+                    message: 'The Google grant lacks the scope https://www.googleapis.com/auth/gmail.readonly; request it and send the tokens again.'
+        '405':
+          $ref: '#/components/responses/MethodNotAllowed'
+        '409':
+          $ref: '#/components/responses/Conflict'
+        '413':
+          description: The body is over 64 KiB.
+          content:
+            application/json:
+              schema:
+                $ref: '#/components/schemas/PayloadTooLargeError'
+        '415':
+          description: The body is neither JSON nor a form.
+          content:
+            application/json:
+              schema:
+                $ref: '#/components/schemas/UnsupportedMediaTypeError'
+        '500':
+          $ref: '#/components/responses/InternalError'
+        '503':
+          $ref: '#/components/responses/Unavailable'
+    delete:
+      operationId: disconnectGmail
+      tags: [gmail]
+      summary: Disconnect Gmail.
+      description: |
+        Revokes the grant at Google (best effort) and deletes the stored token set with a
+        recovery window. 404 when nothing is connected.
+      security:
+        - bearerAuth: []
+      responses:
+        '200':
+          description: Disconnected.
+          content:
+            application/json:
+              schema:
+                $ref: '#/components/schemas/DisconnectResponse'
+              examples:
+                disconnected:
+                  value:
+                    message: Gmail account disconnected
+                    data:
+                      google_email: jane.smith@gmail.com
+                      revoked_at_google: true
+        '401':
+          $ref: '#/components/responses/Unauthorized'
+        '404':
+          description: No Gmail account is connected.
+          content:
+            application/json:
+              schema:
+                $ref: '#/components/schemas/NotFoundError'
+              examples:
+                nothingConnected:
+                  value:
+                    error: not_found
+                    message: No Gmail account is connected.
+        '405':
+          $ref: '#/components/responses/MethodNotAllowed'
+        '409':
+          $ref: '#/components/responses/Conflict'
+        '500':
+          $ref: '#/components/responses/InternalError'
+        '503':
+          $ref: '#/components/responses/Unavailable'
+  /v1/user/me:
+    get:
+      operationId: getUserProfile
+      tags: [user]
+      summary: The signed-in user's profile and whether Gmail is connected.
+      security:
+        - bearerAuth: []
+      responses:
+        '200':
+          description: The profile.
+          content:
+            application/json:
+              schema:
+                $ref: '#/components/schemas/UserProfileResponse'
+              examples:
+                connected:
+                  value:
+                    message: User profile retrieved successfully
+                    data:
+                      name: Jane Smith
+                      email: jane@example.com
+                      created_on: '2024-11-01T10:00:00Z'
+                      gmail_account_connected: true
+        '401':
+          $ref: '#/components/responses/Unauthorized'
+        '404':
+          description: No PayPulse user has this id.
+          content:
+            application/json:
+              schema:
+                $ref: '#/components/schemas/NotFoundError'
+              examples:
+                unknownUser:
+                  value:
+                    error: not_found
+                    message: No PayPulse user with this id.
+        '405':
+          $ref: '#/components/responses/MethodNotAllowed'
+        '500':
+          $ref: '#/components/responses/InternalError'
+        '503':
+          $ref: '#/components/responses/Unavailable'
+  /healthz:
+    get:
+      operationId: getHealth
+      tags: [local]
+      summary: Whether paypulse serve is up.
+      responses:
+        '200':
+          description: Up.
+          content:
+            application/json:
+              schema:
+                type: object
+                additionalProperties: false
+                required: [status]
+                properties:
+                  status:
+                    type: string
+                    enum: [ok]
+        '405':
+          $ref: '#/components/responses/MethodNotAllowed'
+  /openapi.yaml:
+    get:
+      operationId: getOpenAPIDocument
+      tags: [local]
+      summary: This document.
+      responses:
+        '200':
+          description: The OpenAPI document.
+          content:
+            application/yaml:
+              schema:
+                type: string
+        '405':
+          $ref: '#/components/responses/MethodNotAllowed'
+components:
+  securitySchemes:
+    bearerAuth:
+      type: http
+      scheme: bearer
+      bearerFormat: JWT
+      description: The PayPulse access token (HS256; `sub` is the user id, with `iss`, `aud` and `exp`).
+  responses:
+    Unauthorized:
+      description: |
+        The bearer token is missing, malformed, forged, expired or not for this API. One
+        generic answer for every case.
+      headers:
+        WWW-Authenticate:
+          schema:
+            type: string
+            const: Bearer
+      content:
+        application/json:
+          schema:
+            $ref: '#/components/schemas/UnauthorizedError'
+          examples:
+            unauthorized:
+              value:
+                error: unauthorized
+                message: Missing or invalid bearer token.
+    MethodNotAllowed:
+      description: The route does not take this method; `Allow` names the ones it takes.
+      headers:
+        Allow:
+          schema:
+            type: string
+      content:
+        application/json:
+          schema:
+            $ref: '#/components/schemas/MethodNotAllowedError'
+    Conflict:
+      description: The stored tokens kept changing while the request ran; send it again.
+      content:
+        application/json:
+          schema:
+            $ref: '#/components/schemas/ConflictError'
+    InternalError:
+      description: Our fault; the details are in our logs only.
+      content:
+        application/json:
+          schema:
+            $ref: '#/components/schemas/InternalError'
+    Unavailable:
+      description: Storage or Google is unavailable right now; nothing was changed. Retry after `Retry-After` seconds.
+      headers:
+        Retry-After:
+          schema:
+            type: string
+      content:
+        application/json:
+          schema:
+            $ref: '#/components/schemas/UnavailableError'
+          examples:
+            unavailable:
+              value:
+                error: upstream_unavailable
+                message: Storage is unavailable right now; nothing was changed. Try again.
+  schemas:
+    StoreTokensJSONBody:
+      type: object
+      description: |
+        The token set from Google Sign-In. A field sent twice is refused. Strings may not
+        hold control characters; empty and null strings read as absent. Fields not listed
+        are ignored.
+      required: [access_token]
+      properties:
+        access_token:
+          type: string
+          minLength: 1
+          maxLength: 4096
+        refresh_token:
+          type: [string, 'null']
+          maxLength: 1024
+          description: With it, the grant is proven at Google before anything is stored.
+        expires_in:
+          type: [integer, 'null']
+          minimum: 1
+          maximum: 86400
+          default: 3600
+          description: Seconds until the access token expires (a whole number; 3600.0 is accepted).
+        scope:
+          description: The granted scopes, as a list or space-separated (at most 50, each at most 512 bytes); null reads as absent.
+          oneOf:
+            - $ref: '#/components/schemas/ScopeList'
+            - $ref: '#/components/schemas/ScopeText'
+        email:
+          type: [string, 'null']
+          maxLength: 320
+          description: A hint only; the stored account is Google's.
+        token_type:
+          type: [string, 'null']
+          maxLength: 32
+          default: Bearer
+    ScopeList:
+      type: array
+      description: One scope per item (an item may also hold several, space-separated).
+      maxItems: 50
+      items:
+        type: string
+        maxLength: 512
+    ScopeText:
+      type: string
+      description: Scopes space-separated, as Google's token answers write them.
+    StoreTokensFormBody:
+      type: object
+      description: The same fields as a form; `scope` may repeat and may be space-separated.
+      required: [access_token]
+      properties:
+        access_token:
+          type: string
+          minLength: 1
+          maxLength: 4096
+        refresh_token:
+          type: string
+          maxLength: 1024
+        expires_in:
+          type: integer
+          minimum: 1
+          maximum: 86400
+        scope:
+          type: string
+        email:
+          type: string
+          maxLength: 320
+        token_type:
+          type: string
+          maxLength: 32
+    StoreTokensResponse:
+      type: object
+      additionalProperties: false
+      required: [message, data]
+      properties:
+        message:
+          type: string
+        data:
+          type: object
+          additionalProperties: false
+          required: [google_email, scope, account_switch, message]
+          properties:
+            google_email:
+              type: [string, 'null']
+              description: Google's account for a verified grant, else the body's hint; null when neither names one.
+            scope:
+              type: string
+              description: The stored scopes, space-separated.
+            account_switch:
+              type: boolean
+              description: Whether this replaced the grant of a different Google account.
+            message:
+              type: string
+              description: First Gmail connection, Gmail tokens updated, or Switched to a different Gmail account.
+    UserProfileResponse:
+      type: object
+      additionalProperties: false
+      required: [message, data]
+      properties:
+        message:
+          type: string
+        data:
+          type: object
+          additionalProperties: false
+          required: [name, email, created_on, gmail_account_connected]
+          properties:
+            name:
+              type: string
+            email:
+              type: string
+            created_on:
+              type: string
+              description: When the PayPulse account was created (as stored, RFC 3339).
+            gmail_account_connected:
+              type: boolean
+              description: A token set is stored, not disconnected, and not refused by Google.
+    DisconnectResponse:
+      type: object
+      additionalProperties: false
+      required: [message, data]
+      properties:
+        message:
+          type: string
+        data:
+          type: object
+          additionalProperties: false
+          required: [google_email, revoked_at_google]
+          properties:
+            google_email:
+              type: [string, 'null']
+            revoked_at_google:
+              type: boolean
+              description: Whether Google confirmed the revocation (it is best effort).
+    ErrorCode:
+      type: string
+      description: Every stable error code this API answers.
+      enum:
+        - invalid_request
+        - invalid_grant
+        - foreign_client
+        - unauthorized
+        - missing_scope
+        - not_found
+        - method_not_allowed
+        - conflict
+        - payload_too_large
+        - unsupported_media_type
+        - internal_error
+        - upstream_unavailable
+    Error:
+      type: object
+      additionalProperties: false
+      required: [error, message]
+      properties:
+        error:
+          $ref: '#/components/schemas/ErrorCode'
+        message:
+          type: string
+          description: Readable; never holds a token or a secret.
+    StoreTokensBadRequest:
+      type: object
+      additionalProperties: false
+      required: [error, message]
+      properties:
+        error:
+          type: string
+          enum: [invalid_request, invalid_grant, foreign_client]
+        message:
+          type: string
+    UnauthorizedError:
+      type: object
+      additionalProperties: false
+      required: [error, message]
+      properties:
+        error:
+          type: string
+          const: unauthorized
+        message:
+          type: string
+    MissingScopeError:
+      type: object
+      additionalProperties: false
+      required: [error, message]
+      properties:
+        error:
+          type: string
+          const: missing_scope
+        message:
+          type: string
+    NotFoundError:
+      type: object
+      additionalProperties: false
+      required: [error, message]
+      properties:
+        error:
+          type: string
+          const: not_found
+        message:
+          type: string
+    MethodNotAllowedError:
+      type: object
+      additionalProperties: false
+      required: [error, message]
+      properties:
+        error:
+          type: string
+          const: method_not_allowed
+        message:
+          type: string
+    ConflictError:
+      type: object
+      additionalProperties: false
+      required: [error, message]
+      properties:
+        error:
+          type: string
+          const: conflict
+        message:
+          type: string
+    PayloadTooLargeError:
+      type: object
+      additionalProperties: false
+      required: [error, message]
+      properties:
+        error:
+          type: string
+          const: payload_too_large
+        message:
+          type: string
+    UnsupportedMediaTypeError:
+      type: object
+      additionalProperties: false
+      required: [error, message]
+      properties:
+        error:
+          type: string
+          const: unsupported_media_type
+        message:
+          type: string
+    InternalError:
+      type: object
+      additionalProperties: false
+      required: [error, message]
+      properties:
+        error:
+          type: string
+          const: internal_error
+        message:
+          type: string
+    UnavailableError:
+      type: object
+      additionalProperties: false
+      required: [error, message]
+      properties:
+        error:
+          type: string
+          const: upstream_unavailable
+        message:
+          type: string
+"""#
 }
