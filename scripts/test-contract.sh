@@ -21,7 +21,7 @@ work=$(mktemp -d -t paypulse-contract.XXXXXX)
 export PAYPULSE_STORE=embedded PAYPULSE_STATE_DIR="$work/state" LOG_LEVEL=warning
 .build/debug/paypulse users put --id user-1 --name "Jane Smith" --email jane@example.com --created-on 2024-11-01T10:00:00Z >/dev/null
 jwt=$(.build/debug/paypulse jwt --sub user-1 --ttl 3600)
-.build/debug/paypulse serve --port 0 --fake-google --grants events/manifest.json >"$work/stdout" 2>"$work/stderr" &
+LOG_LEVEL=info .build/debug/paypulse serve --port 0 --fake-google --grants events/manifest.json >"$work/stdout" 2>"$work/stderr" &
 server=$!
 cleanup() { kill "$server" 2>/dev/null || true; wait "$server" 2>/dev/null || true; rm -rf "$work"; }
 trap cleanup EXIT

@@ -15,12 +15,14 @@ enum FreePort {
     /// port in use is one line, not a line after the start-up's own.
     static func isFree(host: String, port: Int) -> Bool { bindable(host: host, port: port) != nil }
 
-    /// Binds (without SO_REUSEADDR, so a listener anywhere on the port refuses) and returns
-    /// the port bound, or `nil`.
+    /// Binds and returns the port bound, or `nil`. With SO_REUSEADDR, as the server binds:
+    /// connections of an earlier run in TIME_WAIT do not count, a listener does.
     private static func bindable(host: String, port: Int) -> Int? {
         let fd = PortableSocket.makeTCP()
         guard fd >= 0 else { return nil }
         defer { close(fd) }
+        var yes: Int32 = 1
+        setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &yes, socklen_t(MemoryLayout<Int32>.size))
         var address = sockaddr_in()
         address.sin_family = sa_family_t(AF_INET)
         address.sin_addr.s_addr = inet_addr(host == "localhost" ? "127.0.0.1" : host)

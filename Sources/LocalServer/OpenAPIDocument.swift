@@ -267,7 +267,8 @@ paths:
           content:
             application/yaml:
               schema:
-                type: string
+                type: object
+                description: This OpenAPI document, as YAML.
         '405':
           $ref: '#/components/responses/MethodNotAllowed'
 components:
