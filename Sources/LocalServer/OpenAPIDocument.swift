@@ -593,5 +593,7 @@ components:
           const: upstream_unavailable
         message:
           type: string
+
 """#
+
 }
