@@ -1,4 +1,9 @@
 import Foundation
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
 
 /// A built `paypulse serve` run as a child process, the way a developer starts it: the
 /// tests that talk to it over HTTP (replays, the generated client, the console in
@@ -55,11 +60,11 @@ public final class LocalServerProcess: Sendable {
     /// Everything it wrote to standard error so far.
     public var log: String { (try? String(contentsOfFile: logPath, encoding: .utf8)) ?? "" }
 
-    /// Sends SIGTERM and waits for it to end.
+    /// Sends `signal` (SIGTERM unless told; SIGINT is Ctrl-C) and waits for it to end.
     /// - Returns: How it ended (a clean stop exits 0).
     @discardableResult
-    public func stop() throws -> SpawnedProcess.Exit {
-        process.terminate()
+    public func stop(signal: Int32 = SIGTERM) throws -> SpawnedProcess.Exit {
+        kill(process.pid, signal)
         return try process.wait()
     }
 }

@@ -1,4 +1,9 @@
 import Foundation
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
 import PayPulseTestSupport
 import PayPulseTransport
 import Testing
@@ -58,7 +63,16 @@ struct ServeEdgeTests {
         #expect(try second.wait().status == 1)
         let error = try String(contentsOf: scratch.appendingPathComponent("err"), encoding: .utf8)
         #expect(error == "Error: 127.0.0.1:\(port) is already in use; stop what listens there or choose another --port\n")
-        let stopped = try first.stop()
-        #expect(stopped.status == 0 && stopped.signal == nil)
+        let stopped = try first.stop(signal: SIGINT)
+        #expect(stopped.status == 0 && stopped.signal == nil, "Ctrl-C stops it cleanly")
+    }
+
+    @Test("--refresh-every runs the refresh job on a timer, through the token-refresh handler")
+    func refreshTimer() async throws {
+        let server = try LocalServerProcess(arguments: ["--fake-google", "--refresh-every", "1"])
+        defer { _ = try? server.stop() }
+        let deadline = Date().addingTimeInterval(20)
+        while !server.log.contains("refresh run: scanned 0,"), Date() < deadline { try await Task.sleep(for: .milliseconds(100)) }
+        #expect(server.log.contains("refresh run: scanned 0, due 0, refreshed 0"), "\(server.log.suffix(600))")
     }
 }
