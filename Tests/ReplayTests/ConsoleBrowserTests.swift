@@ -56,11 +56,13 @@ struct ConsoleBrowserTests {
         try save(try await browser.screenshot())
 
         try await browser.click("#run-refresh")
-        #expect(try await browser.text(of: "#notice")?.hasPrefix("Refresh run: scanned 1,") == true)
+        let refreshed = try await browser.text(of: "#notice", within: .seconds(15)) { $0?.hasPrefix("Refresh run:") == true }
+        #expect(refreshed?.hasPrefix("Refresh run: scanned 1,") == true, "\(refreshed ?? "no notice")")
         #expect(try await browser.text(of: "\(row) .status") == "connected")
 
         try await browser.click("\(row) button.danger")
-        #expect(try await browser.text(of: "#notice") == "Disconnected user-1.")
+        let disconnected = try await browser.text(of: "#notice", within: .seconds(15)) { $0?.hasPrefix("Disconnect") == true }
+        #expect(disconnected == "Disconnected user-1.")
         #expect(try await browser.text(of: "\(row) .status")?.hasPrefix("disconnected") == true)
         #expect(try await browser.text(of: "\(row) button.danger") == nil, "no disconnect button on a disconnected grant")
         #expect(server.log.contains("POST /console/disconnect 303 "))

@@ -66,6 +66,18 @@ final class WebDriverBrowser {
         return try await command("GET", "/element/\(element)/text", nil)["value"] as? String
     }
 
+    /// The text of `selector` once `accepts` it (a click's navigation may still be under
+    /// way), or the last text read after `timeout`.
+    func text(of selector: String, within timeout: Duration, until accepts: (String?) -> Bool) async throws -> String? {
+        let deadline = ContinuousClock.now + timeout
+        var text = try? await self.text(of: selector)
+        while !accepts(text), ContinuousClock.now < deadline {
+            try await Task.sleep(for: .milliseconds(100))
+            text = try? await self.text(of: selector)
+        }
+        return text
+    }
+
     /// Clicks the first element `selector` matches.
     func click(_ selector: String) async throws {
         guard let element = try await element(selector) else { throw ReplayError("nothing matches \(selector)") }
