@@ -137,6 +137,9 @@ def jwts():
     forged = token(hs, good)
     write("jwt-front", "bad-signature", forged[:-4] + ("AAAA" if not forged.endswith("AAAA") else "BBBB"))
     write("jwt-front", "two-segments", forged.rsplit(".", 1)[0])
+    # Found by the fuzzer: Foundation's String.contains stops at a NUL, so an oracle that
+    # asked it whether an error names "S" + 15 NULs saw the "S" of "JWS" and failed.
+    write("jwt-front", "nul-padded", b"S" + b"\0" * 15)
     # The tokens the replay events carry (exp 2100-01-01), as the app sends them.
     seen = set()
     for name, path in event_files():

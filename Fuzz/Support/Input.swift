@@ -17,3 +17,13 @@ public struct SplitInput: Sendable {
         }
     }
 }
+
+extension Array where Element == UInt8 {
+    /// Whether `run` occurs in these bytes as a contiguous run; compares bytes, so a NUL is
+    /// an ordinary byte (Foundation's `String.contains` stops at one).
+    public func containsRun(_ run: [UInt8]) -> Bool {
+        guard !run.isEmpty else { return true }
+        guard run.count <= count else { return false }
+        return (0...(count - run.count)).contains { start in self[start..<(start + run.count)].elementsEqual(run) }
+    }
+}

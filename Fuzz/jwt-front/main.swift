@@ -22,7 +22,12 @@ LibFuzzer.run { data, count in
     case .success:
         precondition(JWTFront.hasValidSignature(token), "a token without a valid HS256 signature was accepted")
     case .failure(let error):
-        precondition(token.utf8.count < 16 || !error.description.contains(token), "an error names the token")
+        // Bytes, not String.contains: Foundation's version stops at a NUL in the token.
+        let tokenBytes = Array(token.utf8)
+        precondition(
+            tokenBytes.count < 16 || !Array(error.description.utf8).containsRun(tokenBytes),
+            "an error names the token"
+        )
     }
     return 0
 }
