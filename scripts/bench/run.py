@@ -34,6 +34,8 @@ def arguments() -> argparse.Namespace:
     parser.add_argument("--quick", action="store_true", help="few runs and 200 grants (CI)")
     parser.add_argument("--bin-dir", default=os.path.join(ROOT, ".build-lambda", "release"), help="our built executables")
     parser.add_argument("--floor", default=os.path.join(ROOT, ".build-bench", "floor"), help="the minimal Swift program")
+    parser.add_argument("--exchanges", default=os.path.join(ROOT, ".build-bench", "exchanges"), help="the exchange floor program")
+    parser.add_argument("--exchanges-curl", default=os.path.join(ROOT, ".build-bench", "exchanges-curl"), help="the same through libcurl")
     parser.add_argument("--peer", default=os.path.normpath(os.path.join(ROOT, "..", "shared", "peers", "python-boto3")))
     parser.add_argument("--bundles", default=os.path.join(ROOT, ".build-lambda", "bundles"))
     parser.add_argument("--out", default=os.path.join(ROOT, "docs", "perf"))
@@ -57,7 +59,7 @@ def arguments() -> argparse.Namespace:
     args.refresh_counts, args.refresh_reps = counts, {c: reps[min(i, len(reps) - 1)] for i, c in enumerate(counts)}
     args.paced_rate = 0 if quick else (50 if args.paced_rate is None else args.paced_rate)
     args.sections = set((args.only or "cold,warm,refresh,bundles").split(","))
-    for name in ("bin_dir", "floor", "peer", "bundles", "out"):  # the children run in a scratch folder
+    for name in ("bin_dir", "floor", "exchanges", "exchanges_curl", "peer", "bundles", "out"):  # the children run in a scratch folder
         setattr(args, name, os.path.abspath(getattr(args, name)))
     return args
 
@@ -72,7 +74,7 @@ def machine() -> dict:
 
 def main() -> int:
     args = arguments()
-    for path in [os.path.join(args.bin_dir, f) for f in ("store-tokens", "user-profile", "token-refresh")] + [args.floor]:
+    for path in [os.path.join(args.bin_dir, f) for f in ("store-tokens", "user-profile", "token-refresh")] + [args.floor, args.exchanges, args.exchanges_curl]:
         if not os.access(path, os.X_OK):
             raise SystemExit(f"{path} is not built; scripts/bench/run.sh builds it")
     os.makedirs(args.out, exist_ok=True)
@@ -83,7 +85,8 @@ def main() -> int:
         "writes_per_second": args.writes_per_second, "paced_rate": args.paced_rate, "fake_google": "peer tools/fake_google.py"}}
     moto_server = servers.start_moto(work)
     google = servers.start_fake_google(sys.executable, args.peer, work)
-    setup = sides.Setup(swift_bin=args.bin_dir, floor_bin=args.floor, peer_dir=args.peer, python=sys.executable,
+    setup = sides.Setup(swift_bin=args.bin_dir, floor_bin=args.floor, exchanges_bin=args.exchanges, exchanges_curl_bin=args.exchanges_curl,
+                        peer_dir=args.peer, python=sys.executable,
                         moto_url=moto_server.url, google_url=google.url, state_dir=os.path.join(work, "embedded-state"))
     moto = MotoCaller(moto_server.url)
     started = time.perf_counter()

@@ -28,9 +28,14 @@ if [[ " $* " != *" --bin-dir "* ]]; then
   # The deployment bundles, whose sizes are reported (the same build; n/a without the script).
   if [ -x scripts/bundle.sh ]; then scripts/bundle.sh >/dev/null; fi
 fi
-floor_src=scripts/bench/floor/echo.swift
-if [ ! -x .build-bench/floor ] || [ "$floor_src" -nt .build-bench/floor ]; then
-  swiftc -O -static-stdlib "$floor_src" -o .build-bench/floor
+mkdir -p .build-bench
+for floor in floor:echo exchanges:exchanges; do  # the two floors: binary:source
+  bin=.build-bench/${floor%%:*} src=scripts/bench/floor/${floor##*:}.swift
+  if [ ! -x "$bin" ] || [ "$src" -nt "$bin" ]; then swiftc -O -static-stdlib "$src" -o "$bin"; fi
+done
+src=scripts/bench/floor/exchanges_curl.c  # the exchange floor through libcurl (-dev installed by ensure-deps)
+if [ ! -x .build-bench/exchanges-curl ] || [ "$src" -nt .build-bench/exchanges-curl ]; then
+  cc -O2 -Wall -Wextra -Werror "$src" -lcurl -o .build-bench/exchanges-curl
 fi
 
 exec "$venv/bin/python" scripts/bench/run.py "$@"

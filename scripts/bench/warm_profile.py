@@ -229,7 +229,7 @@ def main() -> int:
                         os.path.join(args.bin_dir, function)], check=True)
     moto_server = servers.start_moto(work)
     google = servers.start_fake_google(python, args.peer, work)
-    setup = sides.Setup(swift_bin=bin_dir, floor_bin="", peer_dir=args.peer, python=python,
+    setup = sides.Setup(swift_bin=bin_dir, floor_bin="", exchanges_bin="", exchanges_curl_bin="", peer_dir=args.peer, python=python,
                         moto_url=moto_server.url, google_url=google.url, state_dir=os.path.join(work, "state"))
     moto = MotoCaller(moto_server.url)
     n = args.calls

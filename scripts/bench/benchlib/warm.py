@@ -11,7 +11,7 @@ import signal
 import subprocess
 import sys
 
-from . import events, seeding, sides
+from . import events, floor, seeding, sides
 from .moto_calls import MotoCaller
 from .procstat import Measured, child_pid
 from .runtime_api import ScriptedRuntimeAPI
@@ -99,13 +99,20 @@ def _peer_loop(setup: sides.Setup, loop: dict, work: str, moto_pid: int) -> dict
 
 
 def run(setup: sides.Setup, moto_server: Server, moto: MotoCaller, n: int, rounds: int, work: str) -> dict:
+    """Per side (swift, python, floor: see floor.py), per loop: the medians over the rounds."""
     plan = _plan(n)
-    per_side: dict[str, dict[str, list[dict]]] = {"swift": {}, "python": {}}
+    per_side: dict[str, dict[str, list[dict]]] = {"swift": {}, "python": {}, "floor": {}}
     for round_index in range(rounds):
-        for side in ("swift", "python"):
+        for side in ("swift", "python", "floor"):
             moto_reset(moto_server)
             seeding.fixtures(moto)
             seeding.put_users(moto, plan["users"])
+            if side == "floor":
+                figures = floor.warm(setup.exchanges_bin, setup.exchanges_curl_bin, setup.moto_url, setup.google_url, moto_server.proc.pid, n, work)
+                for phase, values in figures.items():
+                    per_side[side].setdefault(phase, []).append(values)
+                print(f"  warm round {round_index + 1}/{rounds} floor done", file=sys.stderr, flush=True)
+                continue
             for loop in plan["loops"]:
                 figures = (_swift_loop(setup, loop, moto_server.proc.pid) if side == "swift"
                            else _peer_loop(setup, loop, work, moto_server.proc.pid))
