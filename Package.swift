@@ -63,7 +63,7 @@ let package = Package(
             name: "PayPulseAWS",
             dependencies: [
                 "PayPulsePorts", "PayPulseTransport", "PayPulseSigV4", "PayPulseCoding",
-                .product(name: "Logging", package: "swift-log"),
+                .product(name: "Crypto", package: "swift-crypto"), .product(name: "Logging", package: "swift-log"),
             ],
             path: "Sources/Adapters/AWS"
         ),

@@ -13,6 +13,9 @@ public struct AWSService: Sendable, Hashable {
     /// Amazon DynamoDB (AWS JSON 1.0).
     public static let dynamoDB = AWSService(signingName: "dynamodb", targetPrefix: "DynamoDB_20120810", jsonVersion: "1.0")
 
+    /// AWS Key Management Service (AWS JSON 1.1).
+    public static let kms = AWSService(signingName: "kms", targetPrefix: "TrentService", jsonVersion: "1.1")
+
     /// The regional endpoint AWS serves this service at.
     public func regionalEndpoint(region: String) -> String {
         let suffix = region.hasPrefix("cn-") ? "amazonaws.com.cn" : "amazonaws.com"

@@ -1,6 +1,7 @@
-/// Typed DynamoDB operations on a table keyed by one string attribute.
+/// Typed DynamoDB operations: here the users table's string-only calls; typed items, conditional
+/// writes, queries and table set-up in `DynamoDBClient+Items` and `DynamoDBClient+Tables`.
 public struct DynamoDBClient: Sendable {
-    private let client: AWSJSONClient
+    let client: AWSJSONClient
 
     /// Creates a client speaking to DynamoDB through `client`.
     public init(client: AWSJSONClient) { self.client = client }

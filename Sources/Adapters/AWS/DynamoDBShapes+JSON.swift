@@ -3,11 +3,13 @@ import PayPulseCoding
 // The DynamoDB shapes of the warm paths, written and read by hand (see AWSJSONShape).
 
 extension DynamoDB.AttributeValue {
-    var json: JSONValue { .members(["S": .stringIfPresent(S), "N": .stringIfPresent(N), "BOOL": BOOL.map(JSONValue.bool)]) }
+    var json: JSONValue {
+        .members(["S": .stringIfPresent(S), "N": .stringIfPresent(N), "B": .stringIfPresent(B), "BOOL": BOOL.map(JSONValue.bool)])
+    }
 
     init(json value: JSONValue) throws(JSONTypeMismatch) {
         guard case .object(let fields) = value else { throw JSONTypeMismatch(key: "AttributeValue") }
-        self.init(S: try fields.string("S"), N: try fields.string("N"), BOOL: try fields.bool("BOOL"))
+        self.init(S: try fields.string("S"), N: try fields.string("N"), B: try fields.string("B"), BOOL: try fields.bool("BOOL"))
     }
 }
 

@@ -1,9 +1,11 @@
 /// Request and response shapes of the DynamoDB operations we call.
 enum DynamoDB {
-    /// An attribute value; the users table only holds strings, other types are read as absent.
+    /// An attribute value: strings, numbers (decimal text), binary (base64 text) and booleans;
+    /// other kinds (lists, maps, sets, null) are read as absent.
     struct AttributeValue: Codable, Equatable {
         var S: String?
         var N: String?
+        var B: String?
         var BOOL: Bool?
 
         static func string(_ value: String) -> AttributeValue { AttributeValue(S: value) }

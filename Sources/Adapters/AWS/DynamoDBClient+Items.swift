@@ -1,0 +1,100 @@
+/// Item operations on any table: typed values, conditions and queries. A condition that
+/// does not hold throws ``AWSError`` with ``AWSError/isConditionalCheckFailed`` set.
+extension DynamoDBClient {
+    /// `GetItem` returning every attribute of the kinds ``DynamoDBValue`` holds.
+    /// - Parameters:
+    ///   - key: the full primary key.
+    ///   - consistentRead: read the latest write (the default), not an eventually consistent copy.
+    /// - Returns: the item, or `nil` when there is none.
+    /// - Throws: ``AWSError`` (`ResourceNotFoundException` for a missing table).
+    public func getItem(table: String, key: DynamoDBItem, consistentRead: Bool = true) async throws -> DynamoDBItem? {
+        let input = DynamoDB.GetItemInput(TableName: table, Key: DynamoDB.item(key), ConsistentRead: consistentRead)
+        let output: DynamoDB.GetItemOutput = try await client.call("GetItem", input)
+        return output.Item.map(DynamoDB.item)
+    }
+
+    /// `PutItem`, replacing any item with the same key when `condition` holds (always when `nil`).
+    /// - Parameters:
+    ///   - condition: a `ConditionExpression`, e.g. `attribute_not_exists(user_id)` to create only.
+    ///   - placeholders: the `#name` and `:value` placeholders `condition` uses.
+    /// - Throws: ``AWSError``; ``AWSError/isConditionalCheckFailed`` when the condition failed.
+    public func putItem(
+        table: String, item: DynamoDBItem, condition: String? = nil, placeholders: DynamoDBExpressionValues = .none
+    ) async throws {
+        let input = DynamoDB.ConditionalPutItemInput(
+            TableName: table, Item: DynamoDB.item(item), ConditionExpression: condition,
+            ExpressionAttributeNames: placeholders.wireNames, ExpressionAttributeValues: placeholders.wireValues
+        )
+        let _: DynamoDB.Empty = try await client.call("PutItem", input)
+    }
+
+    /// `UpdateItem` when `condition` holds (always when `nil`); creates the item if it does not
+    /// exist and the condition allows it.
+    /// - Parameters:
+    ///   - update: an `UpdateExpression`, e.g. `SET #v = #v + :one`.
+    ///   - condition: a `ConditionExpression`, e.g. `#v = :expected` for a compare-and-swap.
+    ///   - placeholders: the placeholders both expressions use.
+    /// - Returns: the item as it is after the update (`ReturnValues` `ALL_NEW`).
+    /// - Throws: ``AWSError``; ``AWSError/isConditionalCheckFailed`` when the condition failed.
+    @discardableResult
+    public func updateItem(
+        table: String, key: DynamoDBItem, update: String, condition: String? = nil, placeholders: DynamoDBExpressionValues = .none
+    ) async throws -> DynamoDBItem {
+        let input = DynamoDB.UpdateItemInput(
+            TableName: table, Key: DynamoDB.item(key), UpdateExpression: update, ConditionExpression: condition,
+            ExpressionAttributeNames: placeholders.wireNames, ExpressionAttributeValues: placeholders.wireValues, ReturnValues: "ALL_NEW"
+        )
+        let output: DynamoDB.AttributesOutput = try await client.call("UpdateItem", input)
+        return output.Attributes.map(DynamoDB.item) ?? [:]
+    }
+
+    /// `DeleteItem` when `condition` holds (always when `nil`). Deleting a missing item is not an error.
+    /// - Throws: ``AWSError``; ``AWSError/isConditionalCheckFailed`` when the condition failed.
+    public func deleteItem(
+        table: String, key: DynamoDBItem, condition: String? = nil, placeholders: DynamoDBExpressionValues = .none
+    ) async throws {
+        let input = DynamoDB.DeleteItemInput(
+            TableName: table, Key: DynamoDB.item(key), ConditionExpression: condition,
+            ExpressionAttributeNames: placeholders.wireNames, ExpressionAttributeValues: placeholders.wireValues
+        )
+        let _: DynamoDB.Empty = try await client.call("DeleteItem", input)
+    }
+
+    /// One page of a `Query` on a table or, with `index`, on a global secondary index.
+    /// - Parameters:
+    ///   - keyCondition: a `KeyConditionExpression` on the partition key (and the sort key).
+    ///   - filter: a `FilterExpression` applied after the key condition (and after `limit`).
+    ///   - limit: the most items DynamoDB evaluates for this page.
+    ///   - startKey: the previous page's ``DynamoDBPage/lastEvaluatedKey``.
+    ///   - consistentRead: a consistent read (tables only; an index refuses it).
+    ///   - ascending: sort key order.
+    /// - Throws: ``AWSError``.
+    public func query(
+        table: String, index: String? = nil, keyCondition: String, filter: String? = nil,
+        placeholders: DynamoDBExpressionValues, limit: Int? = nil, startKey: DynamoDBItem? = nil,
+        consistentRead: Bool = false, ascending: Bool = true
+    ) async throws -> DynamoDBPage {
+        let input = DynamoDB.QueryInput(
+            TableName: table, IndexName: index, KeyConditionExpression: keyCondition, FilterExpression: filter,
+            ExpressionAttributeNames: placeholders.wireNames, ExpressionAttributeValues: placeholders.wireValues,
+            Limit: limit, ExclusiveStartKey: startKey.map(DynamoDB.item), ConsistentRead: consistentRead ? true : nil,
+            ScanIndexForward: ascending ? nil : false
+        )
+        let output: DynamoDB.QueryOutput = try await client.call("Query", input)
+        return DynamoDBPage(items: (output.Items ?? []).map(DynamoDB.item), lastEvaluatedKey: output.LastEvaluatedKey.map(DynamoDB.item))
+    }
+}
+
+/// One page of a query.
+public struct DynamoDBPage: Sendable, Equatable {
+    /// The items of this page.
+    public var items: [DynamoDBItem]
+    /// Where the next page starts; `nil` on the last page.
+    public var lastEvaluatedKey: DynamoDBItem?
+
+    /// Creates a page.
+    public init(items: [DynamoDBItem], lastEvaluatedKey: DynamoDBItem?) {
+        self.items = items
+        self.lastEvaluatedKey = lastEvaluatedKey
+    }
+}

@@ -1,0 +1,51 @@
+// Shapes of the item operations beyond the users table's GetItem/PutItem: conditional
+// writes, updates, deletes and queries.
+extension DynamoDB {
+    struct ConditionalPutItemInput: Encodable {
+        var TableName: String
+        var Item: Item
+        var ConditionExpression: String?
+        var ExpressionAttributeNames: [String: String]?
+        var ExpressionAttributeValues: Item?
+    }
+
+    struct UpdateItemInput: Encodable {
+        var TableName: String
+        var Key: Item
+        var UpdateExpression: String
+        var ConditionExpression: String?
+        var ExpressionAttributeNames: [String: String]?
+        var ExpressionAttributeValues: Item?
+        var ReturnValues: String
+    }
+
+    struct AttributesOutput: Decodable {
+        var Attributes: Item?
+    }
+
+    struct DeleteItemInput: Encodable {
+        var TableName: String
+        var Key: Item
+        var ConditionExpression: String?
+        var ExpressionAttributeNames: [String: String]?
+        var ExpressionAttributeValues: Item?
+    }
+
+    struct QueryInput: Encodable {
+        var TableName: String
+        var IndexName: String?
+        var KeyConditionExpression: String
+        var FilterExpression: String?
+        var ExpressionAttributeNames: [String: String]?
+        var ExpressionAttributeValues: Item?
+        var Limit: Int?
+        var ExclusiveStartKey: Item?
+        var ConsistentRead: Bool?
+        var ScanIndexForward: Bool?
+    }
+
+    struct QueryOutput: Decodable {
+        var Items: [Item]?
+        var LastEvaluatedKey: Item?
+    }
+}

@@ -1,0 +1,63 @@
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
+import Foundation
+#endif
+
+/// One DynamoDB attribute value of the kinds this project stores.
+public enum DynamoDBValue: Sendable, Hashable {
+    /// `S`: a string.
+    case string(String)
+    /// `N`: a number, as DynamoDB's decimal text (so no precision is lost on the way).
+    case number(String)
+    /// `B`: bytes (base64 on the wire).
+    case binary([UInt8])
+    /// `BOOL`: a boolean.
+    case bool(Bool)
+
+    /// A number from an integer.
+    public static func integer(_ value: some BinaryInteger) -> DynamoDBValue { .number(String(value)) }
+
+    /// The string of an `S` value.
+    public var stringValue: String? { if case .string(let value) = self { value } else { nil } }
+    /// The integer of an `N` value that is a whole number in `Int64`'s range.
+    public var integerValue: Int64? { if case .number(let text) = self { Int64(text) } else { nil } }
+    /// The bytes of a `B` value.
+    public var binaryValue: [UInt8]? { if case .binary(let value) = self { value } else { nil } }
+    /// The boolean of a `BOOL` value.
+    public var boolValue: Bool? { if case .bool(let value) = self { value } else { nil } }
+}
+
+/// An item or a key: attribute names to values.
+public typealias DynamoDBItem = [String: DynamoDBValue]
+
+extension DynamoDBValue {
+    var attribute: DynamoDB.AttributeValue {
+        switch self {
+        case .string(let value): DynamoDB.AttributeValue(S: value)
+        case .number(let value): DynamoDB.AttributeValue(N: value)
+        case .binary(let value): DynamoDB.AttributeValue(B: Data(value).base64EncodedString())
+        case .bool(let value): DynamoDB.AttributeValue(BOOL: value)
+        }
+    }
+
+    /// The value of a wire attribute; `nil` for a kind we do not read.
+    init?(_ attribute: DynamoDB.AttributeValue) {
+        if let value = attribute.S {
+            self = .string(value)
+        } else if let value = attribute.N {
+            self = .number(value)
+        } else if let value = attribute.B, let bytes = Data(base64Encoded: value) {
+            self = .binary([UInt8](bytes))
+        } else if let value = attribute.BOOL {
+            self = .bool(value)
+        } else {
+            return nil
+        }
+    }
+}
+
+extension DynamoDB {
+    static func item(_ item: DynamoDBItem) -> Item { item.mapValues(\.attribute) }
+    static func item(_ item: Item) -> DynamoDBItem { item.compactMapValues(DynamoDBValue.init) }
+}
