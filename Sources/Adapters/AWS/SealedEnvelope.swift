@@ -1,0 +1,21 @@
+/// A sealed item: what is stored, all of it safe to store in plain attributes.
+public struct SealedEnvelope: Sendable, Equatable, CustomStringConvertible {
+    /// AES-256-GCM's combined form: the 12-byte nonce, the ciphertext, the 16-byte tag.
+    public var ciphertext: [UInt8]
+    /// The data key, wrapped by KMS under the user's encryption context.
+    public var wrappedKey: [UInt8]
+    /// The ARN of the KMS key that wrapped it.
+    public var keyID: String
+
+    /// Creates an envelope (e.g. from stored attributes).
+    public init(ciphertext: [UInt8], wrappedKey: [UInt8], keyID: String) {
+        self.ciphertext = ciphertext
+        self.wrappedKey = wrappedKey
+        self.keyID = keyID
+    }
+
+    /// Sizes only: ciphertext is not secret, but it has no business in a log line.
+    public var description: String {
+        "SealedEnvelope(ciphertext: \(ciphertext.count) bytes, wrappedKey: \(wrappedKey.count) bytes, keyID: \(keyID))"
+    }
+}
