@@ -21,7 +21,7 @@ extension DynamoDBClient {
     public func putItem(
         table: String, item: DynamoDBItem, condition: String? = nil, placeholders: DynamoDBExpressionValues = .none
     ) async throws {
-        let input = DynamoDB.ConditionalPutItemInput(
+        let input = DynamoDB.PutItemInput(
             TableName: table, Item: DynamoDB.item(item), ConditionExpression: condition,
             ExpressionAttributeNames: placeholders.wireNames, ExpressionAttributeValues: placeholders.wireValues
         )

@@ -3,7 +3,7 @@ extension DynamoDBClient {
     /// `CreateTable` as `table` declares it, with on-demand billing (for local set-up).
     /// - Throws: ``AWSError`` `ResourceInUseException` when the table exists.
     public func createTable(_ table: DynamoDBTableDefinition) async throws {
-        let _: DynamoDB.Empty = try await client.call("CreateTable", DynamoDB.CreateIndexedTableInput(table))
+        let _: DynamoDB.Empty = try await client.call("CreateTable", DynamoDB.CreateTableInput(table))
     }
 
     /// `UpdateTimeToLive`: DynamoDB deletes an item some time after the epoch second held in

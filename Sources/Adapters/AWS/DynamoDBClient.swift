@@ -22,10 +22,6 @@ public struct DynamoDBClient: Sendable {
     /// `CreateTable` with a string partition key and on-demand billing (for local set-up).
     /// - Throws: ``AWSError`` `ResourceInUseException` when the table exists.
     public func createTable(table: String, keyName: String) async throws {
-        let input = DynamoDB.CreateTableInput(
-            TableName: table, AttributeDefinitions: [.init(AttributeName: keyName, AttributeType: "S")],
-            KeySchema: [.init(AttributeName: keyName, KeyType: "HASH")], BillingMode: "PAY_PER_REQUEST"
-        )
-        let _: DynamoDB.Empty = try await client.call("CreateTable", input)
+        try await createTable(DynamoDBTableDefinition(name: table, partitionKey: .init(keyName, .string)))
     }
 }

@@ -1,14 +1,6 @@
 // Shapes of the item operations beyond the users table's GetItem/PutItem: conditional
 // writes, updates, deletes and queries.
 extension DynamoDB {
-    struct ConditionalPutItemInput: Encodable {
-        var TableName: String
-        var Item: Item
-        var ConditionExpression: String?
-        var ExpressionAttributeNames: [String: String]?
-        var ExpressionAttributeValues: Item?
-    }
-
     struct UpdateItemInput: Encodable {
         var TableName: String
         var Key: Item

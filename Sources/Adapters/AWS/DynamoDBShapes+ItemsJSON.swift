@@ -24,7 +24,7 @@ extension DynamoDB {
     }
 }
 
-extension DynamoDB.ConditionalPutItemInput: AWSJSONInput {
+extension DynamoDB.PutItemInput: AWSJSONInput {
     var json: JSONValue {
         .members(["TableName": .string(TableName), "Item": DynamoDB.json(Item), "ConditionExpression": .stringIfPresent(ConditionExpression),
                   "ExpressionAttributeNames": DynamoDB.json(ExpressionAttributeNames),

@@ -12,14 +12,6 @@ extension DynamoDB {
         var Projection: Projection
     }
 
-    struct CreateIndexedTableInput: Encodable {
-        var TableName: String
-        var AttributeDefinitions: [AttributeDefinition]
-        var KeySchema: [KeySchemaElement]
-        var GlobalSecondaryIndexes: [GlobalSecondaryIndex]?
-        var BillingMode: String
-    }
-
     struct TimeToLiveSpecification: Encodable {
         var AttributeName: String
         var Enabled: Bool
@@ -31,7 +23,7 @@ extension DynamoDB {
     }
 }
 
-extension DynamoDB.CreateIndexedTableInput {
+extension DynamoDB.CreateTableInput {
     init(_ table: DynamoDBTableDefinition) {
         func schema(_ partition: DynamoDBTableDefinition.Key, _ sort: DynamoDBTableDefinition.Key?) -> [DynamoDB.KeySchemaElement] {
             [.init(AttributeName: partition.name, KeyType: "HASH")] + (sort.map { [.init(AttributeName: $0.name, KeyType: "RANGE")] } ?? [])

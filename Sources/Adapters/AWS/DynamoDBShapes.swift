@@ -26,6 +26,9 @@ enum DynamoDB {
     struct PutItemInput: Encodable {
         var TableName: String
         var Item: Item
+        var ConditionExpression: String? = nil
+        var ExpressionAttributeNames: [String: String]? = nil
+        var ExpressionAttributeValues: Item? = nil
     }
 
     struct AttributeDefinition: Encodable {
@@ -42,6 +45,7 @@ enum DynamoDB {
         var TableName: String
         var AttributeDefinitions: [AttributeDefinition]
         var KeySchema: [KeySchemaElement]
+        var GlobalSecondaryIndexes: [GlobalSecondaryIndex]? = nil
         var BillingMode: String
     }
 
