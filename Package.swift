@@ -79,6 +79,8 @@ let package = Package(
             // macOS: the SDK's sqlite3 (no pkg-config file needed).
             providers: [.apt(["libsqlite3-dev"]), .brew(["sqlite"])]
         ),
+        // The grant port on either secret store above: secret `gmail/user/{id}` per grant.
+        .target(name: "PayPulseSecretGrants", dependencies: ["PayPulsePorts"], path: "Sources/Adapters/SecretGrants"),
         .target(
             name: "PayPulseEmbedded",
             dependencies: ["PayPulsePorts", "CSQLite", .product(name: "Logging", package: "swift-log")],
@@ -124,7 +126,7 @@ let package = Package(
             name: "PayPulseApp",
             dependencies: [
                 "PayPulseConfiguration", "PayPulseRuntime", "PayPulseHandlers", "PayPulseDomain", "PayPulsePorts", "PayPulseAWS",
-                "PayPulseEmbedded", "PayPulseTransport", "PayPulseGoogle", .product(name: "Logging", package: "swift-log"),
+                "PayPulseEmbedded", "PayPulseSecretGrants", "PayPulseTransport", "PayPulseGoogle", .product(name: "Logging", package: "swift-log"),
             ],
             path: "Sources/App"
         ),
@@ -214,7 +216,7 @@ let package = Package(
         .target(
             name: "PayPulseTestSupport",
             dependencies: [
-                "PayPulseFakeGoogle", "PayPulsePorts", "PayPulseAWS", "PayPulseEmbedded", "PayPulseTransport",
+                "PayPulseFakeGoogle", "PayPulsePorts", "PayPulseAWS", "PayPulseEmbedded", "PayPulseSecretGrants", "PayPulseTransport",
                 "PayPulseDomain", "PayPulseHandlers", "PayPulseGoogle",
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "InMemoryLogging", package: "swift-log"),

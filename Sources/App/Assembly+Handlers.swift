@@ -7,7 +7,7 @@ import PayPulseRuntime
 extension Assembly {
     /// The event handlers of one function, built once (keys, clients) for many events.
     public func eventHandlers(for name: HandlerName, metrics: any MetricsSink = StandardErrorMetricsSink()) throws -> EventHandlers {
-        let vault = TokenVault(secrets: backends.secrets)
+        let vault = TokenVault(grants: backends.grants)
         switch name {
         case .storeTokens:
             let clientID = CachedClientID(secrets: backends.secrets, secretID: configuration.google.clientIDSecretID)
@@ -43,7 +43,7 @@ extension Assembly {
     /// Builds a job per run: the client ID is read once per run, so a rotated secret is
     /// picked up by the next run without a redeploy.
     private func refreshJobFactory(vault: TokenVault) -> @Sendable () async throws -> RefreshJob {
-        let secrets = backends.secrets, google = google, settings = configuration.refresh
+        let secrets = backends.secrets, grants = backends.grants, google = google, settings = configuration.refresh
         let clientIDSecret = configuration.google.clientIDSecretID
         return {
             let clientID = try await GoogleClientID.load(from: secrets, secretID: clientIDSecret)
@@ -51,7 +51,7 @@ extension Assembly {
                 vault: vault, google: google, clientID: clientID, windowSeconds: settings.windowSeconds, keepAliveSeconds: settings.keepAlive,
                 limiter: WriteRateLimiter(writesPerSecond: settings.maxWritesPerSecond)
             )
-            return RefreshJob(secrets: secrets, refresher: refresher, settings: settings)
+            return RefreshJob(grants: grants, refresher: refresher, settings: settings)
         }
     }
 }

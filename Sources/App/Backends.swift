@@ -1,15 +1,21 @@
 import PayPulsePorts
+import PayPulseSecretGrants
 
-/// Where token sets and users live, for one process.
+/// Where token sets, configuration secrets and users live, for one process.
 public struct Backends: Sendable {
-    /// Where token sets live.
+    /// Configuration secrets (the Google client ID, the JWT key), and the token sets when
+    /// ``grants`` is served from them.
     public let secrets: any SecretStore
+    /// Where token sets live.
+    public let grants: any GrantStore
     /// Where users live.
     public let users: any UserDirectory
 
     /// Creates backends from ports.
-    public init(secrets: any SecretStore, users: any UserDirectory) {
+    /// - Parameter grants: where token sets live; by default secrets `gmail/user/{id}` in `secrets`.
+    public init(secrets: any SecretStore, grants: (any GrantStore)? = nil, users: any UserDirectory) {
         self.secrets = secrets
+        self.grants = grants ?? SecretsManagerGrantStore(secrets)
         self.users = users
     }
 }

@@ -9,9 +9,9 @@ extension TokenVault {
     /// Stores what the app posted, merged over what is stored (see
     /// ``GmailTokenSet/merging(_:over:now:)``).
     ///
-    /// The first connection creates the secret with its tags. Later writes are a
+    /// The first connection creates the grant with its tags. Later writes are a
     /// compare-and-swap from the version read, so a refresh finishing in between is never
-    /// overwritten with a stale merge: the loser reads again and merges again. A secret
+    /// overwritten with a stale merge: the loser reads again and merges again. A grant
     /// scheduled for deletion (a disconnect) is restored first and treated as a first
     /// connection, since its grant was revoked at Google; so is a disconnect that lands
     /// between this call's read and its write.
@@ -23,26 +23,22 @@ extension TokenVault {
     /// that were about to finish, and one refresh per grant is due at a time.
     /// - Throws: `StoreError.conflict` when the write kept losing races; other `StoreError`s.
     public func store(_ incoming: IncomingTokens, for user: UserID) async throws -> StoreResult {
-        let name = user.secretName
         var restored = false
         for attempt in 0..<Self.storeAttempts {
             if attempt > 0 { await Self.pauseAfterLostRace(attempt) }
-            let value: SecretValue
+            let value: GrantValue
             do {
-                value = try await secrets.getSecretValue(name: name, stage: .current)
+                value = try await grants.read(user.rawValue)
             } catch let error as StoreError where error == .notFound {
                 let (tokenSet, outcome) = GmailTokenSet.merging(incoming, over: nil, now: now())
                 do {
-                    _ = try await secrets.createSecret(
-                        name: name, value: try tokenSet.jsonString(), tags: TokenSetTags.tags(for: tokenSet),
-                        clientRequestToken: SecretVersionID.random().rawValue
-                    )
+                    try await grants.create(user.rawValue, value: try tokenSet.jsonString(), attributes: TokenSetTags.tags(for: tokenSet))
                     return StoreResult(outcome: outcome, tokenSet: tokenSet)
                 } catch let error as StoreError where error == .alreadyExists || error == .scheduledForDeletion {
                     continue  // created (or deleted) by someone else meanwhile: read again
                 }
             } catch let error as StoreError where error == .scheduledForDeletion {
-                try await secrets.restoreSecret(name: name)
+                try await grants.restore(user.rawValue)
                 restored = true
                 // A writer overtaken by the disconnect's revoked mark can tag after it, and
                 // the deletion keeps those tags (a set deleted before the mark existed has no
@@ -55,20 +51,20 @@ extension TokenVault {
                 continue
             }
 
-            let previous = restored ? nil : try? GmailTokenSet.decode(value.string)
+            let previous = restored ? nil : try? GmailTokenSet.decode(value.value)
             let (tokenSet, outcome) = GmailTokenSet.merging(incoming, over: previous, now: now())
             do {
-                try await replace(tokenSet, of: user, expected: value.versionID)
+                try await replace(tokenSet, of: user, expected: value.version)
                 return StoreResult(outcome: outcome, tokenSet: tokenSet)
             } catch let error as StoreError where error == .conflict {
                 continue
             } catch let error as StoreError where error == .scheduledForDeletion || error == .notFound {
-                // A disconnect deleted the secret between our read and our write: read
+                // A disconnect deleted the grant between our read and our write: read
                 // again, which restores it, and this store is the reconnection.
                 continue
             }
         }
-        throw StoreError.conflict.with(message: "\(name) kept changing while storing; try again")
+        throw StoreError.conflict.with(message: "the grant of user \(user) kept changing while storing; try again")
     }
 
     /// How often ``store(_:for:)`` reads and writes again after losing a race.

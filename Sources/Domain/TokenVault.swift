@@ -5,15 +5,15 @@ import Foundation
 #endif
 import PayPulsePorts
 
-/// The token sets of all users, on a ``SecretStore``: reading, storing what the app sends,
+/// The token sets of all users, on a ``GrantStore``: reading, storing what the app sends,
 /// and compare-and-swap replacing, under the storage contract of DESIGN.md.
 public struct TokenVault: Sendable {
     /// A stored token set with the version it was read from.
     public struct Stored: Sendable, Equatable {
         /// The token set.
         public var tokenSet: GmailTokenSet
-        /// The version holding `AWSCURRENT` when it was read.
-        public var version: SecretVersionID
+        /// The version that was current when it was read.
+        public var version: GrantVersion
     }
 
     /// What ``store(_:for:)`` did.
@@ -24,29 +24,29 @@ public struct TokenVault: Sendable {
         public var tokenSet: GmailTokenSet
     }
 
-    let secrets: any SecretStore
+    let grants: any GrantStore
     let now: @Sendable () -> Date
     /// How often a write that lost a race is tried again before giving up.
     let maxAttempts = 4
 
-    /// Creates a vault over `secrets`.
-    public init(secrets: any SecretStore, now: @escaping @Sendable () -> Date = { Date() }) {
-        self.secrets = secrets
+    /// Creates a vault over `grants`.
+    public init(grants: any GrantStore, now: @escaping @Sendable () -> Date = { Date() }) {
+        self.grants = grants
         self.now = now
     }
 
-    /// The connection state from the secret's metadata alone (`DescribeSecret`), so the
-    /// caller needs no permission to read token values.
+    /// The connection state from the grant's listing attributes alone
+    /// (``GrantStore/state(of:)``), so the caller needs no permission to read token values.
     /// - Throws: `StoreError` when the store fails.
     public func connectionState(of user: UserID) async throws -> ConnectionState {
-        let description: SecretDescription
+        let state: GrantState
         do {
-            description = try await secrets.describeSecret(name: user.secretName)
+            state = try await grants.state(of: user.rawValue)
         } catch let error as StoreError where error == .notFound {
             return .notConnected
         }
-        if description.isScheduledForDeletion { return .scheduledForDeletion }
-        switch description.tags[TokenSetTags.status] {
+        if state.isScheduledForDeletion { return .scheduledForDeletion }
+        switch state.attributes[TokenSetTags.status] {
         case GmailTokenSet.Status.revoked.rawValue: return .revoked
         case GmailTokenSet.Status.rejected.rawValue: return .rejected
         default: return .connected
@@ -56,43 +56,42 @@ public struct TokenVault: Sendable {
     /// The current token set, or `nil` when none is stored (or it is scheduled for deletion).
     /// - Throws: `StoreError.corrupt` when the value is not a token set; other `StoreError`s.
     public func current(of user: UserID) async throws -> Stored? {
-        let value: SecretValue
+        let value: GrantValue
         do {
-            value = try await secrets.getSecretValue(name: user.secretName, stage: .current)
+            value = try await grants.read(user.rawValue)
         } catch let error as StoreError where error == .notFound || error == .scheduledForDeletion {
             return nil
         }
         do {
-            return Stored(tokenSet: try GmailTokenSet.decode(value.string), version: value.versionID)
+            return Stored(tokenSet: try GmailTokenSet.decode(value.value), version: value.version)
         } catch {
-            throw StoreError.corrupt.with(message: "the stored value of \(user.secretName) is not a token set")
+            throw StoreError.corrupt.with(message: "the stored grant of user \(user) is not a token set")
         }
     }
 
-    /// Compare-and-swap: stores `tokenSet` only if `expected` is still current, then
-    /// updates the listing tags, unless `tagged` (the tags the replaced version carries)
-    /// still describe it: a refresh that renews only the access token then costs three
-    /// calls (read, put, stage move), and the listing infers the new expiry from the write's
-    /// date (``TokenSetTags/impliedExpiry(from:lastChanged:)``).
+    /// Compare-and-swap: stores `tokenSet` only if `expected` is still current, with new
+    /// listing tags unless `tagged` (the tags the replaced version carries) still describe
+    /// it: a refresh that renews only the access token then costs three calls on Secrets
+    /// Manager (read, put, stage move), and the listing infers the new expiry from the
+    /// write's date (``TokenSetTags/impliedExpiry(from:lastChanged:)``).
     /// - Throws: `StoreError.conflict` when newer tokens were stored meanwhile (nothing written).
     @discardableResult
     public func replace(
-        _ tokenSet: GmailTokenSet, of user: UserID, expected: SecretVersionID, tagged: [String: String]? = nil
-    ) async throws -> SecretVersionID {
-        let version = try await secrets.replaceCurrent(
-            name: user.secretName, expected: expected, value: try tokenSet.jsonString(), clientRequestToken: SecretVersionID.random().rawValue
+        _ tokenSet: GmailTokenSet, of user: UserID, expected: GrantVersion, tagged: [String: String]? = nil
+    ) async throws -> GrantVersion {
+        let keepTags = tagged.map { TokenSetTags.stillDescribe($0, tokenSet) } ?? false
+        let version = try await grants.replace(
+            user.rawValue, expected: expected, value: try tokenSet.jsonString(), attributes: keepTags ? nil : TokenSetTags.tags(for: tokenSet)
         )
         // Writing no tags, we cannot overtake another writer's either.
-        if let tagged, TokenSetTags.stillDescribe(tagged, tokenSet) { return version }
-        try await retag(tokenSet, of: user)
-        await retagIfOvertaken(user, tagged: version)
+        if !keepTags && !grants.writesAttributesWithValue { await retagIfOvertaken(user, tagged: version) }
         return version
     }
 
-    /// Rewrites the listing tags of `user`'s secret from `tokenSet` (the stored value, the
+    /// Rewrites the listing tags of `user`'s grant from `tokenSet` (the stored value, the
     /// authority), e.g. after a write whose tagging failed.
     public func retag(_ tokenSet: GmailTokenSet, of user: UserID) async throws {
-        try await secrets.tagResource(name: user.secretName, tags: TokenSetTags.tags(for: tokenSet))
+        try await grants.mark(user.rawValue, attributes: TokenSetTags.tags(for: tokenSet))
     }
 
     /// Tags go on after the compare-and-swap, so another writer can swap in a newer set
@@ -100,16 +99,17 @@ public struct TokenVault: Sendable {
     /// on a fresh reconnect). So, once our tags are on, if the current version is no longer
     /// the one we tagged for, tag again from the current value, and check again. The last
     /// tag write is always followed by such a check, so the tags end up describing the
-    /// current value. Best effort: the write itself has succeeded.
-    private func retagIfOvertaken(_ user: UserID, tagged version: SecretVersionID) async {
+    /// current value. Best effort: the write itself has succeeded. Stores that write tags
+    /// with the value in one atomic write (``GrantStore/writesAttributesWithValue``) skip it.
+    private func retagIfOvertaken(_ user: UserID, tagged version: GrantVersion) async {
         var tagged = version
         for _ in 0..<maxAttempts {
-            guard let current = try? await secrets.describeSecret(name: user.secretName).currentVersion, current != tagged,
-                  let value = try? await secrets.getSecretValue(name: user.secretName, stage: .current),
-                  let set = try? GmailTokenSet.decode(value.string)
+            guard let current = try? await grants.state(of: user.rawValue).currentVersion, current != tagged,
+                  let value = try? await grants.read(user.rawValue),
+                  let set = try? GmailTokenSet.decode(value.value)
             else { return }
             guard (try? await retag(set, of: user)) != nil else { return }
-            tagged = value.versionID
+            tagged = value.version
         }
     }
 }
@@ -118,7 +118,7 @@ extension TokenVault {
     /// Marks the user's token set revoked (its grant was revoked at Google), then deletes
     /// it with a recovery window (7–30 days); a later ``store(_:for:)`` restores it.
     ///
-    /// The mark comes first so that a reconnect which restores the secret and then fails
+    /// The mark comes first so that a reconnect which restores the grant and then fails
     /// to write (409, 503) leaves a set that reads as not connected, never the old grant
     /// shown as connected. The reconnect re-tags the restored set from its value: a writer
     /// overtaken by the mark may have tagged after it, before the delete.
@@ -126,14 +126,14 @@ extension TokenVault {
     ///   `StoreError.conflict` when the mark kept losing races.
     public func disconnect(_ user: UserID, recoveryWindowDays: Int) async throws {
         try await markRevoked(user)
-        _ = try await secrets.deleteSecret(name: user.secretName, recoveryWindowDays: recoveryWindowDays)
+        try await grants.delete(user.rawValue, recoveryWindowDays: recoveryWindowDays)
     }
 
     private func markRevoked(_ user: UserID) async throws {
         for _ in 0..<maxAttempts {
             guard let stored = try await current(of: user) else { return }  // the delete tells what is there
             // Already marked, perhaps by our own earlier attempt whose tagging failed: tag it
-            // again, since a restored secret reads as what its tags say.
+            // again, since a restored grant reads as what its tags say.
             guard stored.tokenSet.status != .revoked else { return try await retag(stored.tokenSet, of: user) }
             var marked = stored.tokenSet
             marked.status = .revoked
@@ -147,6 +147,6 @@ extension TokenVault {
                 return
             }
         }
-        throw StoreError.conflict.with(message: "\(user.secretName) kept changing while disconnecting; try again")
+        throw StoreError.conflict.with(message: "the grant of user \(user) kept changing while disconnecting; try again")
     }
 }

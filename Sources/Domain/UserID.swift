@@ -1,4 +1,4 @@
-/// A user id: the verified JWT `sub`, safe as the last segment of secret name `gmail/user/{id}`.
+/// A user id: the verified JWT `sub`, the key of the user's grant, safe as the last segment of secret name `gmail/user/{id}`.
 ///
 /// Secrets Manager names allow ASCII letters, digits and `/_+=.@-`. The id leaves out `/`
 /// (so no user can name a path under another's secret) and refuses `.` / `..` (so no layer
@@ -7,7 +7,7 @@ public struct UserID: Hashable, Sendable, CustomStringConvertible {
     /// The longest id accepted, in characters.
     public static let maximumLength = 128
 
-    /// The id as it appears in the token and in the secret name.
+    /// The id as it appears in the token and as the grant's key.
     public let rawValue: String
 
     /// Validates a candidate id.
@@ -24,9 +24,6 @@ public struct UserID: Hashable, Sendable, CustomStringConvertible {
         }
         self.rawValue = rawValue
     }
-
-    /// The name of the secret that holds this user's token set: `gmail/user/{id}`.
-    public var secretName: String { "gmail/user/\(rawValue)" }
 
     /// The raw id.
     public var description: String { rawValue }

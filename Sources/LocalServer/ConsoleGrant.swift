@@ -12,27 +12,27 @@ struct ConsoleGrant: Sendable, Equatable {
     var verified: Bool?
     var accessTokenExpires: Date?
     var scopes: [String]
-    /// When a disconnected grant's secret is deleted for good.
+    /// When a disconnected grant is deleted for good.
     var deletionDate: Date?
 
     /// Every stored grant (disconnected ones included) with its user, by user id.
-    static func all(secrets: any SecretStore, users: any UserDirectory) async throws -> [ConsoleGrant] {
-        let vault = TokenVault(secrets: secrets)
-        var summaries: [SecretSummary] = []
+    static func all(grants: any GrantStore, users: any UserDirectory) async throws -> [ConsoleGrant] {
+        let vault = TokenVault(grants: grants)
+        var summaries: [GrantSummary] = []
         var next: String?
         repeat {
-            let page = try await secrets.listSecrets(namePrefix: RefreshJob.prefix, includePlannedDeletion: true, maxResults: 100, nextToken: next)
-            summaries += page.secrets
-            next = page.nextToken
+            let page = try await grants.list(userPrefix: "", includeDeleted: true, cursor: next, limit: 100)
+            summaries += page.grants
+            next = page.cursor
         } while next != nil
         var rows: [ConsoleGrant] = []
         for summary in summaries {
-            guard let user = UserID(String(summary.name.dropFirst(RefreshJob.prefix.count))) else { continue }
+            guard let user = UserID(summary.user) else { continue }
             var row = ConsoleGrant(
                 userID: user.rawValue, userName: try? await users.user(id: user.rawValue)?.name, status: "disconnected", scopes: [],
-                deletionDate: summary.deletedDate
+                deletionDate: summary.deletionDate
             )
-            if summary.deletedDate == nil {
+            if summary.deletionDate == nil {
                 if let set = try? await vault.current(of: user)?.tokenSet {
                     row.status = set.status == .active ? "connected" : set.status.rawValue
                     row.googleEmail = set.googleEmail

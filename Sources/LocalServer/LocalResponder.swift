@@ -16,7 +16,7 @@ struct LocalResponder: HTTPResponder {
     let api: [String: [String: GatewayBridge]]
     let fakeGoogle: FakeGoogleEndpoints?
     let activity: ConsoleActivity
-    let backends: (secrets: any SecretStore, users: any UserDirectory)
+    let backends: (grants: any GrantStore, users: any UserDirectory)
     let storeDescription: String
     let googleDescription: String
     let logger: Logger
@@ -77,7 +77,7 @@ struct LocalResponder: HTTPResponder {
     private func console() async -> Response {
         let grants: [ConsoleGrant]
         do {
-            grants = try await ConsoleGrant.all(secrets: backends.secrets, users: backends.users)
+            grants = try await ConsoleGrant.all(grants: backends.grants, users: backends.users)
         } catch {
             logger.error("console: listing grants failed", metadata: ["reason": "\(error)"])
             return GatewayBridge.response(.upstreamUnavailable)

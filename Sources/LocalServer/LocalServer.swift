@@ -72,7 +72,7 @@ public enum LocalServer {
                 "/v1/auth/gmail-tokens": ["POST": try bridge(.storeTokens), "DELETE": try bridge(.disconnect)],
                 "/v1/user/me": ["GET": try bridge(.userProfile)],
             ],
-            fakeGoogle: fakeGoogle, activity: activity, backends: (assembly.backends.secrets, assembly.backends.users),
+            fakeGoogle: fakeGoogle, activity: activity, backends: (assembly.backends.grants, assembly.backends.users),
             storeDescription: describeStore(assembly.configuration), googleDescription: googleDescription, logger: logger
         )
         let host = settings.host, chosenPort = port

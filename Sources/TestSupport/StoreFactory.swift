@@ -7,8 +7,9 @@ import Logging
 import PayPulseAWS
 import PayPulseEmbedded
 import PayPulsePorts
+import PayPulseSecretGrants
 
-/// A way to get a ``SecretStore`` and a ``UserDirectory`` for the contract suites in
+/// A way to get a ``SecretStore``, a ``GrantStore`` and a ``UserDirectory`` for the contract suites in
 /// `Tests/ContractTests`, which run the same tests against every factory in ``all``.
 ///
 /// A factory may hand out stores that already hold data (a shared moto server): tests
@@ -18,6 +19,8 @@ public struct StoreFactory: Sendable, CustomStringConvertible {
     public struct Stores: Sendable {
         /// The secret store under test.
         public var secrets: any SecretStore
+        /// The grant store under test: by default ``SecretsManagerGrantStore`` over ``secrets``.
+        public var grants: any GrantStore
         /// The user directory under test.
         public var users: any UserDirectory
         /// Whether writes to a secret scheduled for deletion are refused (AWS and the
@@ -28,11 +31,12 @@ public struct StoreFactory: Sendable, CustomStringConvertible {
 
         /// Creates a set of stores.
         public init(
-            secrets: any SecretStore, users: any UserDirectory,
+            secrets: any SecretStore, grants: (any GrantStore)? = nil, users: any UserDirectory,
             supportsWriteProtectionOfDeletedSecrets: Bool,
             tearDown: @escaping @Sendable () async -> Void = {}
         ) {
             self.secrets = secrets
+            self.grants = grants ?? SecretsManagerGrantStore(secrets)
             self.users = users
             self.supportsWriteProtectionOfDeletedSecrets = supportsWriteProtectionOfDeletedSecrets
             self.tearDown = tearDown

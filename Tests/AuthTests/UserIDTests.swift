@@ -1,4 +1,5 @@
 import PayPulseDomain
+import PayPulseTestSupport
 import Testing
 
 @Suite("UserID")

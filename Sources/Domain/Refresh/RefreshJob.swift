@@ -11,26 +11,23 @@ import PayPulsePorts
 /// bounded concurrency and a paced write budget, and stop starting new work near the
 /// deadline.
 public struct RefreshJob: Sendable {
-    let secrets: any SecretStore
+    let grants: any GrantStore
     let refresher: TokenRefresher
     let settings: RefreshSettings
-    let listPrefix: String
+    let userPrefix: String
     let now: @Sendable () -> Date
 
-    /// The secret-name prefix of every user's token set.
-    public static let prefix = "gmail/user/"
-
     /// Creates a job.
-    /// - Parameter listPrefix: what to list: ``prefix`` (everyone), or a longer prefix
-    ///   that narrows the run to user ids starting with the rest.
+    /// - Parameter userPrefix: what to list: `""` (everyone), or a prefix that narrows the
+    ///   run to the user ids starting with it.
     public init(
-        secrets: any SecretStore, refresher: TokenRefresher, settings: RefreshSettings, listPrefix: String = RefreshJob.prefix,
+        grants: any GrantStore, refresher: TokenRefresher, settings: RefreshSettings, userPrefix: String = "",
         now: @escaping @Sendable () -> Date = { Date() }
     ) {
-        self.secrets = secrets
+        self.grants = grants
         self.refresher = refresher
         self.settings = settings
-        self.listPrefix = listPrefix.hasPrefix(Self.prefix) ? listPrefix : Self.prefix
+        self.userPrefix = userPrefix
         self.now = now
     }
 
@@ -116,33 +113,33 @@ public struct RefreshJob: Sendable {
         let horizon = now().addingTimeInterval(Double(settings.windowSeconds))
         let idleSince = settings.keepAlive.map { now().addingTimeInterval(-Double($0)) }
         var due: [Candidate] = []
-        var token: String?
+        var cursor: String?
         repeat {
-            let page = try await secrets.listSecrets(namePrefix: listPrefix, includePlannedDeletion: false, maxResults: 100, nextToken: token)
-            for secret in page.secrets where secret.deletedDate == nil {
-                guard let user = UserID(String(secret.name.dropFirst(Self.prefix.count))), shard.contains(user) else { continue }
+            let page = try await grants.list(userPrefix: userPrefix, includeDeleted: false, cursor: cursor, limit: 100)
+            for grant in page.grants where grant.deletionDate == nil {
+                guard let user = UserID(grant.user), shard.contains(user) else { continue }
                 summary.scanned += 1
-                if TokenSetTags.isSettled(secret.tags) {
+                if TokenSetTags.isSettled(grant.attributes) {
                     summary.skipped += 1
                     continue
                 }
-                if TokenSetTags.awaitsVerification(secret.tags) {
-                    due.append(Candidate(user: user, expiry: nil, tags: secret.tags))
+                if TokenSetTags.awaitsVerification(grant.attributes) {
+                    due.append(Candidate(user: user, expiry: nil, tags: grant.attributes))
                     continue
                 }
                 if let idleSince {
                     // Without a date the value decides: treat it as due and let the read tell.
-                    if secret.lastChangedDate.map({ $0 <= idleSince }) ?? true {
-                        due.append(Candidate(user: user, expiry: secret.lastChangedDate, tags: secret.tags))
+                    if grant.lastWritten.map({ $0 <= idleSince }) ?? true {
+                        due.append(Candidate(user: user, expiry: grant.lastWritten, tags: grant.attributes))
                     }
                     continue
                 }
-                let expiry = TokenSetTags.impliedExpiry(from: secret.tags, lastChanged: secret.lastChangedDate)
+                let expiry = TokenSetTags.impliedExpiry(from: grant.attributes, lastChanged: grant.lastWritten)
                 // Without an expiry tag the value decides: treat it as due and let the read tell.
-                if expiry.map({ $0 <= horizon }) ?? true { due.append(Candidate(user: user, expiry: expiry, tags: secret.tags)) }
+                if expiry.map({ $0 <= horizon }) ?? true { due.append(Candidate(user: user, expiry: expiry, tags: grant.attributes)) }
             }
-            token = page.nextToken
-        } while token != nil && hasTime(before: deadline)
+            cursor = page.cursor
+        } while cursor != nil && hasTime(before: deadline)
         return due.sorted { ($0.expiry ?? .distantPast) < ($1.expiry ?? .distantPast) }
     }
 }

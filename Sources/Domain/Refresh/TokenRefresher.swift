@@ -213,7 +213,7 @@ public struct TokenRefresher: Sendable {
 
     /// The set marked `status`, refresh token kept (the user may want to see what it was).
     private func mark(
-        _ set: GmailTokenSet, _ status: GmailTokenSet.Status, user: UserID, expected: SecretVersionID, success: Outcome, logger: Logger
+        _ set: GmailTokenSet, _ status: GmailTokenSet.Status, user: UserID, expected: GrantVersion, success: Outcome, logger: Logger
     ) async -> Outcome {
         var marked = set
         marked.status = status
@@ -222,7 +222,7 @@ public struct TokenRefresher: Sendable {
     }
 
     private func write(
-        _ set: GmailTokenSet, user: UserID, expected: SecretVersionID, tagged: [String: String]? = nil, success: Outcome, logger: Logger
+        _ set: GmailTokenSet, user: UserID, expected: GrantVersion, tagged: [String: String]? = nil, success: Outcome, logger: Logger
     ) async -> Outcome {
         do {
             try await limiter?.acquire(2)

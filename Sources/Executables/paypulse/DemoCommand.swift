@@ -65,7 +65,7 @@ struct DemoCommand: AsyncParsableCommand {
         let stored = try await invoke(app, .storeTokens, SampleHTTPEvent(method: "POST", path: "/v1/auth/gmail-tokens", bearer: jwt, jsonBody: tokens))
         let profile = try await invoke(app, .userProfile, SampleHTTPEvent(method: "GET", path: "/v1/user/me", bearer: jwt, jsonBody: nil))
         guard stored == 201, profile == 200 else { throw ExitCode.failure }
-        if let set = try await TokenVault(secrets: app.backends.secrets).current(of: UserID(userID)!)?.tokenSet {
+        if let set = try await TokenVault(grants: app.backends.grants).current(of: UserID(userID)!)?.tokenSet {
             print("\nstored: \(set.googleEmail ?? "?") (Google sub \(set.googleSubject ?? "?")), verified: \(set.verified), \(set)")
         }
     }

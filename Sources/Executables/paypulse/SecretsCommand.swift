@@ -10,39 +10,34 @@ import PayPulseConfiguration
 import PayPulseHandlers
 import PayPulsePorts
 
-/// `paypulse secrets list|show`: the stored Gmail token sets, tokens redacted.
+/// `paypulse secrets list|show`: the stored Gmail token sets (grants), tokens redacted.
 struct SecretsCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "secrets", abstract: "Inspect stored Gmail token sets (token values are redacted).",
         subcommands: [List.self, Show.self]
     )
 
-    /// The name prefix of every user's token set.
-    static let prefix = "gmail/user/"
-
     struct List: AsyncParsableCommand {
-        static let configuration = CommandConfiguration(abstract: "List token-set secrets with their tags.")
+        static let configuration = CommandConfiguration(abstract: "List the users' token sets with their listing tags.")
 
-        @Flag(help: "Include secrets scheduled for deletion.")
+        @Flag(help: "Include token sets scheduled for deletion.")
         var includeDeleted = false
 
         func run() async throws {
             let context = try await CLIContext.load()
-            var token: String?
+            var cursor: String?
             var count = 0
             repeat {
-                let page = try await context.backends.secrets.listSecrets(
-                    namePrefix: SecretsCommand.prefix, includePlannedDeletion: includeDeleted, maxResults: 100, nextToken: token
-                )
-                for secret in page.secrets {
-                    let tags = secret.tags.sorted { $0.key < $1.key }.map { "\($0.key)=\($0.value)" }.joined(separator: " ")
-                    let deleted = secret.deletedDate.map { " (scheduled for deletion since \($0.formatted(.iso8601)))" } ?? ""
-                    print("\(secret.name)\(deleted)  \(tags)")
+                let page = try await context.backends.grants.list(userPrefix: "", includeDeleted: includeDeleted, cursor: cursor, limit: 100)
+                for grant in page.grants {
+                    let tags = grant.attributes.sorted { $0.key < $1.key }.map { "\($0.key)=\($0.value)" }.joined(separator: " ")
+                    let deleted = grant.deletionDate.map { " (scheduled for deletion since \($0.formatted(.iso8601)))" } ?? ""
+                    print("\(grant.user)\(deleted)  \(tags)")
                     count += 1
                 }
-                token = page.nextToken
-            } while token != nil
-            print("\(count) secret(s) in the \(context.storeDescription)")
+                cursor = page.cursor
+            } while cursor != nil
+            print("\(count) token set(s) in the \(context.storeDescription)")
         }
     }
 
@@ -54,20 +49,19 @@ struct SecretsCommand: AsyncParsableCommand {
 
         func run() async throws {
             let context = try await CLIContext.load()
-            let name = SecretsCommand.prefix + userID
-            let description = try await context.backends.secrets.describeSecret(name: name)
-            print("name: \(name)")
-            print("tags: \(description.tags.sorted { $0.key < $1.key }.map { "\($0.key)=\($0.value)" }.joined(separator: " "))")
-            if let deleted = description.deletedDate {
+            let state = try await context.backends.grants.state(of: userID)
+            print("user: \(userID)")
+            print("tags: \(state.attributes.sorted { $0.key < $1.key }.map { "\($0.key)=\($0.value)" }.joined(separator: " "))")
+            if let deleted = state.deletionDate {
                 print("scheduled for deletion since \(deleted.formatted(.iso8601)); restore by connecting again")
                 return
             }
-            let value = try await context.backends.secrets.getSecretValue(name: name, stage: .current)
-            print("version: \(value.versionID) \(value.stages.map(\.rawValue).joined(separator: ","))")
-            if let document = try? JSONDecoder().decode(JSONValue.self, from: Data(value.string.utf8)) {
+            let value = try await context.backends.grants.read(userID)
+            print("version: \(value.version)")
+            if let document = try? JSONDecoder().decode(JSONValue.self, from: Data(value.value.utf8)) {
                 print(document.redactingTokens().prettyText)
             } else {
-                print("<value is not JSON: \(value.string.utf8.count) bytes, not shown>")
+                print("<value is not JSON: \(value.value.utf8.count) bytes, not shown>")
             }
         }
     }

@@ -1,0 +1,90 @@
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
+import Foundation
+#endif
+import PayPulsePorts
+
+/// The ``GrantStore`` port on a ``SecretStore`` (AWS Secrets Manager, or the embedded
+/// SQLite store with its semantics): user `u`'s grant is secret `gmail/user/u`, its value
+/// the secret's `AWSCURRENT` version, its attributes the secret's tags.
+///
+/// Each operation makes the calls the vault made before the port existed, in the same
+/// order: a read is one `GetSecretValue`, a compare-and-swap `PutSecretValue` as
+/// `AWSPENDING` plus `UpdateSecretVersionStage` (``SecretStore/replaceCurrent(name:expected:value:clientRequestToken:)``),
+/// then `TagResource` when attributes are given.
+public struct SecretsManagerGrantStore: GrantStore {
+    /// The secret-name prefix of every grant.
+    public static let prefix = "gmail/user/"
+
+    let secrets: any SecretStore
+
+    /// Serves grants from `secrets`.
+    public init(_ secrets: any SecretStore) {
+        self.secrets = secrets
+    }
+
+    /// The secret that holds `user`'s grant: `gmail/user/{user}`.
+    public static func secretName(of user: String) -> String { prefix + user }
+
+    /// Tags are written by a call of their own, after the value.
+    public var writesAttributesWithValue: Bool { false }
+
+    public func state(of user: String) async throws -> GrantState {
+        let description = try await secrets.describeSecret(name: Self.secretName(of: user))
+        return GrantState(
+            attributes: description.tags, deletionDate: description.deletedDate,
+            currentVersion: description.currentVersion.map { GrantVersion($0.rawValue) }
+        )
+    }
+
+    public func read(_ user: String) async throws -> GrantValue {
+        let value = try await secrets.getSecretValue(name: Self.secretName(of: user), stage: .current)
+        return GrantValue(value: value.string, version: GrantVersion(value.versionID.rawValue))
+    }
+
+    @discardableResult
+    public func create(_ user: String, value: String, attributes: [String: String]) async throws -> GrantVersion {
+        let version = try await secrets.createSecret(
+            name: Self.secretName(of: user), value: value, tags: attributes, clientRequestToken: SecretVersionID.random().rawValue
+        )
+        return GrantVersion(version.rawValue)
+    }
+
+    @discardableResult
+    public func replace(_ user: String, expected: GrantVersion, value: String, attributes: [String: String]?) async throws -> GrantVersion {
+        let version = try await secrets.replaceCurrent(
+            name: Self.secretName(of: user), expected: SecretVersionID(expected.rawValue), value: value,
+            clientRequestToken: SecretVersionID.random().rawValue
+        )
+        if let attributes { try await mark(user, attributes: attributes) }
+        return GrantVersion(version.rawValue)
+    }
+
+    public func mark(_ user: String, attributes: [String: String]) async throws {
+        try await secrets.tagResource(name: Self.secretName(of: user), tags: attributes)
+    }
+
+    @discardableResult
+    public func delete(_ user: String, recoveryWindowDays: Int) async throws -> Date {
+        try await secrets.deleteSecret(name: Self.secretName(of: user), recoveryWindowDays: recoveryWindowDays)
+    }
+
+    public func restore(_ user: String) async throws {
+        try await secrets.restoreSecret(name: Self.secretName(of: user))
+    }
+
+    public func list(userPrefix: String, includeDeleted: Bool, cursor: String?, limit: Int) async throws -> GrantPage {
+        let page = try await secrets.listSecrets(
+            namePrefix: Self.prefix + userPrefix, includePlannedDeletion: includeDeleted, maxResults: limit, nextToken: cursor
+        )
+        let grants = page.secrets.compactMap { secret -> GrantSummary? in
+            guard secret.name.hasPrefix(Self.prefix), includeDeleted || secret.deletedDate == nil else { return nil }
+            return GrantSummary(
+                user: String(secret.name.dropFirst(Self.prefix.count)), attributes: secret.tags, lastWritten: secret.lastChangedDate,
+                deletionDate: secret.deletedDate
+            )
+        }
+        return GrantPage(grants: grants, cursor: page.nextToken)
+    }
+}

@@ -1,0 +1,39 @@
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
+import Foundation
+#endif
+import PayPulseDomain
+import PayPulsePorts
+import PayPulseSecretGrants
+
+// Shorthands for the tests written when the vault spoke to a ``SecretStore``: they build
+// the vault and the job on ``SecretsManagerGrantStore`` over the store they already have
+// (so the calls they count are the adapter's), and name the secret a grant lives in.
+
+extension UserID {
+    /// The secret that holds this user's grant on a secret store: `gmail/user/{id}`.
+    public var secretName: String { SecretsManagerGrantStore.secretName(of: rawValue) }
+}
+
+extension TokenVault {
+    /// A vault over grants kept as secrets in `secrets`.
+    public init(secrets: any SecretStore, now: @escaping @Sendable () -> Date = { Date() }) {
+        self.init(grants: SecretsManagerGrantStore(secrets), now: now)
+    }
+}
+
+extension RefreshJob {
+    /// The secret-name prefix of every user's grant.
+    public static var prefix: String { SecretsManagerGrantStore.prefix }
+
+    /// A job over grants kept as secrets in `secrets`.
+    /// - Parameter listPrefix: a secret-name prefix, ``prefix`` or longer (a shorter one lists everyone).
+    public init(
+        secrets: any SecretStore, refresher: TokenRefresher, settings: RefreshSettings, listPrefix: String = RefreshJob.prefix,
+        now: @escaping @Sendable () -> Date = { Date() }
+    ) {
+        let userPrefix = listPrefix.hasPrefix(Self.prefix) ? String(listPrefix.dropFirst(Self.prefix.count)) : ""
+        self.init(grants: SecretsManagerGrantStore(secrets), refresher: refresher, settings: settings, userPrefix: userPrefix, now: now)
+    }
+}
