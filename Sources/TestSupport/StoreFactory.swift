@@ -72,6 +72,34 @@ public struct StoreFactory: Sendable, CustomStringConvertible {
     /// Every factory the contract suites run against.
     public static var all: [StoreFactory] { [embedded, moto, inMemory] }
 
+    /// Every factory whose ``Stores/grants`` the `GrantStore` contract runs on: ``all`` and
+    /// ``dynamoDB``.
+    public static var allGrantStores: [StoreFactory] { all + [dynamoDB] }
+
+    /// Grants in a DynamoDB table of their own with KMS envelope encryption
+    /// (``DynamoDBGrantStore``), on moto_server (``MotoServer/shared()``): a fresh table and
+    /// KMS key per test. Its ``Stores/secrets`` (the client-ID secret's store) is Secrets
+    /// Manager on the same moto.
+    public static var dynamoDB: StoreFactory {
+        StoreFactory(name: "dynamodb-on-moto") {
+            let endpoint = try await MotoServer.shared().endpoint
+            let suffix = UUID().uuidString.lowercased()
+            let dynamoDB = try AWSTestClients.dynamoDB(endpoint: endpoint)
+            let directory = DynamoDBUserDirectory(client: dynamoDB, table: "users-\(suffix)")
+            try await directory.createTableIfNeeded()
+            let kms = KMSClient(client: try AWSTestClients.jsonClient(.kms, endpoint: endpoint))
+            let keyID = try await kms.createKey(description: "paypulse grants \(suffix)")
+            let grants = DynamoDBGrantStore(
+                client: dynamoDB, table: "grants-\(suffix)", cipher: EnvelopeCipher(keys: DataKeyCache(service: kms, keyID: keyID))
+            )
+            try await grants.createTableIfNeeded()
+            return Stores(
+                secrets: AWSSecretStore(client: try AWSTestClients.secretsManager(endpoint: endpoint)),
+                grants: grants, users: directory, supportsWriteProtectionOfDeletedSecrets: false
+            )
+        }
+    }
+
     /// Like ``moto`` but on a moto_server of its own, for heavy tests: moto is not
     /// thread-safe (a listing racing many writes answers 500 "dictionary changed size during
     /// iteration"), so a thousand concurrent writes must not share a server with other tests.

@@ -8,7 +8,7 @@ import PayPulseTestSupport
 import Testing
 
 extension GrantStoreContractTests {
-    @Test(arguments: StoreFactory.all)
+    @Test(arguments: StoreFactory.allGrantStores)
     func deleteHidesFromReadAndListUntilRestored(_ factory: StoreFactory) async throws {
         try await factory.withStores { stores in
             let scope = GrantScope()
@@ -41,7 +41,7 @@ extension GrantStoreContractTests {
         }
     }
 
-    @Test(arguments: StoreFactory.all)
+    @Test(arguments: StoreFactory.allGrantStores)
     func listPagesThroughEveryGrantOnceWithItsAttributes(_ factory: StoreFactory) async throws {
         try await factory.withStores { stores in
             let scope = GrantScope()
@@ -72,7 +72,7 @@ extension GrantStoreContractTests {
         }
     }
 
-    @Test(arguments: StoreFactory.all)
+    @Test(arguments: StoreFactory.allGrantStores)
     func listFiltersByUserPrefix(_ factory: StoreFactory) async throws {
         try await factory.withStores { stores in
             let scope = GrantScope()
@@ -88,7 +88,7 @@ extension GrantStoreContractTests {
 
     /// The refresh job reads "a value was written at least this recently" from the listing:
     /// a replace must not leave the date before it.
-    @Test(arguments: StoreFactory.all)
+    @Test(arguments: StoreFactory.allGrantStores)
     func listShowsWhenAValueWasLastWritten(_ factory: StoreFactory) async throws {
         try await factory.withStores { stores in
             let scope = GrantScope()

@@ -7,12 +7,12 @@ import PayPulsePorts
 import PayPulseTestSupport
 import Testing
 
-/// The ``GrantStore`` contract, run against every ``StoreFactory/all`` factory (on each,
+/// The ``GrantStore`` contract, run against every ``StoreFactory/allGrantStores`` factory (on each,
 /// the store its ``StoreFactory/Stores/grants`` serves). Listing and deletion are in
 /// `GrantStoreContractTests+Lifecycle.swift`.
 @Suite("GrantStore contract")
 struct GrantStoreContractTests {
-    @Test(arguments: StoreFactory.all)
+    @Test(arguments: StoreFactory.allGrantStores)
     func createThenReadAndState(_ factory: StoreFactory) async throws {
         try await factory.withStores { stores in
             let user = GrantScope().user("create")
@@ -34,7 +34,7 @@ struct GrantStoreContractTests {
         }
     }
 
-    @Test(arguments: StoreFactory.all)
+    @Test(arguments: StoreFactory.allGrantStores)
     func absentGrantIsNotFound(_ factory: StoreFactory) async throws {
         try await factory.withStores { stores in
             let user = GrantScope().user("absent")
@@ -43,7 +43,7 @@ struct GrantStoreContractTests {
         }
     }
 
-    @Test(arguments: StoreFactory.all)
+    @Test(arguments: StoreFactory.allGrantStores)
     func replaceWinsFromTheCurrentVersion(_ factory: StoreFactory) async throws {
         try await factory.withStores { stores in
             let user = GrantScope().user("cas-win")
@@ -60,7 +60,7 @@ struct GrantStoreContractTests {
         }
     }
 
-    @Test(arguments: StoreFactory.all)
+    @Test(arguments: StoreFactory.allGrantStores)
     func replaceLosesFromAnOlderVersion(_ factory: StoreFactory) async throws {
         try await factory.withStores { stores in
             let user = GrantScope().user("cas-lose")
@@ -77,7 +77,7 @@ struct GrantStoreContractTests {
         }
     }
 
-    @Test(arguments: StoreFactory.all)
+    @Test(arguments: StoreFactory.allGrantStores)
     func replaceWithoutAttributesKeepsThem(_ factory: StoreFactory) async throws {
         try await factory.withStores { stores in
             let user = GrantScope().user("keep")
@@ -91,7 +91,7 @@ struct GrantStoreContractTests {
         }
     }
 
-    @Test(arguments: StoreFactory.all)
+    @Test(arguments: StoreFactory.allGrantStores)
     func markSetsAttributesAndKeepsTheValue(_ factory: StoreFactory) async throws {
         try await factory.withStores { stores in
             let user = GrantScope().user("mark")

@@ -85,7 +85,30 @@ extension DynamoDBClient {
     }
 }
 
-/// One page of a query.
+extension DynamoDBClient {
+    /// One page of a `Scan` of the whole table: its cost grows with the table, so it serves
+    /// listings for tools and tests, never a per-request path.
+    /// - Parameters:
+    ///   - filter: a `FilterExpression`, applied after `limit` (a page may hold fewer items,
+    ///     even none, and still have a next page).
+    ///   - limit: the most items DynamoDB evaluates for this page.
+    ///   - startKey: the previous page's ``DynamoDBPage/lastEvaluatedKey``.
+    /// - Throws: ``AWSError``.
+    public func scan(
+        table: String, filter: String? = nil, placeholders: DynamoDBExpressionValues = .none, limit: Int? = nil,
+        startKey: DynamoDBItem? = nil, consistentRead: Bool = true
+    ) async throws -> DynamoDBPage {
+        let input = DynamoDB.QueryInput(
+            TableName: table, IndexName: nil, KeyConditionExpression: nil, FilterExpression: filter,
+            ExpressionAttributeNames: placeholders.wireNames, ExpressionAttributeValues: placeholders.wireValues, Limit: limit,
+            ExclusiveStartKey: startKey.map(DynamoDB.item), ConsistentRead: consistentRead ? true : nil, ScanIndexForward: nil
+        )
+        let output: DynamoDB.QueryOutput = try await client.call("Scan", input)
+        return DynamoDBPage(items: (output.Items ?? []).map(DynamoDB.item), lastEvaluatedKey: output.LastEvaluatedKey.map(DynamoDB.item))
+    }
+}
+
+/// One page of a query or a scan.
 public struct DynamoDBPage: Sendable, Equatable {
     /// The items of this page.
     public var items: [DynamoDBItem]

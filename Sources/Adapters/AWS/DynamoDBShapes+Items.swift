@@ -23,10 +23,11 @@ extension DynamoDB {
         var ExpressionAttributeValues: Item?
     }
 
+    /// The input of `Query`, and of `Scan` (no key condition, index or order).
     struct QueryInput: Encodable {
         var TableName: String
         var IndexName: String?
-        var KeyConditionExpression: String
+        var KeyConditionExpression: String?
         var FilterExpression: String?
         var ExpressionAttributeNames: [String: String]?
         var ExpressionAttributeValues: Item?
@@ -36,6 +37,7 @@ extension DynamoDB {
         var ScanIndexForward: Bool?
     }
 
+    /// The answer of `Query` and of `Scan`.
     struct QueryOutput: Decodable {
         var Items: [Item]?
         var LastEvaluatedKey: Item?

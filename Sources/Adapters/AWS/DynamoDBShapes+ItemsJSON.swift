@@ -58,7 +58,7 @@ extension DynamoDB.DeleteItemInput: AWSJSONInput {
 extension DynamoDB.QueryInput: AWSJSONInput {
     var json: JSONValue {
         .members(["TableName": .string(TableName), "IndexName": .stringIfPresent(IndexName),
-                  "KeyConditionExpression": .string(KeyConditionExpression), "FilterExpression": .stringIfPresent(FilterExpression),
+                  "KeyConditionExpression": .stringIfPresent(KeyConditionExpression), "FilterExpression": .stringIfPresent(FilterExpression),
                   "ExpressionAttributeNames": DynamoDB.json(ExpressionAttributeNames),
                   "ExpressionAttributeValues": DynamoDB.json(ExpressionAttributeValues),
                   "Limit": Limit.map { .integer(Int64($0)) }, "ExclusiveStartKey": DynamoDB.json(ExclusiveStartKey),

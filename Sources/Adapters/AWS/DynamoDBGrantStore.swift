@@ -1,0 +1,219 @@
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
+import Foundation
+#endif
+import PayPulsePorts
+
+/// The ``GrantStore`` port on a DynamoDB table with KMS envelope encryption: one item per
+/// user (``DynamoDBGrantItem``), the value sealed by an ``EnvelopeCipher`` under the user's
+/// id, every write conditional, so the compare-and-swap is DynamoDB's own.
+///
+/// Value and listing attributes are one item, written together: no other writer can slip
+/// between them (``writesAttributesWithValue``).
+public struct DynamoDBGrantStore: GrantStore {
+    let client: DynamoDBClient
+    let table: String
+    let cipher: EnvelopeCipher
+    let now: @Sendable () -> Date
+
+    /// Serves grants from `table` through `client`, sealing values with `cipher`.
+    public init(client: DynamoDBClient, table: String, cipher: EnvelopeCipher, now: @escaping @Sendable () -> Date = { Date() }) {
+        self.client = client
+        self.table = table
+        self.cipher = cipher
+        self.now = now
+    }
+
+    /// Creates the table as the template declares it (partition key `user_id`) and turns on
+    /// its time to live; an existing table is left as it is.
+    public func createTableIfNeeded() async throws {
+        do {
+            try await client.createTable(DynamoDBGrantItem.table(named: table))
+        } catch let error as AWSError where error.type == "ResourceInUseException" {
+            return
+        }
+        try await mapped { try await client.updateTimeToLive(table: table, attribute: DynamoDBGrantItem.purgeAt) }
+    }
+
+    public var writesAttributesWithValue: Bool { true }
+
+    public func state(of user: String) async throws -> GrantState {
+        let item = try await existing(user)
+        return GrantState(
+            attributes: DynamoDBGrantItem.attributes(of: item), deletionDate: DynamoDBGrantItem.deletionDate(of: item),
+            currentVersion: DynamoDBGrantItem.version(of: item)
+        )
+    }
+
+    public func read(_ user: String) async throws -> GrantValue {
+        let item = try await existing(user)
+        guard DynamoDBGrantItem.deletionDate(of: item) == nil else { throw StoreError.scheduledForDeletion }
+        guard let version = DynamoDBGrantItem.version(of: item), let sealed = DynamoDBGrantItem.sealed(in: item) else {
+            throw StoreError.corrupt.with(message: "the item of user \(user) lacks its version or sealed value")
+        }
+        let plaintext = try await mapped { try await cipher.open(sealed, userID: user) }
+        return GrantValue(value: String(decoding: plaintext, as: UTF8.self), version: version)
+    }
+
+    @discardableResult
+    public func create(_ user: String, value: String, attributes: [String: String]) async throws -> GrantVersion {
+        let sealed = try await mapped { try await cipher.seal(Array(value.utf8), userID: user) }
+        let item = DynamoDBGrantItem.item(user: user, version: 1, sealed: sealed, attributes: attributes, writtenAt: now())
+        do {
+            try await client.putItem(
+                table: table, item: item, condition: "attribute_not_exists(#user)",
+                placeholders: DynamoDBExpressionValues(names: ["#user": DynamoDBGrantItem.user])
+            )
+        } catch let error as AWSError where error.isConditionalCheckFailed {
+            throw StoreError.alreadyExists.with(message: "user \(user) already has a grant")
+        } catch {
+            throw StoreError(mapping: error)
+        }
+        return GrantVersion("1")
+    }
+
+    @discardableResult
+    public func replace(_ user: String, expected: GrantVersion, value: String, attributes: [String: String]?) async throws -> GrantVersion {
+        guard let expectedNumber = Int64(expected.rawValue) else {
+            throw StoreError.conflict.with(message: "version \(expected) is not one of this store's")
+        }
+        let sealed = try await mapped { try await cipher.seal(Array(value.utf8), userID: user) }
+        var placeholders = DynamoDBExpressionValues(
+            names: ["#v": DynamoDBGrantItem.version, "#purge": DynamoDBGrantItem.purgeAt],
+            values: [":expected": .integer(expectedNumber), ":next": .integer(expectedNumber + 1)]
+        )
+        var clauses = ["#v = :next"]
+        for (index, (name, newValue)) in DynamoDBGrantItem.valueAttributes(sealed: sealed, writtenAt: now())
+            .sorted(by: { $0.key < $1.key }).enumerated() {
+            placeholders.names["#w\(index)"] = name
+            placeholders.values[":w\(index)"] = newValue
+            clauses.append("#w\(index) = :w\(index)")
+        }
+        clauses += DynamoDBGrantItem.setAttributes(attributes ?? [:], into: &placeholders)
+        try await conditionalUpdate(
+            user, update: "SET " + clauses.joined(separator: ", "), condition: "#v = :expected AND attribute_not_exists(#purge)",
+            placeholders: placeholders, lost: .conflict
+        )
+        return GrantVersion(String(expectedNumber + 1))
+    }
+
+    public func mark(_ user: String, attributes: [String: String]) async throws {
+        guard !attributes.isEmpty else {
+            _ = try await existing(user)
+            return
+        }
+        var placeholders = DynamoDBExpressionValues(names: ["#user": DynamoDBGrantItem.user])
+        let clauses = DynamoDBGrantItem.setAttributes(attributes, into: &placeholders)
+        try await conditionalUpdate(
+            user, update: "SET " + clauses.joined(separator: ", "), condition: "attribute_exists(#user)",
+            placeholders: placeholders, lost: .notFound
+        )
+    }
+
+    @discardableResult
+    public func delete(_ user: String, recoveryWindowDays: Int) async throws -> Date {
+        guard (7...30).contains(recoveryWindowDays) else {
+            throw StoreError.invalidRequest.with(message: "the recovery window must be 7 to 30 days, not \(recoveryWindowDays)")
+        }
+        let deletion = Date(timeIntervalSince1970: (now().timeIntervalSince1970 + Double(recoveryWindowDays * 86_400)).rounded(.up))
+        try await conditionalUpdate(
+            user, update: "SET #purge = :purge", condition: "attribute_exists(#user) AND attribute_not_exists(#purge)",
+            placeholders: DynamoDBExpressionValues(
+                names: ["#user": DynamoDBGrantItem.user, "#purge": DynamoDBGrantItem.purgeAt],
+                values: [":purge": .integer(Int64(deletion.timeIntervalSince1970))]
+            ),
+            lost: .scheduledForDeletion
+        )
+        return deletion
+    }
+
+    public func restore(_ user: String) async throws {
+        try await conditionalUpdate(
+            user, update: "REMOVE #purge", condition: "attribute_exists(#user)",
+            placeholders: DynamoDBExpressionValues(names: ["#user": DynamoDBGrantItem.user, "#purge": DynamoDBGrantItem.purgeAt]),
+            lost: .notFound
+        )
+    }
+
+    /// A scan filtered by prefix: its cost grows with the table. Due selection at scale is to
+    /// use the sparse `due` index (docs/design/dynamodb-vault.md), not this listing.
+    public func list(userPrefix: String, includeDeleted: Bool, cursor: String?, limit: Int) async throws -> GrantPage {
+        var placeholders = DynamoDBExpressionValues(names: ["#user": DynamoDBGrantItem.user], values: [":prefix": .string(userPrefix)])
+        var filter = "begins_with(#user, :prefix)"
+        if !includeDeleted {
+            placeholders.names["#purge"] = DynamoDBGrantItem.purgeAt
+            filter += " AND attribute_not_exists(#purge)"
+        }
+        let page = try await mapped {
+            try await client.scan(
+                table: table, filter: filter, placeholders: placeholders, limit: max(limit, 1),
+                startKey: cursor.map(DynamoDBGrantItem.key)
+            )
+        }
+        let grants = page.items.compactMap { item -> GrantSummary? in
+            guard let user = item[DynamoDBGrantItem.user]?.stringValue else { return nil }
+            return GrantSummary(
+                user: user, attributes: DynamoDBGrantItem.attributes(of: item), lastWritten: DynamoDBGrantItem.lastWritten(of: item),
+                deletionDate: DynamoDBGrantItem.deletionDate(of: item)
+            )
+        }
+        return GrantPage(grants: grants, cursor: page.lastEvaluatedKey?[DynamoDBGrantItem.user]?.stringValue)
+    }
+
+    /// The user's item, deleted or not.
+    /// - Throws: ``StoreError/notFound`` when there is none.
+    private func existing(_ user: String) async throws -> DynamoDBItem {
+        guard let item = try await mapped({ try await client.getItem(table: table, key: DynamoDBGrantItem.key(user)) }) else {
+            throw StoreError.notFound.with(message: "user \(user) has no grant")
+        }
+        return item
+    }
+
+    /// An `UpdateItem` on the user's existing item; when its condition fails, the item is read
+    /// to tell why: none (``StoreError/notFound``), deleted (``StoreError/scheduledForDeletion``)
+    /// or, when neither, `lost`.
+    private func conditionalUpdate(
+        _ user: String, update: String, condition: String, placeholders: DynamoDBExpressionValues, lost: StoreError
+    ) async throws {
+        do {
+            // The condition `attribute_exists` keeps UpdateItem from creating an item.
+            var guarded = placeholders
+            guarded.names["#user"] = DynamoDBGrantItem.user
+            _ = try await client.updateItem(
+                table: table, key: DynamoDBGrantItem.key(user), update: update, condition: "attribute_exists(#user) AND (\(condition))",
+                placeholders: guarded
+            )
+        } catch let error as AWSError where error.isConditionalCheckFailed {
+            let item = try await existing(user)
+            if lost != .scheduledForDeletion, lost != .notFound, DynamoDBGrantItem.deletionDate(of: item) != nil {
+                throw StoreError.scheduledForDeletion.with(message: "the grant of user \(user) is scheduled for deletion")
+            }
+            throw lost.with(message: "the grant of user \(user) changed meanwhile (\(lost.codeName))")
+        } catch {
+            throw StoreError(mapping: error)
+        }
+    }
+
+    private func mapped<T>(_ body: () async throws -> T) async throws -> T {
+        do {
+            return try await body()
+        } catch let error as EnvelopeError {
+            throw StoreError(envelope: error)
+        } catch {
+            throw StoreError(mapping: error)
+        }
+    }
+}
+
+extension StoreError {
+    /// A sealed value that does not open is corrupt for this store; a KMS refusal is the
+    /// store being unavailable (retryable) or refusing us.
+    init(envelope error: EnvelopeError) {
+        if let type = error.kmsErrorType {
+            self = (error.isRetryable ? StoreError.unavailable : StoreError.accessDenied).with(message: "KMS refused: \(type)")
+        } else {
+            self = StoreError.corrupt.with(message: "a sealed value did not open (\(error))")
+        }
+    }
+}
