@@ -59,7 +59,8 @@ public struct Assembly: Sendable {
         )
     }
 
-    /// Opens the embedded store or builds the AWS clients.
+    /// Opens the embedded store or builds the AWS clients (and, for the DynamoDB token
+    /// store, its table client and envelope cipher).
     private static func makeBackends(_ configuration: AppConfiguration, transport: any HTTPTransport, logger: Logger) throws -> Backends {
         guard let aws = configuration.aws else {
             let database = try EmbeddedDatabase(stateDirectory: configuration.stateDirectory, logger: logger)
@@ -78,10 +79,16 @@ public struct Assembly: Sendable {
             }
         }
         let secretsManager = try client(.secretsManager, aws.secretsManagerEndpoint, variable: "AWS_ENDPOINT_URL_SECRETS_MANAGER")
-        let dynamoDB = try client(.dynamoDB, aws.dynamoDBEndpoint, variable: "AWS_ENDPOINT_URL_DYNAMODB")
+        let dynamoDB = DynamoDBClient(client: try client(.dynamoDB, aws.dynamoDBEndpoint, variable: "AWS_ENDPOINT_URL_DYNAMODB"))
+        var grants: (any GrantStore)?
+        if let tokenTable = configuration.tokenTable {
+            let kms = KMSClient(client: try client(.kms, aws.kmsEndpoint, variable: "AWS_ENDPOINT_URL_KMS"))
+            let keys = DataKeyCache(service: kms, keyID: tokenTable.kmsKeyID)
+            grants = DynamoDBGrantStore(client: dynamoDB, table: tokenTable.table, cipher: EnvelopeCipher(keys: keys))
+        }
         return Backends(
-            secrets: AWSSecretStore(client: SecretsManagerClient(client: secretsManager)),
-            users: DynamoDBUserDirectory(client: DynamoDBClient(client: dynamoDB), table: configuration.usersTable)
+            secrets: AWSSecretStore(client: SecretsManagerClient(client: secretsManager)), grants: grants,
+            users: DynamoDBUserDirectory(client: dynamoDB, table: configuration.usersTable)
         )
     }
 }

@@ -11,21 +11,24 @@ public struct AWSConfiguration: Sendable, Equatable {
     public let secretsManagerEndpoint: String
     /// The DynamoDB endpoint.
     public let dynamoDBEndpoint: String
+    /// The KMS endpoint.
+    public let kmsEndpoint: String
 
     /// Reads the AWS variables. Each service's endpoint is its own variable, then
     /// `AWS_ENDPOINT_URL`, then the regional endpoint (the order the AWS SDKs and CLI use).
-    init(_ reader: EnvironmentReader) throws(ConfigurationError) {
+    init(_ reader: EnvironmentReader, store: StoreBackend) throws(ConfigurationError) {
+        let needed = "required when PAYPULSE_STORE=\(store.rawValue)"
         guard let region = reader.value("AWS_REGION") ?? reader.value("AWS_DEFAULT_REGION") else {
-            throw ConfigurationError(variable: "AWS_REGION", problem: "required when PAYPULSE_STORE=aws (AWS_DEFAULT_REGION is also read)")
+            throw ConfigurationError(variable: "AWS_REGION", problem: "\(needed) (AWS_DEFAULT_REGION is also read)")
         }
         guard region.allSatisfy({ $0.isASCII && ($0.isLowercase || $0.isNumber || $0 == "-") }) else {
             throw ConfigurationError(variable: "AWS_REGION", problem: "not a region name: '\(region)'")
         }
         guard let accessKey = reader.value("AWS_ACCESS_KEY_ID") else {
-            throw ConfigurationError(variable: "AWS_ACCESS_KEY_ID", problem: "required when PAYPULSE_STORE=aws")
+            throw ConfigurationError(variable: "AWS_ACCESS_KEY_ID", problem: needed)
         }
         guard let secretKey = reader.value("AWS_SECRET_ACCESS_KEY") else {
-            throw ConfigurationError(variable: "AWS_SECRET_ACCESS_KEY", problem: "required when PAYPULSE_STORE=aws")
+            throw ConfigurationError(variable: "AWS_SECRET_ACCESS_KEY", problem: needed)
         }
         let shared = try reader.url("AWS_ENDPOINT_URL")
         self.region = region
@@ -33,5 +36,6 @@ public struct AWSConfiguration: Sendable, Equatable {
         self.secretsManagerEndpoint = try reader.url("AWS_ENDPOINT_URL_SECRETS_MANAGER") ?? shared
             ?? AWSService.secretsManager.regionalEndpoint(region: region)
         self.dynamoDBEndpoint = try reader.url("AWS_ENDPOINT_URL_DYNAMODB") ?? shared ?? AWSService.dynamoDB.regionalEndpoint(region: region)
+        self.kmsEndpoint = try reader.url("AWS_ENDPOINT_URL_KMS") ?? shared ?? AWSService.kms.regionalEndpoint(region: region)
     }
 }

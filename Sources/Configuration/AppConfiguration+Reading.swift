@@ -42,19 +42,13 @@ extension AppConfiguration {
     private init(_ reader: EnvironmentReader, process: ProcessSettings) throws(ConfigurationError) {
         if let raw = reader.value("PAYPULSE_STORE") {
             guard let parsed = StoreBackend(rawValue: raw.lowercased()) else {
-                throw ConfigurationError(variable: "PAYPULSE_STORE", problem: "expected 'embedded' or 'aws', got '\(raw)'")
+                throw ConfigurationError(variable: "PAYPULSE_STORE", problem: "expected 'embedded', 'aws' or 'dynamodb', got '\(raw)'")
             }
             store = parsed
         } else {
             store = process.insideLambda ? .aws : .embedded
         }
-        let usersTable = reader.value("USERS_TABLE") ?? Self.defaultUsersTable
-        guard usersTable.count <= 255, usersTable.count >= 3,
-              usersTable.allSatisfy({ $0.isASCII && ($0.isLetter || $0.isNumber || "_-.".contains($0)) }) else {
-            throw ConfigurationError(
-                variable: "USERS_TABLE", problem: "a DynamoDB table name is 3-255 characters of letters, digits, '_', '-' and '.', got '\(usersTable)'"
-            )
-        }
+        let usersTable = try reader.tableName("USERS_TABLE", default: Self.defaultUsersTable)
         let caBundlePath = reader.value("PAYPULSE_CA_BUNDLE")
         if let caBundlePath, !FileManager.default.isReadableFile(atPath: caBundlePath) {
             throw ConfigurationError(variable: "PAYPULSE_CA_BUNDLE", problem: "no readable file at '\(caBundlePath)'")
@@ -63,7 +57,8 @@ extension AppConfiguration {
         self.usersTable = usersTable
         self.stateDirectory = reader.value("PAYPULSE_STATE_DIR") ?? Self.defaultStateDirectory
         self.caBundlePath = caBundlePath
-        self.aws = store == .aws ? try AWSConfiguration(reader) : nil
+        self.aws = store == .embedded ? nil : try AWSConfiguration(reader, store: store)
+        self.tokenTable = store == .dynamodb ? try TokenTableConfiguration(reader) : nil
         self.jwt = JWTConfiguration(reader, insideLambda: process.insideLambda)
         self.google = try GoogleSettings(reader)
         let mode: RefreshMode

@@ -7,6 +7,9 @@ public enum StoreBackend: String, Sendable, Equatable, CaseIterable {
     case embedded
     /// Secrets Manager and DynamoDB over SigV4.
     case aws
+    /// Token sets in a DynamoDB table, sealed with KMS data keys; configuration secrets in
+    /// Secrets Manager and users in DynamoDB, as with ``aws``.
+    case dynamodb
 }
 
 /// Every setting a process reads from its environment, read once at start by
@@ -21,8 +24,10 @@ public struct AppConfiguration: Sendable, Equatable {
     public let stateDirectory: String
     /// The users table name (`USERS_TABLE`).
     public let usersTable: String
-    /// AWS settings; present when ``store`` is ``StoreBackend/aws``.
+    /// AWS settings; present unless ``store`` is ``StoreBackend/embedded``.
     public let aws: AWSConfiguration?
+    /// The token table and its KMS key; present when ``store`` is ``StoreBackend/dynamodb``.
+    public let tokenTable: TokenTableConfiguration?
     /// How API requests are authenticated (`PAYPULSE_JWT_*`).
     public let jwt: JWTConfiguration
     /// Google's endpoints and the client-ID secret.

@@ -28,6 +28,18 @@ struct EnvironmentReader {
         return number
     }
 
+    /// A DynamoDB table name (3-255 letters, digits, `_`, `-`, `.`), or `fallback` when unset.
+    func tableName(_ name: String, default fallback: String) throws(ConfigurationError) -> String {
+        let table = value(name) ?? fallback
+        guard table.count <= 255, table.count >= 3,
+              table.allSatisfy({ $0.isASCII && ($0.isLetter || $0.isNumber || "_-.".contains($0)) }) else {
+            throw ConfigurationError(
+                variable: name, problem: "a DynamoDB table name is 3-255 characters of letters, digits, '_', '-' and '.', got '\(table)'"
+            )
+        }
+        return table
+    }
+
     /// `raw` as a boolean: `true`/`false`/`1`/`0` in any case, `false` when unset.
     static func flag(_ raw: String?, variable: String) throws(ConfigurationError) -> Bool {
         guard let raw else { return false }

@@ -108,6 +108,7 @@ public enum LocalServer {
         switch configuration.store {
         case .embedded: "embedded store in \(configuration.stateDirectory)/"
         case .aws: "AWS Secrets Manager at \(configuration.aws?.secretsManagerEndpoint ?? "?")"
+        case .dynamodb: "DynamoDB table \(configuration.tokenTable?.table ?? "?") at \(configuration.aws?.dynamoDBEndpoint ?? "?")"
         }
     }
 

@@ -48,6 +48,25 @@ struct AppConfigurationTests {
         #expect(try AppConfiguration.fromEnvironment(local).store == .embedded)
     }
 
+    @Test("PAYPULSE_STORE=dynamodb reads the token table and KMS key; AWS settings as for aws")
+    func dynamoDBStore() throws {
+        var environment = awsBasics
+        environment["PAYPULSE_STORE"] = "dynamodb"
+        environment["PAYPULSE_KMS_KEY_ID"] = "alias/paypulse-tokens"
+        var configuration = try AppConfiguration.fromEnvironment(environment)
+        #expect(configuration.store == .dynamodb)
+        #expect(configuration.tokenTable?.table == "paypulse-gmail-tokens")
+        #expect(configuration.tokenTable?.kmsKeyID == "alias/paypulse-tokens")
+        #expect(configuration.aws?.kmsEndpoint == "https://kms.eu-west-1.amazonaws.com")
+        environment["TOKENS_TABLE"] = "custom-tokens"
+        environment["AWS_ENDPOINT_URL_KMS"] = "http://127.0.0.1:4566"
+        configuration = try AppConfiguration.fromEnvironment(environment)
+        #expect(configuration.tokenTable?.table == "custom-tokens")
+        #expect(configuration.aws?.kmsEndpoint == "http://127.0.0.1:4566")
+        environment["PAYPULSE_STORE"] = "aws"
+        #expect(try AppConfiguration.fromEnvironment(environment).tokenTable == nil)
+    }
+
     @Test(
         "a bad value fails at start, naming the variable",
         arguments: [
@@ -59,6 +78,9 @@ struct AppConfigurationTests {
             (["PAYPULSE_STORE": "aws", "AWS_REGION": "us-east-1", "AWS_ACCESS_KEY_ID": "a", "AWS_SECRET_ACCESS_KEY": "s", "AWS_ENDPOINT_URL": "localhost:5000"], "AWS_ENDPOINT_URL"),
             (["PAYPULSE_STORE": "aws", "AWS_REGION": "us-east-1", "AWS_ACCESS_KEY_ID": "a", "AWS_SECRET_ACCESS_KEY": "s", "AWS_ENDPOINT_URL_SECRETS_MANAGER": "ftp://x"], "AWS_ENDPOINT_URL_SECRETS_MANAGER"),
             (["USERS_TABLE": "a b"], "USERS_TABLE"),
+            (["PAYPULSE_STORE": "dynamodb", "AWS_REGION": "us-east-1", "AWS_ACCESS_KEY_ID": "a", "AWS_SECRET_ACCESS_KEY": "s"], "PAYPULSE_KMS_KEY_ID"),
+            (["PAYPULSE_STORE": "dynamodb", "AWS_ACCESS_KEY_ID": "a", "AWS_SECRET_ACCESS_KEY": "s", "PAYPULSE_KMS_KEY_ID": "k"], "AWS_REGION"),
+            (["PAYPULSE_STORE": "dynamodb", "AWS_REGION": "us-east-1", "AWS_ACCESS_KEY_ID": "a", "AWS_SECRET_ACCESS_KEY": "s", "PAYPULSE_KMS_KEY_ID": "k", "TOKENS_TABLE": "x"], "TOKENS_TABLE"),
             (["PAYPULSE_CA_BUNDLE": "/nonexistent/ca.pem"], "PAYPULSE_CA_BUNDLE"),
         ]
     )

@@ -24,6 +24,11 @@ struct EventReplayTests {
         func aws(_ replayCase: ReplayManifest.Case) async throws {
             try await replay(replayCase, on: try await ReplayBackend.aws())
         }
+
+        @Test("DynamoDB token store with KMS on moto_server", arguments: ReplayManifest.allCases)
+        func dynamoDB(_ replayCase: ReplayManifest.Case) async throws {
+            try await replay(replayCase, on: try await ReplayBackend.dynamoDB())
+        }
     }
 }
 
@@ -75,18 +80,17 @@ private func replay(_ replayCase: ReplayManifest.Case, on backend: ReplayBackend
         try await checkStored(stored, backend: backend, window: started.addingTimeInterval(-2)...finished.addingTimeInterval(2))
     } else if replayCase.before.isEmpty, expectedStatus(replayCase) ?? 400 >= 400 {
         // Refused requests store nothing.
-        await #expect(throws: StoreError.notFound) { try await backend.secrets.describeSecret(name: "gmail/user/user-1") }
+        await #expect(throws: StoreError.notFound) { try await backend.grants.state(of: "user-1") }
     }
     if replayCase.function == "disconnect", expectedStatus(replayCase) == 200 {
         // Deleted recoverably: described with a deletion date, not gone.
-        #expect(try await backend.secrets.describeSecret(name: "gmail/user/user-1").deletedDate != nil)
+        #expect(try await backend.grants.state(of: "user-1").deletionDate != nil)
     }
 }
 
 private func checkStored(_ expected: ReplayManifest.StoredExpectation, backend: ReplayBackend, window: ClosedRange<Date>) async throws {
-    let name = "gmail/user/user-1"
-    let value = try await backend.secrets.getSecretValue(name: name, stage: .current)
-    let set = try GmailTokenSet.decode(value.string)
+    let value = try await backend.grants.read("user-1")
+    let set = try GmailTokenSet.decode(value.value)
     if let access = expected.access_token { #expect(set.accessToken == access) }
     if let refresh = expected.refresh_token { #expect(set.refreshToken == refresh) }
     if let type = expected.token_type { #expect(set.tokenType == type) }
@@ -100,7 +104,7 @@ private func checkStored(_ expected: ReplayManifest.StoredExpectation, backend: 
         #expect(Int(set.expiresAt.timeIntervalSince(set.updatedAt)) == expiresIn)
     }
     #expect(window.contains(set.updatedAt), "updated_at \(set.updatedAt) not within the run")
-    let tags = try await backend.secrets.describeSecret(name: name).tags
+    let tags = try await backend.grants.state(of: "user-1").attributes
     // The expiry tag is the value's, or earlier after a refresh that renewed only the access
     // token (it writes no tags; the listing then reads the expiry from the write's date).
     #expect(TokenSetTags.stillDescribe(tags, set), "tags \(tags) describe the value")

@@ -2,6 +2,7 @@ import Foundation
 import PayPulseAWS
 import PayPulseEmbedded
 import PayPulsePorts
+import PayPulseSecretGrants
 import PayPulseSigV4
 import PayPulseTestSupport
 import PayPulseTransport
@@ -12,6 +13,9 @@ import Logging
 struct ReplayBackend {
     var environment: [String: String]
     var secrets: any SecretStore
+    /// Where the functions keep token sets: `secrets` through the Secrets Manager mapping,
+    /// or the DynamoDB token table.
+    var grants: any GrantStore
     var users: any UserDirectory
     var cleanUp: () -> Void
 
@@ -29,8 +33,9 @@ struct ReplayBackend {
         var environment = baseEnvironment()
         environment["PAYPULSE_STORE"] = "embedded"
         environment["PAYPULSE_STATE_DIR"] = directory
+        let secrets = EmbeddedSecretStore(database: database, logger: quiet)
         return ReplayBackend(
-            environment: environment, secrets: EmbeddedSecretStore(database: database, logger: quiet),
+            environment: environment, secrets: secrets, grants: SecretsManagerGrantStore(secrets),
             users: EmbeddedUserDirectory(database: database, logger: quiet),
             cleanUp: { try? FileManager.default.removeItem(atPath: directory) }
         )
@@ -63,9 +68,26 @@ struct ReplayBackend {
         environment["AWS_ACCESS_KEY_ID"] = AWSTestClients.motoCredentials.accessKeyID
         environment["AWS_SECRET_ACCESS_KEY"] = AWSTestClients.motoCredentials.secretAccessKey
         environment["AWS_ENDPOINT_URL"] = endpoint
-        return ReplayBackend(
-            environment: environment, secrets: AWSSecretStore(client: try AWSTestClients.secretsManager(endpoint: endpoint)),
-            users: users, cleanUp: {}
+        let secrets = AWSSecretStore(client: try AWSTestClients.secretsManager(endpoint: endpoint))
+        return ReplayBackend(environment: environment, secrets: secrets, grants: SecretsManagerGrantStore(secrets), users: users, cleanUp: {})
+    }
+
+    /// Like ``aws(on:)``, with the token sets in a DynamoDB table sealed under a fresh KMS key
+    /// (`PAYPULSE_STORE=dynamodb`); the client-ID secret stays in Secrets Manager.
+    static func dynamoDB(on server: MotoServer? = nil) async throws -> ReplayBackend {
+        var backend = try await aws(on: server)
+        guard let endpoint = backend.environment["AWS_ENDPOINT_URL"] else { throw ReplayError("no AWS endpoint") }
+        let kms = KMSClient(client: try AWSTestClients.jsonClient(.kms, endpoint: endpoint))
+        let keyID = try await kms.createKey(description: "paypulse replay")
+        let grants = DynamoDBGrantStore(
+            client: try AWSTestClients.dynamoDB(endpoint: endpoint), table: "paypulse-gmail-tokens",
+            cipher: EnvelopeCipher(keys: DataKeyCache(service: kms, keyID: keyID))
         )
+        try await grants.createTableIfNeeded()
+        backend.environment["PAYPULSE_STORE"] = "dynamodb"
+        backend.environment["TOKENS_TABLE"] = "paypulse-gmail-tokens"
+        backend.environment["PAYPULSE_KMS_KEY_ID"] = keyID
+        backend.grants = grants
+        return backend
     }
 }

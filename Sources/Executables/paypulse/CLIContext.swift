@@ -41,6 +41,7 @@ struct CLIContext {
         switch configuration.store {
         case .embedded: "embedded store in \(configuration.stateDirectory)/"
         case .aws: "AWS (\(configuration.aws?.secretsManagerEndpoint ?? "?"))"
+        case .dynamodb: "DynamoDB table \(configuration.tokenTable?.table ?? "?") (\(configuration.aws?.dynamoDBEndpoint ?? "?"))"
         }
     }
 }
