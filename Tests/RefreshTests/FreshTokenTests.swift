@@ -17,7 +17,7 @@ struct FreshTokenTests {
         FreshTokenHandler(tokens: FreshTokens(refresher: fixture.refresher()))
     }
 
-    @Test("a fresh token is served without Google; an expiring one is refreshed once and stored", arguments: StoreFactory.all)
+    @Test("a fresh token is served without Google; an expiring one is refreshed once and stored", arguments: StoreFactory.allGrantStores)
     func servesAndRefreshes(_ factory: StoreFactory) async throws {
         try await factory.withStores { stores in
             let fixture = try RefreshFixture(stores)
@@ -42,7 +42,7 @@ struct FreshTokenTests {
         }
     }
 
-    @Test("codes for what cannot be served: not connected, revoked, bad input, Google down", arguments: StoreFactory.all)
+    @Test("codes for what cannot be served: not connected, revoked, bad input, Google down", arguments: StoreFactory.allGrantStores)
     func errorCodes(_ factory: StoreFactory) async throws {
         try await factory.withStores { stores in
             let fixture = try RefreshFixture(stores)
@@ -69,7 +69,7 @@ struct FreshTokenTests {
         }
     }
 
-    @Test("many concurrent callers for one user share one refresh in a process", arguments: StoreFactory.all)
+    @Test("many concurrent callers for one user share one refresh in a process", arguments: StoreFactory.allGrantStores)
     func oneRefreshPerProcess(_ factory: StoreFactory) async throws {
         try await factory.withStores { stores in
             let fixture = try RefreshFixture(stores)
@@ -86,7 +86,7 @@ struct FreshTokenTests {
         }
     }
 
-    @Test("two processes refreshing at once: the compare-and-swap loser returns the winner's token", arguments: StoreFactory.all)
+    @Test("two processes refreshing at once: the compare-and-swap loser returns the winner's token", arguments: StoreFactory.allGrantStores)
     func losersReturnTheWinnersToken(_ factory: StoreFactory) async throws {
         try await factory.withStores { stores in
             // Patient: the first refresh waits at Google until the second arrives, however

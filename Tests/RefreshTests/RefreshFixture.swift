@@ -3,6 +3,7 @@ import Logging
 import PayPulseDomain
 import PayPulseGoogle
 import PayPulsePorts
+import PayPulseSecretGrants
 import PayPulseTestSupport
 import PayPulseTransport
 import Testing
@@ -12,6 +13,10 @@ import Testing
 struct RefreshFixture {
     let stores: StoreFactory.Stores
     let recorder: WriteRecordingSecretStore
+    /// What the vault and jobs use: on a factory whose grants are secrets, the Secrets
+    /// Manager mapping over ``recorder`` (so writes are counted); else the factory's own
+    /// grant store (DynamoDB), whose writes ``recorder`` does not see.
+    let grants: any GrantStore
     let google: FakeGoogleServer
     let client: GoogleOAuthClient
     let run = "r\(UUID().uuidString.prefix(8).lowercased())"
@@ -20,6 +25,7 @@ struct RefreshFixture {
     init(_ stores: StoreFactory.Stores, retry: RetryPolicy = RetryPolicy(maxAttempts: 2, baseDelay: .milliseconds(5), maxDelay: .milliseconds(20), totalBudget: .seconds(3))) throws {
         self.stores = stores
         recorder = WriteRecordingSecretStore(stores.secrets)
+        grants = stores.grants is SecretsManagerGrantStore ? SecretsManagerGrantStore(recorder) : stores.grants
         google = try FakeGoogleServer()
         client = GoogleOAuthClient(
             tokenEndpoint: google.tokenEndpoint, revokeEndpoint: google.revokeEndpoint, transport: CurlHTTPClient(),
@@ -27,7 +33,7 @@ struct RefreshFixture {
         )
     }
 
-    var vault: TokenVault { TokenVault(secrets: recorder) }
+    var vault: TokenVault { TokenVault(grants: grants) }
 
     func user(_ index: Int) -> UserID { UserID("\(run)-\(index)")! }
 
@@ -60,19 +66,24 @@ struct RefreshFixture {
         clientID: String? = nil, now: @escaping @Sendable () -> Date = { Date() }
     ) -> RefreshJob {
         RefreshJob(
-            secrets: recorder,
+            grants: grants,
             refresher: refresher(
                 windowSeconds: settings.windowSeconds, keepAliveSeconds: settings.keepAlive, writesPerSecond: settings.maxWritesPerSecond,
                 clientID: clientID, now: now
             ),
-            settings: settings, listPrefix: "gmail/user/\(run)-", now: now
+            settings: settings, userPrefix: "\(run)-", now: now
         )
     }
 
     /// The stored value and version, byte for byte.
-    func raw(_ index: Int) async throws -> (String, SecretVersionID) {
-        let value = try await stores.secrets.getSecretValue(name: user(index).secretName, stage: .current)
-        return (value.string, value.versionID)
+    func raw(_ index: Int) async throws -> (String, GrantVersion) {
+        let value = try await grants.read(user(index).rawValue)
+        return (value.value, value.version)
+    }
+
+    /// The listing attributes (tags) of user `index`'s grant.
+    func attributes(_ index: Int) async throws -> [String: String] {
+        try await grants.state(of: user(index).rawValue).attributes
     }
 
     func current(_ index: Int) async throws -> GmailTokenSet {

@@ -8,7 +8,7 @@ import Testing
 
 @Suite("Refresh job on every backend")
 struct RefreshJobTests {
-    @Test("due sets are refreshed, keeping the refresh token; others are not touched", arguments: StoreFactory.all)
+    @Test("due sets are refreshed, keeping the refresh token; others are not touched", arguments: StoreFactory.allGrantStores)
     func dueVersusNotDue(_ factory: StoreFactory) async throws {
         try await factory.withStores { stores in
             let fixture = try RefreshFixture(stores)
@@ -23,36 +23,35 @@ struct RefreshJobTests {
             #expect(refreshed.refreshToken == token && refreshed.accessToken.hasPrefix("ya29.fake-"))
             #expect(refreshed.expiresAt > Date().addingTimeInterval(3500) && refreshed.status == .active)
             #expect(try await fixture.raw(1) == untouched)
-            let tags = try await stores.secrets.describeSecret(name: fixture.user(0).secretName).tags
+            let tags = try await fixture.attributes(0)
             #expect(TokenSetTags.expiry(from: tags) == Date(timeIntervalSince1970: refreshed.expiresAt.timeIntervalSince1970.rounded(.down)))
             #expect(fixture.google.requests.allSatisfy { $0.form["client_secret"] == nil })
         }
     }
 
-    @Test("tags left stale by a write whose tagging failed are repaired from the value, without a refresh", arguments: StoreFactory.all)
+    @Test("tags left stale by a write whose tagging failed are repaired from the value, without a refresh", arguments: StoreFactory.allGrantStores)
     func staleTagsRepaired(_ factory: StoreFactory) async throws {
         try await factory.withStores { stores in
             let fixture = try RefreshFixture(stores)
             defer { fixture.google.stop() }
             try await fixture.seed(0, expiresIn: 7200)
-            let name = fixture.user(0).secretName
-            let fresh = try await stores.secrets.describeSecret(name: name).tags
+            let fresh = try await fixture.attributes(0)
             // What a verifying write leaves when its value landed but TagResource kept failing:
             // the listing still says "awaits verification". (A stale expiry alone no longer
             // makes a set look due: the listing reads it from the write's date.)
-            try await stores.secrets.tagResource(name: name, tags: [TokenSetTags.verified: "false"])
+            try await fixture.grants.mark(fixture.user(0).rawValue, attributes: [TokenSetTags.verified: "false"])
             let value = try await fixture.raw(0)
 
             let first = try await fixture.job().run(deadline: nil, logger: fixture.logs.logger)
             #expect(first.due == 1 && first.skipped == 1 && first.refreshed == 0 && fixture.google.tokenCalls == 0)
-            #expect(try await stores.secrets.describeSecret(name: name).tags == fresh)
+            #expect(try await fixture.attributes(0) == fresh)
             #expect(try await fixture.raw(0) == value)
             let second = try await fixture.job().run(deadline: nil, logger: fixture.logs.logger)
             #expect(second.due == 0 && second.scanned == 1)
         }
     }
 
-    @Test("a refresh token Google returns is stored", arguments: StoreFactory.all)
+    @Test("a refresh token Google returns is stored", arguments: StoreFactory.allGrantStores)
     func rotation(_ factory: StoreFactory) async throws {
         try await factory.withStores { stores in
             let fixture = try RefreshFixture(stores)
@@ -65,7 +64,7 @@ struct RefreshJobTests {
         }
     }
 
-    @Test("invalid_grant marks the set revoked, keeps the refresh token, shows disconnected, and is skipped next run", arguments: StoreFactory.all)
+    @Test("invalid_grant marks the set revoked, keeps the refresh token, shows disconnected, and is skipped next run", arguments: StoreFactory.allGrantStores)
     func invalidGrant(_ factory: StoreFactory) async throws {
         try await factory.withStores { stores in
             let fixture = try RefreshFixture(stores)
@@ -101,7 +100,7 @@ struct RefreshJobTests {
         }
     }
 
-    @Test("the race: a refresh holding Google's answer loses to store-tokens; the user's new tokens survive", arguments: StoreFactory.all)
+    @Test("the race: a refresh holding Google's answer loses to store-tokens; the user's new tokens survive", arguments: StoreFactory.allGrantStores)
     func raceWithStoreTokens(_ factory: StoreFactory) async throws {
         try await factory.withStores { stores in
             // A patient client: the held call must outlast the store below on a loaded machine.
@@ -125,7 +124,7 @@ struct RefreshJobTests {
         }
     }
 
-    @Test("two runs at once lose nothing: every grant ends active and fresh", arguments: StoreFactory.all)
+    @Test("two runs at once lose nothing: every grant ends active and fresh", arguments: StoreFactory.allGrantStores)
     func twoRunsAtOnce(_ factory: StoreFactory) async throws {
         try await factory.withStores { stores in
             let fixture = try RefreshFixture(stores)
@@ -147,7 +146,7 @@ struct RefreshJobTests {
         }
     }
 
-    @Test("a near deadline stops starting work and reports what remains", arguments: StoreFactory.all)
+    @Test("a near deadline stops starting work and reports what remains", arguments: StoreFactory.allGrantStores)
     func deadline(_ factory: StoreFactory) async throws {
         try await factory.withStores { stores in
             let fixture = try RefreshFixture(stores)
@@ -162,14 +161,14 @@ struct RefreshJobTests {
         }
     }
 
-    @Test("a shard run touches only its shard", arguments: StoreFactory.all)
+    @Test("a shard run touches only its shard", arguments: StoreFactory.allGrantStores)
     func sharded(_ factory: StoreFactory) async throws {
         try await factory.withStores { stores in
             let fixture = try RefreshFixture(stores)
             defer { fixture.google.stop() }
             for index in 0..<30 { try await fixture.seed(index, expiresIn: 30) }
             let shard = Shard(index: 1, count: 3)!
-            var before: [Int: SecretVersionID] = [:]
+            var before: [Int: GrantVersion] = [:]
             for index in 0..<30 { before[index] = try await fixture.raw(index).1 }
             let summary = try await fixture.job().run(shard: shard, deadline: nil, logger: fixture.logs.logger)
             let members = (0..<30).filter { shard.contains(fixture.user($0)) }
@@ -182,7 +181,7 @@ struct RefreshJobTests {
         }
     }
 
-    @Test("a client Google refuses stops the run as a configuration error", arguments: StoreFactory.all)
+    @Test("a client Google refuses stops the run as a configuration error", arguments: StoreFactory.allGrantStores)
     func wrongClient(_ factory: StoreFactory) async throws {
         try await factory.withStores { stores in
             let fixture = try RefreshFixture(stores)
@@ -196,7 +195,7 @@ struct RefreshJobTests {
         }
     }
 
-    @Test("refresh on demand: the stored token while fresh, a refreshed one when due", arguments: StoreFactory.all)
+    @Test("refresh on demand: the stored token while fresh, a refreshed one when due", arguments: StoreFactory.allGrantStores)
     func onDemand(_ factory: StoreFactory) async throws {
         try await factory.withStores { stores in
             let fixture = try RefreshFixture(stores)

@@ -9,7 +9,7 @@ struct RefreshModeTests {
         RefreshSettings(windowSeconds: 900, concurrency: 4, maxWritesPerSecond: 1000, stopMarginSeconds: 1, mode: mode, keepAliveSeconds: keepAlive)
     }
 
-    @Test("keepalive refreshes the grant idle past the interval and leaves the recently verified one, whatever their expiry; eager takes the expiring one too", arguments: StoreFactory.all)
+    @Test("keepalive refreshes the grant idle past the interval and leaves the recently verified one, whatever their expiry; eager takes the expiring one too", arguments: StoreFactory.allGrantStores)
     func keepAliveAndEager(_ factory: StoreFactory) async throws {
         try await factory.withStores { stores in
             let fixture = try RefreshFixture(stores)
@@ -40,7 +40,7 @@ struct RefreshModeTests {
         }
     }
 
-    @Test("keepalive with a day's interval leaves freshly connected grants alone, even with expired access tokens", arguments: StoreFactory.all)
+    @Test("keepalive with a day's interval leaves freshly connected grants alone, even with expired access tokens", arguments: StoreFactory.allGrantStores)
     func freshGrantsAreLeftAlone(_ factory: StoreFactory) async throws {
         try await factory.withStores { stores in
             let fixture = try RefreshFixture(stores)
