@@ -58,7 +58,7 @@ contract:
 # the replays through the built executables (events, secret hygiene, input limits, the
 # refresh-run proof), refresh at scale (1,000 grants), the soak, the deploy proofs, the
 # benchmark and the fuzzers.
-CHECK_SKIP = ConsoleBrowserTests|FaultMatrixTests|EventReplayTests|SecretHygieneTests|InputLimitTests|RefreshRunProofTests|RefreshScaleTests|ConcurrencySoakTests
+CHECK_SKIP = ConsoleBrowserTests|GrantMigrationTests|FaultMatrixTests|EventReplayTests|SecretHygieneTests|InputLimitTests|RefreshRunProofTests|RefreshScaleTests|ConcurrencySoakTests
 
 check: lint
 	scripts/ensure-deps.sh --with-moto

@@ -161,7 +161,7 @@ let package = Package(
         .executableTarget(
             name: "paypulse",
             dependencies: [
-                "PayPulseConfiguration", "PayPulsePorts", "PayPulseAWS", "PayPulseEmbedded",
+                "PayPulseConfiguration", "PayPulsePorts", "PayPulseAWS", "PayPulseEmbedded", "PayPulseSecretGrants",
                 "PayPulseTransport", "PayPulseDomain", "PayPulseHandlers", "PayPulseRuntime", "PayPulseApp", "PayPulseFakeGoogle", "PayPulseCoding",
                 "PayPulseResponseMatching", "PayPulseLocalServer", .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),

@@ -32,6 +32,8 @@ public struct DynamoDBGrantStore: GrantStore {
             try await client.createTable(DynamoDBGrantItem.table(named: table))
         } catch let error as AWSError where error.type == "ResourceInUseException" {
             return
+        } catch {
+            throw StoreError(mapping: error)
         }
         try await mapped { try await client.updateTimeToLive(table: table, attribute: DynamoDBGrantItem.purgeAt) }
     }

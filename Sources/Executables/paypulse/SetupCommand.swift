@@ -1,0 +1,30 @@
+import ArgumentParser
+import PayPulseAWS
+import PayPulseApp
+import PayPulseConfiguration
+
+/// `paypulse setup --store dynamodb`: creates the DynamoDB tables the configured store needs
+/// in the account and endpoint the environment names (the users table; with `dynamodb`, the
+/// token table keyed by `user_id` with its time-to-live attribute), leaving existing ones alone.
+struct SetupCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "setup", abstract: "Create the tables a store needs (a no-op for those that exist)."
+    )
+
+    @Option(help: "The store to set up (overrides PAYPULSE_STORE): embedded, aws or dynamodb.")
+    var store: String?
+
+    func run() async throws {
+        let context = try await CLIContext.load(overrides: store.map { ["PAYPULSE_STORE": $0] } ?? [:])
+        var made: [String] = []
+        if let users = context.backends.users as? DynamoDBUserDirectory {
+            try await users.createTableIfNeeded()
+            made.append("users table \(context.configuration.usersTable)")
+        }
+        if let grants = context.backends.grants as? DynamoDBGrantStore, let tokenTable = context.configuration.tokenTable {
+            try await grants.createTableIfNeeded()
+            made.append("token table \(tokenTable.table) (time to live on purge_at)")
+        }
+        print(made.isEmpty ? "\(context.storeDescription): nothing to create" : "\(context.storeDescription): ready: " + made.joined(separator: ", "))
+    }
+}

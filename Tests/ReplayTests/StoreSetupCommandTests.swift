@@ -1,0 +1,66 @@
+import Foundation
+import PayPulseAWS
+import PayPulsePorts
+import PayPulseSecretGrants
+import PayPulseSigV4
+import PayPulseTestSupport
+import Testing
+
+/// `paypulse setup --store dynamodb` and `paypulse migrate` through the built CLI, on a
+/// private moto_server: the token table comes out as the store expects it (twice: the second
+/// run is a no-op), and a migration copies Secrets Manager's grants into it.
+@Suite("paypulse setup and migrate for the DynamoDB token store")
+struct StoreSetupCommandTests {
+    @Test("setup creates the token table once; migrate copies the grants and verifies them")
+    func setupThenMigrate() async throws {
+        let server = try await MotoServer.launchPrivate()
+        let kms = KMSClient(client: try AWSTestClients.jsonClient(.kms, endpoint: server.endpoint))
+        var environment = ReplayBackend.baseEnvironment()
+        environment["PAYPULSE_STORE"] = "aws"
+        environment["AWS_REGION"] = AWSTestClients.region
+        environment["AWS_ACCESS_KEY_ID"] = AWSTestClients.motoCredentials.accessKeyID
+        environment["AWS_SECRET_ACCESS_KEY"] = AWSTestClients.motoCredentials.secretAccessKey
+        environment["AWS_ENDPOINT_URL"] = server.endpoint
+        environment["TOKENS_TABLE"] = "setup-tokens"
+        environment["PAYPULSE_KMS_KEY_ID"] = try await kms.createKey()
+
+        for _ in 0..<2 {
+            let setup = try cli(["setup", "--store", "dynamodb"], environment: environment)
+            #expect(setup.status == 0, "\(setup.stderr)")
+            #expect(setup.stdout.contains("token table setup-tokens"))
+        }
+        let source = SecretsManagerGrantStore(AWSSecretStore(client: try AWSTestClients.secretsManager(endpoint: server.endpoint)))
+        for index in 0..<5 {
+            try await source.create("cli-\(index)", value: #"{"access_token":"ya29.cli-\#(index)"}"#, attributes: ["paypulse:status": "active"])
+        }
+
+        environment["PAYPULSE_STORE"] = "dynamodb"
+        let migrate = try cli(["migrate", "--from", "secretsmanager", "--to", "dynamodb"], environment: environment)
+        #expect(migrate.status == 0, "\(migrate.stderr)")
+        let report = try JSONSerialization.jsonObject(with: Data(migrate.stdout.utf8)) as? [String: Any]
+        #expect(report?["copied"] as? Int == 5)
+        #expect(report?["verified"] as? Int == 5)
+        #expect(!migrate.stdout.contains("ya29"), "the report names no token")
+
+        let target = DynamoDBGrantStore(
+            client: try AWSTestClients.dynamoDB(endpoint: server.endpoint), table: "setup-tokens",
+            cipher: EnvelopeCipher(keys: DataKeyCache(service: kms, keyID: try #require(environment["PAYPULSE_KMS_KEY_ID"])))
+        )
+        #expect(try await target.read("cli-3").value == #"{"access_token":"ya29.cli-3"}"#)
+        withExtendedLifetime(server) {}
+    }
+
+    private func cli(_ arguments: [String], environment: [String: String]) throws -> FunctionProcess.Result {
+        let scratch = FileManager.default.temporaryDirectory.appendingPathComponent("cli-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: scratch, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: scratch) }
+        let output = scratch.appendingPathComponent("stdout").path, errors = scratch.appendingPathComponent("stderr").path
+        let binary = FunctionProcess.binaryDirectory.appendingPathComponent("paypulse").path
+        let running = try SpawnedProcess.Running.start([binary] + arguments, environment: environment, stdoutPath: output, stderrPath: errors)
+        let exit = try running.wait()
+        return FunctionProcess.Result(
+            stdout: (try? String(contentsOfFile: output, encoding: .utf8)) ?? "", stderr: (try? String(contentsOfFile: errors, encoding: .utf8)) ?? "",
+            status: exit.status ?? exit.signal ?? -1, exitedNormally: exit.status != nil
+        )
+    }
+}
