@@ -95,6 +95,27 @@ struct EnvelopeCipherTests {
         #expect(await reader.decryptCalls == 2, "items 0-2 share a key: 2 uses, then a second Decrypt")
     }
 
+    @Test("a key unwrapped to read a user's item seals that user's next item: read then write is one KMS call")
+    func readThenWriteIsOneKMSCall() async throws {
+        let (writer, cache, _) = try await cipher()
+        let stored = try await writer.seal(Self.tokens, userID: "user-a")
+
+        // Another process reads the item, then writes a new one for the same user.
+        let counting = CountingDataKeyService(try await KMSFixture.client())
+        let process = DataKeyCache(service: counting, keyID: cache.keyID)
+        let cipher = EnvelopeCipher(keys: process)
+        #expect(try await cipher.open(stored, userID: "user-a") == Self.tokens)
+        let rewritten = try await cipher.seal(Self.tokens + [0x20], userID: "user-a")
+        #expect(counting.decryptCalls == 1 && counting.generateCalls == 0)
+        #expect(rewritten.wrappedKey == stored.wrappedKey && rewritten.ciphertext != stored.ciphertext)
+
+        // Another user's item still gets its own key, and the rewritten item opens elsewhere.
+        _ = try await cipher.seal(Self.tokens, userID: "user-b")
+        #expect(counting.generateCalls == 1)
+        let (fresh, _, _) = try await self.cipher(keyID: cache.keyID)
+        #expect(try await fresh.open(rewritten, userID: "user-a") == Self.tokens + [0x20])
+    }
+
     @Test("a data key is not reused past maxAge")
     func reuseBoundedByAge() async throws {
         let clock = ManualClock()

@@ -1,7 +1,9 @@
 /// Data keys reused within bounds, so that sealing and opening do not call KMS every time.
 ///
 /// A key generated for sealing is reused for the same user for at most `maxAge` and
-/// `maxUses` seals; an unwrapped key is kept by (user, wrapped blob) under the same bounds.
+/// `maxUses` seals; an unwrapped key is kept by (user, wrapped blob) under the same bounds,
+/// and, when no sealing key is held for that user, also seals their next item: a
+/// read-then-write (a refresh, a store over a stored set) costs one KMS call, not two.
 /// Every cache key includes the user id because the encryption context does: a data key
 /// bound to one user must never seal or open another's item. Two concurrent misses for the
 /// same user may both call KMS; that costs a call, never correctness.
@@ -80,6 +82,11 @@ public actor DataKeyCache {
         decryptCalls += 1
         let key = try await service.decrypt(ciphertextBlob: wrapped, context: Self.encryptionContext(userID: userID), keyID: keyID)
         put(key, for: cacheKey, in: &opening)
+        // The same user's context wrapped it, so it may seal their next item too (within the
+        // same bounds); only when the KMS key that wrapped it is known, to store beside it.
+        if let keyID, sealing[userID] == nil {
+            put(GeneratedDataKey(plaintext: key, wrapped: wrapped, keyID: keyID), for: userID, in: &sealing)
+        }
         return key
     }
 
