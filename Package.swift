@@ -244,7 +244,7 @@ let package = Package(
         .testTarget(name: "ConfigurationTests", dependencies: ["PayPulseConfiguration", "PayPulseDomain", "PayPulseRuntime", "PayPulseSigV4"]),
         .testTarget(name: "DomainTests", dependencies: ["PayPulseDomain", "PayPulseTestSupport"]),
         .testTarget(name: "GoogleTests", dependencies: ["PayPulseGoogle", "PayPulsePorts", "PayPulseTestSupport", "PayPulseTransport"]),
-        .testTarget(name: "RefreshTests", dependencies: ["PayPulseDomain", "PayPulseHandlers", "PayPulsePorts", "PayPulseTestSupport", "PayPulseGoogle", "PayPulseTransport"]),
+        .testTarget(name: "RefreshTests", dependencies: ["PayPulseAWS", "PayPulseDomain", "PayPulseHandlers", "PayPulsePorts", "PayPulseTestSupport", "PayPulseGoogle", "PayPulseTransport"]),
         .testTarget(
             name: "AuthTests",
             dependencies: [

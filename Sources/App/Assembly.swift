@@ -84,7 +84,9 @@ public struct Assembly: Sendable {
         if let tokenTable = configuration.tokenTable {
             let kms = KMSClient(client: try client(.kms, aws.kmsEndpoint, variable: "AWS_ENDPOINT_URL_KMS"))
             let keys = DataKeyCache(service: kms, keyID: tokenTable.kmsKeyID)
-            grants = DynamoDBGrantStore(client: dynamoDB, table: tokenTable.table, cipher: EnvelopeCipher(keys: keys))
+            grants = DynamoDBGrantStore(
+                client: dynamoDB, table: tokenTable.table, cipher: EnvelopeCipher(keys: keys), due: .refresh(configuration.refresh)
+            )
         }
         return Backends(
             secrets: AWSSecretStore(client: SecretsManagerClient(client: secretsManager)), grants: grants,

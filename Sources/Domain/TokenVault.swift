@@ -79,7 +79,9 @@ public struct TokenVault: Sendable {
     public func replace(
         _ tokenSet: GmailTokenSet, of user: UserID, expected: GrantVersion, tagged: [String: String]? = nil
     ) async throws -> GrantVersion {
-        let keepTags = tagged.map { TokenSetTags.stillDescribe($0, tokenSet) } ?? false
+        // Where tags ride with the value for free, they are always written: a store's due
+        // index is keyed from them at every write.
+        let keepTags = !grants.writesAttributesWithValue && (tagged.map { TokenSetTags.stillDescribe($0, tokenSet) } ?? false)
         let version = try await grants.replace(
             user.rawValue, expected: expected, value: try tokenSet.jsonString(), attributes: keepTags ? nil : TokenSetTags.tags(for: tokenSet)
         )

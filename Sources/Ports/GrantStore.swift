@@ -71,4 +71,19 @@ public protocol GrantStore: Sendable {
     ///   - includeDeleted: whether grants scheduled for deletion are listed too.
     ///   - cursor: `nil` for the first page, then the previous page's ``GrantPage/cursor``.
     func list(userPrefix: String, includeDeleted: Bool, cursor: String?, limit: Int) async throws -> GrantPage
+
+    /// One page of the grants not deleted, user id starting with `userPrefix`, that may be
+    /// due by `dueBy`: every grant whose ``GrantDuePolicy`` date is at or before it is
+    /// listed (on some page); a store with a due index lists no other, so a run's cost
+    /// grows with the grants due, not with the users. A store without one lists every grant
+    /// (the default), and the caller tells the due ones from the attributes, as it must
+    /// anyway. Pages may be empty before the last one.
+    func listDue(userPrefix: String, dueBy: Date, cursor: String?, limit: Int) async throws -> GrantPage
+}
+
+extension GrantStore {
+    /// Every grant not deleted: the listing of a store without a due index.
+    public func listDue(userPrefix: String, dueBy: Date, cursor: String?, limit: Int) async throws -> GrantPage {
+        try await list(userPrefix: userPrefix, includeDeleted: false, cursor: cursor, limit: limit)
+    }
 }

@@ -90,7 +90,7 @@ public struct StoreFactory: Sendable, CustomStringConvertible {
             let kms = KMSClient(client: try AWSTestClients.jsonClient(.kms, endpoint: endpoint))
             let keyID = try await kms.createKey(description: "paypulse grants \(suffix)")
             let grants = DynamoDBGrantStore(
-                client: dynamoDB, table: "grants-\(suffix)", cipher: EnvelopeCipher(keys: DataKeyCache(service: kms, keyID: keyID))
+                client: dynamoDB, table: "grants-\(suffix)", cipher: EnvelopeCipher(keys: DataKeyCache(service: kms, keyID: keyID)), due: .defaultRefresh
             )
             try await grants.createTableIfNeeded()
             return Stores(

@@ -19,7 +19,7 @@ struct DynamoDBGrantStoreTests {
         let kms = KMSClient(client: try AWSTestClients.jsonClient(.kms, endpoint: endpoint))
         let table = "grants-raw-\(UUID().uuidString.lowercased())"
         let store = DynamoDBGrantStore(
-            client: client, table: table, cipher: EnvelopeCipher(keys: DataKeyCache(service: kms, keyID: try await kms.createKey()))
+            client: client, table: table, cipher: EnvelopeCipher(keys: DataKeyCache(service: kms, keyID: try await kms.createKey())), due: .defaultRefresh
         )
         try await store.createTableIfNeeded()
         return (store, client, table)

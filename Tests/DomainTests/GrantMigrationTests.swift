@@ -18,7 +18,7 @@ struct GrantMigrationTests {
         let kms = KMSClient(client: try AWSTestClients.jsonClient(.kms, endpoint: server.endpoint))
         let target = DynamoDBGrantStore(
             client: try AWSTestClients.dynamoDB(endpoint: server.endpoint), table: "paypulse-gmail-tokens",
-            cipher: EnvelopeCipher(keys: DataKeyCache(service: kms, keyID: try await kms.createKey()))
+            cipher: EnvelopeCipher(keys: DataKeyCache(service: kms, keyID: try await kms.createKey())), due: .defaultRefresh
         )
         try await target.createTableIfNeeded()
 

@@ -1,5 +1,6 @@
 import Foundation
 import Logging
+import PayPulseAWS
 import PayPulseDomain
 import PayPulseGoogle
 import PayPulsePorts
@@ -22,10 +23,19 @@ struct RefreshFixture {
     let run = "r\(UUID().uuidString.prefix(8).lowercased())"
     let logs = LogCapture()
 
-    init(_ stores: StoreFactory.Stores, retry: RetryPolicy = RetryPolicy(maxAttempts: 2, baseDelay: .milliseconds(5), maxDelay: .milliseconds(20), totalBudget: .seconds(3))) throws {
+    /// - Parameter due: the due rule every write keys a due index by (the processes'
+    ///   `REFRESH_MODE`); the default refresh settings' unless a test runs another mode.
+    init(
+        _ stores: StoreFactory.Stores, due: GrantDuePolicy = .defaultRefresh,
+        retry: RetryPolicy = RetryPolicy(maxAttempts: 2, baseDelay: .milliseconds(5), maxDelay: .milliseconds(20), totalBudget: .seconds(3))
+    ) throws {
         self.stores = stores
         recorder = WriteRecordingSecretStore(stores.secrets)
-        grants = stores.grants is SecretsManagerGrantStore ? SecretsManagerGrantStore(recorder) : stores.grants
+        if let indexed = stores.grants as? DynamoDBGrantStore {
+            grants = indexed.keyed(by: due)
+        } else {
+            grants = stores.grants is SecretsManagerGrantStore ? SecretsManagerGrantStore(recorder) : stores.grants
+        }
         google = try FakeGoogleServer()
         client = GoogleOAuthClient(
             tokenEndpoint: google.tokenEndpoint, revokeEndpoint: google.revokeEndpoint, transport: CurlHTTPClient(),
@@ -34,6 +44,10 @@ struct RefreshFixture {
     }
 
     var vault: TokenVault { TokenVault(grants: grants) }
+
+    /// Whether the store lists only what may be due (a due index), so a run's `scanned`
+    /// counts those, not every grant.
+    var listsOnlyDue: Bool { grants is DynamoDBGrantStore }
 
     func user(_ index: Int) -> UserID { UserID("\(run)-\(index)")! }
 

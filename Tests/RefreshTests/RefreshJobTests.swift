@@ -18,7 +18,7 @@ struct RefreshJobTests {
             let untouched = try await fixture.raw(1)
 
             let summary = try await fixture.job().run(deadline: nil, logger: fixture.logs.logger)
-            #expect(summary.scanned == 2 && summary.due == 1 && summary.refreshed == 1 && summary.remaining == 0)
+            #expect(summary.scanned == (fixture.listsOnlyDue ? 1 : 2) && summary.due == 1 && summary.refreshed == 1 && summary.remaining == 0)
             let refreshed = try await fixture.current(0)
             #expect(refreshed.refreshToken == token && refreshed.accessToken.hasPrefix("ya29.fake-"))
             #expect(refreshed.expiresAt > Date().addingTimeInterval(3500) && refreshed.status == .active)
@@ -47,7 +47,7 @@ struct RefreshJobTests {
             #expect(try await fixture.attributes(0) == fresh)
             #expect(try await fixture.raw(0) == value)
             let second = try await fixture.job().run(deadline: nil, logger: fixture.logs.logger)
-            #expect(second.due == 0 && second.scanned == 1)
+            #expect(second.due == 0 && second.scanned == (fixture.listsOnlyDue ? 0 : 1))
         }
     }
 
@@ -78,7 +78,8 @@ struct RefreshJobTests {
             #expect(!(try await fixture.vault.connectionState(of: fixture.user(0))).isConnected)
 
             let again = try await fixture.job().run(deadline: nil, logger: fixture.logs.logger)
-            #expect(again.skipped == 1 && again.due == 0)
+            // A due index leaves the revoked grant out; a full listing shows it, skipped.
+            #expect(again.skipped == (fixture.listsOnlyDue ? 0 : 1) && again.due == 0)
             #expect(fixture.google.tokenCalls == 1)
         }
     }

@@ -81,7 +81,7 @@ struct ReplayBackend {
         let keyID = try await kms.createKey(description: "paypulse replay")
         let grants = DynamoDBGrantStore(
             client: try AWSTestClients.dynamoDB(endpoint: endpoint), table: "paypulse-gmail-tokens",
-            cipher: EnvelopeCipher(keys: DataKeyCache(service: kms, keyID: keyID))
+            cipher: EnvelopeCipher(keys: DataKeyCache(service: kms, keyID: keyID)), due: .defaultRefresh
         )
         try await grants.createTableIfNeeded()
         backend.environment["PAYPULSE_STORE"] = "dynamodb"

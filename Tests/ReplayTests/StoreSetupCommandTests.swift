@@ -44,7 +44,8 @@ struct StoreSetupCommandTests {
 
         let target = DynamoDBGrantStore(
             client: try AWSTestClients.dynamoDB(endpoint: server.endpoint), table: "setup-tokens",
-            cipher: EnvelopeCipher(keys: DataKeyCache(service: kms, keyID: try #require(environment["PAYPULSE_KMS_KEY_ID"])))
+            cipher: EnvelopeCipher(keys: DataKeyCache(service: kms, keyID: try #require(environment["PAYPULSE_KMS_KEY_ID"]))),
+            due: .defaultRefresh
         )
         #expect(try await target.read("cli-3").value == #"{"access_token":"ya29.cli-3"}"#)
         withExtendedLifetime(server) {}

@@ -29,9 +29,10 @@ enum DynamoDBGrantItem {
     /// Listing attribute `k` is stored as plain string attribute `a.k`.
     static let attributePrefix = "a."
 
-    /// The table as `paypulse setup` and the template create it.
+    /// The table as `paypulse setup` and the template create it: the user id as key, and the
+    /// sparse due index.
     static func table(named name: String) -> DynamoDBTableDefinition {
-        DynamoDBTableDefinition(name: name, partitionKey: .init(user, .string))
+        DynamoDBTableDefinition(name: name, partitionKey: .init(user, .string), indexes: [DynamoDBDueIndex.definition])
     }
 
     static func key(_ user: String) -> DynamoDBItem { [Self.user: .string(user)] }

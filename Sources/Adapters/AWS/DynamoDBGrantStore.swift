@@ -15,18 +15,29 @@ public struct DynamoDBGrantStore: GrantStore {
     let client: DynamoDBClient
     let table: String
     let cipher: EnvelopeCipher
+    let due: GrantDuePolicy
     let now: @Sendable () -> Date
 
-    /// Serves grants from `table` through `client`, sealing values with `cipher`.
-    public init(client: DynamoDBClient, table: String, cipher: EnvelopeCipher, now: @escaping @Sendable () -> Date = { Date() }) {
+    /// Serves grants from `table` through `client`, sealing values with `cipher`, keying
+    /// the due index by `due` (the refresh job's, so its listing finds what it takes).
+    public init(
+        client: DynamoDBClient, table: String, cipher: EnvelopeCipher, due: GrantDuePolicy, now: @escaping @Sendable () -> Date = { Date() }
+    ) {
         self.client = client
         self.table = table
         self.cipher = cipher
+        self.due = due
         self.now = now
     }
 
-    /// Creates the table as the template declares it (partition key `user_id`) and turns on
-    /// its time to live; an existing table is left as it is.
+    /// The same table and keys, keyed by another due rule: what a process configured for
+    /// another refresh mode writes.
+    public func keyed(by due: GrantDuePolicy) -> DynamoDBGrantStore {
+        DynamoDBGrantStore(client: client, table: table, cipher: cipher, due: due, now: now)
+    }
+
+    /// Creates the table as the template declares it (partition key `user_id`, the due
+    /// index) and turns on its time to live; an existing table is left as it is.
     public func createTableIfNeeded() async throws {
         do {
             try await client.createTable(DynamoDBGrantItem.table(named: table))
@@ -61,7 +72,9 @@ public struct DynamoDBGrantStore: GrantStore {
     @discardableResult
     public func create(_ user: String, value: String, attributes: [String: String]) async throws -> GrantVersion {
         let sealed = try await mapped { try await cipher.seal(Array(value.utf8), userID: user) }
-        let item = DynamoDBGrantItem.item(user: user, version: 1, sealed: sealed, attributes: attributes, writtenAt: now())
+        let written = now()
+        var item = DynamoDBGrantItem.item(user: user, version: 1, sealed: sealed, attributes: attributes, writtenAt: written)
+        item.merge(DynamoDBDueIndex.attributes(user: user, due: due.dueDate(attributes, written))) { $1 }
         do {
             try await client.putItem(
                 table: table, item: item, condition: "attribute_not_exists(#user)",
@@ -80,37 +93,54 @@ public struct DynamoDBGrantStore: GrantStore {
         guard let expectedNumber = Int64(expected.rawValue) else {
             throw StoreError.conflict.with(message: "version \(expected) is not one of this store's")
         }
+        // Kept attributes still key the due index from this write's date.
+        var indexed = attributes ?? [:]
+        if attributes == nil { indexed = DynamoDBGrantItem.attributes(of: try await existing(user)) }
         let sealed = try await mapped { try await cipher.seal(Array(value.utf8), userID: user) }
+        let written = now()
         var placeholders = DynamoDBExpressionValues(
             names: ["#v": DynamoDBGrantItem.version, "#purge": DynamoDBGrantItem.purgeAt],
             values: [":expected": .integer(expectedNumber), ":next": .integer(expectedNumber + 1)]
         )
         var clauses = ["#v = :next"]
-        for (index, (name, newValue)) in DynamoDBGrantItem.valueAttributes(sealed: sealed, writtenAt: now())
+        for (index, (name, newValue)) in DynamoDBGrantItem.valueAttributes(sealed: sealed, writtenAt: written)
             .sorted(by: { $0.key < $1.key }).enumerated() {
             placeholders.names["#w\(index)"] = name
             placeholders.values[":w\(index)"] = newValue
             clauses.append("#w\(index) = :w\(index)")
         }
         clauses += DynamoDBGrantItem.setAttributes(attributes ?? [:], into: &placeholders)
+        let index = DynamoDBDueIndex.clauses(user: user, due: due.dueDate(indexed, written), into: &placeholders)
         try await conditionalUpdate(
-            user, update: "SET " + clauses.joined(separator: ", "), condition: "#v = :expected AND attribute_not_exists(#purge)",
+            user, update: Self.update(set: clauses + index.set, remove: index.remove), condition: "#v = :expected AND attribute_not_exists(#purge)",
             placeholders: placeholders, lost: .conflict
         )
         return GrantVersion(String(expectedNumber + 1))
     }
 
+    /// Reads the item first: the due index is keyed from all its attributes and its last
+    /// write, which a mark naming some attributes does not carry. Marks are rare here (tags
+    /// never lag the value on this store): a repair or a migration.
     public func mark(_ user: String, attributes: [String: String]) async throws {
-        guard !attributes.isEmpty else {
-            _ = try await existing(user)
-            return
-        }
+        let item = try await existing(user)
+        guard !attributes.isEmpty else { return }
+        let merged = DynamoDBGrantItem.attributes(of: item).merging(attributes) { $1 }
+        let written = DynamoDBGrantItem.lastWritten(of: item) ?? now()
         var placeholders = DynamoDBExpressionValues(names: ["#user": DynamoDBGrantItem.user])
         let clauses = DynamoDBGrantItem.setAttributes(attributes, into: &placeholders)
+        let index = DynamoDBDueIndex.clauses(user: user, due: due.dueDate(merged, written), into: &placeholders)
         try await conditionalUpdate(
-            user, update: "SET " + clauses.joined(separator: ", "), condition: "attribute_exists(#user)",
+            user, update: Self.update(set: clauses + index.set, remove: index.remove), condition: "attribute_exists(#user)",
             placeholders: placeholders, lost: .notFound
         )
+    }
+
+    /// `SET ... REMOVE ...`, either part left out when empty.
+    private static func update(set: [String], remove: [String]) -> String {
+        var parts: [String] = []
+        if !set.isEmpty { parts.append("SET " + set.joined(separator: ", ")) }
+        if !remove.isEmpty { parts.append("REMOVE " + remove.joined(separator: ", ")) }
+        return parts.joined(separator: " ")
     }
 
     @discardableResult
@@ -138,34 +168,9 @@ public struct DynamoDBGrantStore: GrantStore {
         )
     }
 
-    /// A scan filtered by prefix: its cost grows with the table. Due selection at scale is to
-    /// use the sparse `due` index (docs/design/dynamodb-vault.md), not this listing.
-    public func list(userPrefix: String, includeDeleted: Bool, cursor: String?, limit: Int) async throws -> GrantPage {
-        var placeholders = DynamoDBExpressionValues(names: ["#user": DynamoDBGrantItem.user], values: [":prefix": .string(userPrefix)])
-        var filter = "begins_with(#user, :prefix)"
-        if !includeDeleted {
-            placeholders.names["#purge"] = DynamoDBGrantItem.purgeAt
-            filter += " AND attribute_not_exists(#purge)"
-        }
-        let page = try await mapped {
-            try await client.scan(
-                table: table, filter: filter, placeholders: placeholders, limit: max(limit, 1),
-                startKey: cursor.map(DynamoDBGrantItem.key)
-            )
-        }
-        let grants = page.items.compactMap { item -> GrantSummary? in
-            guard let user = item[DynamoDBGrantItem.user]?.stringValue else { return nil }
-            return GrantSummary(
-                user: user, attributes: DynamoDBGrantItem.attributes(of: item), lastWritten: DynamoDBGrantItem.lastWritten(of: item),
-                deletionDate: DynamoDBGrantItem.deletionDate(of: item)
-            )
-        }
-        return GrantPage(grants: grants, cursor: page.lastEvaluatedKey?[DynamoDBGrantItem.user]?.stringValue)
-    }
-
     /// The user's item, deleted or not.
     /// - Throws: ``StoreError/notFound`` when there is none.
-    private func existing(_ user: String) async throws -> DynamoDBItem {
+    func existing(_ user: String) async throws -> DynamoDBItem {
         guard let item = try await mapped({ try await client.getItem(table: table, key: DynamoDBGrantItem.key(user)) }) else {
             throw StoreError.notFound.with(message: "user \(user) has no grant")
         }
@@ -197,7 +202,7 @@ public struct DynamoDBGrantStore: GrantStore {
         }
     }
 
-    private func mapped<T>(_ body: () async throws -> T) async throws -> T {
+    func mapped<T>(_ body: () async throws -> T) async throws -> T {
         do {
             return try await body()
         } catch let error as EnvelopeError {

@@ -6,7 +6,8 @@ import Foundation
 import Logging
 import PayPulsePorts
 
-/// One scheduled refresh run: list the token sets page by page, pick the due ones from
+/// One scheduled refresh run: list the token sets that may be due page by page
+/// (``GrantStore/listDue(userPrefix:dueBy:cursor:limit:)``), pick the due ones from
 /// their tags (no value is read for the rest), refresh them soonest-expiry first with
 /// bounded concurrency and a paced write budget, and stop starting new work near the
 /// deadline.
@@ -112,10 +113,13 @@ public struct RefreshJob: Sendable {
     private func listDue(shard: Shard, summary: inout RefreshSummary, deadline: ContinuousClock.Instant?) async throws -> [Candidate] {
         let horizon = now().addingTimeInterval(Double(settings.windowSeconds))
         let idleSince = settings.keepAlive.map { now().addingTimeInterval(-Double($0)) }
+        let dueBy = settings.dueBy(now: now())
         var due: [Candidate] = []
         var cursor: String?
         repeat {
-            let page = try await grants.list(userPrefix: userPrefix, includeDeleted: false, cursor: cursor, limit: 100)
+            // A store with a due index lists only what may be due; the tests below still
+            // decide, as they do for a store that lists everything.
+            let page = try await grants.listDue(userPrefix: userPrefix, dueBy: dueBy, cursor: cursor, limit: 100)
             for grant in page.grants where grant.deletionDate == nil {
                 guard let user = UserID(grant.user), shard.contains(user) else { continue }
                 summary.scanned += 1

@@ -1,0 +1,32 @@
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
+import Foundation
+#endif
+import PayPulsePorts
+
+extension GrantDuePolicy {
+    /// Due as ``RefreshJob`` takes grants under `settings`, so a due index keys each grant by
+    /// the date the run's own test first holds: never for a settled grant (revoked, rejected,
+    /// no refresh token); at once for one awaiting verification or without an expiry;
+    /// eager, at the access token's expiry (a run takes it a window ahead); keeping alive, at
+    /// the value's write (a run takes writes older than the keep-alive interval).
+    public static func refresh(_ settings: RefreshSettings) -> GrantDuePolicy {
+        let keepingAlive = settings.keepAlive != nil
+        return GrantDuePolicy { attributes, written in
+            if TokenSetTags.isSettled(attributes) { return nil }
+            if TokenSetTags.awaitsVerification(attributes) { return Date(timeIntervalSince1970: 0) }
+            if keepingAlive { return written }
+            return TokenSetTags.impliedExpiry(from: attributes, lastChanged: written) ?? Date(timeIntervalSince1970: 0)
+        }
+    }
+}
+
+extension RefreshSettings {
+    /// The latest ``GrantDuePolicy/refresh(_:)`` date a run at `now` takes: the end of the
+    /// window, or (keeping alive) the start of the keep-alive interval.
+    public func dueBy(now: Date) -> Date {
+        if let keepAlive { return now.addingTimeInterval(-Double(keepAlive)) }
+        return now.addingTimeInterval(Double(windowSeconds))
+    }
+}
