@@ -154,12 +154,14 @@ def secrets_in(event_json):
     return found
 
 
-def case(function, name, event_json, expected, before=(), stored=None, exit_code=0, environment=None):
+def case(function, name, event_json, expected, before=(), stored=None, exit_code=0, environment=None, expected_indexed=None):
     """`environment: "unreachable-aws"` runs the case against AWS endpoints where nothing
-    listens, whatever the backend under test, to see the 503 a store outage gives."""
+    listens, whatever the backend under test, to see the 503 a store outage gives.
+    `expected_indexed`: the answer on a store with a due index (DynamoDB), where it differs:
+    a refresh run there lists only what may be due, so `scanned` counts those."""
     CASES.append({"function": function, "name": name, "event": event_json, "expected": expected,
                   "before": list(before), "stored": stored, "exit": exit_code, "secrets": secrets_in(event_json),
-                  "environment": environment})
+                  "environment": environment, "expected_indexed": expected_indexed})
 
 
 # store-tokens: successes. A refresh token in the body is proven at the fake Google first:
@@ -359,7 +361,7 @@ case("token-refresh", "scheduled-refreshes-expiring-grant", SCHEDULED, summary(s
      stored={"access_token": "ya29.fake-2", "refresh_token": EXPIRING["refresh_token"], "expires_in": 300, "status": "active",
              "google_sub": JANE_SUB, "verified": True,
              "tags": {"paypulse:status": "active", "paypulse:refreshable": "true"}})
-case("token-refresh", "scheduled-not-yet-due", SCHEDULED, summary(scanned=1),
+case("token-refresh", "scheduled-not-yet-due", SCHEDULED, summary(scanned=1), expected_indexed=summary(scanned=0),
      before=["v2-json-first-connection"], stored={"access_token": "ya29.fake-1", "expires_in": 3599})
 case("token-refresh", "scheduled-sharded-input", SHARDED, summary(scanned=1, due=1, refreshed=1),
      before=["v2-json-expiring-soon"])
@@ -514,6 +516,12 @@ def main():
                 json.dump(c["expected"], f, indent=2, sort_keys=True)
                 f.write("\n")
             entry["expected"] = os.path.relpath(expected_path, os.path.join(ROOT, "events"))
+        if c["expected_indexed"] is not None:
+            indexed_path = os.path.join(folder, c["name"] + ".indexed.expected.json")
+            with open(indexed_path, "w") as f:
+                json.dump(c["expected_indexed"], f, indent=2, sort_keys=True)
+                f.write("\n")
+            entry["expected_indexed"] = os.path.relpath(indexed_path, os.path.join(ROOT, "events"))
         if c["stored"] is not None:
             entry["stored"] = c["stored"]
         manifest.append(entry)

@@ -19,6 +19,9 @@ struct ReplayBackend {
     var users: any UserDirectory
     var cleanUp: () -> Void
 
+    /// Whether the token store lists only what may be due (the DynamoDB due index).
+    var listsOnlyDue: Bool { grants is DynamoDBGrantStore }
+
     private static let quiet = Logger(label: "replay") { _ in SwiftLogNoOpLogHandler() }
 
     /// The variables every run gets: debug logs, the development key, nothing inherited

@@ -15,6 +15,8 @@ struct ReplayManifest: Decodable {
         var name: String
         var event: String
         var expected: String?
+        /// The answer on a store with a due index, where it differs from ``expected``.
+        var expected_indexed: String?
         var before: [String]
         var exit: Int32
         var secrets: [String]
