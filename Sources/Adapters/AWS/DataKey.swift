@@ -25,7 +25,8 @@ public struct DataKey: Sendable, Equatable, CustomStringConvertible, CustomDebug
 }
 
 /// A data key as `GenerateDataKey` returns it: the plaintext to encrypt with now, the same
-/// key wrapped under the KMS key (to store beside the ciphertext), and the KMS key's ARN.
+/// key wrapped under the KMS key (to store beside the ciphertext), and the KMS key's ARN;
+/// with the date it was generated once a ``DataKeyCache`` has stamped it.
 public struct GeneratedDataKey: Sendable, Equatable {
     /// The plaintext key.
     public let plaintext: DataKey
@@ -33,11 +34,15 @@ public struct GeneratedDataKey: Sendable, Equatable {
     public let wrapped: [UInt8]
     /// The ARN of the KMS key that wrapped it.
     public let keyID: String
+    /// When KMS generated it, to the second: what bounds its reuse across processes.
+    public let createdAt: Date?
 
-    /// Creates a data key (for ``DataKeyService`` implementations).
-    public init(plaintext: DataKey, wrapped: [UInt8], keyID: String) {
+    /// Creates a data key (for ``DataKeyService`` implementations, which leave `createdAt`
+    /// to the cache).
+    public init(plaintext: DataKey, wrapped: [UInt8], keyID: String, createdAt: Date? = nil) {
         self.plaintext = plaintext
         self.wrapped = wrapped
         self.keyID = keyID
+        self.createdAt = createdAt
     }
 }

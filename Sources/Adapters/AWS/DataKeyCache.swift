@@ -1,9 +1,18 @@
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
+import Foundation
+#endif
+
 /// Data keys reused within bounds, so that sealing and opening do not call KMS every time.
 ///
 /// A key generated for sealing is reused for the same user for at most `maxAge` and
 /// `maxUses` seals; an unwrapped key is kept by (user, wrapped blob) under the same bounds,
 /// and, when no sealing key is held for that user, also seals their next item: a
 /// read-then-write (a refresh, a store over a stored set) costs one KMS call, not two.
+/// Only while that key is younger than `maxKeyLifetime` and was wrapped by the configured
+/// KMS key: an item re-sealed in process after process would otherwise keep one data key
+/// forever, and a change of `PAYPULSE_KMS_KEY_ID` would never reach it.
 /// Every cache key includes the user id because the encryption context does: a data key
 /// bound to one user must never seal or open another's item. Two concurrent misses for the
 /// same user may both call KMS; that costs a call, never correctness.
@@ -25,7 +34,9 @@ public actor DataKeyCache {
     private let maxAge: Duration
     private let maxUses: Int
     private let maxEntries: Int
+    private let maxKeyLifetime: TimeInterval
     private let now: @Sendable () -> ContinuousClock.Instant
+    private let wallClock: @Sendable () -> Date
     private var sealing: [String: Entry<GeneratedDataKey>] = [:]
     private var opening: [OpeningKey: Entry<DataKey>] = [:]
 
@@ -42,17 +53,23 @@ public actor DataKeyCache {
     ///   - maxUses: how many seals (or opens) one data key serves; `1` turns reuse off.
     ///   - maxEntries: the most keys held per direction; past it expired and then the
     ///     soonest-expiring keys are dropped.
+    ///   - maxKeyLifetime: how old (since KMS generated it) an unwrapped key may be and
+    ///     still seal a new item; 30 days by default.
     ///   - now: the clock, injectable for tests.
+    ///   - wallClock: the date data keys are stamped with and aged by, injectable for tests.
     public init(
         service: any DataKeyService, keyID: String, maxAge: Duration = .seconds(300), maxUses: Int = 1_000,
-        maxEntries: Int = 10_000, now: @escaping @Sendable () -> ContinuousClock.Instant = { .now }
+        maxEntries: Int = 10_000, maxKeyLifetime: TimeInterval = 30 * 86_400,
+        now: @escaping @Sendable () -> ContinuousClock.Instant = { .now }, wallClock: @escaping @Sendable () -> Date = { Date() }
     ) {
         self.service = service
         self.keyID = keyID
         self.maxAge = maxAge
         self.maxUses = maxUses
         self.maxEntries = maxEntries
+        self.maxKeyLifetime = maxKeyLifetime
         self.now = now
+        self.wallClock = wallClock
     }
 
     /// The KMS encryption context of a user's data keys.
@@ -64,7 +81,11 @@ public actor DataKeyCache {
     public func keyForSealing(userID: String) async throws -> GeneratedDataKey {
         if let key = take(&sealing, userID) { return key }
         generateCalls += 1
-        let key = try await service.generateDataKey(keyID: keyID, context: Self.encryptionContext(userID: userID))
+        let generated = try await service.generateDataKey(keyID: keyID, context: Self.encryptionContext(userID: userID))
+        let key = GeneratedDataKey(
+            plaintext: generated.plaintext, wrapped: generated.wrapped, keyID: generated.keyID,
+            createdAt: Date(timeIntervalSince1970: wallClock().timeIntervalSince1970.rounded(.down))
+        )
         // The first seal is one use; a read of the item just written then needs no Decrypt.
         put(key, for: userID, in: &sealing)
         put(key.plaintext, for: OpeningKey(userID: userID, wrapped: key.wrapped), in: &opening)
@@ -75,19 +96,27 @@ public actor DataKeyCache {
     /// `Decrypt` under `userID`'s encryption context.
     /// - Parameters:
     ///   - keyID: the KMS key that wrapped it; KMS refuses a blob wrapped under another.
+    ///   - createdAt: when KMS generated it, as stored beside it.
     /// - Throws: what the ``DataKeyService`` throws.
-    public func unwrap(_ wrapped: [UInt8], userID: String, keyID: String? = nil) async throws -> DataKey {
+    public func unwrap(_ wrapped: [UInt8], userID: String, keyID: String? = nil, createdAt: Date? = nil) async throws -> DataKey {
         let cacheKey = OpeningKey(userID: userID, wrapped: wrapped)
         if let key = take(&opening, cacheKey) { return key }
         decryptCalls += 1
         let key = try await service.decrypt(ciphertextBlob: wrapped, context: Self.encryptionContext(userID: userID), keyID: keyID)
         put(key, for: cacheKey, in: &opening)
         // The same user's context wrapped it, so it may seal their next item too (within the
-        // same bounds); only when the KMS key that wrapped it is known, to store beside it.
-        if let keyID, sealing[userID] == nil {
-            put(GeneratedDataKey(plaintext: key, wrapped: wrapped, keyID: keyID), for: userID, in: &sealing)
+        // same bounds): only when the configured KMS key wrapped it and it is young enough.
+        if let keyID, let createdAt, isConfiguredKey(keyID), wallClock().timeIntervalSince(createdAt) < maxKeyLifetime, sealing[userID] == nil {
+            put(GeneratedDataKey(plaintext: key, wrapped: wrapped, keyID: keyID, createdAt: createdAt), for: userID, in: &sealing)
         }
         return key
+    }
+
+    /// Whether `wrappingKey` (the ARN KMS reports) is the configured ``keyID``, given as that
+    /// ARN or as the bare key id. An alias cannot be told apart here: its items are then
+    /// always sealed under a new data key (one KMS call more, never a wrong key).
+    private func isConfiguredKey(_ wrappingKey: String) -> Bool {
+        wrappingKey == keyID || wrappingKey.hasSuffix(":key/" + keyID)
     }
 
     /// Drops every cached key (e.g. after the KMS key was rotated or disabled).

@@ -21,6 +21,8 @@ enum DynamoDBGrantItem {
     static let wrappedKey = "dk"
     /// The KMS key that wrapped it.
     static let keyID = "kid"
+    /// When the data key was generated, in epoch seconds: bounds its reuse across processes.
+    static let keyCreatedAt = "dk_at"
     /// When the value was last written, in epoch milliseconds (a listing's `lastWritten`).
     static let writtenAt = "written_ms"
     /// Present only while deleted: the end of the recovery window, in epoch seconds; the
@@ -50,8 +52,12 @@ enum DynamoDBGrantItem {
 
     /// The attributes a value write sets, besides the version.
     static func valueAttributes(sealed: SealedEnvelope, writtenAt: Date) -> DynamoDBItem {
-        [ciphertext: .binary(sealed.ciphertext), wrappedKey: .binary(sealed.wrappedKey), keyID: .string(sealed.keyID),
-         Self.writtenAt: .integer(Int64((writtenAt.timeIntervalSince1970 * 1000).rounded()))]
+        var attributes: DynamoDBItem = [
+            ciphertext: .binary(sealed.ciphertext), wrappedKey: .binary(sealed.wrappedKey), keyID: .string(sealed.keyID),
+            Self.writtenAt: .integer(Int64((writtenAt.timeIntervalSince1970 * 1000).rounded())),
+        ]
+        if let created = sealed.keyCreatedAt { attributes[keyCreatedAt] = .integer(Int64(created.timeIntervalSince1970)) }
+        return attributes
     }
 
     static func attributes(of item: DynamoDBItem) -> [String: String] {
@@ -79,7 +85,8 @@ enum DynamoDBGrantItem {
         guard let ciphertext = item[ciphertext]?.binaryValue, let wrapped = item[wrappedKey]?.binaryValue,
               let keyID = item[keyID]?.stringValue
         else { return nil }
-        return SealedEnvelope(ciphertext: ciphertext, wrappedKey: wrapped, keyID: keyID)
+        let created = item[keyCreatedAt]?.integerValue.map { Date(timeIntervalSince1970: Double($0)) }
+        return SealedEnvelope(ciphertext: ciphertext, wrappedKey: wrapped, keyID: keyID, keyCreatedAt: created)
     }
 
     /// `SET` clauses and placeholders for listing attributes (`#a0 = :a0, ...`).

@@ -27,7 +27,7 @@ public struct EnvelopeCipher: Sendable {
         let box = try AES.GCM.seal(plaintext, using: key.plaintext.key, authenticating: Self.associatedData(userID))
         // `combined` is nil only for nonces that are not 12 bytes; ours are.
         guard let combined = box.combined else { throw EnvelopeError.tampered }
-        return SealedEnvelope(ciphertext: [UInt8](combined), wrappedKey: key.wrapped, keyID: key.keyID)
+        return SealedEnvelope(ciphertext: [UInt8](combined), wrappedKey: key.wrapped, keyID: key.keyID, keyCreatedAt: key.createdAt)
     }
 
     /// Decrypts an envelope sealed for `userID`.
@@ -38,7 +38,7 @@ public struct EnvelopeCipher: Sendable {
     public func open(_ envelope: SealedEnvelope, userID: String) async throws -> [UInt8] {
         let key: DataKey
         do {
-            key = try await keys.unwrap(envelope.wrappedKey, userID: userID, keyID: envelope.keyID)
+            key = try await keys.unwrap(envelope.wrappedKey, userID: userID, keyID: envelope.keyID, createdAt: envelope.keyCreatedAt)
         } catch {
             throw EnvelopeError.mapping(error)
         }

@@ -1,3 +1,9 @@
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
+import Foundation
+#endif
+
 /// A sealed item: what is stored, all of it safe to store in plain attributes.
 public struct SealedEnvelope: Sendable, Equatable, CustomStringConvertible {
     /// AES-256-GCM's combined form: the 12-byte nonce, the ciphertext, the 16-byte tag.
@@ -6,12 +12,15 @@ public struct SealedEnvelope: Sendable, Equatable, CustomStringConvertible {
     public var wrappedKey: [UInt8]
     /// The ARN of the KMS key that wrapped it.
     public var keyID: String
+    /// When the data key was generated; `nil` when unknown, and then it seals nothing more.
+    public var keyCreatedAt: Date?
 
     /// Creates an envelope (e.g. from stored attributes).
-    public init(ciphertext: [UInt8], wrappedKey: [UInt8], keyID: String) {
+    public init(ciphertext: [UInt8], wrappedKey: [UInt8], keyID: String, keyCreatedAt: Date? = nil) {
         self.ciphertext = ciphertext
         self.wrappedKey = wrappedKey
         self.keyID = keyID
+        self.keyCreatedAt = keyCreatedAt
     }
 
     /// Sizes only: ciphertext is not secret, but it has no business in a log line.
