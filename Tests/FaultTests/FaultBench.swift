@@ -5,12 +5,18 @@ import PayPulseDomain
 import PayPulseGoogle
 import PayPulseHandlers
 import PayPulsePorts
+import PayPulseSecretGrants
 import PayPulseTestSupport
 import PayPulseTransport
 
 /// The peers of the fault matrix: a private moto_server and the fake Google, each behind a
 /// ``FaultProxy`` sharing one ``FaultPlan``; the handlers' clients talk through the proxies
 /// with short timeouts and small retry budgets, while the checker reads moto directly.
+///
+/// Grants live where ``store`` says: secrets in Secrets Manager, or items of a DynamoDB
+/// table sealed under a moto KMS key (a table of its own per cell, see ``grants(cell:)``).
+/// Either way every AWS call a handler makes (Secrets Manager, DynamoDB, KMS) goes through
+/// the AWS proxy; users and the client-ID secret stay where they are on both.
 ///
 /// Every clock is fixed, so a token set written in one cell is byte-comparable with the
 /// fault-free reference written in another.
@@ -25,7 +31,10 @@ final class FaultBench: Sendable {
     static let usersTable = "paypulse-users"
     /// What the journal calls the fake Google's proxy.
     static let googleProxyName = "google"
+    /// The KMS calls a DynamoDB grant store makes (through the AWS proxy, like DynamoDB's).
+    static let kmsOperations: Set<String> = ["GenerateDataKey", "Decrypt"]
 
+    let store: FaultStore
     let moto: MotoServer
     let google: FakeGoogleServer
     let plan: FaultPlan
@@ -44,8 +53,16 @@ final class FaultBench: Sendable {
     let directUsers: DynamoDBUserDirectory
     let guardian: RequestGuard
     let minter: DevelopmentTokenMinter
+    /// DynamoDB and KMS through the proxy and straight on moto, for DynamoDB grants.
+    private let proxiedDynamoDB: DynamoDBClient
+    private let directDynamoDB: DynamoDBClient
+    private let proxiedKMS: KMSClient
+    private let directKMS: KMSClient
+    /// The moto KMS key DynamoDB grants are sealed under; `nil` on Secrets Manager.
+    private let kmsKeyID: String?
 
-    init() async throws {
+    init(store: FaultStore) async throws {
+        self.store = store
         let plan = FaultPlan()
         self.plan = plan
         let moto = try await MotoServer.launchPrivate()
@@ -64,15 +81,22 @@ final class FaultBench: Sendable {
         let quiet = Logger(label: "fault-matrix") { _ in SwiftLogNoOpLogHandler() }
         logger = quiet
         proxiedSecrets = AWSSecretStore(client: SecretsManagerClient(client: try Self.client(.secretsManager, awsProxy.url, transport, quiet)))
-        proxiedUsers = DynamoDBUserDirectory(client: DynamoDBClient(client: try Self.client(.dynamoDB, awsProxy.url, transport, quiet)), table: Self.usersTable)
+        proxiedDynamoDB = DynamoDBClient(client: try Self.client(.dynamoDB, awsProxy.url, transport, quiet))
+        proxiedKMS = KMSClient(client: try Self.client(.kms, awsProxy.url, transport, quiet))
+        proxiedUsers = DynamoDBUserDirectory(client: proxiedDynamoDB, table: Self.usersTable)
         proxiedGoogle = GoogleOAuthClient(
             tokenEndpoint: googleProxy.url + "/token", revokeEndpoint: googleProxy.url + "/revoke", transport: transport,
             retry: Self.googleRetries, logger: quiet
         )
         let directSecrets = AWSSecretStore(client: SecretsManagerClient(client: try Self.client(.secretsManager, moto.endpoint, transport, quiet, timeout: .seconds(10))))
-        let directUsers = DynamoDBUserDirectory(client: DynamoDBClient(client: try Self.client(.dynamoDB, moto.endpoint, transport, quiet, timeout: .seconds(10))), table: Self.usersTable)
+        let directDynamoDB = DynamoDBClient(client: try Self.client(.dynamoDB, moto.endpoint, transport, quiet, timeout: .seconds(10)))
+        let directKMS = KMSClient(client: try Self.client(.kms, moto.endpoint, transport, quiet, timeout: .seconds(10)))
+        let directUsers = DynamoDBUserDirectory(client: directDynamoDB, table: Self.usersTable)
         self.directSecrets = directSecrets
         self.directUsers = directUsers
+        self.directDynamoDB = directDynamoDB
+        self.directKMS = directKMS
+        kmsKeyID = store == .dynamoDB ? try await directKMS.createKey(description: "paypulse fault matrix") : nil
         try await directUsers.createTableIfNeeded()
         _ = try await directSecrets.createSecret(
             name: Self.clientIDSecret, value: #"{"client_id":"\#(google.clientID)"}"#, tags: [:], clientRequestToken: SecretVersionID.random().rawValue
@@ -98,10 +122,49 @@ final class FaultBench: Sendable {
         google.stop()
     }
 
-    /// A vault on `secrets` with the fixed clock.
-    func vault(_ secrets: any SecretStore) -> TokenVault {
+    /// The grants of one cell, as its handler sees them (through the proxy) and as the
+    /// checker and the seeding see them (straight on moto).
+    struct Grants: Sendable {
+        let proxied: any GrantStore
+        let direct: any GrantStore
+    }
+
+    /// The grant stores of cell `cell`. On DynamoDB a fresh table per cell, so a listing
+    /// scans only the cell's grants (a scan's calls grow with the table, which would make a
+    /// cell's call sequence depend on the cells before it), and fresh data-key caches, so a
+    /// handler starts cold as in a new process and its KMS calls are the reference's.
+    func grants(cell: String) async throws -> Grants {
+        guard let kmsKeyID else {
+            return Grants(proxied: SecretsManagerGrantStore(proxiedSecrets), direct: SecretsManagerGrantStore(directSecrets))
+        }
+        let table = "grants-\(cell)"
         let fixed = now
-        return TokenVault(secrets: secrets, now: { fixed })
+        let direct = DynamoDBGrantStore(
+            client: directDynamoDB, table: table, cipher: EnvelopeCipher(keys: DataKeyCache(service: directKMS, keyID: kmsKeyID)), due: .defaultRefresh,
+            now: { fixed }
+        )
+        try await direct.createTableIfNeeded()
+        let proxied = DynamoDBGrantStore(
+            client: proxiedDynamoDB, table: table, cipher: EnvelopeCipher(keys: DataKeyCache(service: proxiedKMS, keyID: kmsKeyID)), due: .defaultRefresh,
+            now: { fixed }
+        )
+        return Grants(proxied: proxied, direct: direct)
+    }
+
+    /// A vault on `grants` with the fixed clock.
+    func vault(_ grants: any GrantStore) -> TokenVault {
+        let fixed = now
+        return TokenVault(grants: grants, now: { fixed })
+    }
+
+    /// What `watched` holds now, read straight on moto: a Secrets Manager grant or secret as
+    /// its secret (version stages compared exactly), a DynamoDB grant through `grants`.
+    func snapshot(_ watched: Watched, grants: any GrantStore) async throws -> StoreSnapshot {
+        switch (watched, store) {
+        case (.secret(let name), _): try await StoreSnapshot.read(secret: name, from: directSecrets)
+        case (.grant(let user), .secretsManager): try await StoreSnapshot.read(secret: user.secretName, from: directSecrets)
+        case (.grant(let user), .dynamoDB): try await StoreSnapshot.read(grant: user.rawValue, from: grants)
+        }
     }
 
     /// `Authorization: Bearer <jwt>` for `user`.

@@ -8,22 +8,33 @@ import Testing
 /// cell must end as a (recovered), b (refused, state unchanged) or c (completed by a
 /// rerun), or as one of the two documented Google outcomes: a* (disconnect's revoke failed,
 /// reported) and v (connect with Google down, stored unverified, verified by the next
-/// refresh run); see ``CellOutcome``. The table is printed and written to
-/// `.build/reports/fault-matrix.txt`.
+/// refresh run); see ``CellOutcome``. The same matrix runs on each grant store (Secrets
+/// Manager; DynamoDB with KMS): the table is printed and written to
+/// `.build/reports/fault-matrix-<store>.txt`.
 ///
 /// `FAULT_MATRIX_EVERY_CALL=1` plays every call of each fault-free sequence instead of
-/// three or four of them: about 620 cells and four minutes, for a change to a call sequence.
+/// three to five of them, for a change to a call sequence: about 620 cells and four minutes on
+/// Secrets Manager, 480 cells and three minutes on DynamoDB.
 @Suite("fault matrix: handler x fault x call position", .serialized)
 struct FaultMatrixTests {
     static let faults = ProxyFault.all(latency: .milliseconds(150))
     static let everyCall = ProcessInfo.processInfo.environment["FAULT_MATRIX_EVERY_CALL"] == "1"
 
-    @Test("every cell ends in a, a*, b, c or v")
-    func matrix() async throws {
-        let bench = try await FaultBench()
+    @Test("every cell ends in a, a*, b, c or v on Secrets Manager")
+    func secretsManager() async throws {
+        try await matrix(on: .secretsManager)
+    }
+
+    @Test("every cell ends in a, a*, b, c or v on DynamoDB with KMS")
+    func dynamoDB() async throws {
+        try await matrix(on: .dynamoDB)
+    }
+
+    private func matrix(on store: FaultStore) async throws {
+        let bench = try await FaultBench(store: store)
         defer { bench.stop() }
         let started = ContinuousClock.now
-        var report = MatrixReport(faults: Self.faults)
+        var report = MatrixReport(store: store, faults: Self.faults)
         var cellNumber = 0
 
         for scenario in FaultScenario.allCases {
@@ -69,10 +80,11 @@ struct FaultMatrixTests {
     /// Calls between the matrix's positions: the disconnect's revoked mark landed (its stage
     /// move answered or not) but its tags did not. The rerun must tag the set before deleting
     /// it, or the deleted set keeps `active` tags, which a reconnect that restores it and then
-    /// fails to write would show as connected.
+    /// fails to write would show as connected. Secrets Manager only: DynamoDB writes the mark
+    /// and its attributes in one call.
     @Test("a disconnect mark left untagged is tagged by the rerun")
     func disconnectMarkWithoutTags() async throws {
-        let bench = try await FaultBench()
+        let bench = try await FaultBench(store: .secretsManager)
         defer { bench.stop() }
         let reference = try await referenceRun(.disconnect, bench: bench, cell: "fu1")
         let checker = MatrixChecker(bench: bench, scenario: .disconnect, reference: reference)
@@ -97,7 +109,7 @@ struct FaultMatrixTests {
         let result = await prepared.invoke()
         let records = bench.plan.records
         let checker = MatrixChecker(bench: bench, scenario: scenario, reference: Reference(result: result, snapshots: [], final: [], records: records))
-        let snapshots = try await checker.snapshots(prepared.secretNames)
+        let snapshots = try await checker.snapshots(prepared)
         switch result {
         case .response(let response): try #require((200..<300).contains(response.status), "fault-free \(scenario.rawValue): \(result)")
         case .summary(let summary): try #require(summary.refreshed == FaultScenario.refreshGrants, "fault-free \(scenario.rawValue): \(result)")
@@ -111,10 +123,10 @@ struct FaultMatrixTests {
         fault: ProxyFault, trigger: FaultTrigger, persistent: Bool
     ) async throws -> CellOutcome {
         let prepared: FaultScenario.Prepared
-        let before: [SecretSnapshot]
+        let before: [StoreSnapshot]
         do {
             prepared = try await scenario.prepare(bench, cell: cell)
-            before = try await checker.snapshots(prepared.secretNames)
+            before = try await checker.snapshots(prepared)
         } catch {
             throw CellFailure(cell: name, reason: "setup failed: \(error)")
         }
@@ -127,7 +139,7 @@ struct FaultMatrixTests {
             throw CellFailure(cell: name, reason: "the fault was never played: the call sequence changed (\(records.map { "\($0.operation)#\($0.occurrence)" }))")
         }
         do {
-            let after = try await checker.snapshots(prepared.secretNames)
+            let after = try await checker.snapshots(prepared)
             return try await checker.classify(
                 cell: name, fault: fault, persistent: persistent, result: result, before: before, after: after, records: records, prepared: prepared
             )

@@ -36,22 +36,25 @@ enum FaultScenario: String, CaseIterable, Sendable {
     static let refreshGrants = 3
     static let email = "fault.matrix@gmail.com"
 
-    /// One prepared cell: the secrets to watch and the request to send (again, for a rerun).
+    /// One prepared cell: what to watch, the checker's view of the cell's grants, and the
+    /// request to send (again, for a rerun).
     struct Prepared: Sendable {
-        var secretNames: [String]
+        var watched: [Watched]
+        /// The cell's grants straight on moto, for snapshots.
+        var grants: any GrantStore
         var invoke: @Sendable () async -> HandlerResult
         /// For a connect that Google must verify: what it must do when Google cannot be asked.
         var googleDown: GoogleDown?
     }
 
     /// A connect with a refresh token while Google is down: 201 and the set stored exactly as
-    /// the app sent it, unverified (the first watched secret); every other watched secret
+    /// the app sent it, unverified (the first watched grant); everything else watched
     /// unchanged. The next refresh run must verify it.
     struct GoogleDown: Sendable {
         /// The 201 body: the app's email and scope, since Google said nothing.
         var answer: String
         /// The token set as the app sent it, marked unverified, with its tags.
-        var state: SecretSnapshot
+        var state: StoreSnapshot
         /// The app's `email`, which the set keeps after verification: Google's answer names
         /// no account without an `openid` scope.
         var email: String
@@ -73,35 +76,36 @@ enum FaultScenario: String, CaseIterable, Sendable {
     /// builds the handler over the proxied clients.
     func prepare(_ bench: FaultBench, cell: String) async throws -> Prepared {
         let user = UserID("\(cell)-u")!
-        let direct = bench.vault(bench.directSecrets)
-        let proxied = bench.vault(bench.proxiedSecrets)
+        let grants = try await bench.grants(cell: cell)
+        let direct = bench.vault(grants.direct)
+        let proxied = bench.vault(grants.proxied)
         let scope = GmailScopes.readonly
         switch self {
         case .storeFirst:
             bench.google.addGrant(refreshToken: "1//fault-first")
             let request = try await post(bench, user, #"{"access_token":"ya29.fault-first","refresh_token":"1//fault-first","expires_in":3600,"scope":"\#(scope)","email":"\#(Self.email)"}"#)
             let handler = StoreTokensHandler(guardian: bench.guardian, vault: proxied, verifier: verifier(bench))
-            let refresh = refreshHandler(bench, listPrefix: user.secretName)
+            let refresh = refreshHandler(bench, grants: grants.proxied, userPrefix: user.rawValue)
             let googleDown = GoogleDown(
                 answer: #"{"data":{"account_switch":false,"google_email":"\#(Self.email)","message":"First Gmail connection","scope":"\#(scope)"},"message":"Gmail OAuth tokens stored successfully!"}"#,
                 state: try Self.unverifiedSet(accessToken: "ya29.fault-first", refreshToken: "1//fault-first", expiresIn: 3600, scope: scope, now: bench.now),
                 email: Self.email, refreshRun: { await Self.run(refresh, bench) }
             )
             // The client ID secret is watched too: a connect only ever reads it.
-            return Prepared(secretNames: [user.secretName, FaultBench.clientIDSecret], invoke: {
+            return Prepared(watched: [.grant(user), .secret(FaultBench.clientIDSecret)], grants: grants.direct, invoke: {
                 .response(await handler.handle(request, logger: bench.logger))
             }, googleDown: googleDown)
         case .storeUpdate:
             _ = try await direct.store(IncomingTokens(accessToken: "ya29.fault-old", refreshToken: "1//fault-old", scopes: [scope], email: Self.email), for: user)
             let request = try await post(bench, user, #"{"access_token":"ya29.fault-new","expires_in":3600,"scope":"\#(scope)","email":"\#(Self.email)"}"#)
             let handler = StoreTokensHandler(guardian: bench.guardian, vault: proxied, verifier: verifier(bench))
-            return Prepared(secretNames: [user.secretName]) { .response(await handler.handle(request, logger: bench.logger)) }
+            return Prepared(watched: [.grant(user)], grants: grants.direct) { .response(await handler.handle(request, logger: bench.logger)) }
         case .userProfile:
             try await bench.directUsers.putUser(UserRecord(userID: user.rawValue, name: "Fault Matrix", email: Self.email, createdOn: "2026-01-01T00:00:00Z"))
             _ = try await direct.store(IncomingTokens(accessToken: "ya29.fault-profile", refreshToken: "1//fault-profile", scopes: [scope], email: Self.email), for: user)
             let request = APIRequest(method: "GET", path: "/v1/user/me", headers: APIHeaders(try await bench.authorization(for: user)))
             let handler = UserProfileHandler(guardian: bench.guardian, users: bench.proxiedUsers, vault: proxied)
-            return Prepared(secretNames: [user.secretName]) { .response(await handler.handle(request, logger: bench.logger)) }
+            return Prepared(watched: [.grant(user)], grants: grants.direct) { .response(await handler.handle(request, logger: bench.logger)) }
         case .disconnect:
             bench.google.addGrant(refreshToken: "1//fault-disconnect")
             _ = try await direct.store(
@@ -109,9 +113,9 @@ enum FaultScenario: String, CaseIterable, Sendable {
             )
             let request = APIRequest(method: "DELETE", path: "/v1/auth/gmail-tokens", headers: APIHeaders(try await bench.authorization(for: user)))
             let handler = DisconnectHandler(guardian: bench.guardian, vault: proxied, google: bench.proxiedGoogle, recoveryWindowDays: 7)
-            return Prepared(secretNames: [user.secretName]) { .response(await handler.handle(request, logger: bench.logger)) }
+            return Prepared(watched: [.grant(user)], grants: grants.direct) { .response(await handler.handle(request, logger: bench.logger)) }
         case .tokenRefresh:
-            var names: [String] = []
+            var watched: [Watched] = []
             for index in 0..<Self.refreshGrants {
                 let grantee = UserID("\(cell)-r\(index)")!
                 bench.google.addGrant(refreshToken: "1//fault-refresh-\(index)")
@@ -119,10 +123,10 @@ enum FaultScenario: String, CaseIterable, Sendable {
                     IncomingTokens(accessToken: "ya29.fault-stale", refreshToken: "1//fault-refresh-\(index)", expiresIn: 60, scopes: [scope], email: Self.email),
                     for: grantee
                 )
-                names.append(grantee.secretName)
+                watched.append(.grant(grantee))
             }
-            let handler = refreshHandler(bench, listPrefix: RefreshJob.prefix + "\(cell)-r")
-            return Prepared(secretNames: names) { await Self.run(handler, bench) }
+            let handler = refreshHandler(bench, grants: grants.proxied, userPrefix: "\(cell)-r")
+            return Prepared(watched: watched, grants: grants.direct) { await Self.run(handler, bench) }
         }
     }
 
@@ -141,7 +145,7 @@ enum FaultScenario: String, CaseIterable, Sendable {
     /// The set a first connect stores unverified, spelled out from the storage contract
     /// (not built by the code under test): the app's tokens, scope and email, expiry from
     /// its `expires_in`, `verified: false` without `verified_at`, and its listing tags.
-    private static func unverifiedSet(accessToken: String, refreshToken: String, expiresIn: Int, scope: String, now: Date) throws -> SecretSnapshot {
+    private static func unverifiedSet(accessToken: String, refreshToken: String, expiresIn: Int, scope: String, now: Date) throws -> StoreSnapshot {
         let expires = now.addingTimeInterval(Double(expiresIn))
         let date = { (date: Date) in ISO8601DateFormatter().string(from: date) }
         let value: [String: Any] = [
@@ -153,7 +157,7 @@ enum FaultScenario: String, CaseIterable, Sendable {
             "paypulse:refreshable": "true", "paypulse:verified": "false", "paypulse:lifetime": String(expiresIn),
         ]
         let json = String(decoding: try JSONSerialization.data(withJSONObject: value, options: [.sortedKeys]), as: UTF8.self)
-        return SecretSnapshot(exists: true, deletedDate: nil, tags: tags, versionStages: [:], currentValue: json)
+        return StoreSnapshot(exists: true, deletedDate: nil, tags: tags, versions: .unknown, currentValue: json)
     }
 
     private func post(_ bench: FaultBench, _ user: UserID, _ json: String) async throws -> APIRequest {
@@ -168,10 +172,11 @@ enum FaultScenario: String, CaseIterable, Sendable {
         return GrantVerifier(google: bench.proxiedGoogle, clientID: { try await clientID.value() }, health: OAuthClientHealth(google: bench.proxiedGoogle))
     }
 
-    /// Wired as the composition root wires it: the client ID read once per run, then the job.
-    private func refreshHandler(_ bench: FaultBench, listPrefix: String) -> TokenRefreshHandler {
+    /// Wired as the composition root wires it: the client ID read once per run, then the job
+    /// over the grants whose user id starts with `userPrefix`.
+    private func refreshHandler(_ bench: FaultBench, grants: any GrantStore, userPrefix: String) -> TokenRefreshHandler {
         let secrets = bench.proxiedSecrets, google = bench.proxiedGoogle, now = bench.now
-        let vault = bench.vault(secrets)
+        let vault = bench.vault(grants)
         let settings = RefreshSettings(windowSeconds: 900, concurrency: 2, maxWritesPerSecond: 1000, stopMarginSeconds: 1)
         return TokenRefreshHandler(functionName: "token-refresh", metrics: DiscardedMetrics()) {
             let clientID = try await GoogleClientID.load(from: secrets, secretID: FaultBench.clientIDSecret)
@@ -179,7 +184,7 @@ enum FaultScenario: String, CaseIterable, Sendable {
                 vault: vault, google: google, clientID: clientID, windowSeconds: settings.windowSeconds,
                 limiter: WriteRateLimiter(writesPerSecond: settings.maxWritesPerSecond), now: { now }
             )
-            return RefreshJob(secrets: secrets, refresher: refresher, settings: settings, listPrefix: listPrefix, now: { now })
+            return RefreshJob(grants: grants, refresher: refresher, settings: settings, userPrefix: userPrefix, now: { now })
         }
     }
 }

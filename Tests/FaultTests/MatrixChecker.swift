@@ -1,21 +1,23 @@
 import Foundation
 import PayPulseDomain
 import PayPulseHandlers
+import PayPulsePorts
 import PayPulseTestSupport
 
 /// The fault-free run of a scenario: its call sequence and what it answered and left.
 struct Reference {
     var result: HandlerResult
-    /// The watched secrets as the fault-free run left them.
-    var snapshots: [SecretSnapshot]
+    /// What the cell watches, as the fault-free run left it.
+    var snapshots: [StoreSnapshot]
     /// ``snapshots`` normalized.
     var final: [String]
     var records: [FaultPlan.Record]
 
     /// First call, a middle call and the last write (the last call when nothing writes), a
     /// `nil` middle when none is strictly between them; then the first call to Google when
-    /// none of those is one, so Google's faults are always played (no entry without one).
-    /// With `everyCall`, every call of the sequence instead.
+    /// none of those is one, so Google's faults are always played (no entry without one),
+    /// and likewise the first call to KMS (DynamoDB grants only). With `everyCall`, every
+    /// call of the sequence instead.
     func positions(everyCall: Bool) -> [(label: String, position: CallPosition?)] {
         guard let first = records.first else { return [] }
         let trigger = { (record: FaultPlan.Record) in FaultTrigger.operation(record.operation, occurrence: record.occurrence) }
@@ -36,12 +38,17 @@ struct Reference {
         if let google = records.firstIndex(where: { $0.proxy == FaultBench.googleProxyName }), !played.contains(google) {
             positions.append(("Google", CallPosition(label: "Google", trigger: trigger(records[google]))))
         }
+        if let kms = records.firstIndex(where: { FaultBench.kmsOperations.contains($0.operation) }), !played.contains(kms) {
+            positions.append(("KMS", CallPosition(label: "KMS", trigger: trigger(records[kms]))))
+        }
         return positions
     }
 }
 
 /// Classifies one faulted run into a, a*, b, c or v, or fails it naming the cell.
 struct MatrixChecker {
+    /// Every call that changes what a store holds, Secrets Manager's and DynamoDB's. KMS's
+    /// `GenerateDataKey` and `Decrypt` change nothing stored: they are not writes.
     static let writeOperations: Set<String> = [
         "CreateSecret", "PutSecretValue", "UpdateSecretVersionStage", "TagResource", "UntagResource", "DeleteSecret",
         "RestoreSecret", "PutItem", "UpdateItem", "DeleteItem",
@@ -51,17 +58,17 @@ struct MatrixChecker {
     let scenario: FaultScenario
     let reference: Reference
 
-    func snapshots(_ names: [String]) async throws -> [SecretSnapshot] {
-        var result: [SecretSnapshot] = []
-        for name in names { result.append(try await SecretSnapshot.read(name, from: bench.directSecrets)) }
+    func snapshots(_ prepared: FaultScenario.Prepared) async throws -> [StoreSnapshot] {
+        var result: [StoreSnapshot] = []
+        for watched in prepared.watched { result.append(try await bench.snapshot(watched, grants: prepared.grants)) }
         return result
     }
 
-    func normalized(_ snapshots: [SecretSnapshot]) -> [String] { snapshots.map { $0.normalized(scenario.normalizeValue) } }
+    func normalized(_ snapshots: [StoreSnapshot]) -> [String] { snapshots.map { $0.normalized(scenario.normalizeValue) } }
 
     /// Classifies a run; `rerun` sends the same request again without faults.
     func classify(
-        cell: String, fault: ProxyFault, persistent: Bool, result: HandlerResult, before: [SecretSnapshot], after: [SecretSnapshot],
+        cell: String, fault: ProxyFault, persistent: Bool, result: HandlerResult, before: [StoreSnapshot], after: [StoreSnapshot],
         records: [FaultPlan.Record], prepared: FaultScenario.Prepared
     ) async throws -> CellOutcome {
         let wroteToStore = records.contains { Self.writeOperations.contains($0.operation) && (200..<300).contains($0.upstreamStatus ?? 0) }
@@ -87,7 +94,11 @@ struct MatrixChecker {
             }
             if !unchanged.contains(false) { return .refusedUnchanged }
             guard wroteToStore else { throw fail("503 and the state changed, though no write reached the store") }
-            if scenario == .disconnect { try checkDisconnectStep(before: before[0], after: after[0], records: records, fail: fail) }
+            if scenario == .disconnect {
+                try checkDisconnectStep(
+                    before: before[0], after: after[0], records: records, atomic: prepared.grants.writesAttributesWithValue, fail: fail
+                )
+            }
             return try await rerun(cell: cell, prepared: prepared, fail: fail)
 
         case (.summary(let summary), .summary(let expected)):
@@ -134,7 +145,7 @@ struct MatrixChecker {
     /// differ is the email: the app's stays, where a verified connect stores Google's (none,
     /// for a grant without `openid`).
     private func storedUnverified(
-        _ expected: FaultScenario.GoogleDown, response: APIResponse, before: [SecretSnapshot], after: [SecretSnapshot],
+        _ expected: FaultScenario.GoogleDown, response: APIResponse, before: [StoreSnapshot], after: [StoreSnapshot],
         prepared: FaultScenario.Prepared, fail: (String) -> CellFailure
     ) async throws -> CellOutcome {
         guard response.status == 201, Self.canonicalJSON(response.body) == Self.canonicalJSON(expected.answer) else {
@@ -146,7 +157,7 @@ struct MatrixChecker {
         }
         bench.plan.clearFaults()
         let run = await expected.refreshRun()
-        let settled = try await snapshots(prepared.secretNames)
+        let settled = try await snapshots(prepared)
         guard case .summary(let summary) = run, summary.due == 1, summary.refreshed == 1, summary.transient_failures == 0 else {
             throw fail("the refresh run after Google came back did not verify the grant: \(run)")
         }
@@ -166,7 +177,14 @@ struct MatrixChecker {
     /// leaves one of its steps: the set as it was (a pending version at most), the revoked
     /// mark (its tags not yet rewritten only while no delete was sent), or the marked set
     /// deleted. Never a set changed otherwise, or deleted without the mark.
-    private func checkDisconnectStep(before: SecretSnapshot, after: SecretSnapshot, records: [FaultPlan.Record], fail: (String) -> CellFailure) throws {
+    ///
+    /// The tags are the grant's listing attributes. On a store that writes them with the
+    /// value in one write (DynamoDB) the first two steps have no in-between: no pending
+    /// version a reader does not see, no mark without its tags, so neither is accepted there
+    /// (`atomic`).
+    private func checkDisconnectStep(
+        before: StoreSnapshot, after: StoreSnapshot, records: [FaultPlan.Record], atomic: Bool, fail: (String) -> CellFailure
+    ) throws {
         guard let value = before.currentValue, var object = Self.jsonObject(value) else { throw fail("no token set before the disconnect") }
         object["status"] = "revoked"
         let markedValue = Self.canonicalJSON(object)
@@ -176,9 +194,11 @@ struct MatrixChecker {
         let afterValue = after.currentValue.flatMap(Self.canonicalJSON)
         let live = after.exists && after.deletedDate == nil
         let deleteSent = records.contains { $0.operation == "DeleteSecret" }
+        let stepsBetween = !atomic
 
-        let asItWas = !deleteSent && live && afterValue == Self.canonicalJSON(value) && after.tags == before.tags
-        let marked = live && afterValue == markedValue && (after.tags == markedTags || (!deleteSent && after.tags == before.tags))
+        let asItWas = stepsBetween && !deleteSent && live && afterValue == Self.canonicalJSON(value) && after.tags == before.tags
+        let marked = live && afterValue == markedValue
+            && (after.tags == markedTags || (stepsBetween && !deleteSent && after.tags == before.tags))
         let deleted = after.exists && after.deletedDate != nil && after.tags == markedTags
         guard asItWas || marked || deleted else {
             throw fail("disconnect left neither the set as it was, nor the revoked mark, nor the marked set deleted")
@@ -202,7 +222,7 @@ struct MatrixChecker {
     private func rerun(cell: String, prepared: FaultScenario.Prepared, fail: (String) -> CellFailure) async throws -> CellOutcome {
         bench.plan.clearFaults()
         let again = await prepared.invoke()
-        let settled = try await snapshots(prepared.secretNames)
+        let settled = try await snapshots(prepared)
         let answered: Bool =
             switch (again, reference.result) {
             case (.response(let response), .response(let expected)):

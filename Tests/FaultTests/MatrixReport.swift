@@ -10,6 +10,7 @@ struct MatrixReport {
         var cells: [String]
     }
 
+    let store: FaultStore
     let faults: [ProxyFault]
     var rows: [Row] = []
     var counts: [CellOutcome: Int] = [:]
@@ -25,7 +26,7 @@ struct MatrixReport {
         let width = max(rows.map(\.label.count).max() ?? 0, 24)
         let columnWidth = max(headers.map(\.count).max() ?? 0, 3)
         let pad = { (text: String, width: Int) in text + String(repeating: " ", count: max(width - text.count, 0)) }
-        var lines = ["Fault matrix: every handler x fault x call position (moto_server and the fake Google behind FaultProxy)"]
+        var lines = ["Fault matrix on \(store): every handler x fault x call position (moto_server and the fake Google behind FaultProxy)"]
         let group = headers.map { pad($0, columnWidth) }.joined(separator: " ")
         lines.append(pad("", width) + " | one-shot" + String(repeating: " ", count: max(group.count - 9, 0)) + " | persistent")
         lines.append(pad("handler / position", width) + " | " + group + " | " + group)
@@ -48,12 +49,12 @@ struct MatrixReport {
         return lines.joined(separator: "\n")
     }
 
-    /// Writes the table to `.build/reports/fault-matrix.txt` under the package root.
+    /// Writes the table to `.build/reports/fault-matrix-<store>.txt` under the package root.
     func write() throws -> String {
         let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
         let directory = root.appendingPathComponent(".build/reports")
         try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
-        let file = directory.appendingPathComponent("fault-matrix.txt")
+        let file = directory.appendingPathComponent("fault-matrix-\(store.rawValue).txt")
         try (render() + "\n").write(to: file, atomically: true, encoding: .utf8)
         return file.path
     }

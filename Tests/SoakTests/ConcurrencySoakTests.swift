@@ -7,11 +7,12 @@ import Testing
 /// Many processes of store-tokens, token-refresh, disconnect and user-profile at once
 /// against the same 50 users, beside a refresh storm (workers running token-refresh back
 /// to back with every set due), for `PAYPULSE_SOAK_SECONDS` (default 60) per backend. The
-/// harness samples secrets while they run; at the end it reconnects every deleted secret
+/// harness samples token sets while they run; at the end it reconnects every deleted grant
 /// with writes that all lose (a reconnect failing after its restore), and the
 /// ``InvariantChecker`` checks the samples, the final and the restored states and the
 /// answers. store-tokens must never answer 409. The phases run one after the other: a
-/// private moto_server, then one embedded state directory shared by every process.
+/// private moto_server (grants as secrets), another with the DynamoDB token table and KMS,
+/// then one embedded state directory shared by every process.
 ///
 /// Environment: `PAYPULSE_SOAK_SECONDS`, `PAYPULSE_SOAK_WORKERS` (default 8),
 /// `PAYPULSE_SOAK_STORM_WORKERS` (default 3), `PAYPULSE_SOAK_SEED` (default random; the
@@ -21,6 +22,11 @@ struct ConcurrencySoakTests {
     @Test("moto_server: no lost, stale or unexplained token set")
     func moto() async throws {
         try await soak { try await SoakBackend.moto(google: $0) }
+    }
+
+    @Test("moto_server with the DynamoDB token store (DynamoDB and KMS): no lost, stale or unexplained token set")
+    func dynamoDB() async throws {
+        try await soak { try await SoakBackend.dynamoDB(google: $0) }
     }
 
     @Test("embedded store shared by every process: no lost, stale or unexplained token set")
@@ -122,7 +128,7 @@ private func soak(on makeBackend: (FakeGoogleServer) async throws -> SoakBackend
     #expect(operations.contains { $0.isDisconnected }, "no disconnect answered 200")
     #expect(operations.compactMap(\.summary).contains { $0.refreshed > 0 }, "no refresh run refreshed a grant")
     #expect(stormWorkers == 0 || stormed.records.compactMap(\.summary).contains { $0.refreshed > 0 }, "the refresh storm refreshed nothing")
-    #expect(samples.count > 0, "no secret was sampled during the run")
+    #expect(samples.count > 0, "no token set was sampled during the run")
     #expect(!operations.contains { $0.function == .userProfile && $0.httpStatus == 200 && $0.connected == nil }, "a profile answer without gmail_account_connected")
 }
 
@@ -131,7 +137,7 @@ private func soak(on makeBackend: (FakeGoogleServer) async throws -> SoakBackend
 /// as user-profile reads it. Failed reads are counted, not fatal: the store is under load.
 private func sample(_ backend: SoakBackend, until deadline: ContinuousClock.Instant, seed: UInt64) async -> (samples: [Observation], errors: Int) {
     var random = SplitMix64(seed: seed ^ 0x5A3B1E)
-    let vault = TokenVault(secrets: backend.secrets)
+    let vault = TokenVault(grants: backend.grants)
     var samples: [Observation] = []
     var errors = 0
     while ContinuousClock.now < deadline {
@@ -156,7 +162,7 @@ private func sample(_ backend: SoakBackend, until deadline: ContinuousClock.Inst
 /// 201 store-tokens of that user.
 private func connectEveryone(_ workload: SoakWorkload, backend: SoakBackend, seed: UInt64) async throws -> [SoakRecord] {
     var random = SplitMix64(seed: seed ^ 0x5EED)
-    let vault = TokenVault(secrets: backend.secrets)
+    let vault = TokenVault(grants: backend.grants)
     var records: [SoakRecord] = []
     for user in 0..<SoakWorkload.userCount {
         let id = SoakWorkload.userID(user)

@@ -4,6 +4,7 @@ import PayPulseAWS
 import PayPulseDomain
 import PayPulseEmbedded
 import PayPulsePorts
+import PayPulseSecretGrants
 import PayPulseSigV4
 import PayPulseTestSupport
 
@@ -12,7 +13,11 @@ import PayPulseTestSupport
 struct SoakBackend {
     let name: String
     let environment: [String: String]
+    /// Where the configuration secrets (the client ID) live.
     let secrets: any SecretStore
+    /// Where the token sets live, as the functions reach them: `secrets` through the Secrets
+    /// Manager mapping, or the DynamoDB token table.
+    let grants: any GrantStore
     let users: any UserDirectory
     /// Keeps a private server alive, removes a state directory.
     let cleanUp: () -> Void
@@ -37,8 +42,9 @@ struct SoakBackend {
         var environment = baseEnvironment(google: google)
         environment["PAYPULSE_STORE"] = "embedded"
         environment["PAYPULSE_STATE_DIR"] = directory
+        let secrets = EmbeddedSecretStore(database: database, logger: quiet)
         return SoakBackend(
-            name: "embedded", environment: environment, secrets: EmbeddedSecretStore(database: database, logger: quiet),
+            name: "embedded", environment: environment, secrets: secrets, grants: SecretsManagerGrantStore(secrets),
             users: EmbeddedUserDirectory(database: database, logger: quiet),
             cleanUp: { try? FileManager.default.removeItem(atPath: directory) }
         )
@@ -47,57 +53,90 @@ struct SoakBackend {
     /// Secrets Manager and DynamoDB on a moto_server of the soak's own (moto is shared by
     /// no other test, so nobody else's requests race ours there).
     static func moto(google: FakeGoogleServer) async throws -> SoakBackend {
-        let server = try await MotoServer.launchPrivate()
-        let users = DynamoDBUserDirectory(client: try AWSTestClients.dynamoDB(endpoint: server.endpoint), table: "paypulse-users")
-        try await users.createTableIfNeeded()
-        var environment = baseEnvironment(google: google)
+        let (server, users) = try await privateMoto()
+        var environment = awsEnvironment(google: google, endpoint: server.endpoint)
         environment["PAYPULSE_STORE"] = "aws"
-        environment["AWS_REGION"] = AWSTestClients.region
-        environment["AWS_ACCESS_KEY_ID"] = AWSTestClients.motoCredentials.accessKeyID
-        environment["AWS_SECRET_ACCESS_KEY"] = AWSTestClients.motoCredentials.secretAccessKey
-        environment["AWS_ENDPOINT_URL"] = server.endpoint
+        let secrets = AWSSecretStore(client: try AWSTestClients.secretsManager(endpoint: server.endpoint))
         return SoakBackend(
-            name: "moto", environment: environment, secrets: AWSSecretStore(client: try AWSTestClients.secretsManager(endpoint: server.endpoint)),
+            name: "moto", environment: environment, secrets: secrets, grants: SecretsManagerGrantStore(secrets),
             users: users, cleanUp: { withExtendedLifetime(server) {} }
         )
     }
 
-    /// The user's secret as it is now (tags read first, then the value; a deletion in
+    /// The token sets in a DynamoDB table sealed under a KMS key, both on a moto_server of
+    /// the soak's own (`PAYPULSE_STORE=dynamodb`); users and the client-ID secret as with
+    /// ``moto(google:)``.
+    static func dynamoDB(google: FakeGoogleServer) async throws -> SoakBackend {
+        let (server, users) = try await privateMoto()
+        let kms = KMSClient(client: try AWSTestClients.jsonClient(.kms, endpoint: server.endpoint))
+        let keyID = try await kms.createKey(description: "paypulse soak")
+        let grants = DynamoDBGrantStore(
+            client: try AWSTestClients.dynamoDB(endpoint: server.endpoint), table: TokenTable.name,
+            cipher: EnvelopeCipher(keys: DataKeyCache(service: kms, keyID: keyID)), due: .defaultRefresh
+        )
+        try await grants.createTableIfNeeded()
+        var environment = awsEnvironment(google: google, endpoint: server.endpoint)
+        environment["PAYPULSE_STORE"] = "dynamodb"
+        environment["TOKENS_TABLE"] = TokenTable.name
+        environment["PAYPULSE_KMS_KEY_ID"] = keyID
+        return SoakBackend(
+            name: "dynamodb", environment: environment, secrets: AWSSecretStore(client: try AWSTestClients.secretsManager(endpoint: server.endpoint)),
+            grants: grants, users: users, cleanUp: { withExtendedLifetime(server) {} }
+        )
+    }
+
+    /// The token table's name on the DynamoDB backend (the functions' default).
+    private enum TokenTable { static let name = "paypulse-gmail-tokens" }
+
+    /// A moto_server of the soak's own (shared by no other test, so nobody else's requests
+    /// race ours there) with the users table.
+    private static func privateMoto() async throws -> (MotoServer, DynamoDBUserDirectory) {
+        let server = try await MotoServer.launchPrivate()
+        let users = DynamoDBUserDirectory(client: try AWSTestClients.dynamoDB(endpoint: server.endpoint), table: "paypulse-users")
+        try await users.createTableIfNeeded()
+        return (server, users)
+    }
+
+    /// The base environment with moto's endpoint and test credentials.
+    private static func awsEnvironment(google: FakeGoogleServer, endpoint: String) -> [String: String] {
+        var environment = baseEnvironment(google: google)
+        environment["AWS_REGION"] = AWSTestClients.region
+        environment["AWS_ACCESS_KEY_ID"] = AWSTestClients.motoCredentials.accessKeyID
+        environment["AWS_SECRET_ACCESS_KEY"] = AWSTestClients.motoCredentials.secretAccessKey
+        environment["AWS_ENDPOINT_URL"] = endpoint
+        return environment
+    }
+
+    /// The user's grant as it is now (attributes read first, then the value; a deletion in
     /// between reads as absent).
     func finalState(of userID: String) async throws -> FinalState {
-        let name = Self.secretName(userID)
-        let description: SecretDescription
+        let state: GrantState
         do {
-            description = try await secrets.describeSecret(name: name)
+            state = try await grants.state(of: userID)
         } catch let error as StoreError where error == .notFound {
             return .absent
         }
-        if description.deletedDate != nil { return .absent }
+        if state.isScheduledForDeletion { return .absent }
         do {
-            let value = try await secrets.getSecretValue(name: name, stage: .current)
-            return .present(try GmailTokenSet.decode(value.string), tags: description.tags)
+            let value = try await grants.read(userID)
+            return .present(try GmailTokenSet.decode(value.value), tags: state.attributes)
         } catch let error as StoreError where error == .notFound || error == .scheduledForDeletion {
             return .absent
         }
     }
 
-    /// If the user's secret is scheduled for deletion: a reconnect through the product's
+    /// If the user's grant is scheduled for deletion: a reconnect through the product's
     /// own ``TokenVault/store(_:for:)`` that restores it and then loses every
-    /// compare-and-swap (409), and the secret as that leaves it. Also whether the deleted
-    /// secret's tags said connected before (an overtaken writer's tags that landed after
+    /// compare-and-swap (409), and the grant as that leaves it. Also whether the deleted
+    /// grant's attributes said connected before (an overtaken writer's tags that landed after
     /// the disconnect's mark, which the reconnect must repair). `nil` when nothing was deleted.
     func failedReconnect(_ userID: String) async throws -> (state: FinalState, deletedTaggedConnected: Bool)? {
-        let name = Self.secretName(userID)
-        guard let description = try? await secrets.describeSecret(name: name), description.deletedDate != nil,
-              let user = UserID(userID)
-        else { return nil }
+        guard let state = try? await grants.state(of: userID), state.isScheduledForDeletion, let user = UserID(userID) else { return nil }
         do {
-            _ = try await TokenVault(secrets: LosingWritesSecretStore(inner: secrets)).store(IncomingTokens(accessToken: "ya29.soak-probe"), for: user)
+            _ = try await TokenVault(grants: LosingWritesGrantStore(inner: grants)).store(IncomingTokens(accessToken: "ya29.soak-probe"), for: user)
             throw SoakError("a reconnect whose every write loses succeeded for \(userID)")
         } catch let error as StoreError where error == .conflict {
-            return (try await finalState(of: userID), FinalState.readsConnected(tags: description.tags))
+            return (try await finalState(of: userID), FinalState.readsConnected(tags: state.attributes))
         }
     }
-
-    private static func secretName(_ userID: String) -> String { "gmail/user/\(userID)" }
 }

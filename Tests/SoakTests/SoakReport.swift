@@ -51,7 +51,7 @@ struct SoakReport {
         let absent = samples.filter { if case .absent = $0.state { true } else { false } }.count
         lines.append("  sampled during the run: \(samples.count) reads (\(absent) absent, \(samples.filter { $0.connected == true }.count) connected), "
             + "\(samplingErrors) failed")
-        lines.append("  failed reconnects after the run: \(restored) deleted secrets restored, "
+        lines.append("  failed reconnects after the run: \(restored) deleted grants restored, "
             + "\(deletedTaggedConnected.count) of them tagged connected while deleted\(deletedTaggedConnected.isEmpty ? "" : " (users \(deletedTaggedConnected.map(String.init).joined(separator: ", ")))")")
         lines.append("  fake Google: \(tokenCalls) token calls, \(invalidGrants) invalid_grant answers, \(revokeCalls) revoke calls")
         let abnormal = operations.filter { $0.signal != nil || $0.exitStatus != 0 || $0.httpStatus == 500 }

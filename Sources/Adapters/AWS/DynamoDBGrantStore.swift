@@ -11,6 +11,12 @@ import PayPulsePorts
 ///
 /// Value and listing attributes are one item, written together: no other writer can slip
 /// between them (``writesAttributesWithValue``).
+///
+/// A value write whose answer is lost (a reset, a cut answer, a timeout) is retried by the
+/// client, and the retry fails its condition on the item the first attempt wrote. So a
+/// failed condition is checked against the item: one holding the ciphertext we sent is our
+/// own write (each seal has a fresh random nonce, so no other writer's item can hold it),
+/// and the write succeeded.
 public struct DynamoDBGrantStore: GrantStore {
     let client: DynamoDBClient
     let table: String
@@ -81,6 +87,8 @@ public struct DynamoDBGrantStore: GrantStore {
                 placeholders: DynamoDBExpressionValues(names: ["#user": DynamoDBGrantItem.user])
             )
         } catch let error as AWSError where error.isConditionalCheckFailed {
+            let item = try await mapped { try await client.getItem(table: table, key: DynamoDBGrantItem.key(user)) }
+            if let item, Self.holds(item, sealed, version: 1) { return GrantVersion("1") }
             throw StoreError.alreadyExists.with(message: "user \(user) already has a grant")
         } catch {
             throw StoreError(mapping: error)
@@ -113,7 +121,7 @@ public struct DynamoDBGrantStore: GrantStore {
         let index = DynamoDBDueIndex.clauses(user: user, due: due.dueDate(indexed, written), into: &placeholders)
         try await conditionalUpdate(
             user, update: Self.update(set: clauses + index.set, remove: index.remove), condition: "#v = :expected AND attribute_not_exists(#purge)",
-            placeholders: placeholders, lost: .conflict
+            placeholders: placeholders, lost: .conflict, landed: { Self.holds($0, sealed, version: expectedNumber + 1) }
         )
         return GrantVersion(String(expectedNumber + 1))
     }
@@ -178,10 +186,12 @@ public struct DynamoDBGrantStore: GrantStore {
     }
 
     /// An `UpdateItem` on the user's existing item; when its condition fails, the item is read
-    /// to tell why: none (``StoreError/notFound``), deleted (``StoreError/scheduledForDeletion``)
-    /// or, when neither, `lost`.
+    /// to tell why: our own update, landed on an earlier attempt (`landed`, then no error),
+    /// none (``StoreError/notFound``), deleted (``StoreError/scheduledForDeletion``) or, when
+    /// none of these, `lost`.
     private func conditionalUpdate(
-        _ user: String, update: String, condition: String, placeholders: DynamoDBExpressionValues, lost: StoreError
+        _ user: String, update: String, condition: String, placeholders: DynamoDBExpressionValues, lost: StoreError,
+        landed: (DynamoDBItem) -> Bool = { _ in false }
     ) async throws {
         do {
             // The condition `attribute_exists` keeps UpdateItem from creating an item.
@@ -193,6 +203,7 @@ public struct DynamoDBGrantStore: GrantStore {
             )
         } catch let error as AWSError where error.isConditionalCheckFailed {
             let item = try await existing(user)
+            if landed(item) { return }
             if lost != .scheduledForDeletion, lost != .notFound, DynamoDBGrantItem.deletionDate(of: item) != nil {
                 throw StoreError.scheduledForDeletion.with(message: "the grant of user \(user) is scheduled for deletion")
             }
@@ -200,6 +211,11 @@ public struct DynamoDBGrantStore: GrantStore {
         } catch {
             throw StoreError(mapping: error)
         }
+    }
+
+    /// Whether `item` is the one a value write of `sealed` made at `version`.
+    private static func holds(_ item: DynamoDBItem, _ sealed: SealedEnvelope, version: Int64) -> Bool {
+        DynamoDBGrantItem.version(of: item) == GrantVersion(String(version)) && DynamoDBGrantItem.sealed(in: item)?.ciphertext == sealed.ciphertext
     }
 
     func mapped<T>(_ body: () async throws -> T) async throws -> T {
