@@ -91,7 +91,20 @@ struct CapacityReport {
                              + "KMS: one customer managed key, $1 a month. Secrets Manager: the client-ID secret's reads at $0.05 per 10,000 (its own "
                              + "$0.40 a month, and the JWT key's, are left out of both stores' rows).",
                              dynamoDB.rows.last?.storageGB ?? 0, (dynamoDB.rows.last?.storageGB ?? 0) * PublishedDynamoDB.storagePrice)]
-        _ = traffic
+        if let plain = measured.withPlainProjection {
+            let alternative = DynamoDBCapacityModel(measured: plain, traffic: traffic)
+            let now = dynamoDB.rows, then = alternative.rows
+            let projected = plain.table.indexes.first.map { index -> String in
+                if case .include(let names) = index.projection { return names.sorted().map { "`\($0)`" }.joined(separator: ", ") }
+                return ""
+            } ?? ""
+            lines += ["", "The due index projects ALL attributes, so every refresh writes the sealed value twice more (its entry deleted and put). "
+                      + "Projecting only the plain attributes a listing reads (\(projected), besides the keys) would make an entry "
+                      + "\(plain.indexEntryBytes) bytes, \(DynamoDBSizing.writeUnits(bytes: plain.indexEntryBytes)) write unit(s): with the same measured writes, a refresh "
+                      + "\(Self.units(plain.refresh.writeUnits)) write units instead of \(Self.units(measured.refresh.writeUnits)), and per month "
+                      + zip(now, then).map { "$\(Self.dollars($1.dollarsPerMonth)) instead of $\(Self.dollars($0.dollarsPerMonth)) at \(Self.grouped(Double($0.users))) users \($0.mode)" }
+                          .joined(separator: ", ") + " (not built: the table's definition is the store's)."]
+        }
         return lines
     }
 
@@ -117,13 +130,13 @@ struct CapacityReport {
             bars.append(("\(label), Secrets Manager", secrets.dollarsPerMonth, secrets.mode == "eager" ? "#c0504d" : "#4f81bd", secrets.binding != "none"))
             bars.append(("\(label), DynamoDB + KMS", table.dollarsPerMonth, secrets.mode == "eager" ? "#e6a19f" : "#a7c0de", table.binding != "none"))
         }
-        let width = 760.0, barHeight = 18.0, gap = 6.0, left = 290.0
+        let width = 840.0, barHeight = 18.0, gap = 6.0, left = 305.0
         let top = log10(bars.map(\.dollars).max() ?? 1)
         var parts = [#"<svg xmlns="http://www.w3.org/2000/svg" width="\#(Int(width))" height="\#(Int(Double(bars.count) * (barHeight + gap) + 50))" font-family="sans-serif" font-size="12">"#,
                      #"<text x="10" y="18" font-size="14">Dollars per month (log scale), measured calls: Secrets Manager, and DynamoDB + KMS (lighter)</text>"#]
         for (index, bar) in bars.enumerated() {
             let y = 32 + Double(index) * (barHeight + gap) + (index % 2 == 0 ? 0 : -gap / 2)
-            let length = max(log10(max(bar.dollars, 1)) / max(top, 1), 0.02) * (width - left - 150)
+            let length = max(log10(max(bar.dollars, 1)) / max(top, 1), 0.02) * (width - left - 170)
             parts.append(#"<text x="10" y="\#(y + 13)">\#(bar.label)</text>"#)
             parts.append(#"<rect x="\#(left)" y="\#(y)" width="\#(String(format: "%.1f", length))" height="\#(barHeight)" fill="\#(bar.color)"/>"#)
             parts.append(#"<text x="\#(String(format: "%.1f", left + length + 6))" y="\#(y + 13)">$\#(Self.dollars(bar.dollars))\#(bar.over ? " (over a quota)" : "")</text>"#)

@@ -126,13 +126,13 @@ struct DynamoDBCapacityModel {
         let tightest = grantBounds.min { $0.1 < $1.1 } ?? ("none", 0)
 
         var shares: [(String, Double)] = [
-            (String(format: "table writes %.0f of 40,000 WRU/s", tableWrites), tableWrites / PublishedDynamoDB.tableWriteUnitsPerSecond),
-            (String(format: "table reads %.0f of 40,000 RRU/s", tableReads), tableReads / PublishedDynamoDB.tableReadUnitsPerSecond),
-            (String(format: "KMS %.0f of 10,000 requests/s", kms), kms / PublishedKMS.requestsPerSecond),
+            ("table writes \(Self.rate(tableWrites)) of 40,000 WRU/s", tableWrites / PublishedDynamoDB.tableWriteUnitsPerSecond),
+            ("table reads \(Self.rate(tableReads)) of 40,000 RRU/s", tableReads / PublishedDynamoDB.tableReadUnitsPerSecond),
+            ("KMS \(Self.rate(kms)) of 10,000 requests/s", kms / PublishedKMS.requestsPerSecond),
             (String(format: "listing %.1f s of a %.0f s run", listingSeconds, traffic.schedule), listingSeconds / traffic.schedule),
         ]
         if partitions > 0 {
-            shares.append((String(format: "due-index partition writes %.0f of 1,000 WRU/s", indexWrites), indexWrites / PublishedDynamoDB.partitionWriteUnitsPerSecond))
+            shares.append(("due-index partition writes \(Self.rate(indexWrites)) of 1,000 WRU/s", indexWrites / PublishedDynamoDB.partitionWriteUnitsPerSecond))
         }
         let exceeded = shares.filter { $0.1 > 1 }.map(\.0)
         let nearest = shares.max { $0.1 < $1.1 }.map { String(format: "%@: %.1f %%", $0.0, $0.1 * 100) } ?? "n/a"
@@ -147,6 +147,9 @@ struct DynamoDBCapacityModel {
             binding: exceeded.isEmpty ? "none" : exceeded.joined(separator: "; "), headroom: nearest
         )
     }
+
+    /// A rate: one decimal under 10, else whole.
+    static func rate(_ value: Double) -> String { String(format: value < 10 ? "%.1f" : "%.0f", value) }
 
     var rows: [DynamoDBRow] {
         [10_000, 100_000, 1_000_000].flatMap { users in ["eager", "keepalive"].map { row(users: users, mode: $0) } }

@@ -54,6 +54,16 @@ struct DynamoDBMeasurements: Sendable {
         static let largestAccessTokenBytes = 2_048, largestRefreshTokenBytes = 512
     }
 
+    /// The same measurements with the index projecting the item's plain attributes only
+    /// (every one but its binary ones and the key's bookkeeping: what a listing reads), or
+    /// `nil` when the table has no index or already projects less.
+    var withPlainProjection: DynamoDBMeasurements? {
+        let plain = Set(grantItem.filter { $0.value.binaryValue == nil }.keys).subtracting(["kid", "dk_at"])
+        let shape = table.projecting(plain)
+        guard let entry = shape.indexes.compactMap({ $0.entry(of: grantItem) }).first, DynamoDBSizing.bytes(entry) < indexEntryBytes else { return nil }
+        return DynamoDBMeasurements(measured: measured, table: shape, grantItem: grantItem, largestItem: largestItem)
+    }
+
     func cost(_ calls: OperationCalls) -> DynamoDBOperationCost { DynamoDBOperationCost(calls, table: table, grantItem: grantItem) }
 
     var connect: DynamoDBOperationCost { cost(measured.connect) }

@@ -29,6 +29,15 @@ struct TableShape: Sendable {
         return TableShape(name: name, partitionKey: partition, keys: keys, indexes: indexes)
     }
 
+    /// The same table with its indexes projecting `attributes` (besides the keys) instead:
+    /// what another projection would cost, priced on the same measured writes.
+    func projecting(_ attributes: Set<String>) -> TableShape {
+        TableShape(
+            name: name, partitionKey: partitionKey, keys: keys,
+            indexes: indexes.map { IndexShape(name: $0.name, keys: $0.keys, tableKeys: $0.tableKeys, projection: .include(attributes)) }
+        )
+    }
+
     private struct DescribeTableInput: Encodable {
         let TableName: String
     }
