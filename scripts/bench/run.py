@@ -4,7 +4,8 @@
 One moto_server and one fake Google (the peer's tools/fake_google.py) on free loopback ports
 serve both sides. Measures cold invocations (fresh process, one event on stdin), warm
 invocations (ours in its Lambda Runtime API loop, the peer in an in-process loop), refresh
-runs over N due grants, and the deployment bundles' sizes; prints a table of figures and
+runs over N due grants (ours and the peer's on Secrets Manager, and ours on the DynamoDB
+token store with KMS envelope encryption beside them), and the deployment bundles' sizes; prints a table of figures and
 ratios and writes results.json, results.md and performance.png to --out. Asserts nothing.
 
     scripts/bench/run.sh            # what `make bench` runs: builds, then this
@@ -48,6 +49,8 @@ def arguments() -> argparse.Namespace:
     parser.add_argument("--writes-per-second", type=int, default=10_000,
                         help="our REFRESH_MAX_WRITES_PER_SECOND in the side-by-side runs (10000, the highest allowed: unpaced)")
     parser.add_argument("--paced-rate", type=int, help="also one paced run of ours at this write rate (0: none)")
+    parser.add_argument("--refresh-sides", default="swift,python,swift-dynamodb",
+                        help="comma-separated refresh sides: swift and python on Secrets Manager, swift-dynamodb (ours on DynamoDB + KMS)")
     parser.add_argument("--only", help="comma-separated sections: cold,warm,refresh,bundles")
     args = parser.parse_args()
     quick = args.quick
@@ -59,6 +62,10 @@ def arguments() -> argparse.Namespace:
     args.refresh_counts, args.refresh_reps = counts, {c: reps[min(i, len(reps) - 1)] for i, c in enumerate(counts)}
     args.paced_rate = 0 if quick else (50 if args.paced_rate is None else args.paced_rate)
     args.sections = set((args.only or "cold,warm,refresh,bundles").split(","))
+    args.refresh_sides = tuple(args.refresh_sides.split(","))
+    unknown = set(args.refresh_sides) - set(refresh.SIDES)
+    if unknown:
+        parser.error(f"unknown refresh sides {sorted(unknown)}; known: {', '.join(refresh.SIDES)}")
     for name in ("bin_dir", "floor", "exchanges", "exchanges_curl", "peer", "bundles", "out"):  # the children run in a scratch folder
         setattr(args, name, os.path.abspath(getattr(args, name)))
     return args
@@ -74,7 +81,8 @@ def machine() -> dict:
 
 def main() -> int:
     args = arguments()
-    for path in [os.path.join(args.bin_dir, f) for f in ("store-tokens", "user-profile", "token-refresh")] + [args.floor, args.exchanges, args.exchanges_curl]:
+    ours = ["store-tokens", "user-profile", "token-refresh"] + (["paypulse"] if "refresh" in args.sections and "swift-dynamodb" in args.refresh_sides else [])
+    for path in [os.path.join(args.bin_dir, f) for f in ours] + [args.floor, args.exchanges, args.exchanges_curl]:
         if not os.access(path, os.X_OK):
             raise SystemExit(f"{path} is not built; scripts/bench/run.sh builds it")
     os.makedirs(args.out, exist_ok=True)
@@ -82,7 +90,8 @@ def main() -> int:
     results: dict = {"machine": machine(), "quick": args.quick, "settings": {
         "cold_runs": args.cold_runs, "warm_calls": args.warm_calls, "warm_rounds": args.warm_rounds,
         "refresh_counts": args.refresh_counts, "refresh_reps": args.refresh_reps, "concurrency": args.concurrency,
-        "writes_per_second": args.writes_per_second, "paced_rate": args.paced_rate, "fake_google": "peer tools/fake_google.py"}}
+        "writes_per_second": args.writes_per_second, "paced_rate": args.paced_rate, "refresh_sides": list(args.refresh_sides),
+        "fake_google": "peer tools/fake_google.py"}}
     moto_server = servers.start_moto(work)
     google = servers.start_fake_google(sys.executable, args.peer, work)
     setup = sides.Setup(swift_bin=args.bin_dir, floor_bin=args.floor, exchanges_bin=args.exchanges, exchanges_curl_bin=args.exchanges_curl,
@@ -103,7 +112,7 @@ def main() -> int:
         if "refresh" in args.sections:
             print(f"refresh runs: {args.refresh_counts} grants, reps {args.refresh_reps}", file=sys.stderr, flush=True)
             results["refresh"] = refresh.run(setup, moto_server, google, moto, args.refresh_counts, args.refresh_reps,
-                                             args.concurrency, args.writes_per_second, work)
+                                             args.concurrency, args.writes_per_second, work, args.refresh_sides)
             if args.paced_rate:
                 results["refresh_paced"] = refresh.paced(setup, moto_server, google, moto, 1000, 2, args.concurrency,
                                                          args.paced_rate, work)

@@ -35,22 +35,30 @@ struct CapacityBench {
         try await users.createTableIfNeeded()
     }
 
-    /// One function as its executable builds it, with `extra` variables.
-    func handlers(_ name: HandlerName, _ extra: [String: String] = [:]) async throws -> EventHandlers {
+    /// The configuration a function gets: through the counting proxy, with `extra` variables.
+    func configuration(_ extra: [String: String] = [:], endpoint: String? = nil) throws -> AppConfiguration {
         let environment = [
             "PAYPULSE_STORE": "aws", "AWS_REGION": AWSTestClients.region, "AWS_ACCESS_KEY_ID": "testing", "AWS_SECRET_ACCESS_KEY": "testing",
-            "AWS_ENDPOINT_URL": proxy.url, "GOOGLE_TOKEN_ENDPOINT": google.tokenEndpoint, "GOOGLE_REVOKE_ENDPOINT": google.revokeEndpoint,
+            "AWS_ENDPOINT_URL": endpoint ?? proxy.url, "GOOGLE_TOKEN_ENDPOINT": google.tokenEndpoint, "GOOGLE_REVOKE_ENDPOINT": google.revokeEndpoint,
             "PAYPULSE_JWT_SECRET": Self.jwtKey, "REFRESH_MAX_WRITES_PER_SECOND": "10000",
         ].merging(extra) { $1 }
-        let configuration = try AppConfiguration.fromEnvironment(environment)
-        return try await Assembly.build(configuration: configuration, logger: logger).eventHandlers(for: name, metrics: SilentMetrics())
+        return try AppConfiguration.fromEnvironment(environment)
     }
 
-    /// The calls `body` made.
-    func count(_ name: String, _ body: () async throws -> Void) async throws -> OperationCalls {
+    /// One function as its executable builds it, with `extra` variables.
+    func handlers(_ name: HandlerName, _ extra: [String: String] = [:]) async throws -> EventHandlers {
+        try await Assembly.build(configuration: try configuration(extra), logger: logger).eventHandlers(for: name, metrics: SilentMetrics())
+    }
+
+    /// The calls `body` made, and (on a store whose grants are items) the items of `users`
+    /// before and after it, read around the proxy so the reads are not counted.
+    func count(_ name: String, users: [String] = [], on store: MeasuredStore, _ body: () async throws -> Void) async throws -> OperationCalls {
+        let before = try await store.items(users)
         proxy.plan.reset()
         try await body()
-        return OperationCalls(name: name, calls: proxy.plan.operationCounts)
+        let calls = proxy.plan.operationCounts
+        let after = try await store.items(users)
+        return OperationCalls(name: name, calls: calls, items: zip(before, after).map { ItemChange(before: $0, after: $1) })
     }
 
     /// Sends an API Gateway 2.0 request and insists on `status`.

@@ -3,6 +3,7 @@ import PayPulseAWS
 import PayPulseApp
 import PayPulseCoding
 import PayPulsePorts
+import PayPulseRuntime
 import PayPulseTestSupport
 
 /// What each operation costs in AWS calls, counted on the wire.
@@ -21,48 +22,75 @@ struct Measurements: Sendable {
 
     var all: [OperationCalls] { [connect, reconnect, profile, refresh, idleRun, freshTokenServed, freshTokenRefreshed, disconnect] }
 
-    /// Runs every operation once through the functions as deployed.
-    static func take(_ bench: CapacityBench) async throws -> Measurements {
-        let store = try await bench.handlers(.storeTokens)
-        let profileHandlers = try await bench.handlers(.userProfile)
+    /// Runs every operation once on `store` through the functions as deployed. Every
+    /// function is a fresh process (its own assembly and caches, as a Lambda function is),
+    /// warmed first where a warm one holds a cache (the client ID) with another user.
+    static func take(_ bench: CapacityBench, on store: MeasuredStore) async throws -> Measurements {
+        func handlers(_ name: HandlerName, _ extra: [String: String] = [:]) async throws -> EventHandlers {
+            try await bench.handlers(name, store.environment.merging(extra) { $1 })
+        }
+        func count(_ name: String, users: [String] = [], _ body: () async throws -> Void) async throws -> OperationCalls {
+            try await bench.count(name, users: users, on: store, body)
+        }
+        let user = { (index: Int) in "\(store.userPrefix)\(index)" }
+        // A grant's due-index key is its expiry (or last write) in whole seconds. A token
+        // set rewritten within the second it was written keeps its key, which in use never
+        // happens (refreshes come most of an hour apart): where items are measured, a
+        // write that follows another of the same user waits out the second first.
+        func nextSecond() async throws {
+            if store.table != nil { try await Task.sleep(for: .milliseconds(1_100)) }
+        }
+        let warmUser = "\(store.userPrefix)warmup"
+        let tokens = try await handlers(.storeTokens)
+        let profileHandlers = try await handlers(.userProfile)
         let users = DynamoDBUserDirectory(client: try AWSTestClients.dynamoDB(endpoint: bench.moto.endpoint), table: "paypulse-users")
-        try await users.putUser(UserRecord(userID: "cap-0", name: "Capacity", email: "cap@example.com", createdOn: "2026-11-23"))
+        try await users.putUser(UserRecord(userID: user(0), name: "Capacity", email: "cap@example.com", createdOn: "2026-11-23"))
 
         // Warm the client-ID cache first: a warm store-tokens reads it once per five minutes.
-        try await bench.connect(store, user: "cap-warmup")
-        let connect = try await bench.count("connect (store-tokens, new user)") { try await bench.connect(store, user: "cap-0") }
-        let reconnect = try await bench.count("reconnect (store-tokens, same user)") { try await bench.connect(store, user: "cap-0") }
-        let profile = try await bench.count("profile (user-profile)") {
-            try await bench.request(profileHandlers, "GET", user: "cap-0", expect: 200)
+        try await bench.connect(tokens, user: warmUser)
+        let connect = try await count("connect (store-tokens, new user)", users: [user(0)]) { try await bench.connect(tokens, user: user(0)) }
+        // A reconnect comes long after the connect: a process of its own, warmed with another
+        // user (a data key cached from the connect would spare it the KMS call it makes).
+        let again = try await handlers(.storeTokens)
+        try await bench.connect(again, user: warmUser)
+        try await nextSecond()
+        let reconnect = try await count("reconnect (store-tokens, same user)", users: [user(0)]) { try await bench.connect(again, user: user(0)) }
+        let profile = try await count("profile (user-profile)", users: [user(0)]) {
+            try await bench.request(profileHandlers, "GET", user: user(0), expect: 200)
         }
 
         // A refresh run over `grants` due grants: every grant is due with a day-long window.
         let grants = 4
-        for index in 1...grants { try await bench.connect(store, user: "cap-\(index)") }
-        let eager = try await bench.handlers(.tokenRefresh, ["REFRESH_WINDOW_SECONDS": "86400"])
+        for index in 1...grants { try await bench.connect(tokens, user: user(index)) }
+        let everyone = [warmUser] + (0...grants).map(user)  // user 0 and the warm-up grant are due too
+        let eager = try await handlers(.tokenRefresh, ["REFRESH_WINDOW_SECONDS": "86400"])
+        try await nextSecond()
         var refreshed = 0
-        let run = try await bench.count("refresh run") { refreshed = Int(try await bench.refreshRun(eager)["refreshed"]?.flattened ?? "") ?? 0 }
-        let everyone = grants + 2  // cap-0 and the warm-up grant are due too
-        guard refreshed == everyone else { throw CapacityError("the refresh run refreshed \(refreshed) of \(everyone) grants") }
+        let run = try await count("refresh run", users: everyone) { refreshed = Int(try await bench.refreshRun(eager)["refreshed"]?.flattened ?? "") ?? 0 }
+        guard refreshed == everyone.count else { throw CapacityError("the refresh run refreshed \(refreshed) of \(everyone.count) grants") }
 
         // The same listing with nothing due: what a run costs before any refresh.
-        let idle = try await bench.handlers(.tokenRefresh, ["REFRESH_WINDOW_SECONDS": "0"])
-        let idleRun = try await bench.count("refresh run, nothing due") { _ = try await bench.refreshRun(idle) }
+        let idle = try await handlers(.tokenRefresh, ["REFRESH_WINDOW_SECONDS": "0"])
+        let idleRun = try await count("refresh run, nothing due") { _ = try await bench.refreshRun(idle) }
         // The idle run's calls (the listing and the client-ID read) are the run's fixed part.
         var perGrant = run.calls
         for (operation, count) in idleRun.calls { perGrant[operation, default: 0] -= count }
-        let refresh = try OperationCalls(name: "refresh run's grants", calls: perGrant.filter { $0.value != 0 }).per(everyone, name: "refresh one due grant")
+        let refresh = try OperationCalls(name: "refresh run's grants", calls: perGrant.filter { $0.value != 0 }, items: run.items)
+            .per(everyone.count, name: "refresh one due grant")
 
-        let fresh = try await bench.handlers(.freshToken)
-        let served = try await bench.count("fresh-token, token still fresh") { try await bench.freshToken(fresh, user: "cap-0") }
-        let expiring = try await bench.handlers(.freshToken, ["REFRESH_WINDOW_SECONDS": "86400"])
-        try await bench.freshToken(expiring, user: "cap-warmup")  // the client-ID read, cached from then on
-        let freshRefreshed = try await bench.count("fresh-token, refreshed") { try await bench.freshToken(expiring, user: "cap-1") }
+        let fresh = try await handlers(.freshToken)
+        let served = try await count("fresh-token, token still fresh", users: [user(0)]) { try await bench.freshToken(fresh, user: user(0)) }
+        let expiring = try await handlers(.freshToken, ["REFRESH_WINDOW_SECONDS": "86400"])
+        try await bench.freshToken(expiring, user: warmUser)  // the client-ID read, cached from then on
+        try await nextSecond()
+        let freshRefreshed = try await count("fresh-token, refreshed", users: [user(1)]) { try await bench.freshToken(expiring, user: user(1)) }
 
-        let disconnectHandlers = try await bench.handlers(.disconnect)
-        let disconnect = try await bench.count("disconnect") { try await bench.request(disconnectHandlers, "DELETE", user: "cap-2", expect: 200) }
+        let disconnectHandlers = try await handlers(.disconnect)
+        let disconnect = try await count("disconnect", users: [user(2)]) {
+            try await bench.request(disconnectHandlers, "DELETE", user: user(2), expect: 200)
+        }
         return Measurements(
-            connect: connect, reconnect: reconnect, profile: profile, refresh: refresh, idleRun: idleRun, listedGrants: everyone,
+            connect: connect, reconnect: reconnect, profile: profile, refresh: refresh, idleRun: idleRun, listedGrants: everyone.count,
             freshTokenServed: served, freshTokenRefreshed: freshRefreshed, disconnect: disconnect
         )
     }

@@ -11,7 +11,7 @@ import time
 import urllib.parse
 
 REGION = "us-east-1"
-_TARGETS = {"secretsmanager": "secretsmanager", "dynamodb": "DynamoDB_20120810"}
+_TARGETS = {"secretsmanager": "secretsmanager", "dynamodb": "DynamoDB_20120810", "kms": "TrentService"}
 
 
 class MotoError(Exception):
@@ -37,7 +37,7 @@ class MotoCaller:
     def call(self, service: str, operation: str, payload: dict) -> dict:
         day = time.strftime("%Y%m%d", time.gmtime())
         headers = {
-            "Content-Type": "application/x-amz-json-1.1" if service == "secretsmanager" else "application/x-amz-json-1.0",
+            "Content-Type": "application/x-amz-json-1.0" if service == "dynamodb" else "application/x-amz-json-1.1",
             "X-Amz-Target": f"{_TARGETS[service]}.{operation}",
             "Authorization": f"AWS4-HMAC-SHA256 Credential=test/{day}/{REGION}/{service}/aws4_request, "
                              "SignedHeaders=host;x-amz-target, Signature=0",

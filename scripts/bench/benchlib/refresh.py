@@ -1,7 +1,11 @@
 """Refresh runs: N due grants seeded in moto in each side's format, then one fresh process
 of the refresh job with the scheduled event on stdin: wall time, grants per second, the
 job's CPU per grant and peak RSS (wait4), moto's and the fake Google's CPU meanwhile. The
-result is checked: every grant refreshed, Google asked N times, a sample holds the new token."""
+result is checked: every grant refreshed, Google asked N times, a sample holds the new token
+(on the DynamoDB token store, whose values are sealed: a sample's item was written again).
+
+Sides: `swift` and `python` on Secrets Manager, and `swift-dynamodb`, our same job with
+PAYPULSE_STORE=dynamodb (grants in a DynamoDB table, KMS envelope encryption, all on moto)."""
 
 from __future__ import annotations
 
@@ -17,13 +21,18 @@ from .servers import Server, fake_google_stats, moto_reset
 from .stats import median
 
 
-def _command(setup: sides.Setup, side: str, concurrency: int, writes_per_second: int) -> tuple[list[str], dict]:
-    if side == "swift":
-        return sides.swift_cmd(setup, "token-refresh"), sides.swift_env(setup, extra={
-            "REFRESH_CONCURRENCY": str(concurrency), "REFRESH_MAX_WRITES_PER_SECOND": str(writes_per_second),
-            # Our seeds are written now with an hour's token (seeding._ours): an hour's window
-            # makes every one due.
-            "REFRESH_WINDOW_SECONDS": "3600"})
+SIDES = ("swift", "python", "swift-dynamodb")
+LABELS = {"swift": "swift", "python": "python", "swift-dynamodb": "swift, DynamoDB + KMS"}
+
+
+def _command(setup: sides.Setup, side: str, concurrency: int, writes_per_second: int, key_id: str | None = None) -> tuple[list[str], dict]:
+    if side in ("swift", "swift-dynamodb"):
+        extra = {"REFRESH_CONCURRENCY": str(concurrency), "REFRESH_MAX_WRITES_PER_SECOND": str(writes_per_second),
+                 # Our seeds are written now with an hour's token (seeding._ours): an hour's window
+                 # makes every one due.
+                 "REFRESH_WINDOW_SECONDS": "3600"}
+        env = seeding.dynamodb_environment(setup, key_id, extra) if side == "swift-dynamodb" else sides.swift_env(setup, extra=extra)
+        return sides.swift_cmd(setup, "token-refresh"), env
     return sides.peer_cmd(setup, "token_refresh"), sides.peer_env(setup, extra={"REFRESH_CONCURRENCY": str(concurrency)})
 
 
@@ -31,10 +40,16 @@ def one_run(setup: sides.Setup, moto_server: Server, google: Server, moto: MotoC
             concurrency: int, writes_per_second: int, work: str) -> dict:
     moto_reset(moto_server)
     seeding.fixtures(moto)
-    seed_s = seeding.due_token_sets(moto, count, side)
+    sample = random.Random(count).sample(range(count), min(25, count))
+    key_id, versions = None, {}
+    if side == "swift-dynamodb":
+        seed_s, key_id = seeding.due_dynamodb_grants(moto, setup, count)
+        versions = {i: seeding.dynamodb_version(moto, seeding.due_user(i)) for i in sample}
+    else:
+        seed_s = seeding.due_token_sets(moto, count, side)
     fake_google_stats(google, reset=True)
     stdin = events.write(os.path.join(work, "scheduled.json"), events.scheduled())
-    argv, env = _command(setup, side, concurrency, writes_per_second)
+    argv, env = _command(setup, side, concurrency, writes_per_second, key_id)
     moto0, google0 = moto_server.cpu_seconds(), google.cpu_seconds()
     child = run_child(argv, stdin, env, cwd=work, keep_stderr=True)
     moto1, google1 = moto_server.cpu_seconds(), google.cpu_seconds()
@@ -45,12 +60,14 @@ def one_run(setup: sides.Setup, moto_server: Server, google: Server, moto: MotoC
     answer = json.loads(lines[-1])
     summary = json.loads(answer["body"]) if isinstance(answer.get("body"), str) else answer
     google_stats = fake_google_stats(google)
-    sample = random.Random(count).sample(range(count), min(25, count))
-    stale = [i for i in sample if seeding.access_token_of(moto, seeding.due_secret_name(i)) != "ya29.new"]
+    if side == "swift-dynamodb":  # sealed values: a refreshed item was written again
+        stale = [i for i in sample if seeding.dynamodb_version(moto, seeding.due_user(i)) <= versions[i]]
+    else:
+        stale = [i for i in sample if seeding.access_token_of(moto, seeding.due_secret_name(i)) != "ya29.new"]
     verified = summary.get("refreshed") == count and google_stats.get("ok") == count and not stale
     if not verified:
         print(f"  warning: refresh {side} {count} not verified: summary {summary}, google {google_stats}, "
-              f"{len(stale)} of {len(sample)} sampled secrets without the new token", file=sys.stderr)
+              f"{len(stale)} of {len(sample)} sampled grants not written with the new token", file=sys.stderr)
     return {"side": side, "count": count, "seed_s": seed_s, "wall_s": child.exit_s, "grants_per_s": count / child.exit_s,
             "cpu_s": child.cpu_s, "cpu_ms_per_grant": child.cpu_s * 1000 / count, "peak_rss_mib": child.max_rss_kib / 1024,
             "moto_cpu_ms_per_grant": (moto1 - moto0) * 1000 / count, "google_cpu_ms_per_grant": (google1 - google0) * 1000 / count,
@@ -58,12 +75,12 @@ def one_run(setup: sides.Setup, moto_server: Server, google: Server, moto: MotoC
 
 
 def run(setup: sides.Setup, moto_server: Server, google: Server, moto: MotoCaller, counts: list[int], reps: dict[int, int],
-        concurrency: int, writes_per_second: int, work: str) -> dict:
+        concurrency: int, writes_per_second: int, work: str, run_sides: tuple[str, ...] = SIDES) -> dict:
     result: dict = {}
     for count in counts:
-        rows: dict[str, list[dict]] = {"swift": [], "python": []}
+        rows: dict[str, list[dict]] = {side: [] for side in run_sides}
         for rep in range(reps[count]):
-            for side in ("swift", "python"):
+            for side in run_sides:
                 row = one_run(setup, moto_server, google, moto, side, count, concurrency, writes_per_second, work)
                 rows[side].append(row)
                 print(f"  refresh {count} {side} rep {rep + 1}/{reps[count]}: {row['wall_s']:.1f} s, "

@@ -1,11 +1,15 @@
 """What each side needs in moto before a measurement: the users table, the Google client-ID
 secret, users, and N due token sets, each side in its own storage format (ours carries the
-listing tags the refresh job selects by; the peer's is its plain JSON)."""
+listing tags the refresh job selects by; the peer's is its plain JSON). Ours on the DynamoDB
+token store are seeded through our own code: as secrets first, then copied by
+`paypulse migrate --from secretsmanager --to dynamodb` (KMS envelope encryption, the
+store's own items)."""
 
 from __future__ import annotations
 
 import json
 import os
+import subprocess
 import time
 import uuid
 from concurrent.futures import ThreadPoolExecutor
@@ -70,6 +74,9 @@ def due_secret_name(index: int) -> str:
     return f"gmail/user/bench-{index:06d}"
 
 
+TOKENS_TABLE = "paypulse-gmail-tokens"
+
+
 def due_token_sets(moto: MotoCaller, count: int, side: str, threads: int = 3) -> float:
     """Creates `count` due token sets (the peer's expired ten minutes ago; ours, see `_ours`);
     returns the seconds it took."""
@@ -104,3 +111,39 @@ def embedded_client_id(setup) -> None:
     from . import sides
     subprocess.run([os.path.join(setup.swift_bin, "paypulse"), "client-id", CLIENT_ID],
                    env=sides.swift_env(setup, store="embedded"), check=True, stdout=subprocess.DEVNULL)
+
+
+def dynamodb_environment(setup, key_id: str, extra: dict[str, str] | None = None) -> dict[str, str]:
+    """Our functions and CLI on the DynamoDB token store (KMS through the same moto)."""
+    from . import sides
+    return sides.swift_env(setup, extra={"PAYPULSE_STORE": "dynamodb", "TOKENS_TABLE": TOKENS_TABLE,
+                                         "PAYPULSE_KMS_KEY_ID": key_id} | (extra or {}))
+
+
+def due_dynamodb_grants(moto: MotoCaller, setup, count: int) -> tuple[float, str]:
+    """`count` due grants of ours on the DynamoDB token store: seeded as secrets (as ours
+    are, see `_ours`), then a KMS key, `paypulse setup --store dynamodb` and `paypulse
+    migrate --from secretsmanager --to dynamodb`, which seals each into its item. Returns
+    the seconds it all took and the KMS key id."""
+    started = time.perf_counter()
+    due_token_sets(moto, count, "swift")
+    key_id = moto.call("kms", "CreateKey", {"Description": "paypulse bench", "KeyUsage": "ENCRYPT_DECRYPT",
+                                            "KeySpec": "SYMMETRIC_DEFAULT"})["KeyMetadata"]["KeyId"]
+    env = dynamodb_environment(setup, key_id)
+    paypulse = os.path.join(setup.swift_bin, "paypulse")
+    for argv in ([paypulse, "setup", "--store", "dynamodb"], [paypulse, "migrate", "--from", "secretsmanager", "--to", "dynamodb"]):
+        done = subprocess.run(argv, env=env, capture_output=True, text=True)
+        if done.returncode != 0:
+            raise SystemExit(f"{' '.join(argv[1:])}: exit {done.returncode}: {done.stderr[-2000:]}")
+    return time.perf_counter() - started, key_id
+
+
+def dynamodb_version(moto: MotoCaller, user: str) -> int:
+    """The version (`v`) of a user's item: the refresh's write makes it one more. No value is read."""
+    item = moto.call("dynamodb", "GetItem", {"TableName": TOKENS_TABLE, "Key": {"user_id": {"S": user}},
+                                              "ProjectionExpression": "v", "ConsistentRead": True}).get("Item") or {}
+    return int(item.get("v", {}).get("N", "0"))
+
+
+def due_user(index: int) -> str:
+    return due_secret_name(index).rsplit("/", 1)[1]
