@@ -6,9 +6,18 @@
     check_template.py TEMPLATE --self-test   # each check must flag a broken copy
 
 Checks: the five functions (Runtime provided.al2023, Handler bootstrap, makefile build,
-the Architecture parameter); least privilege (each function's Secrets Manager and
-DynamoDB actions are exactly the ones its code calls, user-profile reads no token value,
-ListSecrets only for token-refresh, no wildcard action, Resource "*" only for ListSecrets);
+the Architecture parameter); least privilege under each TokenStore choice, the template's
+!If and conditions resolved for it (each function's Secrets Manager, DynamoDB and KMS
+actions are exactly the ones its code calls; under DynamoDB they are derived from the
+sources as well: the GrantStore operations each function reaches, and what
+DynamoDBGrantStore, EnvelopeCipher and DataKeyCache call for each; user-profile reads no
+token value: no GetSecretValue on a token set, no KMS action at all; under DynamoDB no
+access to gmail/user/*; KMS use only under the code's encryption context; ListSecrets
+only for token-refresh, no wildcard action, Resource "*" only for ListSecrets); the tokens
+table and its KMS key (the table's keys, index, billing and TTL attribute are those of
+deploy/tokens-table.json, which `paypulse setup --store dynamodb` sends; retained, with
+SSE and point-in-time recovery; the key rotated and retained) and each function's
+PAYPULSE_STORE, TOKENS_TABLE and PAYPULSE_KMS_KEY_ID under each choice;
 exactly the three routes on the one HTTP API; the refresh schedule (the default rate is a
 valid EventBridge rate shorter than the refresh window, and for every allowed shard count
 the rule has one target per shard with input {"shard": i, "shards": n}, paced under the
@@ -33,10 +42,14 @@ TOKEN_SETS = SECRET_ARN + "gmail/user/*"
 JWT_KEY = SECRET_ARN + "${JwtKeySecretName}-??????"
 CLIENT_ID = SECRET_ARN + "${GoogleClientIdSecretName}-??????"
 USERS_TABLE = "arn:${AWS::Partition}:dynamodb:${AWS::Region}:${AWS::AccountId}:table/${Table}"
+TOKENS_TABLE = "${TokensTable.Arn}"
+DUE_INDEX = "${TokensTable.Arn}/index/due-index"
+TOKENS_KEY = "${TokensKey.Arn}"
 
 # What each function's code calls (TokenVault, TokenVault+Store, RefreshJob,
-# TokenRefresher, GoogleClientID, AWSSecretStore.replaceCurrent, the handlers), by resource.
-EXPECTED_ACCESS = {
+# TokenRefresher, GoogleClientID, AWSSecretStore.replaceCurrent, the handlers), by resource,
+# under TokenStore=SecretsManager.
+SECRETS_MANAGER_ACCESS = {
     "StoreTokensFunction": {
         TOKEN_SETS: {"GetSecretValue", "CreateSecret", "PutSecretValue", "UpdateSecretVersionStage",
                      "DescribeSecret", "TagResource", "RestoreSecret"},
@@ -63,6 +76,55 @@ EXPECTED_ACCESS = {
         CLIENT_ID: {"GetSecretValue"},
     },
 }
+# The same under TokenStore=DynamoDB: the tokens table and its key instead of gmail/user/*
+# (DynamoDBGrantStore: every write conditional, a failed condition read again with GetItem;
+# EnvelopeCipher: seal = GenerateDataKey, open = Decrypt, unless DataKeyCache holds the key).
+DYNAMODB_ACCESS = {
+    "StoreTokensFunction": {
+        TOKENS_TABLE: {"dynamodb:GetItem", "dynamodb:PutItem", "dynamodb:UpdateItem"},
+        TOKENS_KEY: {"kms:GenerateDataKey", "kms:Decrypt"},
+        JWT_KEY: {"GetSecretValue"},
+        CLIENT_ID: {"GetSecretValue"},
+    },
+    "UserProfileFunction": {
+        TOKENS_TABLE: {"dynamodb:GetItem"},
+        JWT_KEY: {"GetSecretValue"},
+        USERS_TABLE: {"dynamodb:GetItem"},
+    },
+    "DisconnectFunction": {
+        TOKENS_TABLE: {"dynamodb:GetItem", "dynamodb:UpdateItem"},
+        TOKENS_KEY: {"kms:GenerateDataKey", "kms:Decrypt"},
+        JWT_KEY: {"GetSecretValue"},
+    },
+    "FreshTokenFunction": {
+        TOKENS_TABLE: {"dynamodb:GetItem", "dynamodb:UpdateItem"},
+        TOKENS_KEY: {"kms:GenerateDataKey", "kms:Decrypt"},
+        CLIENT_ID: {"GetSecretValue"},
+    },
+    "TokenRefreshFunction": {
+        DUE_INDEX: {"dynamodb:Query"},
+        TOKENS_TABLE: {"dynamodb:GetItem", "dynamodb:UpdateItem"},
+        TOKENS_KEY: {"kms:GenerateDataKey", "kms:Decrypt"},
+        CLIENT_ID: {"GetSecretValue"},
+    },
+}
+EXPECTED_ACCESS = {"SecretsManager": SECRETS_MANAGER_ACCESS, "DynamoDB": DYNAMODB_ACCESS}
+# The GrantStore operations (Sources/Ports/GrantStore.swift) each function's code reaches:
+# store-tokens TokenVault.store (read; create, or restore then retag = mark, then replace;
+# the re-tag after an overtaking writer is skipped: DynamoDB writes attributes with the
+# value); user-profile TokenVault.connectionState (state); disconnect TokenVault.current
+# and .disconnect (read, replace or retag = mark, delete); fresh-token
+# TokenRefresher.freshTokenSet (read, replace; no listed tags, so no repair); token-refresh
+# RefreshJob (the due listing) and TokenRefresher.refreshIfDue (read, replace, retag = mark).
+GRANT_OPERATIONS = {
+    "StoreTokensFunction": {"read", "create", "restore", "mark", "replace"},
+    "UserProfileFunction": {"state"},
+    "DisconnectFunction": {"read", "replace", "mark", "delete"},
+    "FreshTokenFunction": {"read", "replace"},
+    "TokenRefreshFunction": {"list", "read", "replace", "mark"},
+}
+STORE_SOURCES = [os.path.join("Adapters", "AWS", name) for name in ("DynamoDBGrantStore.swift", "EnvelopeCipher.swift", "DataKeyCache.swift")]
+TABLE_DEFINITION = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "deploy", "tokens-table.json")
 EXPECTED_ROUTES = {
     ("POST", "/v1/auth/gmail-tokens"): "StoreTokensFunction",
     ("GET", "/v1/user/me"): "UserProfileFunction",
@@ -117,11 +179,16 @@ def effective(template, resource, key):
 
 
 def resource_text(resource):
+    """A resource as Sub text: !GetAtt R.A is ${R.A}, !Ref X is ${X}."""
     if isinstance(resource, str):
         return resource
     if isinstance(resource, dict) and "Fn::Sub" in resource:
         sub = resource["Fn::Sub"]
         return sub if isinstance(sub, str) else sub[0]
+    if isinstance(resource, dict) and list(resource) == ["Fn::GetAtt"]:
+        return "${" + ".".join(resource["Fn::GetAtt"]) + "}"
+    if isinstance(resource, dict) and list(resource) == ["Ref"]:
+        return "${" + resource["Ref"] + "}"
     return json.dumps(resource, sort_keys=True)
 
 
@@ -143,8 +210,8 @@ def as_list(value):
 
 def check_functions(template, errors, built=False):
     found = functions(template)
-    if set(found) != set(EXPECTED_ACCESS):
-        errors.append(f"functions are {sorted(found)}, expected {sorted(EXPECTED_ACCESS)}")
+    if set(found) != set(SECRETS_MANAGER_ACCESS):
+        errors.append(f"functions are {sorted(found)}, expected {sorted(SECRETS_MANAGER_ACCESS)}")
     for name, resource in found.items():
         if effective(template, resource, "Runtime") != "provided.al2023":
             errors.append(f"{name}: Runtime must be provided.al2023")
@@ -160,38 +227,321 @@ def check_functions(template, errors, built=False):
             errors.append(f"{name}: CodeUri must be {code_uri}" + ("" if built else " (the Makefile's build targets live there)"))
 
 
-def check_policies(template, errors):
+def token_store_choices(template):
+    """{choice: the template as deployed with TokenStore=choice}, every other parameter at its default."""
+    parameter = template.get("Parameters", {}).get("TokenStore")
+    if not parameter:
+        return {}
+    return {choice: resolve_choice(template, choice) for choice in parameter.get("AllowedValues", [])}
+
+
+def resolve_choice(template, choice):
+    """The template with every Fn::If decided and AWS::NoValue dropped for TokenStore=choice
+    (other parameters at their defaults), and the resources and outputs whose Condition is
+    false left out."""
+    parameters = {name: spec.get("Default") for name, spec in template.get("Parameters", {}).items()}
+    parameters["TokenStore"] = choice
+
+    def decide(node):
+        if isinstance(node, list):
+            items = [decide(item) for item in node]
+            return [item for item in items if item is not NO_VALUE]
+        if not isinstance(node, dict):
+            return node
+        if node == {"Ref": "AWS::NoValue"}:
+            return NO_VALUE
+        if list(node) == ["Fn::If"]:
+            condition, then, otherwise = node["Fn::If"]
+            return decide(then if evaluate(template["Conditions"][condition], template, parameters) else otherwise)
+        decided = {key: decide(value) for key, value in node.items()}
+        return {key: value for key, value in decided.items() if value is not NO_VALUE}
+
+    resolved = {key: (value if key == "Conditions" else decide(value)) for key, value in template.items()}
+    for section in ("Resources", "Outputs"):
+        resolved[section] = {name: item for name, item in resolved.get(section, {}).items()
+                             if "Condition" not in item or evaluate({"Condition": item["Condition"]}, template, parameters)}
+    return resolved
+
+
+def encryption_context_keys(sources):
+    """The keys of the KMS encryption context the code sends (DataKeyCache.encryptionContext)."""
+    with open(os.path.join(sources, "Adapters", "AWS", "DataKeyCache.swift"), encoding="utf-8") as handle:
+        text = handle.read()
+    body = re.search(r"func encryptionContext\(userID: String\) -> \[String: String\] \{([^}]*)\}", text).group(1)
+    return sorted(re.findall(r'"([^"]+)":', body))
+
+
+def kms_condition(keys):
+    """The condition every KMS statement carries: exactly the code's context keys, each present."""
+    return {"ForAllValues:StringEquals": {"kms:EncryptionContextKeys": keys},
+            "Null": {f"kms:EncryptionContext:{key}": "false" for key in keys}}
+
+
+def normalized_condition(condition):
+    """A Condition block with single values as one-item lists and values as strings."""
+    if not isinstance(condition, dict):
+        return condition
+    return {operator: {key: sorted(str(value).lower() if isinstance(value, bool) else str(value) for value in as_list(values))
+                       for key, values in block.items()} if isinstance(block, dict) else block
+            for operator, block in condition.items()}
+
+
+def check_policies(template, errors, sources=None):
+    choices = token_store_choices(template)
+    if set(choices) != set(EXPECTED_ACCESS):
+        errors.append(f"TokenStore allows {sorted(choices)}, expected {sorted(EXPECTED_ACCESS)}")
+    if choices and template["Parameters"]["TokenStore"].get("Default") != "SecretsManager":
+        errors.append("TokenStore must default to SecretsManager (today's store)")
+    context_keys = encryption_context_keys(sources or REPOSITORY_SOURCES)
+    for choice, resolved in choices.items():
+        if choice in EXPECTED_ACCESS:
+            check_choice_policies(resolved, choice, EXPECTED_ACCESS[choice], context_keys, errors)
+
+
+def check_choice_policies(template, choice, expected_access, context_keys, errors):
+    """One TokenStore choice: each function's grants are exactly what its code calls."""
     for name, resource in functions(template).items():
+        label = f"TokenStore={choice}: {name}"
         granted = {}
         for statement, problem in statements(resource):
             if problem:
-                errors.append(f"{name}: {problem}")
+                errors.append(f"{label}: {problem}")
                 continue
             if statement.get("Effect") != "Allow" or "NotAction" in statement or "NotResource" in statement:
-                errors.append(f"{name}: only plain Allow statements with Action and Resource are expected")
+                errors.append(f"{label}: only plain Allow statements with Action and Resource are expected")
                 continue
             actions = [str(action) for action in as_list(statement.get("Action", []))]
             for action in actions:
                 if "*" in action or "?" in action:
-                    errors.append(f"{name}: wildcard action {action}")
+                    errors.append(f"{label}: wildcard action {action}")
+            if any(action.startswith("kms:") for action in actions):
+                if normalized_condition(statement.get("Condition")) != normalized_condition(kms_condition(context_keys)):
+                    errors.append(f"{label}: KMS statement {statement.get('Sid')} must be conditioned on the code's encryption "
+                                  f"context keys {context_keys} exactly: {json.dumps(kms_condition(context_keys), sort_keys=True)}")
+            elif "Condition" in statement:
+                errors.append(f"{label}: unexpected Condition on {actions}")
             for resource_arn in as_list(statement.get("Resource", [])):
                 text = resource_text(resource_arn)
                 if text == "*" and any(action != "secretsmanager:ListSecrets" for action in actions):
-                    errors.append(f"{name}: Resource \"*\" for {actions}: only ListSecrets takes no resource")
+                    errors.append(f"{label}: Resource \"*\" for {actions}: only ListSecrets takes no resource")
                 short = {action.split(":", 1)[1] if action.startswith("secretsmanager:") else action for action in actions}
                 granted.setdefault(text, set()).update(short)
-        # Any GetSecretValue that could reach a token set (whatever its resource's spelling).
         if name == "UserProfileFunction":
+            # Any GetSecretValue that could reach a token set (whatever its resource's spelling),
+            # and any KMS action: without one, the sealed items it reads stay sealed.
             for text, actions in granted.items():
                 if "GetSecretValue" in actions and text != JWT_KEY:
-                    errors.append(f"{name}: GetSecretValue on {text}: user-profile must not read token values")
+                    errors.append(f"{label}: GetSecretValue on {text}: user-profile must not read token values")
+                for action in sorted(action for action in actions if action.startswith("kms:")):
+                    errors.append(f"{label}: {action} on {text}: user-profile must not open token values")
         for text, actions in granted.items():
-            if "ListSecrets" in actions and name != "TokenRefreshFunction":
-                errors.append(f"{name}: ListSecrets is only for token-refresh")
-        expected = EXPECTED_ACCESS.get(name)
+            if "ListSecrets" in actions and (name != "TokenRefreshFunction" or choice != "SecretsManager"):
+                errors.append(f"{label}: ListSecrets is only for token-refresh, and only with TokenStore=SecretsManager")
+            if choice != "SecretsManager" and text.startswith(SECRET_ARN + "gmail/"):
+                errors.append(f"{label}: {sorted(actions)} on {text}: the token sets are not in Secrets Manager")
+        expected = expected_access.get(name)
         if expected is not None and granted != expected:
-            errors.append(f"{name}: grants {json.dumps({k: sorted(v) for k, v in granted.items()}, sort_keys=True)}, "
+            errors.append(f"{label}: grants {json.dumps({k: sorted(v) for k, v in granted.items()}, sort_keys=True)}, "
                           f"its code calls {json.dumps({k: sorted(v) for k, v in expected.items()}, sort_keys=True)}")
+
+
+def swift_functions(text):
+    """{name: body} of the `func`s in Swift source text (braces matched; good enough for ours)."""
+    bodies = {}
+    for match in re.finditer(r"\bfunc (\w+)\s*(<[^>]*>)?\(", text):
+        index, depth = match.end(), 1
+        while depth:  # the parameter list, whose default values may hold braces
+            depth += {"(": 1, ")": -1}.get(text[index], 0)
+            index += 1
+        start = text.index("{", index)
+        index, depth = start + 1, 1
+        while depth:
+            depth += {"{": 1, "}": -1}.get(text[index], 0)
+            index += 1
+        bodies.setdefault(match.group(1), "")
+        bodies[match.group(1)] += text[start:index]
+    return bodies
+
+
+def call_arguments(text, start):
+    """The text between the parenthesis at `start` and its match."""
+    index, depth = start + 1, 1
+    while depth and index < len(text):
+        depth += {"(": 1, ")": -1}.get(text[index], 0)
+        index += 1
+    return text[start + 1:index - 1]
+
+
+def grant_store_calls(texts):
+    """{GrantStore operation: {resource: actions}} of DynamoDBGrantStore, following its calls
+    into EnvelopeCipher (`cipher.`) and DataKeyCache (`keys.`), and their own private helpers:
+    `client.getItem(` is dynamodb:GetItem on the table (a `query(` with an `index:` on the due
+    index), `service.generateDataKey(` kms:GenerateDataKey on the key."""
+    files = {name: swift_functions(text) for name, text in texts.items()}
+    store, cipher, cache = (files[os.path.join("Adapters", "AWS", name)] for name in
+                            ("DynamoDBGrantStore.swift", "EnvelopeCipher.swift", "DataKeyCache.swift"))
+    owners = {"cipher": cipher, "keys": cache}
+
+    def reached(functions, name, seen):
+        if (id(functions), name) in seen or name not in functions:
+            return {}
+        seen.add((id(functions), name))
+        body, found = functions[name], {}
+        for call in re.finditer(r"(?<![\w.])(?:(\w+)\.)?(\w+)\(", body):
+            owner, callee = call.groups()
+            if owner == "client":
+                action = "dynamodb:" + callee[0].upper() + callee[1:]
+                on_index = callee == "query" and re.search(r"\bindex:", call_arguments(body, call.end() - 1))
+                found.setdefault(DUE_INDEX if on_index else TOKENS_TABLE, set()).add(action)
+            elif owner == "service":
+                found.setdefault(TOKENS_KEY, set()).add("kms:" + callee[0].upper() + callee[1:])
+            else:
+                target = owners.get(owner) if owner else functions
+                for resource, actions in (reached(target, callee, seen) if target is not None else {}).items():
+                    found.setdefault(resource, set()).update(actions)
+        return found
+
+    # Trailing closures (`mapped { ... }`) are inside the body, so their calls are found too.
+    return {name: reached(store, name, set()) for name in store}
+
+
+def derived_access(sources):
+    """{function: {resource: actions}} under TokenStore=DynamoDB, from the sources."""
+    texts = {}
+    for relative in STORE_SOURCES:
+        with open(os.path.join(sources, relative), encoding="utf-8") as handle:
+            texts[relative] = handle.read()
+    with open(os.path.join(sources, "Ports", "GrantStore.swift"), encoding="utf-8") as handle:
+        port = set(re.findall(r"\bfunc (\w+)\(", handle.read()))
+    return grant_store_calls(texts), port
+
+
+def check_derived_access(sources, errors, calls=None):
+    """DYNAMODB_ACCESS is what the code calls: the union, over the GrantStore operations each
+    function reaches, of what DynamoDBGrantStore calls for each, plus the secrets and the users
+    table the function reads under either store."""
+    derived, port = derived_access(sources or REPOSITORY_SOURCES)
+    if calls is not None:
+        derived = calls
+    for name, operations in GRANT_OPERATIONS.items():
+        unknown = operations - port
+        if unknown:
+            errors.append(f"{name}: {sorted(unknown)} are not GrantStore operations ({sorted(port)})")
+        expected = {resource: set(actions) for resource, actions in SECRETS_MANAGER_ACCESS[name].items()
+                    if resource not in (TOKEN_SETS, "*")}
+        for operation in operations:
+            for resource, actions in derived.get(operation, {}).items():
+                expected.setdefault(resource, set()).update(actions)
+        if expected != DYNAMODB_ACCESS.get(name):
+            errors.append(f"TokenStore=DynamoDB: {name}: the code calls "
+                          f"{json.dumps({k: sorted(v) for k, v in expected.items()}, sort_keys=True)} "
+                          f"(GrantStore {sorted(operations)}), the expected grants say "
+                          f"{json.dumps({k: sorted(v) for k, v in DYNAMODB_ACCESS.get(name, {}).items()}, sort_keys=True)}")
+
+
+def load_table_definition(path=TABLE_DEFINITION):
+    with open(path, encoding="utf-8") as handle:
+        return json.load(handle)
+
+
+def by_name(items, key):
+    return {item.get(key): item for item in items or []}
+
+
+# What the template may declare beyond the definition: protection and recovery, no data shape.
+TABLE_ONLY_PROPERTIES = {"TableName", "SSESpecification", "PointInTimeRecoverySpecification", "Tags", "DeletionProtectionEnabled"}
+
+
+def check_token_table(template, errors, definition=None, sources=None):
+    """The tokens table and its key exist under TokenStore=DynamoDB only, and the table is the
+    one deploy/tokens-table.json describes: what `paypulse setup --store dynamodb` creates."""
+    definition = definition or load_table_definition()
+    create, ttl = definition["CreateTable"], definition["UpdateTimeToLive"]
+    resources = template["Resources"]
+    table, key = resources.get("TokensTable"), resources.get("TokensKey")
+    if not table or table.get("Type") != "AWS::DynamoDB::Table":
+        errors.append("no AWS::DynamoDB::Table TokensTable")
+        return
+    if not key or key.get("Type") != "AWS::KMS::Key":
+        errors.append("no AWS::KMS::Key TokensKey")
+        return
+    for name, resource in (("TokensTable", table), ("TokensKey", key)):
+        if resource.get("Condition") != "TokensInDynamoDB":
+            errors.append(f"{name} must have Condition TokensInDynamoDB (it exists only with TokenStore=DynamoDB)")
+        if resource.get("DeletionPolicy") != "Retain" or resource.get("UpdateReplacePolicy") != "Retain":
+            errors.append(f"{name} must be kept (DeletionPolicy and UpdateReplacePolicy Retain): it holds or opens the users' grants")
+    for choice, resolved in token_store_choices(template).items():
+        present = {"TokensTable", "TokensKey"} & set(resolved["Resources"])
+        if present != ({"TokensTable", "TokensKey"} if choice == "DynamoDB" else set()):
+            errors.append(f"TokenStore={choice}: the stack creates {sorted(present) or 'neither'} of TokensTable and TokensKey")
+
+    properties = table.get("Properties", {})
+    extra = set(properties) - TABLE_ONLY_PROPERTIES - {"AttributeDefinitions", "KeySchema", "GlobalSecondaryIndexes",
+                                                        "BillingMode", "TimeToLiveSpecification"}
+    if extra:
+        errors.append(f"TokensTable declares {sorted(extra)}, which deploy/tokens-table.json (and so `paypulse setup`) does not")
+    if properties.get("TableName") != {"Ref": "TokensTableName"}:
+        errors.append("TokensTable must be named by the TokensTableName parameter")
+    default = template.get("Parameters", {}).get("TokensTableName", {}).get("Default")
+    code_default = None
+    with open(os.path.join(sources or REPOSITORY_SOURCES, "Configuration", "TokenTableConfiguration.swift"), encoding="utf-8") as handle:
+        match = re.search(r'static let defaultTable = "([^"]+)"', handle.read())
+        code_default = match and match.group(1)
+    if not default or default != create.get("TableName") or default != code_default or ttl.get("TableName") != default:
+        errors.append(f"TokensTableName defaults to {default!r}; deploy/tokens-table.json names {create.get('TableName')!r} and "
+                      f"{ttl.get('TableName')!r}, TOKENS_TABLE defaults to {code_default!r}: all must agree")
+    if properties.get("KeySchema") != create["KeySchema"]:
+        errors.append(f"TokensTable KeySchema {properties.get('KeySchema')} is not setup's {create['KeySchema']}")
+    if by_name(properties.get("AttributeDefinitions"), "AttributeName") != by_name(create["AttributeDefinitions"], "AttributeName"):
+        errors.append(f"TokensTable AttributeDefinitions {properties.get('AttributeDefinitions')} are not setup's {create['AttributeDefinitions']}")
+    if by_name(properties.get("GlobalSecondaryIndexes"), "IndexName") != by_name(create.get("GlobalSecondaryIndexes"), "IndexName"):
+        errors.append(f"TokensTable GlobalSecondaryIndexes {properties.get('GlobalSecondaryIndexes')} are not setup's "
+                      f"{create.get('GlobalSecondaryIndexes')}")
+    if properties.get("BillingMode") != create["BillingMode"]:
+        errors.append(f"TokensTable BillingMode {properties.get('BillingMode')} is not setup's {create['BillingMode']}")
+    if properties.get("TimeToLiveSpecification") != ttl["TimeToLiveSpecification"]:
+        errors.append(f"TokensTable TimeToLiveSpecification {properties.get('TimeToLiveSpecification')} is not setup's "
+                      f"{ttl['TimeToLiveSpecification']}")
+    if DUE_INDEX.rsplit("/", 1)[1] not in by_name(create.get("GlobalSecondaryIndexes"), "IndexName"):
+        errors.append(f"token-refresh queries {DUE_INDEX}, an index deploy/tokens-table.json does not define")
+    if properties.get("SSESpecification", {}).get("SSEEnabled") is not True:
+        errors.append("TokensTable must have server-side encryption on (SSESpecification.SSEEnabled: true)")
+    if properties.get("PointInTimeRecoverySpecification", {}).get("PointInTimeRecoveryEnabled") is not True:
+        errors.append("TokensTable must have point-in-time recovery on")
+
+    key_properties = key.get("Properties", {})
+    if key_properties.get("EnableKeyRotation") is not True:
+        errors.append("TokensKey must rotate (EnableKeyRotation: true)")
+    if key_properties.get("KeySpec", "SYMMETRIC_DEFAULT") != "SYMMETRIC_DEFAULT" or key_properties.get("KeyUsage", "ENCRYPT_DECRYPT") != "ENCRYPT_DECRYPT":
+        errors.append("TokensKey must be a symmetric encryption key (GenerateDataKey and Decrypt)")
+    root = {"Fn::Sub": "arn:${AWS::Partition}:iam::${AWS::AccountId}:root"}
+    for statement in key_properties.get("KeyPolicy", {}).get("Statement", []):
+        if statement.get("Principal") != {"AWS": root}:
+            errors.append(f"TokensKey's key policy names {statement.get('Principal')}: only the account (whose IAM policies "
+                          f"then grant each role exactly its actions) is expected")
+
+
+def check_token_store_environment(template, errors, sources=None):
+    """Under each choice every function gets the store the code knows by that name, and the
+    table and key variables exactly when the DynamoDB store reads them."""
+    with open(os.path.join(sources or REPOSITORY_SOURCES, "Configuration", "AppConfiguration.swift"), encoding="utf-8") as handle:
+        backends = set(re.findall(r"^\s*case (\w+)\s*$", handle.read(), re.MULTILINE))
+    wanted = {
+        "SecretsManager": {"PAYPULSE_STORE": "aws"},
+        "DynamoDB": {"PAYPULSE_STORE": "dynamodb", "TOKENS_TABLE": {"Ref": "TokensTable"},
+                     "PAYPULSE_KMS_KEY_ID": {"Fn::GetAtt": ["TokensKey", "Arn"]}},
+    }
+    for choice, resolved in token_store_choices(template).items():
+        for name, resource in functions(resolved).items():
+            variables = dict(resolved.get("Globals", {}).get("Function", {}).get("Environment", {}).get("Variables", {}))
+            variables.update(resource.get("Properties", {}).get("Environment", {}).get("Variables", {}))
+            found = {variable: variables[variable] for variable in ("PAYPULSE_STORE", "TOKENS_TABLE", "PAYPULSE_KMS_KEY_ID")
+                     if variable in variables}
+            if found != wanted.get(choice):
+                errors.append(f"TokenStore={choice}: {name} has {found}, expected {wanted.get(choice)}")
+            if found.get("PAYPULSE_STORE") not in backends:
+                errors.append(f"TokenStore={choice}: {name}: PAYPULSE_STORE={found.get('PAYPULSE_STORE')} is not one of the "
+                              f"code's stores {sorted(backends)}")
 
 
 def check_routes(template, errors):
@@ -446,7 +796,10 @@ def check_artifacts(template, build_dir, errors):
 def run_checks(template, sources=None, build_dir=None, built=False):
     errors = []
     check_functions(template, errors, built)
-    check_policies(template, errors)
+    check_policies(template, errors, sources)
+    check_derived_access(sources, errors)
+    check_token_table(template, errors, sources=sources)
+    check_token_store_environment(template, errors, sources)
     check_routes(template, errors)
     check_rate(template, errors)
     check_schedule(template, errors)
@@ -465,17 +818,78 @@ def self_test(template):
         change(broken)
         return broken
 
-    def profile_statements(t):
-        return t["Resources"]["UserProfileFunction"]["Properties"]["Policies"][0]["Statement"]
+    def policies(t, function):
+        return t["Resources"][function]["Properties"]["Policies"]
 
+    def token_statements(t, function, choice):
+        """The statements of the function's token-store policy (its !If) under `choice`."""
+        branch = next(policy["Fn::If"] for policy in policies(t, function) if isinstance(policy, dict) and "Fn::If" in policy)
+        return branch[1 if choice == "DynamoDB" else 2]["Statement"]
+
+    def shared_statements(t, function):
+        return next(policy for policy in policies(t, function) if isinstance(policy, dict) and "Statement" in policy)["Statement"]
+
+    def statement(t, function, choice, sid):
+        return next(item for item in token_statements(t, function, choice) if item.get("Sid") == sid)
+
+    def table(t):
+        return t["Resources"]["TokensTable"]["Properties"]
+
+    def environment(t):
+        return t["Globals"]["Function"]["Environment"]["Variables"]
+
+    profile, refresh, store, disconnect, fresh = ("UserProfileFunction", "TokenRefreshFunction", "StoreTokensFunction",
+                                                  "DisconnectFunction", "FreshTokenFunction")
+    decrypt = {"Effect": "Allow", "Action": "kms:Decrypt", "Resource": {"Fn::GetAtt": ["TokensKey", "Arn"]},
+               "Condition": kms_condition(encryption_context_keys(REPOSITORY_SOURCES))}
     breakages = {
         "runtime": lambda t: t["Globals"]["Function"].update(Runtime="provided.al2"),
         "handler": lambda t: t["Resources"]["DisconnectFunction"]["Properties"].update(Handler="main"),
-        "profile reads tokens": lambda t: profile_statements(t)[0].update(Action=["secretsmanager:DescribeSecret", "secretsmanager:GetSecretValue"]),
-        "profile wildcard": lambda t: profile_statements(t)[0].update(Action="secretsmanager:*"),
-        "list outside refresh": lambda t: profile_statements(t).append({"Effect": "Allow", "Action": "secretsmanager:ListSecrets", "Resource": "*"}),
-        "missing action": lambda t: t["Resources"]["DisconnectFunction"]["Properties"]["Policies"][0]["Statement"][0].update(Action=["secretsmanager:GetSecretValue"]),
-        "managed policy": lambda t: t["Resources"]["StoreTokensFunction"]["Properties"]["Policies"].append("SecretsManagerReadWrite"),
+        "profile reads tokens": lambda t: token_statements(t, profile, "SecretsManager")[0].update(
+            Action=["secretsmanager:DescribeSecret", "secretsmanager:GetSecretValue"]),
+        "profile wildcard": lambda t: token_statements(t, profile, "SecretsManager")[0].update(Action="secretsmanager:*"),
+        "list outside refresh": lambda t: shared_statements(t, profile).append({"Effect": "Allow", "Action": "secretsmanager:ListSecrets", "Resource": "*"}),
+        "missing action": lambda t: token_statements(t, disconnect, "SecretsManager")[0].update(Action=["secretsmanager:GetSecretValue"]),
+        "managed policy": lambda t: policies(t, store).append("SecretsManagerReadWrite"),
+        "TokenStore=DynamoDB: extra action": lambda t: statement(t, disconnect, "DynamoDB", "TokenItems")["Action"].append("dynamodb:DeleteItem"),
+        "TokenStore=DynamoDB: missing action": lambda t: statement(t, store, "DynamoDB", "TokenItems")["Action"].remove("dynamodb:PutItem"),
+        "TokenStore=DynamoDB: missing KMS action": lambda t: statement(t, fresh, "DynamoDB", "TokenDataKeys")["Action"].remove("kms:GenerateDataKey"),
+        "TokenStore=DynamoDB: profile decrypts": lambda t: token_statements(t, profile, "DynamoDB").append(decrypt),
+        "TokenStore=DynamoDB: profile decrypts, shared policy": lambda t: shared_statements(t, profile).append(decrypt),
+        "TokenStore=DynamoDB: token secrets still granted": lambda t: token_statements(t, store, "DynamoDB").append(
+            copy.deepcopy(token_statements(t, store, "SecretsManager")[0])),
+        "TokenStore=DynamoDB: ListSecrets kept": lambda t: token_statements(t, refresh, "DynamoDB").append(
+            {"Effect": "Allow", "Action": "secretsmanager:ListSecrets", "Resource": "*"}),
+        "TokenStore=DynamoDB: wildcard action": lambda t: statement(t, fresh, "DynamoDB", "TokenItems").update(Action="dynamodb:*"),
+        "TokenStore=DynamoDB: KMS without the context condition": lambda t: statement(t, disconnect, "DynamoDB", "TokenDataKeys").pop("Condition"),
+        "TokenStore=DynamoDB: KMS under another context key": lambda t: statement(t, store, "DynamoDB", "TokenDataKeys")["Condition"].update(
+            {"ForAllValues:StringEquals": {"kms:EncryptionContextKeys": "user"}}),
+        "TokenStore=DynamoDB: query on the table, not the index": lambda t: statement(t, refresh, "DynamoDB", "DueTokenItems").update(
+            Resource={"Fn::GetAtt": ["TokensTable", "Arn"]}),
+        "TokenStore=SecretsManager: tokens table granted": lambda t: token_statements(t, profile, "SecretsManager").append(
+            {"Effect": "Allow", "Action": "dynamodb:GetItem", "Resource": {"Fn::GetAtt": ["TokensTable", "Arn"]}}),
+        "TokenStore default": lambda t: t["Parameters"]["TokenStore"].update(Default="DynamoDB"),
+        "TokenStore choice dropped": lambda t: t["Parameters"]["TokenStore"].update(AllowedValues=["SecretsManager"]),
+        "table key differs": lambda t: table(t)["KeySchema"][0].update(AttributeName="id"),
+        "table index projection differs": lambda t: table(t)["GlobalSecondaryIndexes"][0]["Projection"].update(ProjectionType="KEYS_ONLY"),
+        "table index key type differs": lambda t: table(t)["AttributeDefinitions"][-1].update(AttributeType="S"),
+        "table index renamed": lambda t: table(t)["GlobalSecondaryIndexes"][0].update(IndexName="due"),
+        "table TTL attribute differs": lambda t: table(t)["TimeToLiveSpecification"].update(AttributeName="expires_at"),
+        "table TTL off": lambda t: table(t).pop("TimeToLiveSpecification"),
+        "table billing differs": lambda t: table(t).update(BillingMode="PROVISIONED"),
+        "table declares more than setup": lambda t: table(t).update(StreamSpecification={"StreamViewType": "NEW_IMAGE"}),
+        "table name default differs": lambda t: t["Parameters"]["TokensTableName"].update(Default="tokens"),
+        "table not retained": lambda t: t["Resources"]["TokensTable"].update(DeletionPolicy="Delete"),
+        "table without point-in-time recovery": lambda t: table(t).pop("PointInTimeRecoverySpecification"),
+        "table without SSE": lambda t: table(t).pop("SSESpecification"),
+        "table under both choices": lambda t: t["Resources"]["TokensTable"].pop("Condition"),
+        "key not rotated": lambda t: t["Resources"]["TokensKey"]["Properties"].update(EnableKeyRotation=False),
+        "key not retained": lambda t: t["Resources"]["TokensKey"].pop("UpdateReplacePolicy"),
+        "key policy open to anyone": lambda t: t["Resources"]["TokensKey"]["Properties"]["KeyPolicy"]["Statement"][0].update(Principal={"AWS": "*"}),
+        "store variable for both choices": lambda t: environment(t).update(PAYPULSE_STORE="aws"),
+        "store variable the code refuses": lambda t: environment(t).update(PAYPULSE_STORE={"Fn::If": ["TokensInDynamoDB", "DynamoDB", "aws"]}),
+        "KMS key variable missing": lambda t: environment(t).pop("PAYPULSE_KMS_KEY_ID"),
+        "tokens table variable under SecretsManager": lambda t: environment(t).update(TOKENS_TABLE="paypulse-gmail-tokens"),
         "extra route": lambda t: t["Resources"]["UserProfileFunction"]["Properties"]["Events"].update(
             Extra={"Type": "HttpApi", "Properties": {"ApiId": {"Ref": "HttpApi"}, "Path": "/v1/user/{proxy+}", "Method": "ANY"}}),
         "bad rate default": lambda t: t["Parameters"]["RefreshSchedule"].update(Default="rate(1 minutes)"),
@@ -492,13 +906,35 @@ def self_test(template):
         "dashboard metric nobody emits": lambda t: t["Resources"]["Dashboard"]["Properties"]["DashboardBody"]["Fn::Sub"].__setitem__(
             0, t["Resources"]["Dashboard"]["Properties"]["DashboardBody"]["Fn::Sub"][0].replace('"Conflicts"', '"Collisions"')),
     }
+    # The derivation from the sources must see a change in what the store calls.
+    store_source = os.path.join("Adapters", "AWS", "DynamoDBGrantStore.swift")
+    state_opens = ("func state(of user: String) async throws -> GrantState {",
+                   "func state(of user: String) async throws -> GrantState {\n        _ = try await cipher.open(sealed, userID: user)")
+    state_scans = ("func state(of user: String) async throws -> GrantState {",
+                   "func state(of user: String) async throws -> GrantState {\n        _ = try await client.scan(table: table)")
+    create_updates = ("try await client.putItem(", "try await client.updateItem(")
+    code_breakages = {"code: state opens the value (user-profile would need kms:Decrypt)": state_opens,
+                      "code: state scans the table": state_scans,
+                      "code: create updates instead of putting": create_updates}
     failures = []
     if run_checks(template):
         failures.append("the template itself fails the checks")
     for label, change in breakages.items():
         if not run_checks(mutated(change)):
             failures.append(f"breakage not detected: {label}")
-    return failures, len(breakages)
+    texts = {}
+    for relative in STORE_SOURCES:
+        with open(os.path.join(REPOSITORY_SOURCES, relative), encoding="utf-8") as handle:
+            texts[relative] = handle.read()
+    for label, (old, new) in code_breakages.items():
+        if old not in texts[store_source]:
+            failures.append(f"{label}: {old!r} is no longer in {store_source}; update the self-test")
+            continue
+        errors = []
+        check_derived_access(None, errors, calls=grant_store_calls({**texts, store_source: texts[store_source].replace(old, new, 1)}))
+        if not errors:
+            failures.append(f"breakage not detected: {label}")
+    return failures, len(breakages) + len(code_breakages)
 
 
 def main():
@@ -521,7 +957,8 @@ def main():
         print(f"check_template: {error}", file=sys.stderr)
     if errors:
         return 1
-    print(f"check_template: {arguments.template} ok ({len(functions(template))} functions, {len(EXPECTED_ROUTES)} routes)")
+    print(f"check_template: {arguments.template} ok ({len(functions(template))} functions, {len(EXPECTED_ROUTES)} routes, "
+          f"least privilege under TokenStore={' and '.join(token_store_choices(template))})")
     return 0
 
 
