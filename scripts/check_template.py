@@ -17,7 +17,9 @@ only for token-refresh, no wildcard action, Resource "*" only for ListSecrets); 
 table and its KMS key (the table's keys, index, billing and TTL attribute are those of
 deploy/tokens-table.json, which `paypulse setup --store dynamodb` sends; retained, with
 SSE and point-in-time recovery; the key rotated and retained) and each function's
-PAYPULSE_STORE, TOKENS_TABLE and PAYPULSE_KMS_KEY_ID under each choice;
+PAYPULSE_STORE, TOKENS_TABLE and PAYPULSE_KMS_KEY_ID under each choice, and under DynamoDB
+token-refresh's REFRESH_MODE and KEEPALIVE_SECONDS on every function (the due index is keyed
+by them at every write);
 exactly the three routes on the one HTTP API; the refresh schedule (the default rate is a
 valid EventBridge rate shorter than the refresh window, and for every allowed shard count
 the rule has one target per shard with input {"shard": i, "shards": n}, paced under the
@@ -115,15 +117,15 @@ EXPECTED_ACCESS = {"SecretsManager": SECRETS_MANAGER_ACCESS, "DynamoDB": DYNAMOD
 # value); user-profile TokenVault.connectionState (state); disconnect TokenVault.current
 # and .disconnect (read, replace or retag = mark, delete); fresh-token
 # TokenRefresher.freshTokenSet (read, replace; no listed tags, so no repair); token-refresh
-# RefreshJob (the due listing) and TokenRefresher.refreshIfDue (read, replace, retag = mark).
+# RefreshJob (listDue) and TokenRefresher.refreshIfDue (read, replace, retag = mark).
 GRANT_OPERATIONS = {
     "StoreTokensFunction": {"read", "create", "restore", "mark", "replace"},
     "UserProfileFunction": {"state"},
     "DisconnectFunction": {"read", "replace", "mark", "delete"},
     "FreshTokenFunction": {"read", "replace"},
-    "TokenRefreshFunction": {"list", "read", "replace", "mark"},
+    "TokenRefreshFunction": {"listDue", "read", "replace", "mark"},
 }
-STORE_SOURCES = [os.path.join("Adapters", "AWS", name) for name in ("DynamoDBGrantStore.swift", "EnvelopeCipher.swift", "DataKeyCache.swift")]
+STORE_SOURCE = os.path.join("Adapters", "AWS", "DynamoDBGrantStore.swift")
 TABLE_DEFINITION = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "deploy", "tokens-table.json")
 EXPECTED_ROUTES = {
     ("POST", "/v1/auth/gmail-tokens"): "StoreTokensFunction",
@@ -372,15 +374,30 @@ def call_arguments(text, start):
     return text[start + 1:index - 1]
 
 
+def store_sources(sources):
+    """{path under Sources: text} of DynamoDBGrantStore (every DynamoDBGrantStore*.swift),
+    EnvelopeCipher and DataKeyCache."""
+    folder = os.path.join(sources, "Adapters", "AWS")
+    names = sorted(name for name in os.listdir(folder) if re.fullmatch(r"DynamoDBGrantStore(\+\w+)?\.swift", name))
+    texts = {}
+    for name in names + ["EnvelopeCipher.swift", "DataKeyCache.swift"]:
+        with open(os.path.join(folder, name), encoding="utf-8") as handle:
+            texts[os.path.join("Adapters", "AWS", name)] = handle.read()
+    return texts
+
+
 def grant_store_calls(texts):
-    """{GrantStore operation: {resource: actions}} of DynamoDBGrantStore, following its calls
-    into EnvelopeCipher (`cipher.`) and DataKeyCache (`keys.`), and their own private helpers:
-    `client.getItem(` is dynamodb:GetItem on the table (a `query(` with an `index:` on the due
-    index), `service.generateDataKey(` kms:GenerateDataKey on the key."""
-    files = {name: swift_functions(text) for name, text in texts.items()}
-    store, cipher, cache = (files[os.path.join("Adapters", "AWS", name)] for name in
-                            ("DynamoDBGrantStore.swift", "EnvelopeCipher.swift", "DataKeyCache.swift"))
-    owners = {"cipher": cipher, "keys": cache}
+    """{GrantStore operation: {resource: actions}} of DynamoDBGrantStore (its files and
+    extensions together), following its calls into EnvelopeCipher (`cipher.`) and
+    DataKeyCache (`keys.`), and everyone's own helpers: `client.getItem(` is dynamodb:GetItem
+    on the table (a `query(` with an `index:` on the due index), `service.generateDataKey(`
+    kms:GenerateDataKey on the key."""
+    store, cipher, cache = {}, {}, {}
+    for path, text in texts.items():
+        name = os.path.basename(path)
+        target = cipher if name == "EnvelopeCipher.swift" else cache if name == "DataKeyCache.swift" else store
+        for function, body in swift_functions(text).items():
+            target[function] = target.get(function, "") + body
 
     def reached(functions, name, seen):
         if (id(functions), name) in seen or name not in functions:
@@ -396,7 +413,7 @@ def grant_store_calls(texts):
             elif owner == "service":
                 found.setdefault(TOKENS_KEY, set()).add("kms:" + callee[0].upper() + callee[1:])
             else:
-                target = owners.get(owner) if owner else functions
+                target = {"cipher": cipher, "keys": cache}.get(owner) if owner not in (None, "self", "Self") else functions
                 for resource, actions in (reached(target, callee, seen) if target is not None else {}).items():
                     found.setdefault(resource, set()).update(actions)
         return found
@@ -407,13 +424,9 @@ def grant_store_calls(texts):
 
 def derived_access(sources):
     """{function: {resource: actions}} under TokenStore=DynamoDB, from the sources."""
-    texts = {}
-    for relative in STORE_SOURCES:
-        with open(os.path.join(sources, relative), encoding="utf-8") as handle:
-            texts[relative] = handle.read()
     with open(os.path.join(sources, "Ports", "GrantStore.swift"), encoding="utf-8") as handle:
         port = set(re.findall(r"\bfunc (\w+)\(", handle.read()))
-    return grant_store_calls(texts), port
+    return grant_store_calls(store_sources(sources)), port
 
 
 def check_derived_access(sources, errors, calls=None):
@@ -521,9 +534,15 @@ def check_token_table(template, errors, definition=None, sources=None):
                           f"then grant each role exactly its actions) is expected")
 
 
+# What GrantDuePolicy.refresh(settings) depends on (RefreshSettings.mode and keepAlive): the
+# DynamoDB store keys its due index by it at every write, so every writer needs token-refresh's.
+DUE_POLICY_VARIABLES = ("REFRESH_MODE", "KEEPALIVE_SECONDS")
+
+
 def check_token_store_environment(template, errors, sources=None):
     """Under each choice every function gets the store the code knows by that name, and the
-    table and key variables exactly when the DynamoDB store reads them."""
+    table and key variables exactly when the DynamoDB store reads them; under DynamoDB every
+    function runs with token-refresh's refresh mode, which keys the due index at each write."""
     with open(os.path.join(sources or REPOSITORY_SOURCES, "Configuration", "AppConfiguration.swift"), encoding="utf-8") as handle:
         backends = set(re.findall(r"^\s*case (\w+)\s*$", handle.read(), re.MULTILINE))
     wanted = {
@@ -532,9 +551,19 @@ def check_token_store_environment(template, errors, sources=None):
                      "PAYPULSE_KMS_KEY_ID": {"Fn::GetAtt": ["TokensKey", "Arn"]}},
     }
     for choice, resolved in token_store_choices(template).items():
-        for name, resource in functions(resolved).items():
+        def variables_of(resource):
             variables = dict(resolved.get("Globals", {}).get("Function", {}).get("Environment", {}).get("Variables", {}))
             variables.update(resource.get("Properties", {}).get("Environment", {}).get("Variables", {}))
+            return variables
+
+        refresh = variables_of(resolved["Resources"].get("TokenRefreshFunction", {}))
+        for name, resource in functions(resolved).items():
+            variables = variables_of(resource)
+            if choice == "DynamoDB":
+                for variable in DUE_POLICY_VARIABLES:
+                    if variable not in refresh or variables.get(variable) != refresh[variable]:
+                        errors.append(f"TokenStore=DynamoDB: {name} has {variable}={variables.get(variable)}, token-refresh "
+                                      f"{refresh.get(variable)}: the due index is keyed by the refresh mode at every write")
             found = {variable: variables[variable] for variable in ("PAYPULSE_STORE", "TOKENS_TABLE", "PAYPULSE_KMS_KEY_ID")
                      if variable in variables}
             if found != wanted.get(choice):
@@ -890,6 +919,9 @@ def self_test(template):
         "store variable the code refuses": lambda t: environment(t).update(PAYPULSE_STORE={"Fn::If": ["TokensInDynamoDB", "DynamoDB", "aws"]}),
         "KMS key variable missing": lambda t: environment(t).pop("PAYPULSE_KMS_KEY_ID"),
         "tokens table variable under SecretsManager": lambda t: environment(t).update(TOKENS_TABLE="paypulse-gmail-tokens"),
+        "TokenStore=DynamoDB: writers without the refresh mode": lambda t: environment(t).pop("REFRESH_MODE"),
+        "TokenStore=DynamoDB: writers with another keep-alive": lambda t: environment(t).update(
+            KEEPALIVE_SECONDS={"Fn::If": ["TokensInDynamoDB", "3600", {"Ref": "AWS::NoValue"}]}),
         "extra route": lambda t: t["Resources"]["UserProfileFunction"]["Properties"]["Events"].update(
             Extra={"Type": "HttpApi", "Properties": {"ApiId": {"Ref": "HttpApi"}, "Path": "/v1/user/{proxy+}", "Method": "ANY"}}),
         "bad rate default": lambda t: t["Parameters"]["RefreshSchedule"].update(Default="rate(1 minutes)"),
@@ -907,7 +939,7 @@ def self_test(template):
             0, t["Resources"]["Dashboard"]["Properties"]["DashboardBody"]["Fn::Sub"][0].replace('"Conflicts"', '"Collisions"')),
     }
     # The derivation from the sources must see a change in what the store calls.
-    store_source = os.path.join("Adapters", "AWS", "DynamoDBGrantStore.swift")
+    store_source = STORE_SOURCE
     state_opens = ("func state(of user: String) async throws -> GrantState {",
                    "func state(of user: String) async throws -> GrantState {\n        _ = try await cipher.open(sealed, userID: user)")
     state_scans = ("func state(of user: String) async throws -> GrantState {",
@@ -922,10 +954,7 @@ def self_test(template):
     for label, change in breakages.items():
         if not run_checks(mutated(change)):
             failures.append(f"breakage not detected: {label}")
-    texts = {}
-    for relative in STORE_SOURCES:
-        with open(os.path.join(REPOSITORY_SOURCES, relative), encoding="utf-8") as handle:
-            texts[relative] = handle.read()
+    texts = store_sources(REPOSITORY_SOURCES)
     for label, (old, new) in code_breakages.items():
         if old not in texts[store_source]:
             failures.append(f"{label}: {old!r} is no longer in {store_source}; update the self-test")
