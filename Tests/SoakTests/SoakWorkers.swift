@@ -17,7 +17,7 @@ enum SoakWorkers {
                 group.enter()
                 let thread = Thread {
                     defer { group.leave() }
-                    var random = SplitMix64(seed: seed &+ UInt64(worker) &* 0x9E37_79B9_7F4A_7C15)
+                    var random = SplitMix64.forWorker(worker, seed: seed)
                     do {
                         let runner = try SpawnedFunction(scratch: scratch.appendingPathComponent("\(prefix)\(worker)"))
                         var iteration = 0
@@ -44,6 +44,14 @@ struct SplitMix64: RandomNumberGenerator, Sendable {
     private var state: UInt64
 
     init(seed: UInt64) { state = seed }
+
+    /// Worker `worker`'s own stream. Seeding it with `seed + worker × the step` would make
+    /// it replay worker 0's draws shifted by `worker` (each draw adds that step), so the
+    /// workers' inputs would be the same sequence; a mixed seed gives unrelated streams.
+    static func forWorker(_ worker: Int, seed: UInt64) -> SplitMix64 {
+        var mixer = SplitMix64(seed: seed ^ (UInt64(worker) &* 0xD6E8_FEB8_6659_FD93))
+        return SplitMix64(seed: mixer.next())
+    }
 
     mutating func next() -> UInt64 {
         state &+= 0x9E37_79B9_7F4A_7C15
