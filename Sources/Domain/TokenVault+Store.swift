@@ -44,9 +44,10 @@ extension TokenVault {
                 // the deletion keeps those tags (a set deleted before the mark existed has no
                 // mark at all): tag the restored set revoked, which its grant is, so that if
                 // this store then fails it reads as not connected.
-                if var restoredSet = try? await current(of: user)?.tokenSet {
+                if let restoredGrant = try? await current(of: user) {
+                    var restoredSet = restoredGrant.tokenSet
                     restoredSet.status = .revoked
-                    try? await retag(restoredSet, of: user)
+                    try? await retag(restoredSet, of: user, version: restoredGrant.version)
                 }
                 continue
             }

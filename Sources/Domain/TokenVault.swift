@@ -90,10 +90,15 @@ public struct TokenVault: Sendable {
         return version
     }
 
-    /// Rewrites the listing tags of `user`'s grant from `tokenSet` (the stored value, the
-    /// authority), e.g. after a write whose tagging failed.
-    public func retag(_ tokenSet: GmailTokenSet, of user: UserID) async throws {
-        try await grants.mark(user.rawValue, attributes: TokenSetTags.tags(for: tokenSet))
+    /// Rewrites the listing tags of `user`'s grant from `tokenSet`, the value stored at
+    /// `version` (the authority), e.g. after a write whose tagging failed. Tags never land
+    /// on a newer value: a store that can condition them on `version` does (a newer value
+    /// is then left with its own, and this throws `conflict`); on one that cannot, the tags
+    /// are checked against the current value afterwards, as after a replace.
+    /// - Throws: `StoreError.conflict` when a newer value was stored (nothing written).
+    public func retag(_ tokenSet: GmailTokenSet, of user: UserID, version: GrantVersion) async throws {
+        try await grants.mark(user.rawValue, attributes: TokenSetTags.tags(for: tokenSet), expected: version)
+        if !grants.writesAttributesWithValue { await retagIfOvertaken(user, tagged: version) }
     }
 
     /// Tags go on after the compare-and-swap, so another writer can swap in a newer set
@@ -110,7 +115,7 @@ public struct TokenVault: Sendable {
                   let value = try? await grants.read(user.rawValue),
                   let set = try? GmailTokenSet.decode(value.value)
             else { return }
-            guard (try? await retag(set, of: user)) != nil else { return }
+            guard (try? await grants.mark(user.rawValue, attributes: TokenSetTags.tags(for: set), expected: value.version)) != nil else { return }
             tagged = value.version
         }
     }
@@ -136,7 +141,13 @@ extension TokenVault {
             guard let stored = try await current(of: user) else { return }  // the delete tells what is there
             // Already marked, perhaps by our own earlier attempt whose tagging failed: tag it
             // again, since a restored grant reads as what its tags say.
-            guard stored.tokenSet.status != .revoked else { return try await retag(stored.tokenSet, of: user) }
+            if stored.tokenSet.status == .revoked {
+                do {
+                    return try await retag(stored.tokenSet, of: user, version: stored.version)
+                } catch let error as StoreError where error == .conflict {
+                    continue  // a newer value (a reconnect): mark that one
+                }
+            }
             var marked = stored.tokenSet
             marked.status = .revoked
             marked.updatedAt = now()

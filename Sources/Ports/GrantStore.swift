@@ -54,8 +54,13 @@ public protocol GrantStore: Sendable {
 
     /// Sets listing attributes without writing the value; attributes not named stay. The
     /// version may or may not move (callers compare-and-swap from a version read after).
-    /// - Throws: ``StoreError/notFound``; ``StoreError/scheduledForDeletion`` where the store refuses it.
-    func mark(_ user: String, attributes: [String: String]) async throws
+    /// - Parameter expected: the version the attributes describe. A store that writes
+    ///   attributes with the value (``writesAttributesWithValue``) marks only while it is
+    ///   current: a newer value carries its own attributes, which a mark must not overwrite.
+    ///   One that cannot condition the mark writes anyway; the caller checks afterwards.
+    /// - Throws: ``StoreError/notFound``; ``StoreError/scheduledForDeletion`` where the store
+    ///   refuses it; ``StoreError/conflict`` when `expected` is no longer current (nothing written).
+    func mark(_ user: String, attributes: [String: String], expected: GrantVersion?) async throws
 
     /// Deletes the grant after a recovery window of 7 to 30 days.
     /// - Returns: the date it will be deleted for good.
@@ -82,6 +87,11 @@ public protocol GrantStore: Sendable {
 }
 
 extension GrantStore {
+    /// Sets listing attributes whatever the current version (a copy, a test).
+    public func mark(_ user: String, attributes: [String: String]) async throws {
+        try await mark(user, attributes: attributes, expected: nil)
+    }
+
     /// Every grant not deleted: the listing of a store without a due index.
     public func listDue(userPrefix: String, dueBy: Date, cursor: String?, limit: Int) async throws -> GrantPage {
         try await list(userPrefix: userPrefix, includeDeleted: false, cursor: cursor, limit: limit)

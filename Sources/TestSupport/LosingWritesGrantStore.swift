@@ -30,7 +30,9 @@ public struct LosingWritesGrantStore: GrantStore {
         try await inner.create(user, value: value, attributes: attributes)
     }
 
-    public func mark(_ user: String, attributes: [String: String]) async throws { try await inner.mark(user, attributes: attributes) }
+    public func mark(_ user: String, attributes: [String: String], expected: GrantVersion?) async throws {
+        try await inner.mark(user, attributes: attributes, expected: expected)
+    }
 
     public func delete(_ user: String, recoveryWindowDays: Int) async throws -> Date {
         try await inner.delete(user, recoveryWindowDays: recoveryWindowDays)

@@ -57,9 +57,9 @@ private struct RecordingGrantStore: GrantStore {
         return try await inner.replace(user, expected: expected, value: value, attributes: attributes)
     }
 
-    func mark(_ user: String, attributes: [String: String]) async throws {
+    func mark(_ user: String, attributes: [String: String], expected: GrantVersion?) async throws {
         log.record("mark")
-        try await inner.mark(user, attributes: attributes)
+        try await inner.mark(user, attributes: attributes, expected: expected)
     }
 
     func delete(_ user: String, recoveryWindowDays: Int) async throws -> Date {

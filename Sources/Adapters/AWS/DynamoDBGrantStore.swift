@@ -129,17 +129,27 @@ public struct DynamoDBGrantStore: GrantStore {
     /// Reads the item first: the due index is keyed from all its attributes and its last
     /// write, which a mark naming some attributes does not carry. Marks are rare here (tags
     /// never lag the value on this store): a repair or a migration.
-    public func mark(_ user: String, attributes: [String: String]) async throws {
+    public func mark(_ user: String, attributes: [String: String], expected: GrantVersion?) async throws {
         let item = try await existing(user)
+        if let expected, DynamoDBGrantItem.version(of: item) != expected {
+            throw StoreError.conflict.with(message: "the grant of user \(user) changed since version \(expected)")
+        }
         guard !attributes.isEmpty else { return }
         let merged = DynamoDBGrantItem.attributes(of: item).merging(attributes) { $1 }
         let written = DynamoDBGrantItem.lastWritten(of: item) ?? now()
         var placeholders = DynamoDBExpressionValues(names: ["#user": DynamoDBGrantItem.user])
+        var condition = "attribute_exists(#user)"
+        if let expected, let number = Int64(expected.rawValue) {
+            // The value may move between the read above and this write: condition on it too.
+            placeholders.names["#v"] = DynamoDBGrantItem.version
+            placeholders.values[":expected"] = .integer(number)
+            condition += " AND #v = :expected"
+        }
         let clauses = DynamoDBGrantItem.setAttributes(attributes, into: &placeholders)
         let index = DynamoDBDueIndex.clauses(user: user, due: due.dueDate(merged, written), into: &placeholders)
         try await conditionalUpdate(
-            user, update: Self.update(set: clauses + index.set, remove: index.remove), condition: "attribute_exists(#user)",
-            placeholders: placeholders, lost: .notFound
+            user, update: Self.update(set: clauses + index.set, remove: index.remove), condition: condition,
+            placeholders: placeholders, lost: expected == nil ? .notFound : .conflict
         )
     }
 

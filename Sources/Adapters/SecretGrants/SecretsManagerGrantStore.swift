@@ -61,7 +61,9 @@ public struct SecretsManagerGrantStore: GrantStore {
         return GrantVersion(version.rawValue)
     }
 
-    public func mark(_ user: String, attributes: [String: String]) async throws {
+    /// Tags cannot be conditioned on a version: `expected` is not checked here (the vault
+    /// checks for an overtaking writer after tagging).
+    public func mark(_ user: String, attributes: [String: String], expected: GrantVersion?) async throws {
         try await secrets.tagResource(name: Self.secretName(of: user), tags: attributes)
     }
 

@@ -137,7 +137,7 @@ public struct TokenRefresher: Sendable {
         }
         let set = stored.tokenSet
         let skip = { (reason: String) async -> Outcome in
-            await repairTags(of: user, from: set, listed: listedTags, logger: logger)
+            await repairTags(of: user, from: set, version: stored.version, listed: listedTags, logger: logger)
             return .skipped(reason)
         }
         guard set.status == .active else { return await skip(set.status.rawValue) }
@@ -201,10 +201,10 @@ public struct TokenRefresher: Sendable {
     /// A write whose value landed but whose tagging failed leaves tags that say "due"
     /// forever (the value is the authority, so nothing is lost, but every run reads it
     /// again). Best effort: a failure here changes nothing and is retried next run.
-    private func repairTags(of user: UserID, from set: GmailTokenSet, listed: [String: String]?, logger: Logger) async {
+    private func repairTags(of user: UserID, from set: GmailTokenSet, version: GrantVersion, listed: [String: String]?, logger: Logger) async {
         guard let listed, !TokenSetTags.stillDescribe(listed, set) else { return }
         do {
-            try await vault.retag(set, of: user)
+            try await vault.retag(set, of: user, version: version)
             logger.info("listing tags repaired from the stored value", metadata: ["user_id": "\(user)"])
         } catch {
             logger.warning("listing tags not repaired; next run tries again", metadata: ["user_id": "\(user)", "error": "\(error)"])
