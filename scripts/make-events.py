@@ -510,18 +510,14 @@ def main():
                  "before": c["before"], "exit": c["exit"], "secrets": c["secrets"]}
         if c["environment"]:
             entry["environment"] = c["environment"]
-        if c["expected"] is not None:
-            expected_path = os.path.join(folder, c["name"] + ".expected.json")
-            with open(expected_path, "w") as f:
-                json.dump(c["expected"], f, indent=2, sort_keys=True)
-                f.write("\n")
-            entry["expected"] = os.path.relpath(expected_path, os.path.join(ROOT, "events"))
-        if c["expected_indexed"] is not None:
-            indexed_path = os.path.join(folder, c["name"] + ".indexed.expected.json")
-            with open(indexed_path, "w") as f:
-                json.dump(c["expected_indexed"], f, indent=2, sort_keys=True)
-                f.write("\n")
-            entry["expected_indexed"] = os.path.relpath(indexed_path, os.path.join(ROOT, "events"))
+        # The answer, and where a store with a due index answers otherwise, that one too.
+        for key, suffix in (("expected", ".expected.json"), ("expected_indexed", ".indexed.expected.json")):
+            if c[key] is not None:
+                expected_path = os.path.join(folder, c["name"] + suffix)
+                with open(expected_path, "w") as f:
+                    json.dump(c[key], f, indent=2, sort_keys=True)
+                    f.write("\n")
+                entry[key] = os.path.relpath(expected_path, os.path.join(ROOT, "events"))
         if c["stored"] is not None:
             entry["stored"] = c["stored"]
         manifest.append(entry)
