@@ -25,8 +25,13 @@ by them at every write); SecretsManagerWithTable deploys exactly what SecretsMan
 (every function, environment, policy, the schedule) plus the table, key and two outputs;
 exactly the three routes on the one HTTP API; the refresh schedule (the default rate is a
 valid EventBridge rate shorter than the refresh window, and for every allowed shard count
-the rule has one target per shard with input {"shard": i, "shards": n}, paced under the
-Secrets Manager write quota); every environment variable is one the sources read; the
+the rule has one target per shard with input {"shard": i, "shards": n}; under each
+TokenStore choice the shards' total REFRESH_MAX_WRITES_PER_SECOND is within what the code
+accepts and, with the token sets in Secrets Manager, under its write quota; with DynamoDB,
+at the permits a refresh takes (read from TokenRefresher) over the due index's buckets
+(read from DynamoDBDueIndex), under 80 % of a bucket's partition write units, a tenth of
+KMS's request quota and what a new on-demand table and index are warm for, yet at least the
+351 refreshes/s a million eager grants need); every environment variable is one the sources read; the
 alarms and the dashboard name only metrics that exist (the EMF metrics the refresh code
 emits, in its namespace and dimension; the Lambda and API Gateway metrics of this stack's
 own function and API) and every alarm notifies the AlarmTopicArn parameter when set; each
@@ -148,6 +153,27 @@ EXPECTED_ROUTES = {
 }
 # Secrets Manager: PutSecretValue + UpdateSecretVersionStage (+ UpdateSecret) share 50/s per region.
 SECRETS_MANAGER_WRITE_QUOTA = 50
+# One refresh on the DynamoDB token store, as `make capacity` counts it (docs/perf/capacity.md;
+# a grant at the token lengths seen in practice is a 1,207-byte item): one UpdateItem (2 write
+# units on the table), its due-index entry deleted and put (projection ALL: 2 + 2 units, in
+# its user's bucket) and one KMS Decrypt (the data key cache seals with the key it unwrapped).
+TABLE_UNITS_PER_REFRESH = 2
+INDEX_UNITS_PER_REFRESH = 4
+KMS_REQUESTS_PER_REFRESH = 1
+# A partition key (one due-index bucket) takes 1,000 write units/s; the refresh job may use 80 %
+# of it, the rest is left to fresh-token, store-tokens and disconnect.
+PARTITION_WRITE_UNITS = 1000
+REFRESH_PARTITION_SHARE = 0.8
+# KMS cryptographic requests: 10,000/s (50,000 in us-east-1: the conservative bound); the job
+# stays far under it, at a tenth at most.
+KMS_REQUEST_QUOTA = 10000
+REFRESH_KMS_SHARE = 0.1
+# What a new on-demand table and its index are warm for (write units/s): the first runs after
+# the switch must not need the table to scale.
+NEW_ON_DEMAND_WRITE_UNITS = 4000
+# What the pace must reach: a million eager grants (30.3 refreshes a day each) need about 351
+# refreshes/s (docs/perf/capacity.md); the DynamoDB store is what serves that many.
+REQUIRED_REFRESHES_PER_SECOND = 351
 REFRESH_WINDOW_SECONDS = 900  # REFRESH_WINDOW_SECONDS' default (Sources/Configuration/ServiceSettings.swift)
 RATE = re.compile(r"^rate\(([1-9]\d*) (minute|minutes|hour|hours|day|days)\)$")
 UNIT_SECONDS = {"minute": 60, "hour": 3600, "day": 86400}
@@ -718,13 +744,80 @@ def evaluate(node, template, parameters):
             return re.sub(r"\$\{([A-Za-z0-9:.]+)\}", substitute, value)
         if key == "Fn::GetAtt":
             return "GetAtt:" + ".".join(value)
+        if key == "Fn::FindInMap":
+            mapping, top, second = (str(evaluate(item, template, parameters)) for item in value)
+            try:
+                return template["Mappings"][mapping][top][second]
+            except KeyError:
+                raise Unresolvable(f"{mapping}.{top}.{second}") from None
     return {key: evaluate(value, template, parameters) for key, value in node.items()}
 
 
 NO_VALUE = object()
 
 
-def check_schedule(template, errors):
+PACE_SOURCES = {"refresher": os.path.join("Domain", "Refresh", "TokenRefresher.swift"),
+                "index": os.path.join("Adapters", "AWS", "DynamoDBDueIndex.swift"),
+                "configuration": os.path.join("Configuration", "AppConfiguration+Reading.swift")}
+
+
+def pace_texts(sources):
+    texts = {}
+    for name, path in PACE_SOURCES.items():
+        with open(os.path.join(sources or REPOSITORY_SOURCES, path), encoding="utf-8") as handle:
+            texts[name] = handle.read()
+    return texts
+
+
+def pace_model(sources=None, texts=None):
+    """What the write pace means in the code: permits a refresh takes (TokenRefresher's
+    `limiter?.acquire(n)`), the due index's buckets (DynamoDBDueIndex.buckets), and the most
+    REFRESH_MAX_WRITES_PER_SECOND the configuration accepts."""
+    texts = texts if texts is not None else pace_texts(sources)
+    permits = re.findall(r"\blimiter\?\.acquire\((\d+)\)", texts["refresher"])
+    buckets = re.search(r"static let buckets = (\d+)", texts["index"])
+    accepted = re.search(r'"REFRESH_MAX_WRITES_PER_SECOND",[^)]*range: (\d+)\.\.\.([\d_]+)', texts["configuration"])
+    return {"permits": [int(n) for n in permits], "buckets": int(buckets.group(1)) if buckets else None,
+            "range": (int(accepted.group(1)), int(accepted.group(2).replace("_", ""))) if accepted else None}
+
+
+def check_pace(label, choice, pace, n, model, errors):
+    """One shard count's REFRESH_MAX_WRITES_PER_SECOND under one TokenStore choice: every run
+    of the n shards at that pace at once (the limiter spaces permits evenly)."""
+    if not model["range"]:
+        errors.append(f"{label}: cannot tell the REFRESH_MAX_WRITES_PER_SECOND range the configuration accepts from the sources")
+        return
+    low, high = model["range"]
+    if not low <= pace <= high:
+        errors.append(f"{label}: REFRESH_MAX_WRITES_PER_SECOND={pace}, the code accepts {low} to {high}")
+    if choice in SECRETS_MANAGER_CHOICES:
+        if pace * n >= SECRETS_MANAGER_WRITE_QUOTA:
+            errors.append(f"{label}: {n} runs at {pace} writes/s reach the {SECRETS_MANAGER_WRITE_QUOTA}/s Secrets Manager quota")
+        return
+    if len(set(model["permits"])) != 1 or not model["buckets"]:
+        errors.append(f"{label}: cannot tell the permits per refresh (TokenRefresher: {model['permits']}) or the due-index "
+                      f"buckets ({model['buckets']}) from the sources")
+        return
+    refreshes = pace * n / model["permits"][0]
+    bucket = refreshes * INDEX_UNITS_PER_REFRESH / model["buckets"]
+    bounds = [
+        ("write units/s on each due-index bucket", bucket, REFRESH_PARTITION_SHARE * PARTITION_WRITE_UNITS,
+         f"{REFRESH_PARTITION_SHARE:.0%} of a partition key's {PARTITION_WRITE_UNITS}"),
+        ("KMS requests/s", refreshes * KMS_REQUESTS_PER_REFRESH, REFRESH_KMS_SHARE * KMS_REQUEST_QUOTA,
+         f"{REFRESH_KMS_SHARE:.0%} of KMS's {KMS_REQUEST_QUOTA}"),
+        ("table write units/s", refreshes * TABLE_UNITS_PER_REFRESH, NEW_ON_DEMAND_WRITE_UNITS, "what a new on-demand table is warm for"),
+        ("due-index write units/s", refreshes * INDEX_UNITS_PER_REFRESH, NEW_ON_DEMAND_WRITE_UNITS, "what a new on-demand index is warm for"),
+    ]
+    for what, value, bound, why in bounds:
+        if value > bound:
+            errors.append(f"{label}: {n} runs at {pace} permits/s ({refreshes:g} refreshes/s) make {value:g} {what}, over {bound:g} ({why})")
+    if refreshes < REQUIRED_REFRESHES_PER_SECOND:
+        errors.append(f"{label}: {n} runs at {pace} permits/s refresh {refreshes:g} grants/s, under the "
+                      f"{REQUIRED_REFRESHES_PER_SECOND}/s a million eager grants need: size the DynamoDB pace for DynamoDB")
+
+
+def check_schedule(template, errors, sources=None, model=None):
+    model = model or pace_model(sources)
     resources = template["Resources"]
     rules = {name: resource for name, resource in resources.items() if resource.get("Type") == "AWS::Events::Rule"}
     if list(rules) != ["TokenRefreshSchedule"]:
@@ -742,6 +835,7 @@ def check_schedule(template, errors):
         errors.append("RefreshShardCount needs AllowedValues")
     refresh = resources["TokenRefreshFunction"]["Properties"]
     pace_node = refresh.get("Environment", {}).get("Variables", {}).get("REFRESH_MAX_WRITES_PER_SECOND")
+    defaults = {name: spec.get("Default") for name, spec in template.get("Parameters", {}).items()}
     for count in counts:
         parameters = {"RefreshShardCount": count}
         try:
@@ -769,10 +863,15 @@ def check_schedule(template, errors):
         if pace_node is None:
             errors.append("TokenRefreshFunction sets no REFRESH_MAX_WRITES_PER_SECOND for its shard count")
             continue
-        mapping, key, attribute = pace_node["Fn::FindInMap"]
-        pace = int(template["Mappings"][mapping][evaluate(key, template, parameters)][attribute])
-        if pace < 1 or pace * n >= SECRETS_MANAGER_WRITE_QUOTA:
-            errors.append(f"RefreshShardCount={count}: {n} runs at {pace} writes/s reach the {SECRETS_MANAGER_WRITE_QUOTA}/s quota")
+        choices = template["Parameters"].get("TokenStore", {}).get("AllowedValues", ["SecretsManager"])
+        for choice in choices:
+            label = f"TokenStore={choice}, RefreshShardCount={count}"
+            try:
+                pace = int(evaluate(pace_node, template, {**defaults, "RefreshShardCount": count, "TokenStore": choice}))
+            except (Unresolvable, TypeError, ValueError) as error:
+                errors.append(f"{label}: REFRESH_MAX_WRITES_PER_SECOND does not resolve to a number ({error})")
+                continue
+            check_pace(label, choice, pace, n, model, errors)
 
 
 def check_environment(template, sources, errors):
@@ -882,7 +981,7 @@ def run_checks(template, sources=None, build_dir=None, built=False):
     check_migration_window(template, errors)
     check_routes(template, errors)
     check_rate(template, errors)
-    check_schedule(template, errors)
+    check_schedule(template, errors, sources)
     check_alarms(template, sources, errors)
     if sources:
         check_environment(template, sources, errors)
@@ -920,6 +1019,9 @@ def self_test(template):
 
     def token_policy(t, function):
         return next(policy for policy in policies(t, function) if isinstance(policy, dict) and "Fn::If" in policy)
+
+    def refresh_variables(t):
+        return t["Resources"]["TokenRefreshFunction"]["Properties"]["Environment"]["Variables"]
 
     window = "TokenStore=SecretsManagerWithTable"
 
@@ -1002,7 +1104,15 @@ def self_test(template):
         "lax rate pattern": lambda t: t["Parameters"]["RefreshSchedule"].update(AllowedPattern="^rate\\(.+\\)$"),
         "shard target dropped": lambda t: t["Resources"]["TokenRefreshSchedule"]["Properties"]["Targets"].pop(),
         "wrong shard input": lambda t: t["Resources"]["TokenRefreshSchedule"]["Properties"]["Targets"][0].update(Input='{"shard": 1, "shards": 1}'),
-        "pace over quota": lambda t: t["Mappings"]["RefreshWritePace"]["5"].update(WritesPerSecond="40"),
+        "pace over quota": lambda t: t["Mappings"]["RefreshWritePace"]["5"].update(SecretsManager="40"),
+        "TokenStore=DynamoDB: pace over a due-index bucket": lambda t: t["Mappings"]["RefreshWritePace"]["1"].update(DynamoDB="2000"),
+        "TokenStore=DynamoDB: pace over a due-index bucket at 5 shards": lambda t: t["Mappings"]["RefreshWritePace"]["5"].update(DynamoDB="400"),
+        "TokenStore=DynamoDB: pace short of a million eager grants": lambda t: t["Mappings"]["RefreshWritePace"]["3"].update(DynamoDB="200"),
+        "TokenStore=DynamoDB: pace left at Secrets Manager's": lambda t: refresh_variables(t).update(
+            REFRESH_MAX_WRITES_PER_SECOND={"Fn::FindInMap": ["RefreshWritePace", {"Ref": "RefreshShardCount"}, "SecretsManager"]}),
+        f"{window}: DynamoDB pace in the window": lambda t: refresh_variables(t)["REFRESH_MAX_WRITES_PER_SECOND"]["Fn::If"].__setitem__(
+            0, "TokensTableCreated"),
+        "pace column missing": lambda t: t["Mappings"]["RefreshWritePace"]["2"].pop("DynamoDB"),
         "alarm on a metric nobody emits": lambda t: t["Resources"]["RefreshBacklogAlarm"]["Properties"].update(MetricName="Backlog"),
         "alarm on another dimension": lambda t: t["Resources"]["RevokedSpikeAlarm"]["Properties"]["Dimensions"][0].update(Value="refresh"),
         "alarm on a foreign function": lambda t: t["Resources"]["RefreshFailedAlarm"]["Properties"]["Dimensions"][0].update(Value="other-function"),
@@ -1021,7 +1131,22 @@ def self_test(template):
     code_breakages = {"code: state opens the value (user-profile would need kms:Decrypt)": state_opens,
                       "code: state scans the table": state_scans,
                       "code: create updates instead of putting": create_updates}
+    # The pace's meaning comes from the sources: a change there must be seen too.
+    pace_breakages = {
+        "code: a refresh takes one permit (twice the refreshes per permit)": ("refresher", "limiter?.acquire(2)", "limiter?.acquire(1)"),
+        "code: the due index has 2 buckets": ("index", "static let buckets = 4", "static let buckets = 2"),
+        "code: the configuration accepts at most 1,000 permits/s": ("configuration", "range: 1...10_000)", "range: 1...1_000)"),
+    }
+    texts_by_name = pace_texts(REPOSITORY_SOURCES)
     failures = []
+    for label, (name, old, new) in pace_breakages.items():
+        if old not in texts_by_name[name]:
+            failures.append(f"{label}: {old!r} is no longer in the sources; update the self-test")
+            continue
+        errors = []
+        check_schedule(template, errors, model=pace_model(texts={**texts_by_name, name: texts_by_name[name].replace(old, new, 1)}))
+        if not errors:
+            failures.append(f"breakage not detected: {label}")
     if run_checks(template):
         failures.append("the template itself fails the checks")
     for label, change in breakages.items():
@@ -1036,7 +1161,7 @@ def self_test(template):
         check_derived_access(None, errors, calls=grant_store_calls({**texts, store_source: texts[store_source].replace(old, new, 1)}))
         if not errors:
             failures.append(f"breakage not detected: {label}")
-    return failures, len(breakages) + len(code_breakages)
+    return failures, len(breakages) + len(code_breakages) + len(pace_breakages)
 
 
 def main():
