@@ -30,12 +30,12 @@ TokenStore choice the shards' total REFRESH_MAX_WRITES_PER_SECOND is within what
 accepts and, with the token sets in Secrets Manager, under its write quota; with DynamoDB,
 at the permits a refresh takes (read from TokenRefresher) over the due index's buckets
 (read from DynamoDBDueIndex), under 80 % of a bucket's partition write units, a tenth of
-KMS's request quota and what a new on-demand table and index are warm for, yet at least the
-351 refreshes/s a million eager grants need); every environment variable is one the sources read; the
-alarms and the dashboard name only metrics that exist (the EMF metrics the refresh code
-emits, in its namespace and dimension; the Lambda and API Gateway metrics of this stack's
-own function and API) and every alarm notifies the AlarmTopicArn parameter when set; each
-built artifact directory holds an executable bootstrap.
+KMS's request quota and what a new on-demand table and index are warm for, yet at least
+the 351 refreshes/s a million eager grants need); every environment variable is one the
+sources read; the alarms and the dashboard name only metrics that exist (the EMF metrics
+the refresh code emits, in its namespace and dimension; the Lambda and API Gateway metrics
+of this stack's own function and API) and every alarm notifies the AlarmTopicArn parameter
+when set; each built artifact directory holds an executable bootstrap.
 """
 import argparse
 import copy
