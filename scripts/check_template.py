@@ -6,28 +6,36 @@
     check_template.py TEMPLATE --self-test   # each check must flag a broken copy
 
 Checks: the five functions (Runtime provided.al2023, Handler bootstrap, makefile build,
-the Architecture parameter); least privilege under each TokenStore choice, the template's
-!If and conditions resolved for it (each function's Secrets Manager, DynamoDB and KMS
+the Architecture parameter); least privilege under each TokenStore choice (SecretsManager,
+the migration window SecretsManagerWithTable, DynamoDB), the template's !If and conditions
+resolved for it (each function's Secrets Manager, DynamoDB and KMS
 actions are exactly the ones its code calls; under DynamoDB they are derived from the
 sources as well: the GrantStore operations each function reaches, and what
 DynamoDBGrantStore, EnvelopeCipher and DataKeyCache call for each; user-profile reads no
 token value: no GetSecretValue on a token set, no KMS action at all; under DynamoDB no
 access to gmail/user/*; KMS use only under the code's encryption context; ListSecrets
 only for token-refresh, no wildcard action, Resource "*" only for ListSecrets); the tokens
-table and its KMS key (the table's keys, index, billing and TTL attribute are those of
+table, its KMS key and their outputs under SecretsManagerWithTable and DynamoDB only (the
+table, as each deploys it, has the keys, index, billing and TTL attribute of
 deploy/tokens-table.json, which `paypulse setup --store dynamodb` sends; retained, with
 SSE and point-in-time recovery; the key rotated and retained) and each function's
 PAYPULSE_STORE, TOKENS_TABLE and PAYPULSE_KMS_KEY_ID under each choice, and under DynamoDB
 token-refresh's REFRESH_MODE and KEEPALIVE_SECONDS on every function (the due index is keyed
-by them at every write);
+by them at every write); SecretsManagerWithTable deploys exactly what SecretsManager does
+(every function, environment, policy, the schedule) plus the table, key and two outputs;
 exactly the three routes on the one HTTP API; the refresh schedule (the default rate is a
 valid EventBridge rate shorter than the refresh window, and for every allowed shard count
-the rule has one target per shard with input {"shard": i, "shards": n}, paced under the
-Secrets Manager write quota); every environment variable is one the sources read; the
-alarms and the dashboard name only metrics that exist (the EMF metrics the refresh code
-emits, in its namespace and dimension; the Lambda and API Gateway metrics of this stack's
-own function and API) and every alarm notifies the AlarmTopicArn parameter when set; each
-built artifact directory holds an executable bootstrap.
+the rule has one target per shard with input {"shard": i, "shards": n}; under each
+TokenStore choice the shards' total REFRESH_MAX_WRITES_PER_SECOND is within what the code
+accepts and, with the token sets in Secrets Manager, under its write quota; with DynamoDB,
+at the permits a refresh takes (read from TokenRefresher) over the due index's buckets
+(read from DynamoDBDueIndex), under 80 % of a bucket's partition write units, a tenth of
+KMS's request quota and what a new on-demand table and index are warm for, yet at least
+the 351 refreshes/s a million eager grants need); every environment variable is one the
+sources read; the alarms and the dashboard name only metrics that exist (the EMF metrics
+the refresh code emits, in its namespace and dimension; the Lambda and API Gateway metrics
+of this stack's own function and API) and every alarm notifies the AlarmTopicArn parameter
+when set; each built artifact directory holds an executable bootstrap.
 """
 import argparse
 import copy
@@ -110,7 +118,18 @@ DYNAMODB_ACCESS = {
         CLIENT_ID: {"GetSecretValue"},
     },
 }
-EXPECTED_ACCESS = {"SecretsManager": SECRETS_MANAGER_ACCESS, "DynamoDB": DYNAMODB_ACCESS}
+# The TokenStore choices: SecretsManagerWithTable is the migration window (the tokens table
+# and key exist for `paypulse migrate` while every function still runs on Secrets Manager,
+# exactly as with SecretsManager); DynamoDB switches the functions to the table.
+EXPECTED_ACCESS = {"SecretsManager": SECRETS_MANAGER_ACCESS, "SecretsManagerWithTable": SECRETS_MANAGER_ACCESS,
+                   "DynamoDB": DYNAMODB_ACCESS}
+# The choices under which the stack creates the tokens table, its key and their outputs.
+TABLE_CHOICES = {"SecretsManagerWithTable", "DynamoDB"}
+# The choices under which the functions use Secrets Manager for the token sets.
+SECRETS_MANAGER_CHOICES = {"SecretsManager", "SecretsManagerWithTable"}
+# What the migration window adds to the SecretsManager stack, and nothing else.
+TABLE_RESOURCES = {"TokensTable", "TokensKey"}
+TABLE_OUTPUTS = {"TokenStoreTable": {"Ref": "TokensTable"}, "TokenStoreKeyArn": {"Fn::GetAtt": ["TokensKey", "Arn"]}}
 # The GrantStore operations (Sources/Ports/GrantStore.swift) each function's code reaches:
 # store-tokens TokenVault.store (read; create, or restore then retag = mark, then replace;
 # the re-tag after an overtaking writer is skipped: DynamoDB writes attributes with the
@@ -134,6 +153,27 @@ EXPECTED_ROUTES = {
 }
 # Secrets Manager: PutSecretValue + UpdateSecretVersionStage (+ UpdateSecret) share 50/s per region.
 SECRETS_MANAGER_WRITE_QUOTA = 50
+# One refresh on the DynamoDB token store, as `make capacity` counts it (docs/perf/capacity.md;
+# a grant at the token lengths seen in practice is a 1,207-byte item): one UpdateItem (2 write
+# units on the table), its due-index entry deleted and put (projection ALL: 2 + 2 units, in
+# its user's bucket) and one KMS Decrypt (the data key cache seals with the key it unwrapped).
+TABLE_UNITS_PER_REFRESH = 2
+INDEX_UNITS_PER_REFRESH = 4
+KMS_REQUESTS_PER_REFRESH = 1
+# A partition key (one due-index bucket) takes 1,000 write units/s; the refresh job may use 80 %
+# of it, the rest is left to fresh-token, store-tokens and disconnect.
+PARTITION_WRITE_UNITS = 1000
+REFRESH_PARTITION_SHARE = 0.8
+# KMS cryptographic requests: 10,000/s (50,000 in us-east-1: the conservative bound); the job
+# stays far under it, at a tenth at most.
+KMS_REQUEST_QUOTA = 10000
+REFRESH_KMS_SHARE = 0.1
+# What a new on-demand table and its index are warm for (write units/s): the first runs after
+# the switch must not need the table to scale.
+NEW_ON_DEMAND_WRITE_UNITS = 4000
+# What the pace must reach: a million eager grants (30.3 refreshes a day each) need about 351
+# refreshes/s (docs/perf/capacity.md); the DynamoDB store is what serves that many.
+REQUIRED_REFRESHES_PER_SECOND = 351
 REFRESH_WINDOW_SECONDS = 900  # REFRESH_WINDOW_SECONDS' default (Sources/Configuration/ServiceSettings.swift)
 RATE = re.compile(r"^rate\(([1-9]\d*) (minute|minutes|hour|hours|day|days)\)$")
 UNIT_SECONDS = {"minute": 60, "hour": 3600, "day": 86400}
@@ -337,9 +377,9 @@ def check_choice_policies(template, choice, expected_access, context_keys, error
                 for action in sorted(action for action in actions if action.startswith("kms:")):
                     errors.append(f"{label}: {action} on {text}: user-profile must not open token values")
         for text, actions in granted.items():
-            if "ListSecrets" in actions and (name != "TokenRefreshFunction" or choice != "SecretsManager"):
-                errors.append(f"{label}: ListSecrets is only for token-refresh, and only with TokenStore=SecretsManager")
-            if choice != "SecretsManager" and text.startswith(SECRET_ARN + "gmail/"):
+            if "ListSecrets" in actions and (name != "TokenRefreshFunction" or choice not in SECRETS_MANAGER_CHOICES):
+                errors.append(f"{label}: ListSecrets is only for token-refresh, and only with the token sets in Secrets Manager")
+            if choice not in SECRETS_MANAGER_CHOICES and text.startswith(SECRET_ARN + "gmail/"):
                 errors.append(f"{label}: {sorted(actions)} on {text}: the token sets are not in Secrets Manager")
         expected = expected_access.get(name)
         if expected is not None and granted != expected:
@@ -466,10 +506,9 @@ TABLE_ONLY_PROPERTIES = {"TableName", "SSESpecification", "PointInTimeRecoverySp
 
 
 def check_token_table(template, errors, definition=None, sources=None):
-    """The tokens table and its key exist under TokenStore=DynamoDB only, and the table is the
-    one deploy/tokens-table.json describes: what `paypulse setup --store dynamodb` creates."""
-    definition = definition or load_table_definition()
-    create, ttl = definition["CreateTable"], definition["UpdateTimeToLive"]
+    """The tokens table, its key and their outputs exist under TokenStore=SecretsManagerWithTable
+    and DynamoDB only, and the table is, under each, the one deploy/tokens-table.json
+    describes: what `paypulse setup --store dynamodb` creates."""
     resources = template["Resources"]
     table, key = resources.get("TokensTable"), resources.get("TokensKey")
     if not table or table.get("Type") != "AWS::DynamoDB::Table":
@@ -479,48 +518,21 @@ def check_token_table(template, errors, definition=None, sources=None):
         errors.append("no AWS::KMS::Key TokensKey")
         return
     for name, resource in (("TokensTable", table), ("TokensKey", key)):
-        if resource.get("Condition") != "TokensInDynamoDB":
-            errors.append(f"{name} must have Condition TokensInDynamoDB (it exists only with TokenStore=DynamoDB)")
+        if resource.get("Condition") != "TokensTableCreated":
+            errors.append(f"{name} must have Condition TokensTableCreated (it exists with TokenStore={' and '.join(sorted(TABLE_CHOICES))})")
         if resource.get("DeletionPolicy") != "Retain" or resource.get("UpdateReplacePolicy") != "Retain":
             errors.append(f"{name} must be kept (DeletionPolicy and UpdateReplacePolicy Retain): it holds or opens the users' grants")
     for choice, resolved in token_store_choices(template).items():
-        present = {"TokensTable", "TokensKey"} & set(resolved["Resources"])
-        if present != ({"TokensTable", "TokensKey"} if choice == "DynamoDB" else set()):
+        present = TABLE_RESOURCES & set(resolved["Resources"])
+        if present != (TABLE_RESOURCES if choice in TABLE_CHOICES else set()):
             errors.append(f"TokenStore={choice}: the stack creates {sorted(present) or 'neither'} of TokensTable and TokensKey")
-
-    properties = table.get("Properties", {})
-    extra = set(properties) - TABLE_ONLY_PROPERTIES - {"AttributeDefinitions", "KeySchema", "GlobalSecondaryIndexes",
-                                                        "BillingMode", "TimeToLiveSpecification"}
-    if extra:
-        errors.append(f"TokensTable declares {sorted(extra)}, which deploy/tokens-table.json (and so `paypulse setup`) does not")
-    if properties.get("TableName") != {"Ref": "TokensTableName"}:
-        errors.append("TokensTable must be named by the TokensTableName parameter")
-    default = template.get("Parameters", {}).get("TokensTableName", {}).get("Default")
-    code_default = None
-    with open(os.path.join(sources or REPOSITORY_SOURCES, "Configuration", "TokenTableConfiguration.swift"), encoding="utf-8") as handle:
-        match = re.search(r'static let defaultTable = "([^"]+)"', handle.read())
-        code_default = match and match.group(1)
-    if not default or default != create.get("TableName") or default != code_default or ttl.get("TableName") != default:
-        errors.append(f"TokensTableName defaults to {default!r}; deploy/tokens-table.json names {create.get('TableName')!r} and "
-                      f"{ttl.get('TableName')!r}, TOKENS_TABLE defaults to {code_default!r}: all must agree")
-    if properties.get("KeySchema") != create["KeySchema"]:
-        errors.append(f"TokensTable KeySchema {properties.get('KeySchema')} is not setup's {create['KeySchema']}")
-    if by_name(properties.get("AttributeDefinitions"), "AttributeName") != by_name(create["AttributeDefinitions"], "AttributeName"):
-        errors.append(f"TokensTable AttributeDefinitions {properties.get('AttributeDefinitions')} are not setup's {create['AttributeDefinitions']}")
-    if by_name(properties.get("GlobalSecondaryIndexes"), "IndexName") != by_name(create.get("GlobalSecondaryIndexes"), "IndexName"):
-        errors.append(f"TokensTable GlobalSecondaryIndexes {properties.get('GlobalSecondaryIndexes')} are not setup's "
-                      f"{create.get('GlobalSecondaryIndexes')}")
-    if properties.get("BillingMode") != create["BillingMode"]:
-        errors.append(f"TokensTable BillingMode {properties.get('BillingMode')} is not setup's {create['BillingMode']}")
-    if properties.get("TimeToLiveSpecification") != ttl["TimeToLiveSpecification"]:
-        errors.append(f"TokensTable TimeToLiveSpecification {properties.get('TimeToLiveSpecification')} is not setup's "
-                      f"{ttl['TimeToLiveSpecification']}")
-    if DUE_INDEX.rsplit("/", 1)[1] not in by_name(create.get("GlobalSecondaryIndexes"), "IndexName"):
-        errors.append(f"token-refresh queries {DUE_INDEX}, an index deploy/tokens-table.json does not define")
-    if properties.get("SSESpecification", {}).get("SSEEnabled") is not True:
-        errors.append("TokensTable must have server-side encryption on (SSESpecification.SSEEnabled: true)")
-    if properties.get("PointInTimeRecoverySpecification", {}).get("PointInTimeRecoveryEnabled") is not True:
-        errors.append("TokensTable must have point-in-time recovery on")
+        outputs = {name: resolved.get("Outputs", {})[name].get("Value") for name in TABLE_OUTPUTS if name in resolved.get("Outputs", {})}
+        if outputs != (TABLE_OUTPUTS if choice in TABLE_CHOICES else {}):
+            errors.append(f"TokenStore={choice}: outputs {outputs}, expected {TABLE_OUTPUTS if choice in TABLE_CHOICES else {}} "
+                          f"(what `paypulse migrate` needs: TOKENS_TABLE and PAYPULSE_KMS_KEY_ID)")
+        if "TokensTable" in present:
+            # The table as this choice deploys it: an !If in its properties must not make it another table.
+            check_table_definition(resolved["Resources"]["TokensTable"], template, f"TokenStore={choice}: ", errors, definition, sources)
 
     key_properties = key.get("Properties", {})
     if key_properties.get("EnableKeyRotation") is not True:
@@ -532,6 +544,45 @@ def check_token_table(template, errors, definition=None, sources=None):
         if statement.get("Principal") != {"AWS": root}:
             errors.append(f"TokensKey's key policy names {statement.get('Principal')}: only the account (whose IAM policies "
                           f"then grant each role exactly its actions) is expected")
+
+
+def check_table_definition(table, template, label, errors, definition=None, sources=None):
+    """The table, as one TokenStore choice deploys it, is deploy/tokens-table.json's."""
+    definition = definition or load_table_definition()
+    create, ttl = definition["CreateTable"], definition["UpdateTimeToLive"]
+    properties = table.get("Properties", {})
+    extra = set(properties) - TABLE_ONLY_PROPERTIES - {"AttributeDefinitions", "KeySchema", "GlobalSecondaryIndexes",
+                                                        "BillingMode", "TimeToLiveSpecification"}
+    if extra:
+        errors.append(label + f"TokensTable declares {sorted(extra)}, which deploy/tokens-table.json (and so `paypulse setup`) does not")
+    if properties.get("TableName") != {"Ref": "TokensTableName"}:
+        errors.append(label + "TokensTable must be named by the TokensTableName parameter")
+    default = template.get("Parameters", {}).get("TokensTableName", {}).get("Default")
+    code_default = None
+    with open(os.path.join(sources or REPOSITORY_SOURCES, "Configuration", "TokenTableConfiguration.swift"), encoding="utf-8") as handle:
+        match = re.search(r'static let defaultTable = "([^"]+)"', handle.read())
+        code_default = match and match.group(1)
+    if not default or default != create.get("TableName") or default != code_default or ttl.get("TableName") != default:
+        errors.append(label + f"TokensTableName defaults to {default!r}; deploy/tokens-table.json names {create.get('TableName')!r} and "
+                      f"{ttl.get('TableName')!r}, TOKENS_TABLE defaults to {code_default!r}: all must agree")
+    if properties.get("KeySchema") != create["KeySchema"]:
+        errors.append(label + f"TokensTable KeySchema {properties.get('KeySchema')} is not setup's {create['KeySchema']}")
+    if by_name(properties.get("AttributeDefinitions"), "AttributeName") != by_name(create["AttributeDefinitions"], "AttributeName"):
+        errors.append(label + f"TokensTable AttributeDefinitions {properties.get('AttributeDefinitions')} are not setup's {create['AttributeDefinitions']}")
+    if by_name(properties.get("GlobalSecondaryIndexes"), "IndexName") != by_name(create.get("GlobalSecondaryIndexes"), "IndexName"):
+        errors.append(label + f"TokensTable GlobalSecondaryIndexes {properties.get('GlobalSecondaryIndexes')} are not setup's "
+                      f"{create.get('GlobalSecondaryIndexes')}")
+    if properties.get("BillingMode") != create["BillingMode"]:
+        errors.append(label + f"TokensTable BillingMode {properties.get('BillingMode')} is not setup's {create['BillingMode']}")
+    if properties.get("TimeToLiveSpecification") != ttl["TimeToLiveSpecification"]:
+        errors.append(label + f"TokensTable TimeToLiveSpecification {properties.get('TimeToLiveSpecification')} is not setup's "
+                      f"{ttl['TimeToLiveSpecification']}")
+    if DUE_INDEX.rsplit("/", 1)[1] not in by_name(create.get("GlobalSecondaryIndexes"), "IndexName"):
+        errors.append(label + f"token-refresh queries {DUE_INDEX}, an index deploy/tokens-table.json does not define")
+    if properties.get("SSESpecification", {}).get("SSEEnabled") is not True:
+        errors.append(label + "TokensTable must have server-side encryption on (SSESpecification.SSEEnabled: true)")
+    if properties.get("PointInTimeRecoverySpecification", {}).get("PointInTimeRecoveryEnabled") is not True:
+        errors.append(label + "TokensTable must have point-in-time recovery on")
 
 
 # What GrantDuePolicy.refresh(settings) depends on (RefreshSettings.mode and keepAlive): the
@@ -547,6 +598,7 @@ def check_token_store_environment(template, errors, sources=None):
         backends = set(re.findall(r"^\s*case (\w+)\s*$", handle.read(), re.MULTILINE))
     wanted = {
         "SecretsManager": {"PAYPULSE_STORE": "aws"},
+        "SecretsManagerWithTable": {"PAYPULSE_STORE": "aws"},
         "DynamoDB": {"PAYPULSE_STORE": "dynamodb", "TOKENS_TABLE": {"Ref": "TokensTable"},
                      "PAYPULSE_KMS_KEY_ID": {"Fn::GetAtt": ["TokensKey", "Arn"]}},
     }
@@ -571,6 +623,30 @@ def check_token_store_environment(template, errors, sources=None):
             if found.get("PAYPULSE_STORE") not in backends:
                 errors.append(f"TokenStore={choice}: {name}: PAYPULSE_STORE={found.get('PAYPULSE_STORE')} is not one of the "
                               f"code's stores {sorted(backends)}")
+
+
+def check_migration_window(template, errors):
+    """TokenStore=SecretsManagerWithTable deploys the SecretsManager stack exactly, plus the
+    tokens table, its key and their two outputs: every function with its environment,
+    policies and pace, the schedule, the alarms, all unchanged, so that `paypulse migrate`
+    can fill the table while the functions still run on Secrets Manager."""
+    choices = token_store_choices(template)
+    today, window = choices.get("SecretsManager"), choices.get("SecretsManagerWithTable")
+    if today is None or window is None:
+        return  # check_policies reports the choices
+    adds = f"the migration window adds {', '.join(sorted(TABLE_RESOURCES))} and outputs {', '.join(sorted(TABLE_OUTPUTS))}, nothing else"
+    for section in sorted((set(today) | set(window)) - {"Parameters", "Conditions"}):
+        before, after = today.get(section), window.get(section)
+        added = TABLE_RESOURCES if section == "Resources" else set(TABLE_OUTPUTS) if section == "Outputs" else set()
+        if isinstance(after, dict) and added:
+            after = {name: item for name, item in after.items() if name not in added}
+        if before == after:
+            continue
+        if isinstance(before, dict) and isinstance(after, dict):
+            names = sorted(name for name in set(before) | set(after) if before.get(name) != after.get(name))
+            errors.append(f"TokenStore=SecretsManagerWithTable: {section} {', '.join(names)} differ from TokenStore=SecretsManager's: {adds}")
+        else:
+            errors.append(f"TokenStore=SecretsManagerWithTable: {section} differs from TokenStore=SecretsManager's: {adds}")
 
 
 def check_routes(template, errors):
@@ -668,13 +744,80 @@ def evaluate(node, template, parameters):
             return re.sub(r"\$\{([A-Za-z0-9:.]+)\}", substitute, value)
         if key == "Fn::GetAtt":
             return "GetAtt:" + ".".join(value)
+        if key == "Fn::FindInMap":
+            mapping, top, second = (str(evaluate(item, template, parameters)) for item in value)
+            try:
+                return template["Mappings"][mapping][top][second]
+            except KeyError:
+                raise Unresolvable(f"{mapping}.{top}.{second}") from None
     return {key: evaluate(value, template, parameters) for key, value in node.items()}
 
 
 NO_VALUE = object()
 
 
-def check_schedule(template, errors):
+PACE_SOURCES = {"refresher": os.path.join("Domain", "Refresh", "TokenRefresher.swift"),
+                "index": os.path.join("Adapters", "AWS", "DynamoDBDueIndex.swift"),
+                "configuration": os.path.join("Configuration", "AppConfiguration+Reading.swift")}
+
+
+def pace_texts(sources):
+    texts = {}
+    for name, path in PACE_SOURCES.items():
+        with open(os.path.join(sources or REPOSITORY_SOURCES, path), encoding="utf-8") as handle:
+            texts[name] = handle.read()
+    return texts
+
+
+def pace_model(sources=None, texts=None):
+    """What the write pace means in the code: permits a refresh takes (TokenRefresher's
+    `limiter?.acquire(n)`), the due index's buckets (DynamoDBDueIndex.buckets), and the most
+    REFRESH_MAX_WRITES_PER_SECOND the configuration accepts."""
+    texts = texts if texts is not None else pace_texts(sources)
+    permits = re.findall(r"\blimiter\?\.acquire\((\d+)\)", texts["refresher"])
+    buckets = re.search(r"static let buckets = (\d+)", texts["index"])
+    accepted = re.search(r'"REFRESH_MAX_WRITES_PER_SECOND",[^)]*range: (\d+)\.\.\.([\d_]+)', texts["configuration"])
+    return {"permits": [int(n) for n in permits], "buckets": int(buckets.group(1)) if buckets else None,
+            "range": (int(accepted.group(1)), int(accepted.group(2).replace("_", ""))) if accepted else None}
+
+
+def check_pace(label, choice, pace, n, model, errors):
+    """One shard count's REFRESH_MAX_WRITES_PER_SECOND under one TokenStore choice: every run
+    of the n shards at that pace at once (the limiter spaces permits evenly)."""
+    if not model["range"]:
+        errors.append(f"{label}: cannot tell the REFRESH_MAX_WRITES_PER_SECOND range the configuration accepts from the sources")
+        return
+    low, high = model["range"]
+    if not low <= pace <= high:
+        errors.append(f"{label}: REFRESH_MAX_WRITES_PER_SECOND={pace}, the code accepts {low} to {high}")
+    if choice in SECRETS_MANAGER_CHOICES:
+        if pace * n >= SECRETS_MANAGER_WRITE_QUOTA:
+            errors.append(f"{label}: {n} runs at {pace} writes/s reach the {SECRETS_MANAGER_WRITE_QUOTA}/s Secrets Manager quota")
+        return
+    if len(set(model["permits"])) != 1 or not model["buckets"]:
+        errors.append(f"{label}: cannot tell the permits per refresh (TokenRefresher: {model['permits']}) or the due-index "
+                      f"buckets ({model['buckets']}) from the sources")
+        return
+    refreshes = pace * n / model["permits"][0]
+    bucket = refreshes * INDEX_UNITS_PER_REFRESH / model["buckets"]
+    bounds = [
+        ("write units/s on each due-index bucket", bucket, REFRESH_PARTITION_SHARE * PARTITION_WRITE_UNITS,
+         f"{REFRESH_PARTITION_SHARE:.0%} of a partition key's {PARTITION_WRITE_UNITS}"),
+        ("KMS requests/s", refreshes * KMS_REQUESTS_PER_REFRESH, REFRESH_KMS_SHARE * KMS_REQUEST_QUOTA,
+         f"{REFRESH_KMS_SHARE:.0%} of KMS's {KMS_REQUEST_QUOTA}"),
+        ("table write units/s", refreshes * TABLE_UNITS_PER_REFRESH, NEW_ON_DEMAND_WRITE_UNITS, "what a new on-demand table is warm for"),
+        ("due-index write units/s", refreshes * INDEX_UNITS_PER_REFRESH, NEW_ON_DEMAND_WRITE_UNITS, "what a new on-demand index is warm for"),
+    ]
+    for what, value, bound, why in bounds:
+        if value > bound:
+            errors.append(f"{label}: {n} runs at {pace} permits/s ({refreshes:g} refreshes/s) make {value:g} {what}, over {bound:g} ({why})")
+    if refreshes < REQUIRED_REFRESHES_PER_SECOND:
+        errors.append(f"{label}: {n} runs at {pace} permits/s refresh {refreshes:g} grants/s, under the "
+                      f"{REQUIRED_REFRESHES_PER_SECOND}/s a million eager grants need: size the DynamoDB pace for DynamoDB")
+
+
+def check_schedule(template, errors, sources=None, model=None):
+    model = model or pace_model(sources)
     resources = template["Resources"]
     rules = {name: resource for name, resource in resources.items() if resource.get("Type") == "AWS::Events::Rule"}
     if list(rules) != ["TokenRefreshSchedule"]:
@@ -692,6 +835,7 @@ def check_schedule(template, errors):
         errors.append("RefreshShardCount needs AllowedValues")
     refresh = resources["TokenRefreshFunction"]["Properties"]
     pace_node = refresh.get("Environment", {}).get("Variables", {}).get("REFRESH_MAX_WRITES_PER_SECOND")
+    defaults = {name: spec.get("Default") for name, spec in template.get("Parameters", {}).items()}
     for count in counts:
         parameters = {"RefreshShardCount": count}
         try:
@@ -719,10 +863,15 @@ def check_schedule(template, errors):
         if pace_node is None:
             errors.append("TokenRefreshFunction sets no REFRESH_MAX_WRITES_PER_SECOND for its shard count")
             continue
-        mapping, key, attribute = pace_node["Fn::FindInMap"]
-        pace = int(template["Mappings"][mapping][evaluate(key, template, parameters)][attribute])
-        if pace < 1 or pace * n >= SECRETS_MANAGER_WRITE_QUOTA:
-            errors.append(f"RefreshShardCount={count}: {n} runs at {pace} writes/s reach the {SECRETS_MANAGER_WRITE_QUOTA}/s quota")
+        choices = template["Parameters"].get("TokenStore", {}).get("AllowedValues", ["SecretsManager"])
+        for choice in choices:
+            label = f"TokenStore={choice}, RefreshShardCount={count}"
+            try:
+                pace = int(evaluate(pace_node, template, {**defaults, "RefreshShardCount": count, "TokenStore": choice}))
+            except (Unresolvable, TypeError, ValueError) as error:
+                errors.append(f"{label}: REFRESH_MAX_WRITES_PER_SECOND does not resolve to a number ({error})")
+                continue
+            check_pace(label, choice, pace, n, model, errors)
 
 
 def check_environment(template, sources, errors):
@@ -829,9 +978,10 @@ def run_checks(template, sources=None, build_dir=None, built=False):
     check_derived_access(sources, errors)
     check_token_table(template, errors, sources=sources)
     check_token_store_environment(template, errors, sources)
+    check_migration_window(template, errors)
     check_routes(template, errors)
     check_rate(template, errors)
-    check_schedule(template, errors)
+    check_schedule(template, errors, sources)
     check_alarms(template, sources, errors)
     if sources:
         check_environment(template, sources, errors)
@@ -866,6 +1016,14 @@ def self_test(template):
 
     def environment(t):
         return t["Globals"]["Function"]["Environment"]["Variables"]
+
+    def token_policy(t, function):
+        return next(policy for policy in policies(t, function) if isinstance(policy, dict) and "Fn::If" in policy)
+
+    def refresh_variables(t):
+        return t["Resources"]["TokenRefreshFunction"]["Properties"]["Environment"]["Variables"]
+
+    window = "TokenStore=SecretsManagerWithTable"
 
     profile, refresh, store, disconnect, fresh = ("UserProfileFunction", "TokenRefreshFunction", "StoreTokensFunction",
                                                   "DisconnectFunction", "FreshTokenFunction")
@@ -911,7 +1069,24 @@ def self_test(template):
         "table not retained": lambda t: t["Resources"]["TokensTable"].update(DeletionPolicy="Delete"),
         "table without point-in-time recovery": lambda t: table(t).pop("PointInTimeRecoverySpecification"),
         "table without SSE": lambda t: table(t).pop("SSESpecification"),
-        "table under both choices": lambda t: t["Resources"]["TokensTable"].pop("Condition"),
+        "table under every choice": lambda t: t["Resources"]["TokensTable"].pop("Condition"),
+        "TokenStore window value dropped": lambda t: t["Parameters"]["TokenStore"].update(AllowedValues=["SecretsManager", "DynamoDB"]),
+        f"{window}: table missing": lambda t: t["Resources"]["TokensTable"].update(Condition="TokensInDynamoDB"),
+        f"{window}: key missing": lambda t: t["Resources"]["TokensKey"].update(Condition="TokensInDynamoDB"),
+        f"{window}: table output missing": lambda t: t["Outputs"]["TokenStoreTable"].update(Condition="TokensInDynamoDB"),
+        f"{window}: key output missing": lambda t: t["Outputs"].pop("TokenStoreKeyArn"),
+        f"{window}: table TTL only under DynamoDB": lambda t: table(t).update(TimeToLiveSpecification={
+            "Fn::If": ["TokensInDynamoDB", table(t)["TimeToLiveSpecification"], {"Ref": "AWS::NoValue"}]}),
+        f"{window}: table created under SecretsManager too": lambda t: t["Conditions"].update(
+            TokensTableCreated={"Fn::Equals": ["same", "same"]}),
+        f"{window}: store-tokens switched to the table": lambda t: token_policy(t, store)["Fn::If"].__setitem__(0, "TokensTableCreated"),
+        f"{window}: functions' store switched": lambda t: environment(t)["PAYPULSE_STORE"]["Fn::If"].__setitem__(0, "TokensTableCreated"),
+        f"{window}: tokens table variable set": lambda t: environment(t)["TOKENS_TABLE"]["Fn::If"].__setitem__(0, "TokensTableCreated"),
+        f"{window}: writers get the refresh mode": lambda t: environment(t)["REFRESH_MODE"]["Fn::If"].__setitem__(0, "TokensTableCreated"),
+        f"{window}: TokensInDynamoDB holds in the window": lambda t: t["Conditions"].update(
+            TokensInDynamoDB={"Fn::Not": [{"Fn::Equals": [{"Ref": "TokenStore"}, "SecretsManager"]}]}),
+        f"{window}: a function changes otherwise": lambda t: t["Resources"][refresh]["Properties"].update(
+            MemorySize={"Fn::If": ["TokensTableCreated", 1024, 512]}),
         "key not rotated": lambda t: t["Resources"]["TokensKey"]["Properties"].update(EnableKeyRotation=False),
         "key not retained": lambda t: t["Resources"]["TokensKey"].pop("UpdateReplacePolicy"),
         "key policy open to anyone": lambda t: t["Resources"]["TokensKey"]["Properties"]["KeyPolicy"]["Statement"][0].update(Principal={"AWS": "*"}),
@@ -929,7 +1104,15 @@ def self_test(template):
         "lax rate pattern": lambda t: t["Parameters"]["RefreshSchedule"].update(AllowedPattern="^rate\\(.+\\)$"),
         "shard target dropped": lambda t: t["Resources"]["TokenRefreshSchedule"]["Properties"]["Targets"].pop(),
         "wrong shard input": lambda t: t["Resources"]["TokenRefreshSchedule"]["Properties"]["Targets"][0].update(Input='{"shard": 1, "shards": 1}'),
-        "pace over quota": lambda t: t["Mappings"]["RefreshWritePace"]["5"].update(WritesPerSecond="40"),
+        "pace over quota": lambda t: t["Mappings"]["RefreshWritePace"]["5"].update(SecretsManager="40"),
+        "TokenStore=DynamoDB: pace over a due-index bucket": lambda t: t["Mappings"]["RefreshWritePace"]["1"].update(DynamoDB="2000"),
+        "TokenStore=DynamoDB: pace over a due-index bucket at 5 shards": lambda t: t["Mappings"]["RefreshWritePace"]["5"].update(DynamoDB="400"),
+        "TokenStore=DynamoDB: pace short of a million eager grants": lambda t: t["Mappings"]["RefreshWritePace"]["3"].update(DynamoDB="200"),
+        "TokenStore=DynamoDB: pace left at Secrets Manager's": lambda t: refresh_variables(t).update(
+            REFRESH_MAX_WRITES_PER_SECOND={"Fn::FindInMap": ["RefreshWritePace", {"Ref": "RefreshShardCount"}, "SecretsManager"]}),
+        f"{window}: DynamoDB pace in the window": lambda t: refresh_variables(t)["REFRESH_MAX_WRITES_PER_SECOND"]["Fn::If"].__setitem__(
+            0, "TokensTableCreated"),
+        "pace column missing": lambda t: t["Mappings"]["RefreshWritePace"]["2"].pop("DynamoDB"),
         "alarm on a metric nobody emits": lambda t: t["Resources"]["RefreshBacklogAlarm"]["Properties"].update(MetricName="Backlog"),
         "alarm on another dimension": lambda t: t["Resources"]["RevokedSpikeAlarm"]["Properties"]["Dimensions"][0].update(Value="refresh"),
         "alarm on a foreign function": lambda t: t["Resources"]["RefreshFailedAlarm"]["Properties"]["Dimensions"][0].update(Value="other-function"),
@@ -948,7 +1131,22 @@ def self_test(template):
     code_breakages = {"code: state opens the value (user-profile would need kms:Decrypt)": state_opens,
                       "code: state scans the table": state_scans,
                       "code: create updates instead of putting": create_updates}
+    # The pace's meaning comes from the sources: a change there must be seen too.
+    pace_breakages = {
+        "code: a refresh takes one permit (twice the refreshes per permit)": ("refresher", "limiter?.acquire(2)", "limiter?.acquire(1)"),
+        "code: the due index has 2 buckets": ("index", "static let buckets = 4", "static let buckets = 2"),
+        "code: the configuration accepts at most 1,000 permits/s": ("configuration", "range: 1...10_000)", "range: 1...1_000)"),
+    }
+    texts_by_name = pace_texts(REPOSITORY_SOURCES)
     failures = []
+    for label, (name, old, new) in pace_breakages.items():
+        if old not in texts_by_name[name]:
+            failures.append(f"{label}: {old!r} is no longer in the sources; update the self-test")
+            continue
+        errors = []
+        check_schedule(template, errors, model=pace_model(texts={**texts_by_name, name: texts_by_name[name].replace(old, new, 1)}))
+        if not errors:
+            failures.append(f"breakage not detected: {label}")
     if run_checks(template):
         failures.append("the template itself fails the checks")
     for label, change in breakages.items():
@@ -963,7 +1161,7 @@ def self_test(template):
         check_derived_access(None, errors, calls=grant_store_calls({**texts, store_source: texts[store_source].replace(old, new, 1)}))
         if not errors:
             failures.append(f"breakage not detected: {label}")
-    return failures, len(breakages) + len(code_breakages)
+    return failures, len(breakages) + len(code_breakages) + len(pace_breakages)
 
 
 def main():
@@ -987,7 +1185,7 @@ def main():
     if errors:
         return 1
     print(f"check_template: {arguments.template} ok ({len(functions(template))} functions, {len(EXPECTED_ROUTES)} routes, "
-          f"least privilege under TokenStore={' and '.join(token_store_choices(template))})")
+          f"least privilege under TokenStore={', '.join(token_store_choices(template))})")
     return 0
 
 
