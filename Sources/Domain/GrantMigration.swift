@@ -9,8 +9,12 @@ import PayPulsePorts
 /// second run just before switching `PAYPULSE_STORE` picks up what writers changed in the
 /// source meanwhile. Never run it once writers use the target: the source would win.
 ///
-/// A grant scheduled for deletion is not copied: its value cannot be read without restoring
-/// it, its grant was revoked at Google, and it expires with its recovery window.
+/// A grant scheduled for deletion is not copied (its value cannot be read without restoring
+/// it, and its grant was revoked at Google), but its deletion is: a live copy in the target
+/// (a disconnect since the last run) gets the source's attributes (the revoked mark) and is
+/// deleted with a disconnect's recovery window, so it cannot read as connected and a
+/// reconnect can still restore it. (The window the source has left is not known on every
+/// store: Secrets Manager tells when a deletion was asked for, not when it ends.)
 public struct GrantMigration: Sendable {
     /// What a run did, per grant.
     public struct Report: Sendable, Equatable, Codable {
@@ -22,32 +26,42 @@ public struct GrantMigration: Sendable {
         public var updated = 0
         /// Already in the target with the same value (attributes set again).
         public var unchanged = 0
-        /// Scheduled for deletion in the source (or deleted while the run read it): not copied.
+        /// Scheduled for deletion in the source (or deleted while the run read it), with no live
+        /// copy in the target: nothing to do.
         public var skippedDeleted = 0
+        /// Scheduled for deletion in the source, with a live copy in the target: that copy
+        /// marked as the source is and deleted.
+        public var deletedInTarget = 0
         /// Read back from the target equal to the source.
         public var verified = 0
         /// The users whose copy failed or did not verify, with why (no value in the text).
         public var failures: [String] = []
 
-        /// Whether every grant listed was copied and verified or skipped as deleted.
-        public var complete: Bool { failures.isEmpty && verified + skippedDeleted == listed }
+        /// Whether every grant listed was copied and verified, or its deletion carried over.
+        public var complete: Bool { failures.isEmpty && verified + skippedDeleted + deletedInTarget == listed }
     }
 
     let source: any GrantStore
     let target: any GrantStore
     let userPrefix: String
     let concurrency: Int
+    let recoveryWindowDays: Int
 
     /// Creates a migration of the grants whose user id starts with `userPrefix` (all by default).
-    public init(from source: any GrantStore, to target: any GrantStore, userPrefix: String = "", concurrency: Int = 8) {
+    /// - Parameter recoveryWindowDays: the window a deletion carried over gets
+    ///   (`DISCONNECT_RECOVERY_DAYS`, 7 to 30).
+    public init(
+        from source: any GrantStore, to target: any GrantStore, userPrefix: String = "", concurrency: Int = 8, recoveryWindowDays: Int = 7
+    ) {
         self.source = source
         self.target = target
         self.userPrefix = userPrefix
         self.concurrency = max(concurrency, 1)
+        self.recoveryWindowDays = min(max(recoveryWindowDays, 7), 30)
     }
 
     private enum Outcome: Sendable {
-        case copied, updated, unchanged, deleted
+        case copied, updated, unchanged, deleted, deletedInTarget
         case failed(String)
     }
 
@@ -66,6 +80,7 @@ public struct GrantMigration: Sendable {
                 case .updated: report.updated += 1; report.verified += 1
                 case .unchanged: report.unchanged += 1; report.verified += 1
                 case .deleted: report.skippedDeleted += 1
+                case .deletedInTarget: report.deletedInTarget += 1
                 case .failed(let why): report.failures.append(why)
                 }
             }
@@ -93,12 +108,14 @@ public struct GrantMigration: Sendable {
     }
 
     private func migrate(_ grant: GrantSummary) async -> Outcome {
-        if grant.deletionDate != nil { return .deleted }
         do {
+            if grant.deletionDate != nil { return try await carryDeletion(of: grant.user, attributes: grant.attributes) }
             let value: GrantValue
             do {
                 value = try await source.read(grant.user)
-            } catch let error as StoreError where error == .scheduledForDeletion || error == .notFound {
+            } catch let error as StoreError where error == .scheduledForDeletion {
+                return try await carryDeletion(of: grant.user, attributes: try await source.state(of: grant.user).attributes)
+            } catch let error as StoreError where error == .notFound {
                 return .deleted
             }
             let outcome = try await write(value.value, attributes: grant.attributes, for: grant.user)
@@ -113,6 +130,25 @@ public struct GrantMigration: Sendable {
         } catch {
             return .failed("\(grant.user): \(type(of: error))")
         }
+    }
+
+    /// A grant deleted in the source: a live copy in the target is marked with the source's
+    /// attributes and deleted with ``recoveryWindowDays``.
+    private func carryDeletion(of user: String, attributes: [String: String]) async throws -> Outcome {
+        let state: GrantState
+        do {
+            state = try await target.state(of: user)
+        } catch let error as StoreError where error == .notFound {
+            return .deleted
+        }
+        guard !state.isScheduledForDeletion else { return .deleted }
+        try await target.mark(user, attributes: attributes)
+        do {
+            try await target.delete(user, recoveryWindowDays: recoveryWindowDays)
+        } catch let error as StoreError where error == .scheduledForDeletion {
+            return .deleted  // deleted meanwhile
+        }
+        return .deletedInTarget
     }
 
     private func write(_ value: String, attributes: [String: String], for user: String) async throws -> Outcome {

@@ -52,13 +52,18 @@ struct GrantMigrationTests {
         let changed = users[42]
         let held = try await source.read(changed)
         try await source.replace(changed, expected: held.version, value: value(changed, "second"), attributes: nil)
+        // A disconnect in the source between two runs: its deletion is carried over.
+        let disconnected = users[7]
+        try await source.mark(disconnected, attributes: ["paypulse:status": "revoked", "n": disconnected])
+        try await source.delete(disconnected, recoveryWindowDays: 7)
         let catchUp = try await GrantMigration(from: source, to: target, userPrefix: "mig-").run()
-        #expect(catchUp.updated == 1 && catchUp.unchanged == 999 && catchUp.complete)
+        #expect(catchUp.updated == 1 && catchUp.unchanged == 998 && catchUp.deletedInTarget == 1 && catchUp.complete)
         #expect(try await target.read(changed).value == value(changed, "second"))
+        #expect(try await target.state(of: disconnected).isScheduledForDeletion)
 
         // Back again: every value already equal, so nothing is written and all verify.
         let back = try await GrantMigration(from: target, to: source, userPrefix: "mig-").run()
-        #expect(back.listed == 1_000 && back.unchanged == 1_000 && back.complete)
+        #expect(back.listed == 1_000 && back.unchanged == 999 && back.skippedDeleted == 1 && back.complete)
         withExtendedLifetime(server) {}
     }
 }

@@ -45,9 +45,11 @@ struct MigrateCommand: AsyncParsableCommand {
         }
         let secretsManager: any GrantStore = SecretsManagerGrantStore(context.backends.secrets)
         let dynamoDB = context.backends.grants
+        // A deletion carried over gets a disconnect's window (DISCONNECT_RECOVERY_DAYS).
+        let window = context.configuration.disconnectRecoveryDays
         let migration = from == .secretsmanager
-            ? GrantMigration(from: secretsManager, to: dynamoDB, userPrefix: userPrefix, concurrency: concurrency)
-            : GrantMigration(from: dynamoDB, to: secretsManager, userPrefix: userPrefix, concurrency: concurrency)
+            ? GrantMigration(from: secretsManager, to: dynamoDB, userPrefix: userPrefix, concurrency: concurrency, recoveryWindowDays: window)
+            : GrantMigration(from: dynamoDB, to: secretsManager, userPrefix: userPrefix, concurrency: concurrency, recoveryWindowDays: window)
         let report = try await migration.run()
         print(try JSONCoding.string(report))
         if !report.complete { throw ExitCode.failure }

@@ -1,0 +1,38 @@
+import Foundation
+import PayPulseDomain
+import PayPulsePorts
+import PayPulseSecretGrants
+import PayPulseTestSupport
+import Testing
+
+/// A disconnect in the source between two migration runs: the target's live copy must not
+/// stay connected after the switch (found reviewing the template's cut-over sequence).
+@Suite("Migration carries a deletion over")
+struct MigrationDeletionTests {
+    private let now = Date(timeIntervalSince1970: 1_800_000_000)
+
+    @Test("a grant deleted in the source since the last run is marked and deleted in the target, with a disconnect's window")
+    func deletionCarriedOver() async throws {
+        let source = SecretsManagerGrantStore(InMemorySecretStore())
+        let target = SecretsManagerGrantStore(InMemorySecretStore())
+        let user = UserID("carried-1")!
+        let fixed = now
+        let vault = TokenVault(grants: source, now: { fixed })
+        _ = try await vault.store(IncomingTokens(accessToken: "a1", refreshToken: "r1", email: "jane@gmail.com"), for: user)
+        let first = try await GrantMigration(from: source, to: target, recoveryWindowDays: 10).run()
+        #expect(first.copied == 1 && first.complete)
+
+        try await vault.disconnect(user, recoveryWindowDays: 10)
+        let second = try await GrantMigration(from: source, to: target, recoveryWindowDays: 10).run()
+        #expect(second.deletedInTarget == 1 && second.complete)
+        let copy = try await target.state(of: user.rawValue)
+        #expect(copy.attributes == (try await source.state(of: user.rawValue)).attributes)
+        #expect(copy.attributes[TokenSetTags.status] == "revoked")
+        #expect(copy.isScheduledForDeletion)
+        #expect(try await !TokenVault(grants: target).connectionState(of: user).isConnected)
+
+        // A third run has nothing left to do.
+        let third = try await GrantMigration(from: source, to: target, recoveryWindowDays: 10).run()
+        #expect(third.skippedDeleted == 1 && third.deletedInTarget == 0 && third.complete)
+    }
+}
