@@ -6,7 +6,8 @@ import Foundation
 
 /// What one refresh run did: the handler's result, and the same counts as metrics.
 public struct RefreshSummary: Sendable, Equatable, Codable {
-    /// Token-set secrets listed in this shard.
+    /// Grants listed in this shard: every grant on a store that lists everything, only those
+    /// that may be due on one with a due index (the DynamoDB token store).
     public var scanned = 0
     /// Those the listing showed as due (expiring within the window, refreshable).
     public var due = 0
