@@ -84,6 +84,10 @@ public protocol GrantStore: Sendable {
     /// (the default), and the caller tells the due ones from the attributes, as it must
     /// anyway. Pages may be empty before the last one.
     func listDue(userPrefix: String, dueBy: Date, cursor: String?, limit: Int) async throws -> GrantPage
+
+    /// Whether ``listDue(userPrefix:dueBy:cursor:limit:)`` lists only what may be due (a due
+    /// index), so a refresh run's `scanned` counts those rather than every grant.
+    var listsOnlyDue: Bool { get }
 }
 
 extension GrantStore {
@@ -91,6 +95,9 @@ extension GrantStore {
     public func mark(_ user: String, attributes: [String: String]) async throws {
         try await mark(user, attributes: attributes, expected: nil)
     }
+
+    /// A store without a due index lists every grant.
+    public var listsOnlyDue: Bool { false }
 
     /// Every grant not deleted: the listing of a store without a due index.
     public func listDue(userPrefix: String, dueBy: Date, cursor: String?, limit: Int) async throws -> GrantPage {

@@ -26,6 +26,11 @@ extension GrantStoreContractTests {
             let deleted = scope.user("deleted")
             try await stores.grants.create(deleted, value: "v", attributes: tags)
             try await stores.grants.delete(deleted, recoveryWindowDays: 7)
+            var later = tags
+            later["paypulse:expires-at"] = String(Int64(now.timeIntervalSince1970) + 86_400)
+            later["paypulse:lifetime"] = "86400"
+            let notDue = scope.user("later")
+            try await stores.grants.create(notDue, value: "v", attributes: later)
             let outsider = "other-" + scope.user("due")
             try await stores.grants.create(outsider, value: "v", attributes: tags)
 
@@ -35,6 +40,8 @@ extension GrantStoreContractTests {
             #expect(Set(users).count == users.count, "a grant listed twice")
             #expect(!users.contains(deleted))
             #expect(users.allSatisfy { $0.hasPrefix(scope.prefix) })
+            // A due index lists nothing else; a store without one lists everyone.
+            #expect(users.contains(notDue) == !stores.grants.listsOnlyDue)
             for grant in listed where due.contains(grant.user) {
                 #expect(grant.attributes == tags)
                 #expect(grant.lastWritten != nil)

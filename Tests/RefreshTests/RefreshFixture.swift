@@ -47,7 +47,7 @@ struct RefreshFixture {
 
     /// Whether the store lists only what may be due (a due index), so a run's `scanned`
     /// counts those, not every grant.
-    var listsOnlyDue: Bool { grants is DynamoDBGrantStore }
+    var listsOnlyDue: Bool { grants.listsOnlyDue }
 
     func user(_ index: Int) -> UserID { UserID("\(run)-\(index)")! }
 

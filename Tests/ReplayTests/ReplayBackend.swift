@@ -20,7 +20,7 @@ struct ReplayBackend {
     var cleanUp: () -> Void
 
     /// Whether the token store lists only what may be due (the DynamoDB due index).
-    var listsOnlyDue: Bool { grants is DynamoDBGrantStore }
+    var listsOnlyDue: Bool { grants.listsOnlyDue }
 
     private static let quiet = Logger(label: "replay") { _ in SwiftLogNoOpLogHandler() }
 

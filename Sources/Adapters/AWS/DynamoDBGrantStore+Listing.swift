@@ -7,6 +7,9 @@ import PayPulsePorts
 
 /// Listings: every grant by prefix (a scan), and the grants that may be due (the due index).
 extension DynamoDBGrantStore {
+    /// The due index lists only what may be due.
+    public var listsOnlyDue: Bool { true }
+
     /// A scan filtered by prefix: its cost grows with the table. The refresh job selects
     /// from the due index instead (``listDue(userPrefix:dueBy:cursor:limit:)``).
     public func list(userPrefix: String, includeDeleted: Bool, cursor: String?, limit: Int) async throws -> GrantPage {
