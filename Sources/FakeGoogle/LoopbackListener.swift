@@ -53,9 +53,8 @@ public final class LoopbackListener: @unchecked Sendable {
     public func start(serve: @escaping @Sendable (Int32) -> () -> Void) {
         Thread { [self] in
             while !isStopped {
-                let client = accept(listener, nil, nil)
+                let client = PortableSocket.accept(listener)
                 guard client >= 0 else { continue }
-                PortableSocket.preventSIGPIPE(client)
                 let taken: Bool = lock.withLock {
                     guard !stopped else { return false }
                     accepted += 1

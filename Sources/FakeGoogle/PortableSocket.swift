@@ -8,15 +8,46 @@ import Darwin
 /// spell them differently: Linux has `MSG_NOSIGNAL` per send and an enum `SOCK_STREAM`,
 /// Darwin `SO_NOSIGPIPE` per socket and an integer one.
 public enum PortableSocket {
-    /// A new IPv4 TCP socket that never raises SIGPIPE, or -1.
+    /// A new IPv4 TCP socket that never raises SIGPIPE and is not inherited by a child
+    /// process, or -1.
+    ///
+    /// Close-on-exec matters: the tests spawn executables (posix_spawn) while other tests'
+    /// servers hold connections, and a child holding a copy keeps a closed connection open,
+    /// so its client waits for a FIN (or a reset) that never comes until its time-out.
     public static func makeTCP() -> Int32 {
         #if canImport(Glibc)
-        return socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+        return socket(AF_INET, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0)
         #else
+        // Darwin has no SOCK_CLOEXEC: set FD_CLOEXEC at once (a spawn in between may inherit).
         let fd = socket(AF_INET, SOCK_STREAM, 0)
-        if fd >= 0 { preventSIGPIPE(fd) }
+        if fd >= 0 {
+            preventSIGPIPE(fd)
+            _ = fcntl(fd, F_SETFD, FD_CLOEXEC)
+        }
         return fd
         #endif
+    }
+
+    /// Accepts a connection on `listener`: a socket that never raises SIGPIPE and is not
+    /// inherited by a child process (``makeTCP()`` says why), or -1.
+    public static func accept(_ listener: Int32) -> Int32 {
+        #if canImport(Glibc)
+        let client = Glibc.accept(listener, nil, nil)
+        #else
+        let client = Darwin.accept(listener, nil, nil)
+        #endif
+        guard client >= 0 else { return client }
+        // Glibc's module has no accept4: FD_CLOEXEC at once (a spawn in between may inherit).
+        _ = fcntl(client, F_SETFD, FD_CLOEXEC)
+        preventSIGPIPE(client)
+        return client
+    }
+
+    /// Ends a connection the test servers are done with: a FIN first, which reaches the peer
+    /// even if a copy of the descriptor lives on elsewhere, then the descriptor closed.
+    public static func finish(_ fd: Int32) {
+        shutdown(fd, Int32(SHUT_WR))
+        close(fd)
     }
 
     /// Flags for `send` so that a peer gone away is an error return, not SIGPIPE.

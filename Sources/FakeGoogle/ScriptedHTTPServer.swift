@@ -56,7 +56,7 @@ public final class ScriptedHTTPServer: @unchecked Sendable {
         self.greeting = greeting
         listener.start { [self] client in
             serve(client)
-            return { close(client) }
+            return { PortableSocket.finish(client) }
         }
     }
 

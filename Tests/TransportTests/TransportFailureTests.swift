@@ -1,5 +1,7 @@
 import CCurl
+import Foundation
 import PayPulseTestSupport
+import Synchronization
 import Testing
 
 @testable import PayPulseTransport
@@ -46,6 +48,32 @@ struct TransportFailureTests {
         let server = try ScriptedHTTPServer { _, _ in .truncate(announced: 100, body: "{\"partial\":") }
         defer { server.stop() }
         #expect(await failure(of: HTTPRequest(method: "GET", url: server.url)) == .truncatedBody)
+    }
+
+    @Test("a child process started while the server holds the connection does not keep it open")
+    func childProcessInheritsNothing() async throws {
+        // Other suites spawn executables while this one runs: a child that inherited the
+        // server's end would hold the connection open after the server closed it, and the
+        // client would wait out its time-out instead of seeing the short body.
+        let children = Mutex<[pid_t]>([])
+        let server = try ScriptedHTTPServer { _, _ in
+            var pid = pid_t()
+            let argv: [UnsafeMutablePointer<CChar>?] = [strdup("/bin/sleep"), strdup("5"), nil]
+            defer { argv.forEach { free($0) } }
+            if posix_spawn(&pid, "/bin/sleep", nil, nil, argv, environ) == 0 { children.withLock { $0.append(pid) } }
+            return .truncate(announced: 100, body: "{\"partial\":")
+        }
+        defer {
+            server.stop()
+            for pid in children.withLock({ $0 }) {
+                kill(pid, SIGKILL)
+                var status: Int32 = 0
+                waitpid(pid, &status, 0)
+            }
+        }
+        let error = await failure(of: HTTPRequest(method: "GET", url: server.url, timeout: .seconds(4)))
+        #expect(children.withLock { $0.count } == 1)
+        #expect(error == .truncatedBody)
     }
 
     @Test("a body over the cap is refused, announced or streamed")
