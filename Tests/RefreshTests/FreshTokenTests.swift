@@ -108,4 +108,32 @@ struct FreshTokenTests {
             #expect(answers[0] == (try await fixture.current(0)).accessToken)
         }
     }
+
+    @Test("a window at or above Google's token lifetime: racing processes share one token and the next caller reuses it", arguments: StoreFactory.allGrantStores)
+    func wideWindowSharesOneToken(_ factory: StoreFactory) async throws {
+        try await factory.withStores { stores in
+            // REFRESH_WINDOW_SECONDS is accepted up to a day; Google's tokens live 3599 s, so
+            // every token is "due" the moment it is written.
+            let fixture = try RefreshFixture(stores, retry: RetryPolicy(maxAttempts: 1, totalBudget: .seconds(120), attemptTimeout: .seconds(90)))
+            defer { fixture.google.stop() }
+            let refreshToken = try await fixture.seed(0, expiresIn: 30)
+            let first = FreshTokens(refresher: fixture.refresher(windowSeconds: 86_400))
+            let second = FreshTokens(refresher: fixture.refresher(windowSeconds: 86_400))
+            let hold = fixture.google.hold()
+            async let a = first.tokenSet(for: fixture.user(0), logger: fixture.logs.logger)
+            async let b = second.tokenSet(for: fixture.user(0), logger: fixture.logs.logger)
+            #expect(await hold.waitUntilHeld(count: 2))
+            hold.release()
+            let answers = try await [a.accessToken, b.accessToken]
+            #expect(answers[0] == answers[1], "the compare-and-swap loser returns the winner's token, not one more refresh")
+            #expect(fixture.google.refreshCount(for: refreshToken) == 2)
+
+            // A third process right after: the token just issued is served, not refreshed again.
+            let third = FreshTokens(refresher: fixture.refresher(windowSeconds: 86_400))
+            let later = try await third.tokenSet(for: fixture.user(0), logger: fixture.logs.logger)
+            #expect(later.accessToken == answers[0])
+            #expect(fixture.google.refreshCount(for: refreshToken) == 2)
+            #expect(later.accessToken == (try await fixture.current(0)).accessToken)
+        }
+    }
 }

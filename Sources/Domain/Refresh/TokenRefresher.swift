@@ -238,9 +238,25 @@ public struct TokenRefresher: Sendable {
         }
     }
 
+    /// How long a token Google has just issued is shared by every caller, whatever the
+    /// window: with `REFRESH_WINDOW_SECONDS` at or above Google's token lifetime a new token
+    /// is due the moment it is written, and callers racing one refresh (in other processes,
+    /// or the compare-and-swap loser rereading) would each refresh again.
+    static let sharedRefreshSeconds: TimeInterval = 60
+
+    /// Whether `set` was confirmed by Google within ``sharedRefreshSeconds`` and its access
+    /// token outlives that span: a concurrent caller's refresh, to be reused.
+    private func isJustRefreshed(_ set: GmailTokenSet) -> Bool {
+        guard set.verified, let verifiedAt = set.verifiedAt else { return false }
+        let instant = now()
+        return verifiedAt > instant.addingTimeInterval(-Self.sharedRefreshSeconds)
+            && set.expiresAt > instant.addingTimeInterval(Self.sharedRefreshSeconds)
+    }
+
     /// A token set for `user` whose access token is usable: the stored one while it is
-    /// outside the window, otherwise a refreshed one (written back by compare-and-swap).
-    /// When another writer wins the race, its newer tokens are returned, not refreshed again.
+    /// outside the window or just refreshed, otherwise a refreshed one (written back by
+    /// compare-and-swap). When another writer wins the race, its newer tokens are returned,
+    /// not refreshed again, however wide the window.
     /// - Throws: ``FreshTokenError``, or ``ConfigurationFailure``.
     public func freshTokenSet(for user: UserID, logger: Logger) async throws -> GmailTokenSet {
         for _ in 0..<3 {
@@ -254,7 +270,7 @@ public struct TokenRefresher: Sendable {
             let set = current.tokenSet
             if set.status == .revoked { throw FreshTokenError.revoked }
             if set.status == .rejected { throw FreshTokenError.rejected }
-            if set.expiresAt > now().addingTimeInterval(Double(windowSeconds)) { return set }
+            if set.expiresAt > now().addingTimeInterval(Double(windowSeconds)) || isJustRefreshed(set) { return set }
             switch try await refresh(user, when: .expiring, listedTags: nil, read: current, logger: logger) {
             case .refreshed(let renewed): return renewed
             case .conflict: continue  // newer tokens are stored: read them
