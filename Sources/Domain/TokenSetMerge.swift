@@ -32,6 +32,8 @@ extension GmailTokenSet {
     ///   retrying a dead token.
     /// - Another account replaces the whole set; without a refresh token it is stored as
     ///   not refreshable.
+    /// - A set stored without a refresh token of its own is unverified: only a refresh token
+    ///   is proved at Google (the same account's kept token keeps its verification).
     /// - Accounts are the same when their Google subjects (`sub`) are equal, whatever the
     ///   addresses say (an address can be renamed). Only when either side has no subject
     ///   (a set stored before verification, or a body without a refresh token) are emails
@@ -41,12 +43,14 @@ extension GmailTokenSet {
     public static func merging(_ incoming: IncomingTokens, over previous: GmailTokenSet?, now: Date) -> (GmailTokenSet, StoreOutcome) {
         let expiresAt = now.addingTimeInterval(Double(incoming.expiresIn))
         let incomingScope = incoming.scopes?.joined(separator: " ")
-        let verifiedAt: Date? = incoming.verified && incoming.refreshToken != nil ? now : nil
+        // Only a refresh token is proved at Google: a set without one is the app's word.
+        let confirmed = incoming.verified && incoming.refreshToken != nil
+        let verifiedAt: Date? = confirmed ? now : nil
         guard let previous else {
             let set = GmailTokenSet(
                 accessToken: incoming.accessToken, refreshToken: incoming.refreshToken, tokenType: incoming.tokenType,
                 expiresAt: expiresAt, scope: incomingScope ?? "", googleEmail: incoming.email, googleSubject: incoming.subject,
-                emailVerified: incoming.emailVerified, verified: incoming.verified, verifiedAt: verifiedAt, connectedAt: now, updatedAt: now
+                emailVerified: incoming.emailVerified, verified: confirmed, verifiedAt: verifiedAt, connectedAt: now, updatedAt: now
             )
             return (set, .firstConnection)
         }
@@ -57,7 +61,7 @@ extension GmailTokenSet {
                 tokenType: incoming.tokenType, expiresAt: expiresAt, scope: incomingScope ?? previous.scope,
                 googleEmail: incoming.email ?? previous.googleEmail, googleSubject: incoming.subject ?? previous.googleSubject,
                 emailVerified: incoming.email == nil ? previous.emailVerified : incoming.emailVerified,
-                verified: keepsRefreshToken ? previous.verified : incoming.verified,
+                verified: keepsRefreshToken ? previous.verified : confirmed,
                 verifiedAt: keepsRefreshToken ? previous.verifiedAt : verifiedAt,
                 connectedAt: previous.connectedAt, updatedAt: now
             )
@@ -66,7 +70,7 @@ extension GmailTokenSet {
         let set = GmailTokenSet(
             accessToken: incoming.accessToken, refreshToken: incoming.refreshToken, tokenType: incoming.tokenType,
             expiresAt: expiresAt, scope: incomingScope ?? "", googleEmail: incoming.email, googleSubject: incoming.subject,
-            emailVerified: incoming.emailVerified, verified: incoming.verified, verifiedAt: verifiedAt, connectedAt: now, updatedAt: now
+            emailVerified: incoming.emailVerified, verified: confirmed, verifiedAt: verifiedAt, connectedAt: now, updatedAt: now
         )
         return (set, .accountSwitched)
     }

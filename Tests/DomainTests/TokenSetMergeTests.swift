@@ -33,6 +33,21 @@ struct TokenSetMergeTests {
         #expect(set.accessToken == "ya29.new" && set.isRefreshable)
     }
 
+    @Test("a set without a refresh token is stored unverified: Google confirmed nothing of it")
+    func withoutRefreshTokenUnverified() {
+        let sent = IncomingTokens(accessToken: "ya29.new", email: "jane@gmail.com")
+        let (first, _) = GmailTokenSet.merging(sent, over: nil, now: now)
+        #expect(!first.verified && first.verifiedAt == nil)
+        #expect(TokenSetTags.tags(for: first)[TokenSetTags.verified] == "false")
+        let (switched, outcome) = GmailTokenSet.merging(IncomingTokens(accessToken: "ya29.new", email: "other@gmail.com"), over: stored(), now: now)
+        #expect(outcome == .accountSwitched && !switched.verified)
+        let (revokedBefore, _) = GmailTokenSet.merging(sent, over: stored(status: .revoked), now: now)
+        #expect(revokedBefore.refreshToken == nil && !revokedBefore.verified)
+        // The same account keeps its stored refresh token, and that token's verification.
+        let (kept, _) = GmailTokenSet.merging(sent, over: stored(), now: now)
+        #expect(kept.refreshToken == "1//stored" && kept.verified)
+    }
+
     @Test("a new refresh token for the same account replaces the stored one")
     func sameAccountNewRefresh() {
         let (set, _) = GmailTokenSet.merging(IncomingTokens(accessToken: "a", refreshToken: "1//newer"), over: stored(), now: now)
