@@ -82,7 +82,7 @@ enum StoreTokensBody {
         let accessToken = try requiredString(fields, "access_token", maxBytes: 4096)
         let refreshToken = try optionalString(fields, "refresh_token", maxBytes: 1024)
         let email = try optionalString(fields, "email", maxBytes: 320)
-        if let email, !email.contains("@") || email.contains(where: \.isWhitespace) {
+        if let email, !isPlausibleAddress(email) {
             throw .invalidRequest("email must be an email address.")
         }
         let tokenType = try optionalString(fields, "token_type", maxBytes: 32) ?? "Bearer"
@@ -90,6 +90,25 @@ enum StoreTokensBody {
             accessToken: accessToken, refreshToken: refreshToken, expiresIn: try expiresIn(fields),
             scopes: try scopes(fields), email: email, tokenType: tokenType
         )
+    }
+
+    /// The app's email hint is stored as sent and shown by the console: one `@` between a
+    /// local part and a domain of non-empty labels, with no whitespace, control or format
+    /// characters (bidi overrides, zero-width marks, prepend scalars) and none of `<>"&`,
+    /// backquote or backslash (an apostrophe stays: Google Workspace addresses may hold one).
+    /// Checked by Unicode scalar: a grapheme cluster can hide a `<`.
+    static func isPlausibleAddress(_ email: String) -> Bool {
+        let parts = email.split(separator: "@", omittingEmptySubsequences: false)
+        guard parts.count == 2, !parts[0].isEmpty, !parts[1].isEmpty else { return false }
+        guard !parts[1].split(separator: ".", omittingEmptySubsequences: false).contains(where: \.isEmpty) else { return false }
+        return email.unicodeScalars.allSatisfy { scalar in
+            switch scalar.properties.generalCategory {
+            case .control, .format, .spaceSeparator, .lineSeparator, .paragraphSeparator, .privateUse, .surrogate, .unassigned:
+                return false
+            default:
+                return !scalar.properties.isWhitespace && !"<>\"&`\\".unicodeScalars.contains(scalar)
+            }
+        }
     }
 
     private static func requiredString(_ fields: [String: JSONValue], _ key: String, maxBytes: Int) throws(APIError) -> String {

@@ -89,6 +89,37 @@ struct StoreTokensHandlerTests {
         #expect(await fixture.secrets.calls.isEmpty)
     }
 
+    @Test(
+        "an email hint that is no plausible address is 400 invalid_request and stores nothing",
+        arguments: [
+            // A Prepend scalar glued to "<" (one grapheme cluster), markup, bidi overrides,
+            // zero-width and other format characters, several or no "@", empty parts.
+            #"{"access_token":"a","email":"\u0600<svg/onload=alert(document.domain)//\u0600>@gmail.com"}"#,
+            #"{"access_token":"a","email":"<b>jane</b>@gmail.com"}"#, #"{"access_token":"a","email":"jane\"x@gmail.com"}"#,
+            #"{"access_token":"a","email":"jane`x@gmail.com"}"#, #"{"access_token":"a","email":"jane&amp@gmail.com"}"#,
+            #"{"access_token":"a","email":"jane\u202Eevil@gmail.com"}"#, #"{"access_token":"a","email":"ja\u200Bne@gmail.com"}"#,
+            #"{"access_token":"a","email":"jane@gmail.com\u2066"}"#, #"{"access_token":"a","email":"a@b@gmail.com"}"#,
+            #"{"access_token":"a","email":"@gmail.com"}"#, #"{"access_token":"a","email":"jane@"}"#,
+            #"{"access_token":"a","email":"jane@gmail..com"}"#, #"{"access_token":"a","email":"jane\u00A0x@gmail.com"}"#,
+        ]
+    )
+    func implausibleEmail(json: String) async throws {
+        let fixture = try await HandlerFixture()
+        let response = await fixture.storeTokens.handle(try await fixture.post(json: json), logger: fixture.logs.logger)
+        #expect(response.status == 400)
+        #expect(try errorCode(response) == "invalid_request")
+        #expect(await fixture.secrets.calls.isEmpty)
+    }
+
+    @Test("plausible addresses stay accepted, international ones included", arguments: ["jane.smith+pay@gmail.com", "o'brien@example.com", #"jos\u00e9@b\u00fccher.de"#, "j_o-e@sub.example.co.uk"])
+    func plausibleEmail(email: String) async throws {
+        let fixture = try await HandlerFixture()
+        let response = await fixture.storeTokens.handle(
+            try await fixture.post(json: #"{"access_token":"a","scope":["\#(gmailScope)"],"email":"\#(email)"}"#), logger: fixture.logs.logger
+        )
+        #expect(response.status == 201)
+    }
+
     @Test("malformed form bodies are 400", arguments: ["access_token=a&expires_in=ten", "access_token=%zz", "expires_in=5"])
     func malformedForm(form: String) async throws {
         let fixture = try await HandlerFixture()
