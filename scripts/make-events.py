@@ -194,8 +194,8 @@ case("store-tokens", "v1-form-space-separated-scope",
      event("v1", "POST", "post-gmail-tokens", f"access_token=ya29.form2&scope=openid+{GMAIL}",
            content_type="application/x-www-form-urlencoded"),
      response("v1", 201, stored_reply("First Gmail connection", None, f"openid {GMAIL}")),
-     stored={"access_token": "ya29.form2", "refresh_token": None, "expires_in": 3600, "google_email": None,
-             "tags": {"paypulse:refreshable": "false"}})
+     stored={"access_token": "ya29.form2", "refresh_token": None, "expires_in": 3600, "google_email": None, "verified": False,
+             "tags": {"paypulse:refreshable": "false", "paypulse:verified": "false"}})
 # Without a refresh token nothing is asked of Google: the app's word, compared by email.
 case("store-tokens", "v2-json-same-account-update",
      event("v2", "POST", "post-gmail-tokens", {"access_token": "ya29.second-access", "expires_in": 3599,
@@ -203,14 +203,14 @@ case("store-tokens", "v2-json-same-account-update",
      response("v2", 201, stored_reply("Gmail tokens updated", "jane.smith@gmail.com", GMAIL)),
      before=["v2-json-first-connection"],
      stored={"access_token": "ya29.second-access", "refresh_token": FIRST["refresh_token"], "expires_in": 3599,
-             "google_sub": JANE_SUB})
+             "google_sub": JANE_SUB, "verified": True})
 case("store-tokens", "v2-json-account-switch-without-refresh-token",
      event("v2", "POST", "post-gmail-tokens", {"access_token": "ya29.other-access", "scope": [GMAIL],
                                                "email": "jane.work@gmail.com"}),
      response("v2", 201, stored_reply("Gmail account switched", "jane.work@gmail.com", GMAIL, switch=True)),
      before=["v2-json-first-connection"],
-     stored={"access_token": "ya29.other-access", "refresh_token": None, "google_email": "jane.work@gmail.com",
-             "tags": {"paypulse:refreshable": "false", "paypulse:status": "active"}})
+     stored={"access_token": "ya29.other-access", "refresh_token": None, "google_email": "jane.work@gmail.com", "verified": False,
+             "tags": {"paypulse:refreshable": "false", "paypulse:status": "active", "paypulse:verified": "false"}})
 # The account is Google's sub: another sub is a switch even under a claimed address; the
 # same sub under a renamed address is not.
 case("store-tokens", "v2-json-account-switch-by-google-subject",
@@ -387,6 +387,11 @@ case("token-refresh", "scheduled-verifies-unverified-grant", SCHEDULED, summary(
 BAD_SHARD = copy.deepcopy(SCHEDULED)
 BAD_SHARD["detail"] = {"shard": 3, "shards": 2}
 case("token-refresh", "scheduled-invalid-shard", BAD_SHARD, None, exit_code=1)
+# Keys are case-checked: "Shard" is not "shard", and a detail the run does not know fails it
+# (read as no shard, this schedule would refresh every user).
+MISCASED_SHARD = copy.deepcopy(SCHEDULED)
+MISCASED_SHARD["detail"] = {"Shard": 1, "Shards": 2}
+case("token-refresh", "scheduled-miscased-shard", MISCASED_SHARD, None, exit_code=1)
 
 # fresh-token: a direct invocation (Lambda Invoke API) with {"user_id"}; what it cannot serve
 # is an error code in the answer, and the invocation succeeds (exit 0). The token it serves

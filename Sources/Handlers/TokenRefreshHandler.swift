@@ -52,16 +52,23 @@ public struct TokenRefreshHandler: Sendable {
         return try JSONCoding.encode(summary)
     }
 
-    /// `{}` (everyone) or `{"shard": i, "shards": n}` with `0 <= i < n`.
+    /// `{}` (everyone) or `{"shard": i, "shards": n}` with `0 <= i < n`. Keys are compared
+    /// exactly and any other member is refused: a schedule that misspells its shard
+    /// (`"Shard"`) would otherwise be read as no shard and refresh every user.
     static func shard(from detail: [UInt8]) throws -> Shard {
-        struct Spec: Decodable {
-            var shard: Int?
-            var shards: Int?
+        let shape = "the event detail must be {} or {\"shard\": i, \"shards\": n} with integers"
+        guard let members = (try? JSONBodyParser.parse(detail.isEmpty ? Array("{}".utf8) : detail))?.objectValue else {
+            throw InvalidInput(description: shape)
         }
-        guard let spec = try? JSONDecoder().decode(Spec.self, from: Data(detail.isEmpty ? Array("{}".utf8) : detail)) else {
-            throw InvalidInput(description: "the event detail must be {} or {\"shard\": i, \"shards\": n} with integers")
+        if let unknown = members.keys.sorted().first(where: { $0 != "shard" && $0 != "shards" }) {
+            throw InvalidInput(description: "the event detail has an unknown member \"\(unknown.prefix(40))\"; \(shape)")
         }
-        switch (spec.shard, spec.shards) {
+        func integer(_ key: String) throws -> Int? {
+            guard let value = members[key] else { return nil }
+            guard case .integer(let number) = value, let exact = Int(exactly: number) else { throw InvalidInput(description: shape) }
+            return exact
+        }
+        switch (try integer("shard"), try integer("shards")) {
         case (nil, nil):
             return .all
         case (let index?, let count?):
