@@ -86,18 +86,19 @@ struct RefreshJobTests {
 
     @Test(
         "every transient Google failure leaves the secret byte-for-byte unchanged",
-        arguments: [FakeGoogleFault.status(429), .status(500), .status(503), .reset, .stall], [StoreFactory.embedded, StoreFactory.moto]
+        arguments: [FakeGoogleFault.status(429), .status(500), .status(503), .reset, .stall], StoreFactory.allGrantStores
     )
     func transientFaults(_ fault: FakeGoogleFault, _ factory: StoreFactory) async throws {
         try await factory.withStores { stores in
             let fixture = try RefreshFixture(stores, retry: RetryPolicy(maxAttempts: 2, baseDelay: .milliseconds(5), maxDelay: .milliseconds(10), totalBudget: .seconds(2), attemptTimeout: .milliseconds(300)))
             defer { fixture.google.stop() }
             try await fixture.seed(0, expiresIn: 30)
-            let before = try await fixture.raw(0)
+            let before = try await fixture.raw(0), tagsBefore = try await fixture.attributes(0)
             fixture.google.script([fault, fault, fault])
             let summary = try await fixture.job().run(deadline: nil, logger: fixture.logs.logger)
             #expect(summary.transient_failures == 1 && summary.refreshed == 0 && summary.revoked == 0)
             #expect(try await fixture.raw(0) == before)
+            #expect(try await fixture.attributes(0) == tagsBefore, "the listing attributes (tags) are unchanged too")
         }
     }
 
