@@ -131,7 +131,15 @@ struct SoakBackend {
     /// grant's attributes said connected before (an overtaken writer's tags that landed after
     /// the disconnect's mark, which the reconnect must repair). `nil` when nothing was deleted.
     func failedReconnect(_ userID: String) async throws -> (state: FinalState, deletedTaggedConnected: Bool)? {
-        guard let state = try? await grants.state(of: userID), state.isScheduledForDeletion, let user = UserID(userID) else { return nil }
+        // A read error fails the check (it must not skip this user's reconnect); only "no
+        // grant at all" means nothing to reconnect.
+        let state: GrantState
+        do {
+            state = try await grants.state(of: userID)
+        } catch let error as StoreError where error == .notFound {
+            return nil
+        }
+        guard state.isScheduledForDeletion, let user = UserID(userID) else { return nil }
         do {
             _ = try await TokenVault(grants: LosingWritesGrantStore(inner: grants)).store(IncomingTokens(accessToken: "ya29.soak-probe"), for: user)
             throw SoakError("a reconnect whose every write loses succeeded for \(userID)")

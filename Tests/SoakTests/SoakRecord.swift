@@ -66,8 +66,56 @@ struct SoakRecord: Sendable {
     /// A disconnect that answered 200.
     var isDisconnected: Bool { function == .disconnect && httpStatus == 200 }
 
+    /// Did what it was asked: stored (201), disconnected (200), answered the profile (200)
+    /// or ran a refresh (a summary).
+    var isSuccess: Bool {
+        switch function {
+        case .storeTokens: isStored
+        case .disconnect: isDisconnected
+        case .userProfile: httpStatus == 200 && connected != nil
+        case .tokenRefresh: unexpected == nil
+        }
+    }
+
+    /// The least share of a function's runs that must succeed, in percent: store-tokens is
+    /// refused for 5 % of its calls by design (a grant dead from the start); a disconnect
+    /// finds nothing when another got there first, which the 50 users keep rare.
+    static func minimumSuccessPercent(_ function: SoakFunction) -> Int {
+        switch function {
+        case .storeTokens: 80
+        case .disconnect: 50
+        case .userProfile, .tokenRefresh: 100
+        }
+    }
+
     /// Ended strictly before `other` started: no overlap, so `other`'s effect comes later.
     func endedBefore(_ other: SoakRecord) -> Bool { ended < other.started }
+
+    /// Why this answer is not one the workload can cause, or `nil` when it is expected.
+    /// Every function's every status is judged: store-tokens answers 201 to a live grant and
+    /// 400 to one Google refuses from the start (the workload chose which); disconnect 200,
+    /// or 404 when nothing was connected (another disconnect got there first); user-profile
+    /// 200 with `gmail_account_connected`; token-refresh a readable summary. A signal, a
+    /// non-zero exit or output that is not a response is never expected.
+    var unexpected: String? {
+        if let signal { return "killed by signal \(signal)" }
+        if exitStatus != 0 { return "exit \(exitStatus ?? -1)" }
+        switch function {
+        case .tokenRefresh:
+            return summary == nil ? "no readable run summary" : nil
+        case .storeTokens:
+            guard let httpStatus else { return "no readable response" }
+            let expected = sent?.scriptedRevoked == true ? 400 : 201
+            return httpStatus == expected ? nil : "answered \(httpStatus) where the workload expects \(expected)"
+        case .disconnect:
+            guard let httpStatus else { return "no readable response" }
+            return httpStatus == 200 || httpStatus == 404 ? nil : "answered \(httpStatus) where the workload expects 200 or 404"
+        case .userProfile:
+            guard let httpStatus else { return "no readable response" }
+            if httpStatus != 200 { return "answered \(httpStatus) where the workload expects 200" }
+            return connected == nil ? "answered 200 without gmail_account_connected" : nil
+        }
+    }
 
     /// The outcome bucket the report counts: the HTTP status, the refresh result, or how
     /// the process ended abnormally.
