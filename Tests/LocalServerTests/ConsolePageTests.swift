@@ -1,4 +1,5 @@
 import Foundation
+import PayPulseConfiguration
 @testable import PayPulseLocalServer
 import Testing
 
@@ -28,6 +29,22 @@ struct ConsolePageTests {
         #expect(html.contains("&lt;script&gt;alert(&quot;x&quot;)&lt;/script&gt;"))
         #expect(html.contains("embedded store in &lt;dir&gt;/"))
         #expect(html.contains("(in 10 min)"))
+    }
+
+    @Test("a `<` behind a prepend scalar (U+0600) is escaped too: escaping walks scalars, not grapheme clusters")
+    func escapesBehindPrependScalars() {
+        let hostile = "\u{0600}<svg/onload=alert(document.domain)//\u{0600}>"
+        let html = page(
+            [ConsoleGrant(
+                userID: "u\u{0600}\"\u{0600}>", userName: hostile, googleEmail: hostile + "@gmail.com", status: "connected", verified: true,
+                accessTokenExpires: nil, scopes: [hostile], deletionDate: nil
+            )],
+            notice: "Disconnecting \(hostile) failed."
+        )
+        #expect(!html.contains("<svg"), "markup from a stored value reached the page")
+        let quoteBehindPrepend = "\u{0600}" + "\""
+        #expect(!html.contains(quoteBehindPrepend), "a quote behind a prepend scalar ends the attribute")
+        #expect(html.contains("\u{0600}&lt;svg/onload=alert(document.domain)//\u{0600}&gt;@gmail.com"))
     }
 
     @Test("a disconnected grant shows its deletion and no disconnect button; no grants says so")
