@@ -154,12 +154,13 @@ struct LocalResponder: HTTPResponder {
             storeDescription: storeDescription, googleDescription: googleDescription, now: Date(),
             formToken: consoleGuard.formToken, styleNonce: nonce, deletionDateMeaning: deletionDateMeaning
         )
+        // Referrer-Policy no-referrer would make Chrome send `Origin: null` with the forms.
         return GatewayBridge.response(
             status: 200,
             headers: [
                 "content-type": "text/html; charset=utf-8", "cache-control": "no-store",
                 "content-security-policy": ConsolePage.contentSecurityPolicy(styleNonce: nonce),
-                "x-content-type-options": "nosniff", "referrer-policy": "no-referrer",
+                "x-content-type-options": "nosniff", "referrer-policy": "same-origin",
             ],
             body: Array(page.html.utf8)
         )
