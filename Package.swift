@@ -27,6 +27,7 @@ let package = Package(
         .package(url: "https://github.com/hummingbird-project/hummingbird.git", from: "2.28.1"),
         .package(url: "https://github.com/apple/swift-nio.git", from: "2.101.2"),
         .package(url: "https://github.com/apple/swift-http-types.git", from: "1.8.0"),
+        .package(url: "https://github.com/swift-server/swift-service-lifecycle.git", from: "2.13.0"),
         // The generated client's runtime only; the generator is Tools/OpenAPIGenerator's.
         .package(url: "https://github.com/apple/swift-openapi-runtime.git", from: "1.13.4"),
         .package(url: "https://github.com/apple/swift-openapi-urlsession.git", from: "1.4.0"),
@@ -139,7 +140,8 @@ let package = Package(
                 "PayPulseApp", "PayPulseCoding", "PayPulseConfiguration", "PayPulseDomain", "PayPulseFakeGoogle", "PayPulseHandlers",
                 "PayPulsePorts", "PayPulseRuntime", .product(name: "Hummingbird", package: "hummingbird"), .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "HTTPTypes", package: "swift-http-types"),
-                .product(name: "Logging", package: "swift-log"),
+                .product(name: "Logging", package: "swift-log"), .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+                .product(name: "UnixSignals", package: "swift-service-lifecycle"),
             ],
             path: "Sources/LocalServer"
         ),
@@ -235,7 +237,7 @@ let package = Package(
                 .product(name: "OpenAPIURLSession", package: "swift-openapi-urlsession"), .product(name: "Logging", package: "swift-log"),
             ]
         ),
-        .testTarget(name: "LocalServerTests", dependencies: ["PayPulseLocalServer", "PayPulseFakeGoogle"]),
+        .testTarget(name: "LocalServerTests", dependencies: ["PayPulseLocalServer", "PayPulseFakeGoogle", "PayPulseConfiguration"]),
         .testTarget(name: "TransportTests", dependencies: ["PayPulseTransport", "PayPulseTestSupport"]),
         .testTarget(name: "SigV4Tests", dependencies: ["PayPulseSigV4"]),
         .testTarget(name: "AWSTests", dependencies: ["PayPulseAWS", "PayPulseTestSupport"]),

@@ -60,6 +60,11 @@ actor ConsoleActivity {
 
     /// Disconnects `userID` as the app would, and returns the HTTP status answered.
     func disconnect(userID: String) async -> Int {
+        // The function would answer 401 (no JWT can carry such a sub): say what is wrong.
+        guard UserID(userID) != nil else {
+            notice = "\(userID) is not a valid user id: nothing was disconnected."
+            return 400
+        }
         let now = Date()
         guard let jwt = try? minter.mint(subject: userID, name: nil, email: nil, issuedAt: now, expiresAt: now.addingTimeInterval(60)),
               let event = try? SampleHTTPEvent(method: "DELETE", path: "/v1/auth/gmail-tokens", bearer: jwt, jsonBody: nil).encoded()

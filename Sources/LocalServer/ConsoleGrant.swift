@@ -1,4 +1,5 @@
 import Foundation
+import PayPulseConfiguration
 import PayPulseDomain
 import PayPulsePorts
 
@@ -12,8 +13,32 @@ struct ConsoleGrant: Sendable, Equatable {
     var verified: Bool?
     var accessTokenExpires: Date?
     var scopes: [String]
-    /// When a disconnected grant is deleted for good.
+    /// The store's date for a disconnected grant; what it means depends on the store
+    /// (``DeletionDateMeaning``).
     var deletionDate: Date?
+
+    /// What a store's deletion date is. The embedded store lists when the deletion was
+    /// asked for; DynamoDB lists its purge time (the TTL attribute) and Secrets Manager
+    /// (as moto answers `DeletedDate`) the end of the recovery window.
+    enum DeletionDateMeaning: Sendable, Equatable {
+        /// When the disconnect asked for the deletion.
+        case requested
+        /// The end of the recovery window: restorable until then, deleted for good after.
+        case endOfRecoveryWindow
+
+        /// The meaning of `store`'s deletion date.
+        init(store: StoreBackend) {
+            self = store == .embedded ? .requested : .endOfRecoveryWindow
+        }
+
+        /// The words before the date on the console.
+        var label: String {
+            switch self {
+            case .requested: "deletion requested"
+            case .endOfRecoveryWindow: "recoverable until"
+            }
+        }
+    }
 
     /// Every stored grant (disconnected ones included) with its user, by user id.
     static func all(grants: any GrantStore, users: any UserDirectory) async throws -> [ConsoleGrant] {

@@ -2,7 +2,8 @@ import Foundation
 import PayPulseDomain
 
 /// The console at `GET /`: the stored grants and buttons to run a refresh or disconnect a
-/// user. Every value is escaped; no token is ever shown (the rows hold none).
+/// user. Every value is escaped; no token is ever shown (the rows hold none). Its only
+/// style carries a nonce that the page's Content-Security-Policy names; it has no script.
 struct ConsolePage {
     var grants: [ConsoleGrant]
     var lastRefresh: ConsoleActivity.RefreshRun?
@@ -10,6 +11,24 @@ struct ConsolePage {
     var storeDescription: String
     var googleDescription: String
     var now: Date
+    /// The server's ``ConsoleGuard/formToken``, sent back by every button.
+    var formToken = ""
+    /// This response's nonce for the style element (see ``contentSecurityPolicy(styleNonce:)``).
+    var styleNonce = ""
+    /// What the store's purge date is.
+    var deletionDateMeaning = ConsoleGrant.DeletionDateMeaning.requested
+
+    /// The policy that lets the page load nothing but its own style, post its forms only
+    /// to this server, and never be framed: markup that got in anyway could not run.
+    static func contentSecurityPolicy(styleNonce: String) -> String {
+        "default-src 'none'; style-src 'nonce-\(styleNonce)'; form-action 'self'; frame-ancestors 'none'; base-uri 'none'"
+    }
+
+    /// A fresh nonce: 16 random bytes in base64.
+    static func makeNonce() -> String {
+        var generator = SystemRandomNumberGenerator()
+        return Data((0..<16).map { _ in UInt8.random(in: 0...255, using: &generator) }).base64EncodedString()
+    }
 
     var html: String {
         """
@@ -19,7 +38,7 @@ struct ConsolePage {
         <meta charset="utf-8">
         <meta name="viewport" content="width=device-width, initial-scale=1">
         <title>PayPulse Gmail Connect · local console</title>
-        <style>
+        <style nonce="\(styleNonce.htmlEscaped)">
         body { font: 15px/1.45 -apple-system, system-ui, sans-serif; margin: 2rem; color: #1d1d1f; }
         h1 { font-size: 1.4rem; margin: 0 0 .25rem; }
         .meta { color: #6e6e73; margin: 0 0 1.25rem; }
@@ -42,7 +61,7 @@ struct ConsolePage {
         <p class="meta">Local console · \(storeDescription.htmlEscaped) · Google: \(googleDescription.htmlEscaped)</p>
         \(notice.map { "<p class=\"notice\" id=\"notice\">\($0.htmlEscaped)</p>" } ?? "")
         <div class="actions">
-        <form method="post" action="/console/refresh"><button type="submit" id="run-refresh">Run refresh now</button></form>
+        <form method="post" action="/console/refresh">\(tokenField)<button type="submit" id="run-refresh">Run refresh now</button></form>
         <span class="meta" id="last-refresh">\(lastRefreshText.htmlEscaped)</span>
         </div>
         \(table)
@@ -50,6 +69,11 @@ struct ConsolePage {
         </html>
 
         """
+    }
+
+    /// The hidden field that carries the form token.
+    private var tokenField: String {
+        "<input type=\"hidden\" name=\"\(ConsoleGuard.tokenField)\" value=\"\(formToken.htmlEscaped)\">"
     }
 
     private var lastRefreshText: String {
@@ -74,12 +98,12 @@ struct ConsolePage {
         let user = grant.userName.map { "\($0.htmlEscaped)<br><span class=\"meta\">\(grant.userID.htmlEscaped)</span>" } ?? grant.userID.htmlEscaped
         var status = grant.status
         if grant.verified == false { status += " (unverified)" }
-        if let deletion = grant.deletionDate { status += " · deletion requested \(Self.time(deletion))" }
+        if let deletion = grant.deletionDate { status += " · \(deletionDateMeaning.label) \(Self.time(deletion))" }
         let expires = grant.accessTokenExpires.map { date in
             Self.time(date) + (date < now ? " (expired)" : " (in \(Int(date.timeIntervalSince(now) / 60)) min)")
         } ?? "–"
         let button = grant.status == "disconnected" ? "" : """
-            <form method="post" action="/console/disconnect"><input type="hidden" name="user_id" value="\(grant.userID.htmlEscaped)">\
+            <form method="post" action="/console/disconnect">\(tokenField)<input type="hidden" name="user_id" value="\(grant.userID.htmlEscaped)">\
             <button type="submit" class="danger">Disconnect</button></form>
             """
         return """

@@ -16,10 +16,11 @@ struct GatewayBridge: Sendable {
 
     let handlers: EventHandlers
 
-    /// Answers `request` (its body already read) through the handlers.
-    func answer(_ request: Request, body: [UInt8], requestID: String, sourceIP: String, logger: Logger) async -> Response {
+    /// Answers `request` (its body already read) through the handlers, as a `method`
+    /// request (GET for a HEAD).
+    func answer(_ request: Request, method: String, body: [UInt8], requestID: String, sourceIP: String, logger: Logger) async -> Response {
         let event = SampleHTTPEvent(
-            method: request.method.rawValue, path: request.uri.path, rawQueryString: request.uri.query ?? "",
+            method: method, path: request.uri.path, rawQueryString: request.uri.query ?? "",
             headers: request.headers.filter { $0.name != .cookie }.map { ($0.name.canonicalName, $0.value) }, body: body,
             requestID: requestID, sourceIP: sourceIP
         )

@@ -7,6 +7,8 @@ import PayPulseConfiguration
 import PayPulseDomain
 import PayPulseFakeGoogle
 import PayPulseRuntime
+import ServiceLifecycle
+import UnixSignals
 
 #if canImport(Glibc)
 import Glibc
@@ -37,8 +39,7 @@ public enum LocalServer {
             }
             port = free
         }
-        let ownHost = ["0.0.0.0", "::", "localhost"].contains(settings.host) ? "127.0.0.1" : settings.host
-        let fakeGoogleURL = "http://\(ownHost):\(port)\(LocalResponder.fakeGooglePrefix)"
+        let fakeGoogleURL = ownBaseURL(host: settings.host, port: port) + LocalResponder.fakeGooglePrefix
         let overrides = settings.fakeGoogle
             ? ["GOOGLE_TOKEN_ENDPOINT": fakeGoogleURL + "/token", "GOOGLE_REVOKE_ENDPOINT": fakeGoogleURL + "/revoke"] : [:]
         let reading = AppConfiguration.read(overrides: overrides, defaultLogLevel: .info)
@@ -67,19 +68,26 @@ public enum LocalServer {
             refresh: try assembly.eventHandlers(for: .tokenRefresh), disconnect: try assembly.eventHandlers(for: .disconnect),
             minter: try DevelopmentTokenMinter(settings: authSettings), logger: logger
         )
+        let consoleGuard = ConsoleGuard(host: settings.host, port: port)
         let responder = LocalResponder(
             api: [
                 "/v1/auth/gmail-tokens": ["POST": try bridge(.storeTokens), "DELETE": try bridge(.disconnect)],
                 "/v1/user/me": ["GET": try bridge(.userProfile)],
             ],
             fakeGoogle: fakeGoogle, activity: activity, backends: (assembly.backends.grants, assembly.backends.users),
-            storeDescription: describeStore(assembly.configuration), googleDescription: googleDescription, logger: logger
+            storeDescription: describeStore(assembly.configuration), googleDescription: googleDescription,
+            deletionDateMeaning: ConsoleGrant.DeletionDateMeaning(store: assembly.configuration.store), consoleGuard: consoleGuard,
+            readTimeout: settings.readTimeout, logger: logger
         )
         let host = settings.host, chosenPort = port
         let app = Application(
-            responder: responder, configuration: .init(address: .hostname(host, port: port)),
+            responder: responder,
+            // Closes a connection that sends nothing (or only part of a request head) for this long.
+            server: .http1(configuration: .init(idleTimeout: TimeAmount(settings.idleTimeout))),
+            configuration: .init(address: .hostname(host, port: port)),
             onServerRunning: { channel in
                 let bound = channel.localAddress?.port ?? chosenPort
+                consoleGuard.listening(on: bound)
                 announce("paypulse serve: listening on http://\(host):\(bound) (console at /, contract at /openapi.yaml)")
             },
             logger: logger
@@ -94,13 +102,28 @@ public enum LocalServer {
             }
         }
         defer { timer?.cancel() }
+        // A client holding a request open must not hold the stop: after the grace period
+        // the server is cancelled, which closes every connection.
+        var group = ServiceGroupConfiguration(services: [app], gracefulShutdownSignals: [.sigterm, .sigint], logger: logger)
+        group.maximumGracefulShutdownDuration = settings.shutdownGrace
         do {
-            try await app.runService()
+            try await ServiceGroup(configuration: group).run()
         } catch let error as IOError where error.errnoCode == EADDRINUSE {
             throw LocalServerError.addressInUse(host: host, port: port)
         } catch let error as IOError {
             throw LocalServerError.cannotListen(host: host, port: port, reason: String(cString: strerror(error.errnoCode)))
         }
+    }
+
+    /// The server's own base URL, for the handlers to reach it (the stand-in Google): a
+    /// wildcard address becomes a loopback one, an IPv6 address is bracketed.
+    static func ownBaseURL(host: String, port: Int) -> String {
+        let own = switch host {
+        case "0.0.0.0", "localhost": "127.0.0.1"
+        case "::", "[::]": "[::1]"
+        default: ConsoleGuard.bracketed(host)
+        }
+        return "http://\(own):\(port)"
     }
 
     /// Where the store lives, for the console and the start-up line.

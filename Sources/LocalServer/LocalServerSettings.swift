@@ -13,13 +13,26 @@ public struct LocalServerSettings: Sendable {
     public var grants: [FakeGoogleGrantSpec]
     /// How often to run the refresh job; `nil` never on its own.
     public var refreshEvery: Duration?
+    /// How long a connection may send nothing (or only part of a request head) before it is closed.
+    public var idleTimeout: Duration
+    /// How long a request's body may take once its head has arrived: then 408 and the
+    /// connection is closed.
+    public var readTimeout: Duration
+    /// How long a stop (SIGINT, SIGTERM) waits for requests in progress before it closes
+    /// every connection.
+    public var shutdownGrace: Duration
 
     /// Creates settings.
-    public init(host: String = "127.0.0.1", port: Int = 8080, fakeGoogle: Bool = false, grants: [FakeGoogleGrantSpec] = [], refreshEvery: Duration? = nil) {
+    public init(host: String = "127.0.0.1", port: Int = 8080, fakeGoogle: Bool = false, grants: [FakeGoogleGrantSpec] = [], refreshEvery: Duration? = nil,
+        idleTimeout: Duration = .seconds(30), readTimeout: Duration = .seconds(30), shutdownGrace: Duration = .seconds(5)
+    ) {
         self.host = host
         self.port = port
         self.fakeGoogle = fakeGoogle
         self.grants = grants
         self.refreshEvery = refreshEvery
+        self.idleTimeout = idleTimeout
+        self.readTimeout = readTimeout
+        self.shutdownGrace = shutdownGrace
     }
 }

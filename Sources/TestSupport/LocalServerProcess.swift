@@ -67,4 +67,22 @@ public final class LocalServerProcess: Sendable {
         kill(process.pid, signal)
         return try process.wait()
     }
+
+    /// Sends each of `signals` in turn and waits up to `limit` for it to end; one still
+    /// running then is killed (SIGKILL), so a test of a stuck stop never hangs.
+    /// - Returns: How it ended, or `nil` when it had to be killed.
+    public func stop(signals: [Int32], within limit: Duration) throws -> SpawnedProcess.Exit? {
+        let deadline = ContinuousClock.now + limit
+        for signal in signals {
+            kill(process.pid, signal)
+            Thread.sleep(forTimeInterval: 0.2)
+        }
+        while ContinuousClock.now < deadline {
+            if let exit = try process.exitIfEnded() { return exit }
+            Thread.sleep(forTimeInterval: 0.05)
+        }
+        kill(process.pid, SIGKILL)
+        _ = try process.wait()
+        return nil
+    }
 }

@@ -14,20 +14,26 @@ struct ServeCommand: AsyncParsableCommand {
             configuration and store as the Lambda functions (the embedded store unless the environment names AWS). \
             With --fake-google, Google's token and revoke endpoints are answered on this server under /fake-google/ \
             (it knows the refresh token \(LocalServer.localGrant.refreshToken) for \(LocalServer.localGrant.account.email ?? "")); \
-            add grants with --grants FILE or POST /fake-google/grants. Ctrl-C stops it.
+            add grants with --grants FILE or POST /fake-google/grants. Ctrl-C stops it. The console answers only at the server's own address (127.0.0.1, localhost, [::1] or --host) and its buttons carry a token of the page; the API answers any Host.
             """
     )
 
-    @Option(help: "The IPv4 address to listen on (0.0.0.0 for a device on your network).") var host = "127.0.0.1"
+    @Option(help: "The address to listen on (0.0.0.0 for a device on your network, ::1 for IPv6 loopback).") var host = "127.0.0.1"
     @Option(help: "The port to listen on; 0 picks a free one.") var port = 8080
     @Flag(help: "Answer Google's token and revoke endpoints locally (no network, no Google account).") var fakeGoogle = false
     @Option(help: "A JSON file of grants the stand-in Google knows (a list, or an object with google_grants such as events/manifest.json).")
     var grants: String?
     @Option(help: "Run the refresh job every this many seconds.") var refreshEvery: Int?
+    @Option(help: "Close a connection that sends no whole request head for this many seconds.") var idleTimeout = 30
+    @Option(help: "Answer 408 and close when a request body takes longer than this many seconds.") var readTimeout = 30
+    @Option(help: "On Ctrl-C or SIGTERM, wait this many seconds for requests in progress, then close every connection.")
+    var shutdownGrace = 5
 
     func validate() throws {
         guard (0...65535).contains(port) else { throw ValidationError("--port must be 0-65535.") }
         if let refreshEvery, refreshEvery < 1 { throw ValidationError("--refresh-every must be at least 1 second.") }
+        if idleTimeout < 1 || readTimeout < 1 { throw ValidationError("--idle-timeout and --read-timeout must be at least 1 second.") }
+        if shutdownGrace < 0 { throw ValidationError("--shutdown-grace must not be negative.") }
         if grants != nil, !fakeGoogle { throw ValidationError("--grants needs --fake-google.") }
     }
 
@@ -42,7 +48,8 @@ struct ServeCommand: AsyncParsableCommand {
             }
         }
         let settings = LocalServerSettings(
-            host: host, port: port, fakeGoogle: fakeGoogle, grants: specs, refreshEvery: refreshEvery.map { .seconds($0) }
+            host: host, port: port, fakeGoogle: fakeGoogle, grants: specs, refreshEvery: refreshEvery.map { .seconds($0) },
+            idleTimeout: .seconds(idleTimeout), readTimeout: .seconds(readTimeout), shutdownGrace: .seconds(shutdownGrace)
         )
         do {
             try await LocalServer.run(settings)
