@@ -1,0 +1,47 @@
+import Foundation
+import Testing
+
+/// The soak's judgement of single answers, on made-up records: an answer the workload
+/// cannot cause must be caught, or a soak of failing calls would pass.
+@Suite("Soak: every answer judged")
+struct SoakJudgeTests {
+    static func record(_ function: SoakFunction, status: Int?, exit: Int32? = 0, signal: Int32? = nil) -> SoakRecord {
+        SoakRecord(
+            function: function, user: 0, tag: "t", started: .now, ended: .now, exitStatus: exit, signal: signal, httpStatus: status,
+            sent: function == .storeTokens ? InvariantCheckerTests.sent("t") : nil
+        )
+    }
+
+    @Test("what the workload causes passes")
+    func expected() {
+        #expect(Self.record(.storeTokens, status: 201).unexpected == nil)
+        var refused = Self.record(.storeTokens, status: 400)
+        refused.sent?.scriptedRevoked = true
+        #expect(refused.unexpected == nil)
+        #expect(Self.record(.disconnect, status: 200).unexpected == nil)
+        #expect(Self.record(.disconnect, status: 404).unexpected == nil)
+        var profile = Self.record(.userProfile, status: 200)
+        profile.connected = false
+        #expect(profile.unexpected == nil)
+    }
+
+    @Test("a 503, 502 or 400 to a live grant, a 409 or 503 to a disconnect, unreadable output and abnormal ends fail")
+    func unexpected() {
+        for status in [503, 502, 400, 409, 500] {
+            #expect(Self.record(.storeTokens, status: status).unexpected != nil, "store-tokens \(status)")
+        }
+        var liveExpectedRefused = Self.record(.storeTokens, status: 201)
+        liveExpectedRefused.sent?.scriptedRevoked = true
+        #expect(liveExpectedRefused.unexpected != nil, "a grant dead from the start stored")
+        for status in [409, 503, 500, 401] {
+            #expect(Self.record(.disconnect, status: status).unexpected != nil, "disconnect \(status)")
+        }
+        #expect(Self.record(.userProfile, status: 200).unexpected != nil, "a profile without gmail_account_connected")
+        #expect(Self.record(.userProfile, status: 503).unexpected != nil)
+        for function in SoakFunction.allCases {
+            #expect(Self.record(function, status: nil).unexpected != nil, "\(function) printed no readable answer, exit 0")
+            #expect(Self.record(function, status: 200, exit: 1).unexpected != nil)
+            #expect(Self.record(function, status: 200, exit: nil, signal: 9).unexpected != nil)
+        }
+    }
+}
