@@ -14,7 +14,9 @@ import PayPulsePorts
 /// (a disconnect since the last run) gets the source's attributes (the revoked mark) and is
 /// deleted with a disconnect's recovery window, so it cannot read as connected and a
 /// reconnect can still restore it. (The window the source has left is not known on every
-/// store: Secrets Manager tells when a deletion was asked for, not when it ends.)
+/// store: Secrets Manager tells when a deletion was asked for, not when it ends.) A reconnect
+/// after that run makes the source live again: the next run restores the deleted copy and
+/// writes the source's value over it, so reruns converge.
 public struct GrantMigration: Sendable {
     /// What a run did, per grant.
     public struct Report: Sendable, Equatable, Codable {
@@ -156,8 +158,16 @@ public struct GrantMigration: Sendable {
             try await target.create(user, value: value, attributes: attributes)
             return .copied
         } catch let error as StoreError where error == .alreadyExists || error == .scheduledForDeletion {
-            if error == .scheduledForDeletion { try await target.restore(user) }
-            let held = try await target.read(user)
+            // A copy deleted by an earlier run (a disconnect) while the source is live again (a
+            // reconnect): restore it, then write over it. Stores differ in which error their
+            // create gives for it (DynamoDB and Secrets Manager say it exists), so ask the read.
+            let held: GrantValue
+            do {
+                held = try await target.read(user)
+            } catch let error as StoreError where error == .scheduledForDeletion {
+                try await target.restore(user)
+                held = try await target.read(user)
+            }
             if held.value == value {
                 try await target.mark(user, attributes: attributes)
                 return .unchanged
