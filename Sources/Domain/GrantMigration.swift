@@ -14,7 +14,9 @@ import PayPulsePorts
 /// (a disconnect since the last run) gets the source's attributes (the revoked mark) and is
 /// deleted with a disconnect's recovery window, so it cannot read as connected and a
 /// reconnect can still restore it. (The window the source has left is not known on every
-/// store: Secrets Manager tells when a deletion was asked for, not when it ends.)
+/// store: Secrets Manager tells when a deletion was asked for, not when it ends.) A reconnect
+/// after that run makes the source live again: the next run restores the deleted copy and
+/// writes the source's value over it, so reruns converge.
 public struct GrantMigration: Sendable {
     /// What a run did, per grant.
     public struct Report: Sendable, Equatable, Codable {
@@ -41,23 +43,39 @@ public struct GrantMigration: Sendable {
         public var complete: Bool { failures.isEmpty && verified + skippedDeleted + deletedInTarget == listed }
     }
 
+    /// A run stopped on request (``MigrationProgress/stop()``) before the listing's end.
+    public struct Interrupted: Error, Sendable {
+        /// What the run did until it stopped.
+        public var report: Report
+        /// The listing position a new run resumes from (``run(resumingFrom:progress:)``);
+        /// `nil` is the start.
+        public var resumeCursor: String?
+    }
+
     let source: any GrantStore
     let target: any GrantStore
     let userPrefix: String
     let concurrency: Int
     let recoveryWindowDays: Int
+    let limiter: WriteRateLimiter?
 
     /// Creates a migration of the grants whose user id starts with `userPrefix` (all by default).
-    /// - Parameter recoveryWindowDays: the window a deletion carried over gets
-    ///   (`DISCONNECT_RECOVERY_DAYS`, 7 to 30).
+    /// - Parameters:
+    ///   - concurrency: grants copied at once.
+    ///   - recoveryWindowDays: the window a deletion carried over gets
+    ///     (`DISCONNECT_RECOVERY_DAYS`, 7 to 30).
+    ///   - writesPerSecond: the pace of the target's write calls, to stay under its quota
+    ///     (Secrets Manager shares 50 writes/s per region with every other writer); `nil`: unpaced.
     public init(
-        from source: any GrantStore, to target: any GrantStore, userPrefix: String = "", concurrency: Int = 8, recoveryWindowDays: Int = 7
+        from source: any GrantStore, to target: any GrantStore, userPrefix: String = "", concurrency: Int = 8, recoveryWindowDays: Int = 7,
+        writesPerSecond: Int? = nil
     ) {
         self.source = source
         self.target = target
         self.userPrefix = userPrefix
         self.concurrency = max(concurrency, 1)
         self.recoveryWindowDays = min(max(recoveryWindowDays, 7), 30)
+        self.limiter = writesPerSecond.map { WriteRateLimiter(writesPerSecond: $0) }
     }
 
     private enum Outcome: Sendable {
@@ -66,14 +84,22 @@ public struct GrantMigration: Sendable {
     }
 
     /// Runs once over every page of the source's listing.
-    /// - Throws: `StoreError` when the listing itself fails; a failing grant is reported instead.
-    public func run() async throws -> Report {
+    /// - Parameters:
+    ///   - start: a listing position a stopped run gave (``Interrupted/resumeCursor``): the
+    ///     grants listed before it are not read again. `nil`: from the start.
+    ///   - progress: counts as the run goes, and stops it on request.
+    /// - Throws: ``Interrupted`` when `progress` asked it to stop; `StoreError` when the
+    ///   listing itself fails. A failing grant is reported instead.
+    public func run(resumingFrom start: String? = nil, progress: MigrationProgress = MigrationProgress()) async throws -> Report {
         var report = Report()
-        var cursor: String?
+        var cursor = start
         repeat {
+            progress.beginPage(at: cursor)
+            if progress.isStopRequested { throw Interrupted(report: report.sorted(), resumeCursor: cursor) }
             let page = try await source.list(userPrefix: userPrefix, includeDeleted: true, cursor: cursor, limit: 100)
             report.listed += page.grants.count
-            let outcomes = await migrate(page.grants)
+            progress.listed(page.grants.count)
+            let outcomes = await migrate(page.grants, progress: progress)
             for outcome in outcomes {
                 switch outcome {
                 case .copied: report.copied += 1; report.verified += 1
@@ -84,24 +110,30 @@ public struct GrantMigration: Sendable {
                 case .failed(let why): report.failures.append(why)
                 }
             }
+            // Part of the page left: a new run starts over at this page.
+            if outcomes.count < page.grants.count { throw Interrupted(report: report.sorted(), resumeCursor: cursor) }
             cursor = page.cursor
         } while cursor != nil
-        report.failures.sort()
-        return report
+        progress.endListing()
+        return report.sorted()
     }
 
-    private func migrate(_ grants: [GrantSummary]) async -> [Outcome] {
+    /// Copies `grants`, `concurrency` at a time, starting none once a stop is requested.
+    private func migrate(_ grants: [GrantSummary], progress: MigrationProgress) async -> [Outcome] {
         await withTaskGroup(of: Outcome.self) { group in
             var outcomes: [Outcome] = []
             var next = grants.makeIterator()
-            var running = 0
-            while running < concurrency, let grant = next.next() {
+            func startNext() -> Bool {
+                guard !progress.isStopRequested, let grant = next.next() else { return false }
                 group.addTask { await migrate(grant) }
-                running += 1
+                return true
             }
+            var running = 0
+            while running < concurrency, startNext() { running += 1 }
             while let outcome = await group.next() {
                 outcomes.append(outcome)
-                if let grant = next.next() { group.addTask { await migrate(grant) } }
+                progress.finishedOne()
+                _ = startNext()
             }
             return outcomes
         }
@@ -142,6 +174,7 @@ public struct GrantMigration: Sendable {
             return .deleted
         }
         guard !state.isScheduledForDeletion else { return .deleted }
+        try await pace(2)
         try await target.mark(user, attributes: attributes)
         do {
             try await target.delete(user, recoveryWindowDays: recoveryWindowDays)
@@ -153,17 +186,44 @@ public struct GrantMigration: Sendable {
 
     private func write(_ value: String, attributes: [String: String], for user: String) async throws -> Outcome {
         do {
+            try await pace(1)
             try await target.create(user, value: value, attributes: attributes)
             return .copied
         } catch let error as StoreError where error == .alreadyExists || error == .scheduledForDeletion {
-            if error == .scheduledForDeletion { try await target.restore(user) }
-            let held = try await target.read(user)
+            // A copy deleted by an earlier run (a disconnect) while the source is live again (a
+            // reconnect): restore it, then write over it. Stores differ in which error their
+            // create gives for it (DynamoDB and Secrets Manager say it exists), so ask the read.
+            let held: GrantValue
+            do {
+                held = try await target.read(user)
+            } catch let error as StoreError where error == .scheduledForDeletion {
+                try await pace(1)
+                try await target.restore(user)
+                held = try await target.read(user)
+            }
             if held.value == value {
+                try await pace(1)
                 try await target.mark(user, attributes: attributes)
                 return .unchanged
             }
+            // Secrets Manager: PutSecretValue, UpdateSecretVersionStage, then TagResource.
+            try await pace(target.writesAttributesWithValue ? 1 : 3)
             try await target.replace(user, expected: held.version, value: value, attributes: attributes)
             return .updated
         }
+    }
+
+    /// Waits for `writes` permits of the target's write pace.
+    private func pace(_ writes: Int) async throws {
+        try await limiter?.acquire(writes)
+    }
+}
+
+extension GrantMigration.Report {
+    /// The report with its failures in order, as a run returns it.
+    func sorted() -> Self {
+        var sorted = self
+        sorted.failures.sort()
+        return sorted
     }
 }

@@ -16,8 +16,23 @@ public struct GrantDuePolicy: Sendable {
     /// `nil` when it never does (nothing left to refresh), so the index leaves it out.
     public let dueDate: @Sendable (_ attributes: [String: String], _ written: Date) -> Date?
 
-    /// Wraps a due rule.
-    public init(dueDate: @escaping @Sendable (_ attributes: [String: String], _ written: Date) -> Date?) {
+    /// When a value says it was written (a token set's `updated_at`), or `nil` when it does
+    /// not say. A store keys and lists a grant from this date rather than from its own write,
+    /// so a copy (a migration) keeps the original's clock instead of restarting it.
+    public let valueWritten: @Sendable (_ value: String) -> Date?
+
+    /// Wraps a due rule; `valueWritten` reads a value's own write date (none by default).
+    public init(
+        dueDate: @escaping @Sendable (_ attributes: [String: String], _ written: Date) -> Date?,
+        valueWritten: @escaping @Sendable (_ value: String) -> Date? = { _ in nil }
+    ) {
         self.dueDate = dueDate
+        self.valueWritten = valueWritten
+    }
+
+    /// The date a write of `value` at `now` is keyed from: the value's own write date, never
+    /// later than `now` (a date ahead of the clock must not put the grant off).
+    public func written(_ value: String, now: Date) -> Date {
+        valueWritten(value).map { min($0, now) } ?? now
     }
 }

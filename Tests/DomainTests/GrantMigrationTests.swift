@@ -66,4 +66,19 @@ struct GrantMigrationTests {
         #expect(back.listed == 1_000 && back.unchanged == 999 && back.skippedDeleted == 1 && back.complete)
         withExtendedLifetime(server) {}
     }
+
+    @Test("a disconnect and then a reconnect between runs converges, Secrets Manager to DynamoDB and back")
+    func reconnectBetweenRuns() async throws {
+        let server = try await MotoServer.launchPrivate()
+        let secrets = SecretsManagerGrantStore(AWSSecretStore(client: try AWSTestClients.secretsManager(endpoint: server.endpoint)))
+        let kms = KMSClient(client: try AWSTestClients.jsonClient(.kms, endpoint: server.endpoint))
+        let table = DynamoDBGrantStore(
+            client: try AWSTestClients.dynamoDB(endpoint: server.endpoint), table: "paypulse-gmail-tokens",
+            cipher: EnvelopeCipher(keys: DataKeyCache(service: kms, keyID: try await kms.createKey())), due: .defaultRefresh
+        )
+        try await table.createTableIfNeeded()
+        try await MigrationDeletionTests.disconnectThenReconnect(from: secrets, to: table, prefix: "to-table-")
+        try await MigrationDeletionTests.disconnectThenReconnect(from: table, to: secrets, prefix: "to-secrets-")
+        withExtendedLifetime(server) {}
+    }
 }

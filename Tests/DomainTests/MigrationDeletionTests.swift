@@ -35,4 +35,40 @@ struct MigrationDeletionTests {
         let third = try await GrantMigration(from: source, to: target, recoveryWindowDays: 10).run()
         #expect(third.skippedDeleted == 1 && third.deletedInTarget == 0 && third.complete)
     }
+
+    @Test("a disconnect and then a reconnect between runs: the copy scheduled for deletion is restored and rewritten")
+    func reconnectBetweenRuns() async throws {
+        try await Self.disconnectThenReconnect(from: SecretsManagerGrantStore(InMemorySecretStore()), to: SecretsManagerGrantStore(InMemorySecretStore()))
+    }
+
+    /// Connect → migrate → disconnect → migrate → reconnect → migrate → migrate, on `source`
+    /// through the vault: the third run restores the target's deleted copy and writes the new
+    /// value, the fourth finds nothing to change, and the copy reads connected. Every pairing
+    /// of stores the migration suites use runs it.
+    static func disconnectThenReconnect(from source: any GrantStore, to target: any GrantStore, prefix: String = "flip-") async throws {
+        let user = UserID(prefix + "1")!
+        let vault = TokenVault(grants: source)
+        func migrate() async throws -> GrantMigration.Report {
+            try await GrantMigration(from: source, to: target, userPrefix: prefix, recoveryWindowDays: 7).run()
+        }
+        _ = try await vault.store(IncomingTokens(accessToken: "a1", refreshToken: "r1", email: "jane@gmail.com"), for: user)
+        let first = try await migrate()
+        #expect(first.copied == 1 && first.complete)
+
+        try await vault.disconnect(user, recoveryWindowDays: 7)
+        let second = try await migrate()
+        #expect(second.deletedInTarget == 1 && second.complete)
+        #expect(try await target.state(of: user.rawValue).isScheduledForDeletion)
+
+        _ = try await vault.store(IncomingTokens(accessToken: "a2", refreshToken: "r2", email: "jane@gmail.com"), for: user)
+        #expect(try await vault.connectionState(of: user).isConnected)
+        let third = try await migrate()
+        #expect(third.failures.isEmpty && third.updated == 1 && third.complete, "\(third)")
+        #expect(try await !target.state(of: user.rawValue).isScheduledForDeletion)
+        #expect(try await target.read(user.rawValue).value == (try await source.read(user.rawValue)).value)
+        #expect(try await TokenVault(grants: target).connectionState(of: user).isConnected)
+
+        let fourth = try await migrate()
+        #expect(fourth.unchanged == 1 && fourth.complete, "\(fourth)")
+    }
 }

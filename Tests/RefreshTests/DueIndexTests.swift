@@ -85,6 +85,46 @@ struct DueIndexTests {
         #expect(try await listed(fresh, dueBy: settings.dueBy(now: now)) == ["written-two-days-ago"])
     }
 
+    @Test("a migrated grant is keyed at its stored expiry (eager) or its stored write (keeping alive), not at the copy")
+    func migratedGrantKeyedByItsValue() async throws {
+        let now = Date()
+        // Connected two hours ago, renewed by Google 50 minutes ago with the same lifetime:
+        // the tags (expiry an hour ago, lifetime 3600) were not rewritten, the value was.
+        let connected = now.addingTimeInterval(-7200), renewed = now.addingTimeInterval(-3000)
+        var set = GmailTokenSet(
+            accessToken: "ya29.migrated", refreshToken: "1//migrated", expiresAt: connected.addingTimeInterval(3600), scope: GmailScopes.readonly,
+            googleEmail: nil, verified: true, connectedAt: connected, updatedAt: connected, status: .active
+        )
+        let staleTags = tags(set)
+        set.expiresAt = renewed.addingTimeInterval(3600)
+        set.updatedAt = renewed
+        set.verifiedAt = renewed
+        let value = try set.jsonString()
+
+        let (source, _) = try await store(now: { renewed })
+        try await source.create("migrated", value: value, attributes: staleTags)
+        #expect(try await listed(source, dueBy: now.addingTimeInterval(900)) == ["migrated"])
+        let (target, _) = try await store(now: { now })
+        let report = try await GrantMigration(from: source, to: target).run()
+        #expect(report.copied == 1 && report.complete)
+        // Its token expires in 10 minutes: due within the eager window, as in the source.
+        #expect(try await listed(target, dueBy: now.addingTimeInterval(900)) == ["migrated"])
+        #expect(try await target.list(userPrefix: "", includeDeleted: false, cursor: nil, limit: 10).grants.first?.lastWritten.map {
+            abs($0.timeIntervalSince(renewed)) < 1
+        } == true)
+
+        // Keeping alive: last written two days ago, copied now, still due.
+        let settings = RefreshSettings(mode: .keepalive, keepAliveSeconds: 86_400)
+        let twoDaysAgo = now.addingTimeInterval(-2 * 86_400)
+        set.updatedAt = twoDaysAgo
+        set.verifiedAt = twoDaysAgo
+        let (idle, _) = try await store(settings, now: { twoDaysAgo })
+        try await idle.create("idle", value: try set.jsonString(), attributes: tags(set))
+        let (keptAlive, _) = try await store(settings, now: { now })
+        #expect(try await GrantMigration(from: idle, to: keptAlive).run().complete)
+        #expect(try await listed(keptAlive, dueBy: settings.dueBy(now: now)).contains("idle"))
+    }
+
     @Test("pages walk every bucket: each due grant once, whatever the page size; a foreign cursor is refused")
     func pagesOverBuckets() async throws {
         let (store, _) = try await store()

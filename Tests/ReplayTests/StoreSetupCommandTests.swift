@@ -51,6 +51,48 @@ struct StoreSetupCommandTests {
         withExtendedLifetime(server) {}
     }
 
+    @Test("migrate prints progress lines on stderr with a resume cursor, resumes from it, and refuses a cursor of another run")
+    func progressAndResume() async throws {
+        let server = try await MotoServer.launchPrivate()
+        let kms = KMSClient(client: try AWSTestClients.jsonClient(.kms, endpoint: server.endpoint))
+        var environment = ReplayBackend.baseEnvironment()
+        environment["PAYPULSE_STORE"] = "aws"
+        environment["AWS_REGION"] = AWSTestClients.region
+        environment["AWS_ACCESS_KEY_ID"] = AWSTestClients.motoCredentials.accessKeyID
+        environment["AWS_SECRET_ACCESS_KEY"] = AWSTestClients.motoCredentials.secretAccessKey
+        environment["AWS_ENDPOINT_URL"] = server.endpoint
+        environment["TOKENS_TABLE"] = "progress-tokens"
+        environment["PAYPULSE_KMS_KEY_ID"] = try await kms.createKey()
+        #expect(try cli(["setup", "--store", "dynamodb"], environment: environment).status == 0)
+        let source = SecretsManagerGrantStore(AWSSecretStore(client: try AWSTestClients.secretsManager(endpoint: server.endpoint)))
+        for index in 0..<20 {
+            try await source.create("pro-\(index)", value: #"{"access_token":"ya29.pro-\#(index)"}"#, attributes: ["paypulse:status": "active"])
+        }
+        environment["PAYPULSE_STORE"] = "dynamodb"
+
+        // 20 creates at 20 writes/s take about a second: several lines at 0.1 s apart.
+        let migrate = try cli(
+            ["migrate", "--from", "secretsmanager", "--to", "dynamodb", "--progress-every", "0.1", "--writes-per-second", "20"], environment: environment
+        )
+        #expect(migrate.status == 0, "\(migrate.stderr)")
+        let lines = migrate.stderr.split(separator: "\n").filter { $0.hasPrefix("migrate: ") && $0.contains(" listed done") }
+        #expect(lines.count >= 3, "\(migrate.stderr)")
+        #expect(lines.contains { $0.contains("grants/s") && $0.contains("left") && $0.contains("--resume-from secretsmanager-dynamodb.") })
+        #expect(!migrate.stderr.contains("ya29"), "no token in a progress line")
+        let report = try JSONSerialization.jsonObject(with: Data(migrate.stdout.utf8)) as? [String: Any]
+        #expect(report?["copied"] as? Int == 20 && report?["verified"] as? Int == 20)
+
+        // A cursor a line printed resumes the run; one of another run or a damaged one is refused.
+        let cursor = try #require(lines.first.flatMap { $0.components(separatedBy: "--resume-from ").last })
+        let resumed = try cli(["migrate", "--from", "secretsmanager", "--to", "dynamodb", "--resume-from", cursor], environment: environment)
+        #expect(resumed.status == 0, "\(resumed.stderr)")
+        let foreign = try cli(["migrate", "--from", "dynamodb", "--to", "secretsmanager", "--resume-from", cursor], environment: environment)
+        #expect(foreign.status != 0 && foreign.stderr.contains("--resume-from: this cursor is of another run"), "\(foreign.stderr)")
+        let damaged = try cli(["migrate", "--from", "secretsmanager", "--to", "dynamodb", "--resume-from", "x.y!"], environment: environment)
+        #expect(damaged.status != 0 && damaged.stderr.contains("--resume-from: not a cursor that migrate printed"), "\(damaged.stderr)")
+        withExtendedLifetime(server) {}
+    }
+
     private func cli(_ arguments: [String], environment: [String: String]) throws -> FunctionProcess.Result {
         let scratch = FileManager.default.temporaryDirectory.appendingPathComponent("cli-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: scratch, withIntermediateDirectories: true)

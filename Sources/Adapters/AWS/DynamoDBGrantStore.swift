@@ -17,6 +17,10 @@ import PayPulsePorts
 /// failed condition is checked against the item: one holding the ciphertext we sent is our
 /// own write (each seal has a fresh random nonce, so no other writer's item can hold it),
 /// and the write succeeded.
+///
+/// The write date an item keeps (its listing's `lastWritten`, and what its due key counts
+/// from) is the one its value tells (``GrantDuePolicy/valueWritten``) when it tells one:
+/// a copied grant is due when its token is, not a lifetime after the copy.
 public struct DynamoDBGrantStore: GrantStore {
     let client: DynamoDBClient
     let table: String
@@ -78,7 +82,7 @@ public struct DynamoDBGrantStore: GrantStore {
     @discardableResult
     public func create(_ user: String, value: String, attributes: [String: String]) async throws -> GrantVersion {
         let sealed = try await mapped { try await cipher.seal(Array(value.utf8), userID: user) }
-        let written = now()
+        let written = due.written(value, now: now())
         var item = DynamoDBGrantItem.item(user: user, version: 1, sealed: sealed, attributes: attributes, writtenAt: written)
         item.merge(DynamoDBDueIndex.attributes(user: user, due: due.dueDate(attributes, written))) { $1 }
         do {
@@ -105,7 +109,7 @@ public struct DynamoDBGrantStore: GrantStore {
         var indexed = attributes ?? [:]
         if attributes == nil { indexed = DynamoDBGrantItem.attributes(of: try await existing(user)) }
         let sealed = try await mapped { try await cipher.seal(Array(value.utf8), userID: user) }
-        let written = now()
+        let written = due.written(value, now: now())
         var placeholders = DynamoDBExpressionValues(
             names: ["#v": DynamoDBGrantItem.version, "#purge": DynamoDBGrantItem.purgeAt],
             values: [":expected": .integer(expectedNumber), ":next": .integer(expectedNumber + 1)]

@@ -11,14 +11,22 @@ extension GrantDuePolicy {
     /// no refresh token); at once for one awaiting verification or without an expiry;
     /// eager, at the access token's expiry (a run takes it a window ahead); keeping alive, at
     /// the value's write (a run takes writes older than the keep-alive interval).
+    ///
+    /// The write is the token set's own `updated_at` (``GrantDuePolicy/valueWritten``), not
+    /// the store's clock: a grant copied by a migration is then keyed at the expiry its value
+    /// holds (the tagged lifetime counted from that write, as ``TokenSetTags/impliedExpiry(from:lastChanged:)``
+    /// reads it) and, keeping alive, at its last write before the copy.
     public static func refresh(_ settings: RefreshSettings) -> GrantDuePolicy {
         let keepingAlive = settings.keepAlive != nil
-        return GrantDuePolicy { attributes, written in
-            if TokenSetTags.isSettled(attributes) { return nil }
-            if TokenSetTags.awaitsVerification(attributes) { return Date(timeIntervalSince1970: 0) }
-            if keepingAlive { return written }
-            return TokenSetTags.impliedExpiry(from: attributes, lastChanged: written) ?? Date(timeIntervalSince1970: 0)
-        }
+        return GrantDuePolicy(
+            dueDate: { attributes, written in
+                if TokenSetTags.isSettled(attributes) { return nil }
+                if TokenSetTags.awaitsVerification(attributes) { return Date(timeIntervalSince1970: 0) }
+                if keepingAlive { return written }
+                return TokenSetTags.impliedExpiry(from: attributes, lastChanged: written) ?? Date(timeIntervalSince1970: 0)
+            },
+            valueWritten: { try? GmailTokenSet.decode($0).updatedAt }
+        )
     }
 }
 
