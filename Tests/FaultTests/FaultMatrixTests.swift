@@ -42,7 +42,9 @@ struct FaultMatrixTests {
             let reference = try await referenceRun(scenario, bench: bench, cell: "fm\(cellNumber)")
             let checker = MatrixChecker(bench: bench, scenario: scenario, reference: reference)
             report.sequences.append((scenario.rawValue, reference.records.map { "\($0.operation)#\($0.occurrence)" }))
-            for (label, position) in reference.positions(everyCall: Self.everyCall) {
+            let positions = reference.positions(everyCall: Self.everyCall)
+            checkShape(of: scenario, on: store, calls: reference.records, played: positions.compactMap(\.position?.trigger))
+            for (label, position) in positions {
                 guard let position else {
                     report.rows.append(.init(label: "\(scenario.rawValue) / \(label): none", cells: Array(repeating: "-", count: Self.faults.count * 2)))
                     continue
@@ -74,7 +76,34 @@ struct FaultMatrixTests {
         print(report.render())
         print("fault matrix written to \(path)")
         for failure in report.failures { Issue.record("\(failure)") }
-        #expect(report.totalCells > 0)
+        // The matrix knows its shape: a lost position or half its calls is a failure, not a
+        // smaller table (docs/RELIABILITY.md quotes these counts).
+        #expect(Set(report.sequences.map(\.scenario)) == Set(FaultScenario.allCases.map(\.rawValue)))
+        if !Self.everyCall {
+            #expect(report.totalCells == Self.expectedCells[store], "\(report.totalCells) cells on \(store)")
+        }
+    }
+
+    /// Cells of the default matrix: positions x 8 faults x {one-shot, persistent}; 16
+    /// positions on Secrets Manager, 19 on DynamoDB (its first KMS call where no other
+    /// position is one).
+    static let expectedCells: [FaultStore: Int] = [.secretsManager: 256, .dynamoDB: 304]
+
+    /// The scenarios that reach Google (a first connection proves its refresh token,
+    /// disconnect revokes, the refresh refreshes; the update sends none, so asks Google
+    /// nothing) and, on DynamoDB, KMS (every one that reads or writes a sealed set): each
+    /// must have those calls in its sequence and a fault played on them.
+    private func checkShape(of scenario: FaultScenario, on store: FaultStore, calls: [FaultPlan.Record], played: [FaultTrigger]) {
+        let trigger = { (record: FaultPlan.Record) in FaultTrigger.operation(record.operation, occurrence: record.occurrence) }
+        let google = calls.filter { $0.proxy == FaultBench.googleProxyName }.map(trigger)
+        let kms = calls.filter { FaultBench.kmsOperations.contains($0.operation) }.map(trigger)
+        let reachesGoogle = scenario != .userProfile && scenario != .storeUpdate
+        let reachesKMS = store == .dynamoDB && scenario != .userProfile
+        #expect(google.isEmpty != reachesGoogle, "\(scenario.rawValue) on \(store): \(google.count) Google calls")
+        #expect(kms.isEmpty != reachesKMS, "\(scenario.rawValue) on \(store): \(kms.count) KMS calls")
+        if reachesGoogle { #expect(played.contains(where: google.contains), "\(scenario.rawValue) on \(store): no Google position") }
+        if reachesKMS { #expect(played.contains(where: kms.contains), "\(scenario.rawValue) on \(store): no KMS position") }
+        #expect(played.count >= min(calls.count, 2), "\(scenario.rawValue) on \(store): \(played.count) positions of \(calls.count) calls")
     }
 
     /// Calls between the matrix's positions: the disconnect's revoked mark landed (its stage
