@@ -43,6 +43,17 @@ public enum PortableSocket {
         return client
     }
 
+    /// Sends every byte of `bytes`; false when the peer is gone.
+    public static func sendAll(_ fd: Int32, _ bytes: [UInt8]) -> Bool {
+        var sent = 0
+        while sent < bytes.count {
+            let n = bytes[sent...].withUnsafeBytes { send(fd, $0.baseAddress, $0.count, sendFlags) }
+            guard n > 0 else { return false }
+            sent += n
+        }
+        return true
+    }
+
     /// Ends a connection the test servers are done with: a FIN first, which reaches the peer
     /// even if a copy of the descriptor lives on elsewhere, then the descriptor closed.
     public static func finish(_ fd: Int32) {

@@ -98,14 +98,7 @@ public final class ScriptedHTTPServer: @unchecked Sendable {
     }
 
     private func write(_ client: Int32, _ text: String) -> Bool {
-        let bytes = Array(text.utf8)
-        var sent = 0
-        while sent < bytes.count {
-            let n = bytes[sent...].withUnsafeBytes { send(client, $0.baseAddress, $0.count, PortableSocket.sendFlags) }
-            guard n > 0 else { return false }
-            sent += n
-        }
-        return true
+        PortableSocket.sendAll(client, Array(text.utf8))
     }
 
     private func readRequest(_ client: Int32, buffer: inout [UInt8]) -> Request? {

@@ -14,13 +14,7 @@ struct GrantMigrationTests {
     @Test("1,000 grants round-trip: copied and verified, idempotent, newer source values win, deleted ones skipped")
     func roundTrip() async throws {
         let server = try await MotoServer.launchPrivate()
-        let source = SecretsManagerGrantStore(AWSSecretStore(client: try AWSTestClients.secretsManager(endpoint: server.endpoint)))
-        let kms = KMSClient(client: try AWSTestClients.jsonClient(.kms, endpoint: server.endpoint))
-        let target = DynamoDBGrantStore(
-            client: try AWSTestClients.dynamoDB(endpoint: server.endpoint), table: "paypulse-gmail-tokens",
-            cipher: EnvelopeCipher(keys: DataKeyCache(service: kms, keyID: try await kms.createKey())), due: .defaultRefresh
-        )
-        try await target.createTableIfNeeded()
+        let (source, target) = try await Self.stores(on: server)
 
         let users = (0..<1_000).map { String(format: "mig-%04d", $0) }
         func value(_ user: String, _ access: String = "first") -> String {
@@ -70,6 +64,14 @@ struct GrantMigrationTests {
     @Test("a disconnect and then a reconnect between runs converges, Secrets Manager to DynamoDB and back")
     func reconnectBetweenRuns() async throws {
         let server = try await MotoServer.launchPrivate()
+        let (secrets, table) = try await Self.stores(on: server)
+        try await MigrationDeletionTests.disconnectThenReconnect(from: secrets, to: table, prefix: "to-table-")
+        try await MigrationDeletionTests.disconnectThenReconnect(from: table, to: secrets, prefix: "to-secrets-")
+        withExtendedLifetime(server) {}
+    }
+
+    /// Secrets Manager and a new DynamoDB token table (with its KMS key) on `server`.
+    private static func stores(on server: MotoServer) async throws -> (SecretsManagerGrantStore, DynamoDBGrantStore) {
         let secrets = SecretsManagerGrantStore(AWSSecretStore(client: try AWSTestClients.secretsManager(endpoint: server.endpoint)))
         let kms = KMSClient(client: try AWSTestClients.jsonClient(.kms, endpoint: server.endpoint))
         let table = DynamoDBGrantStore(
@@ -77,8 +79,6 @@ struct GrantMigrationTests {
             cipher: EnvelopeCipher(keys: DataKeyCache(service: kms, keyID: try await kms.createKey())), due: .defaultRefresh
         )
         try await table.createTableIfNeeded()
-        try await MigrationDeletionTests.disconnectThenReconnect(from: secrets, to: table, prefix: "to-table-")
-        try await MigrationDeletionTests.disconnectThenReconnect(from: table, to: secrets, prefix: "to-secrets-")
-        withExtendedLifetime(server) {}
+        return (secrets, table)
     }
 }

@@ -1,4 +1,5 @@
 import Foundation
+import PayPulseTestSupport
 #if canImport(Glibc)
 import Glibc
 #elseif canImport(Darwin)
@@ -14,20 +15,14 @@ final class RawHTTPConnection {
     /// Connects to `127.0.0.1:port` taken from a `http://127.0.0.1:PORT` base URL.
     init(baseURL: String) throws {
         guard let port = baseURL.split(separator: ":").last.flatMap({ UInt16($0) }) else { throw RawHTTPError("no port in \(baseURL)") }
-        #if os(Linux)
-        fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
-        #else
-        fd = socket(AF_INET, SOCK_STREAM, 0)
-        #endif
+        // Close-on-exec and no SIGPIPE, like the test servers' own sockets.
+        fd = PortableSocket.makeTCP()
         guard fd >= 0 else { throw RawHTTPError("socket failed") }
         var address = sockaddr_in()
         address.sin_family = sa_family_t(AF_INET)
         address.sin_addr.s_addr = inet_addr("127.0.0.1")
         address.sin_port = in_port_t(port.bigEndian)
-        let connected = withUnsafePointer(to: &address) {
-            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { connect(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) }
-        }
-        guard connected == 0 else {
+        guard PortableSocket.connect(fd, to: &address) == 0 else {
             close(fd)
             throw RawHTTPError("connect to port \(port) failed")
         }
@@ -35,24 +30,9 @@ final class RawHTTPConnection {
 
     deinit { close(fd) }
 
-    #if os(Linux)
-    private static let sendFlags = Int32(MSG_NOSIGNAL)
-    #else
-    private static let sendFlags: Int32 = 0
-    #endif
-
     /// Sends `text` as it is; false when the server has closed.
     @discardableResult
-    func transmit(_ text: String) -> Bool {
-        let bytes = Array(text.utf8)
-        var sent = 0
-        while sent < bytes.count {
-            let n = bytes[sent...].withUnsafeBytes { send(fd, $0.baseAddress, $0.count, Self.sendFlags) }
-            guard n > 0 else { return false }
-            sent += n
-        }
-        return true
-    }
+    func transmit(_ text: String) -> Bool { PortableSocket.sendAll(fd, Array(text.utf8)) }
 
     /// Closes the sending side: the request ends here, however much it announced.
     func finishSending() { shutdown(fd, Int32(SHUT_WR)) }

@@ -15,14 +15,7 @@ struct StoreSetupCommandTests {
     func setupThenMigrate() async throws {
         let server = try await MotoServer.launchPrivate()
         let kms = KMSClient(client: try AWSTestClients.jsonClient(.kms, endpoint: server.endpoint))
-        var environment = ReplayBackend.baseEnvironment()
-        environment["PAYPULSE_STORE"] = "aws"
-        environment["AWS_REGION"] = AWSTestClients.region
-        environment["AWS_ACCESS_KEY_ID"] = AWSTestClients.motoCredentials.accessKeyID
-        environment["AWS_SECRET_ACCESS_KEY"] = AWSTestClients.motoCredentials.secretAccessKey
-        environment["AWS_ENDPOINT_URL"] = server.endpoint
-        environment["TOKENS_TABLE"] = "setup-tokens"
-        environment["PAYPULSE_KMS_KEY_ID"] = try await kms.createKey()
+        var environment = try await Self.environment(on: server, kms: kms, table: "setup-tokens")
 
         for _ in 0..<2 {
             let setup = try cli(["setup", "--store", "dynamodb"], environment: environment)
@@ -55,14 +48,7 @@ struct StoreSetupCommandTests {
     func progressAndResume() async throws {
         let server = try await MotoServer.launchPrivate()
         let kms = KMSClient(client: try AWSTestClients.jsonClient(.kms, endpoint: server.endpoint))
-        var environment = ReplayBackend.baseEnvironment()
-        environment["PAYPULSE_STORE"] = "aws"
-        environment["AWS_REGION"] = AWSTestClients.region
-        environment["AWS_ACCESS_KEY_ID"] = AWSTestClients.motoCredentials.accessKeyID
-        environment["AWS_SECRET_ACCESS_KEY"] = AWSTestClients.motoCredentials.secretAccessKey
-        environment["AWS_ENDPOINT_URL"] = server.endpoint
-        environment["TOKENS_TABLE"] = "progress-tokens"
-        environment["PAYPULSE_KMS_KEY_ID"] = try await kms.createKey()
+        var environment = try await Self.environment(on: server, kms: kms, table: "progress-tokens")
         #expect(try cli(["setup", "--store", "dynamodb"], environment: environment).status == 0)
         let source = SecretsManagerGrantStore(AWSSecretStore(client: try AWSTestClients.secretsManager(endpoint: server.endpoint)))
         for index in 0..<20 {
@@ -97,14 +83,7 @@ struct StoreSetupCommandTests {
     func interruptedAndResumed() async throws {
         let server = try await MotoServer.launchPrivate()
         let kms = KMSClient(client: try AWSTestClients.jsonClient(.kms, endpoint: server.endpoint))
-        var environment = ReplayBackend.baseEnvironment()
-        environment["PAYPULSE_STORE"] = "aws"
-        environment["AWS_REGION"] = AWSTestClients.region
-        environment["AWS_ACCESS_KEY_ID"] = AWSTestClients.motoCredentials.accessKeyID
-        environment["AWS_SECRET_ACCESS_KEY"] = AWSTestClients.motoCredentials.secretAccessKey
-        environment["AWS_ENDPOINT_URL"] = server.endpoint
-        environment["TOKENS_TABLE"] = "interrupted-tokens"
-        environment["PAYPULSE_KMS_KEY_ID"] = try await kms.createKey()
+        var environment = try await Self.environment(on: server, kms: kms, table: "interrupted-tokens")
         #expect(try cli(["setup", "--store", "dynamodb"], environment: environment).status == 0)
         let source = SecretsManagerGrantStore(AWSSecretStore(client: try AWSTestClients.secretsManager(endpoint: server.endpoint)))
         let grants = 30
@@ -146,6 +125,20 @@ struct StoreSetupCommandTests {
         let final = try JSONSerialization.jsonObject(with: Data(check.stdout.utf8)) as? [String: Any]
         #expect(final?["unchanged"] as? Int == grants, "\(check.stdout)")
         withExtendedLifetime(server) {}
+    }
+
+    /// The CLI's environment for Secrets Manager on `server`, with a token table `table`
+    /// and a new KMS key for it (`PAYPULSE_STORE=dynamodb` reaches both).
+    private static func environment(on server: MotoServer, kms: KMSClient, table: String) async throws -> [String: String] {
+        var environment = ReplayBackend.baseEnvironment()
+        environment["PAYPULSE_STORE"] = "aws"
+        environment["AWS_REGION"] = AWSTestClients.region
+        environment["AWS_ACCESS_KEY_ID"] = AWSTestClients.motoCredentials.accessKeyID
+        environment["AWS_SECRET_ACCESS_KEY"] = AWSTestClients.motoCredentials.secretAccessKey
+        environment["AWS_ENDPOINT_URL"] = server.endpoint
+        environment["TOKENS_TABLE"] = table
+        environment["PAYPULSE_KMS_KEY_ID"] = try await kms.createKey()
+        return environment
     }
 
     private func cli(_ arguments: [String], environment: [String: String]) throws -> FunctionProcess.Result {

@@ -33,13 +33,7 @@ final class ProxySocket {
 
     /// Sends every byte; false when the peer is gone.
     func write(_ bytes: [UInt8]) -> Bool {
-        var sent = 0
-        while sent < bytes.count {
-            let n = bytes[sent...].withUnsafeBytes { send(fd, $0.baseAddress, $0.count, PortableSocket.sendFlags) }
-            guard n > 0 else { return false }
-            sent += n
-        }
-        return true
+        PortableSocket.sendAll(fd, bytes)
     }
 
     /// Reads one message. A request or a response with `Content-Length` or chunked framing
