@@ -365,7 +365,7 @@ components:
         email:
           type: [string, 'null']
           maxLength: 320
-          description: A hint only; the stored account is Google's.
+          description: A hint only; the stored account is Google's. A value that is no plausible email address (one @ between non-empty parts; no whitespace, control, format or markup characters) is 400 invalid_request.
         token_type:
           type: [string, 'null']
           maxLength: 32

@@ -425,7 +425,7 @@ extension Components {
             ///
             /// - Remark: Generated from `#/components/schemas/StoreTokensJSONBody/scope`.
             public var scope: Components.Schemas.StoreTokensJSONBody.ScopePayload?
-            /// A hint only; the stored account is Google's.
+            /// A hint only; the stored account is Google's. A value that is no plausible email address (one @ between non-empty parts; no whitespace, control, format or markup characters) is 400 invalid_request.
             ///
             /// - Remark: Generated from `#/components/schemas/StoreTokensJSONBody/email`.
             public var email: Swift.String?
@@ -438,7 +438,7 @@ extension Components {
             ///   - refreshToken: With it, the grant is proven at Google before anything is stored.
             ///   - expiresIn: Seconds until the access token expires (a whole number; 3600.0 is accepted).
             ///   - scope: The granted scopes, as a list or space-separated (at most 50, each at most 512 bytes); null reads as absent.
-            ///   - email: A hint only; the stored account is Google's.
+            ///   - email: A hint only; the stored account is Google's. A value that is no plausible email address (one @ between non-empty parts; no whitespace, control, format or markup characters) is 400 invalid_request.
             ///   - tokenType:
             public init(
                 accessToken: Swift.String,
