@@ -3,12 +3,13 @@ import FoundationEssentials
 #else
 import Foundation
 #endif
+import PayPulseCoding
 
 /// The token set stored as secret `gmail/user/{user_id}`: one JSON document (see the
 /// storage contract in DESIGN.md). Its `description` never shows a token.
-public struct GmailTokenSet: Sendable, Equatable, Codable, CustomStringConvertible, CustomDebugStringConvertible {
+public struct GmailTokenSet: Sendable, Equatable, CustomStringConvertible, CustomDebugStringConvertible {
     /// Whether the grant can still be used.
-    public enum Status: String, Sendable, Codable {
+    public enum Status: String, Sendable {
         /// Usable (or at least not known to be dead).
         case active
         /// Google answered `invalid_grant`: the user must consent again.
@@ -89,4 +90,68 @@ public struct GmailTokenSet: Sendable, Equatable, Codable, CustomStringConvertib
     }
 
     public var debugDescription: String { description }
+}
+
+// The stored document: one encoder (`jsonValue`) and one decoder (`init(fields:)`), written
+// by hand rather than derived by `Codable` (`JSONEncoder` and `JSONDecoder` were a fifth of
+// a warm store-tokens call). Keys are sorted on output, so equal sets store equal bytes.
+extension GmailTokenSet {
+    /// The stored JSON text, always in the current format whatever format was read.
+    /// - Throws: ``JSONTypeMismatch`` if the document cannot be written (it always can).
+    public func jsonString() throws -> String {
+        guard let bytes = jsonValue.compactJSON() else { throw JSONTypeMismatch(key: "") }
+        return String(decoding: bytes, as: UTF8.self)
+    }
+
+    /// Reads a stored document, of this format or an earlier one.
+    /// - Throws: ``JSONTypeMismatch`` (or the JSON parser's error) when it is not a token set.
+    public static func decode(_ text: String) throws -> GmailTokenSet {
+        guard case .object(let fields) = try JSONValue.decode(Array(text.utf8)) else { throw JSONTypeMismatch(key: "") }
+        return try GmailTokenSet(fields: fields)
+    }
+
+    /// The document as a value.
+    var jsonValue: JSONValue {
+        var fields: [String: JSONValue] = [
+            "version": .integer(Int64(Self.currentFormat)), "access_token": .string(accessToken), "token_type": .string(tokenType),
+            "expires_at": .string(RFC3339.string(from: expiresAt)), "scope": .string(scope), "verified": .bool(verified),
+            "connected_at": .string(RFC3339.string(from: connectedAt)), "updated_at": .string(RFC3339.string(from: updatedAt)),
+            "status": .string(status.rawValue),
+        ]
+        if let refreshToken { fields["refresh_token"] = .string(refreshToken) }
+        if let googleEmail { fields["google_email"] = .string(googleEmail) }
+        if let googleSubject { fields["google_sub"] = .string(googleSubject) }
+        if let emailVerified { fields["email_verified"] = .bool(emailVerified) }
+        if let verifiedAt { fields["verified_at"] = .string(RFC3339.string(from: verifiedAt)) }
+        return .object(fields)
+    }
+
+    /// Reads a document's members. Absent optional members take their defaults; a member of
+    /// the wrong type, an unknown status or a date that is not RFC 3339 is refused.
+    init(fields: [String: JSONValue]) throws(JSONTypeMismatch) {
+        func date(_ key: String) throws(JSONTypeMismatch) -> Date {
+            guard let text = try fields.string(key), let date = RFC3339.date(from: text) else { throw JSONTypeMismatch(key: key) }
+            return date
+        }
+        guard let accessToken = try fields.string("access_token") else { throw JSONTypeMismatch(key: "access_token") }
+        let expiresAt = try date("expires_at")
+        let connectedAt = (try? date("connected_at")) ?? expiresAt
+        let status: Status
+        if let raw = try fields.string("status") {
+            guard let known = Status(rawValue: raw) else { throw JSONTypeMismatch(key: "status") }
+            status = known
+        } else {
+            status = .active
+        }
+        self.init(
+            version: try fields.integer("version") ?? 1, accessToken: accessToken, refreshToken: try fields.string("refresh_token"),
+            tokenType: try fields.string("token_type") ?? "Bearer", expiresAt: expiresAt, scope: try fields.string("scope") ?? "",
+            googleEmail: try fields.string("google_email"), googleSubject: try fields.string("google_sub"),
+            emailVerified: try fields.bool("email_verified"),
+            // Format 1 had no verification: its sets count as verified (the refresh job
+            // renews them on schedule, which records Google's identity).
+            verified: try fields.bool("verified") ?? true, verifiedAt: try fields.string("verified_at").flatMap(RFC3339.date(from:)),
+            connectedAt: connectedAt, updatedAt: (try? date("updated_at")) ?? connectedAt, status: status
+        )
+    }
 }

@@ -22,6 +22,22 @@ struct GmailTokenSetTests {
         #expect(try decoded.jsonString() == json)
     }
 
+    @Test("a stored document on fixed bytes reads and writes back byte for byte")
+    func fixedBytes() throws {
+        let stored = #"{"access_token":"ya29.a","connected_at":"2026-11-01T10:00:00Z","email_verified":true,"expires_at":"2026-11-25T12:00:00Z","#
+            + #""google_email":"jane.smith@gmail.com","google_sub":"108234567890123456789","refresh_token":"1//r","scope":"openid","#
+            + #""status":"revoked","token_type":"Bearer","updated_at":"2026-11-25T11:00:01Z","verified":false,"#
+            + #""verified_at":"2026-11-20T09:00:00Z","version":2}"#
+        let set = try GmailTokenSet.decode(stored)
+        #expect(set.status == .revoked && !set.verified && set.emailVerified == true && set.googleSubject == "108234567890123456789")
+        #expect(set.verifiedAt == RFC3339.date(from: "2026-11-20T09:00:00Z") && set.connectedAt == RFC3339.date(from: "2026-11-01T10:00:00Z"))
+        #expect(try set.jsonString() == stored)
+        // Members of the wrong type or an unknown status are refused, not defaulted.
+        for broken in [#""status":"revoked""#: #""status":"gone""#, #""verified":false"#: #""verified":"false""#, #""version":2"#: #""version":"2""#] {
+            #expect(throws: (any Error).self) { try GmailTokenSet.decode(stored.replacingOccurrences(of: broken.key, with: broken.value)) }
+        }
+    }
+
     @Test("a set without a refresh token omits the field; junk is refused")
     func optionalAndJunk() throws {
         var noRefresh = set
