@@ -3,15 +3,20 @@ import FoundationEssentials
 #else
 import Foundation
 #endif
+import PayPulseCoding
 
 /// The claims of a PayPulse access token, decoded after the signature check.
 ///
 /// Decoding is strict for the registered claims: `iss` must be a string, `aud` a string or
 /// an array of strings, and `exp`, `nbf`, `iat` NumericDates: any JSON number of seconds
 /// since 1970, a fraction included (RFC 7519 §2; several identity providers emit one);
-/// a string, a boolean or anything else fails the token. `name` / `email` are lenient (kept only if strings). `sub` is decoded by hand
-/// so a missing and a non-string `sub` give distinct reasons.
-struct AccessTokenClaims: Codable, Sendable {
+/// a string, a boolean or anything else fails the token. `name` / `email` are lenient (kept only if strings). A missing
+/// and a non-string `sub` give distinct reasons.
+///
+/// One encoder (`encode(to:)`, for the development minter) and one decoder
+/// (``decode(_:)``, by hand over the parsed payload: `JSONDecoder` cost more than the rest
+/// of a request's verification).
+struct AccessTokenClaims: Encodable, Sendable {
     /// What the token says about `sub`.
     enum Subject: Sendable, Equatable {
         case missing
@@ -46,24 +51,6 @@ struct AccessTokenClaims: Codable, Sendable {
         self.email = email
     }
 
-    init(from decoder: any Decoder) throws {
-        let container = try decoder.container(keyedBy: CodingKeys.self)
-        if let subject = try? container.decodeIfPresent(String.self, forKey: .subject) {
-            self.subject = .value(subject)
-        } else if container.contains(.subject), try !container.decodeNil(forKey: .subject) {
-            self.subject = .notString
-        } else {
-            self.subject = .missing
-        }
-        issuer = try container.decodeIfPresent(String.self, forKey: .issuer)
-        audience = try Self.decodeAudience(container)
-        expiration = try Self.decodeNumericDate(container, .expiration)
-        notBefore = try Self.decodeNumericDate(container, .notBefore)
-        issuedAt = try Self.decodeNumericDate(container, .issuedAt)
-        name = try? container.decodeIfPresent(String.self, forKey: .name)
-        email = try? container.decodeIfPresent(String.self, forKey: .email)
-    }
-
     func encode(to encoder: any Encoder) throws {
         var container = encoder.container(keyedBy: CodingKeys.self)
         if case .value(let subject) = subject {
@@ -80,16 +67,30 @@ struct AccessTokenClaims: Codable, Sendable {
         try container.encodeIfPresent(name, forKey: .name)
         try container.encodeIfPresent(email, forKey: .email)
     }
+}
 
-    /// `aud`: one string or an array of strings.
-    private static func decodeAudience(_ container: KeyedDecodingContainer<CodingKeys>) throws -> [String]? {
-        if let single = try? container.decodeIfPresent(String.self, forKey: .audience) { return [single] }
-        return try container.decodeIfPresent([String].self, forKey: .audience)
+extension AccessTokenClaims {
+    /// The claims of a verified payload, or `nil` when it is not a claims object or a
+    /// registered claim has the wrong type.
+    static func decode(_ payload: [UInt8]) -> AccessTokenClaims? {
+        guard case .object(let fields)? = try? JSONValue.decode(payload) else { return nil }
+        return try? AccessTokenClaims(fields: fields)
     }
 
-    /// A NumericDate: a JSON number of seconds since 1970, whole or not. JSON has no NaN or
-    /// infinity, so every decoded value compares as a number.
-    private static func decodeNumericDate(_ container: KeyedDecodingContainer<CodingKeys>, _ key: CodingKeys) throws -> Date? {
-        try container.decodeIfPresent(Double.self, forKey: key).map { Date(timeIntervalSince1970: $0) }
+    private init(fields: [String: JSONValue]) throws(JSONTypeMismatch) {
+        switch fields["sub"] {
+        case .string(let value)?: subject = .value(value)
+        case nil, .null?: subject = .missing
+        default: subject = .notString
+        }
+        issuer = try fields.string("iss")
+        // `aud`: one string or an array of strings.
+        if case .string(let single)? = fields["aud"] { audience = [single] } else { audience = try fields.strings("aud") }
+        // NumericDates: any JSON number of seconds, whole or not (JSON has no NaN or infinity).
+        expiration = try fields.double("exp").map(Date.init(timeIntervalSince1970:))
+        notBefore = try fields.double("nbf").map(Date.init(timeIntervalSince1970:))
+        issuedAt = try fields.double("iat").map(Date.init(timeIntervalSince1970:))
+        name = try? fields.string("name")
+        email = try? fields.string("email")
     }
 }
