@@ -98,6 +98,8 @@ struct MatrixChecker {
                 try checkDisconnectStep(
                     before: before[0], after: after[0], records: records, atomic: prepared.grants.writesAttributesWithValue, fail: fail
                 )
+            } else {
+                try checkReaderSees(before: before, after: after, fail: fail)
             }
             return try await rerun(cell: cell, prepared: prepared, fail: fail)
 
@@ -115,12 +117,14 @@ struct MatrixChecker {
             if summary.transient_failures == 0 { return .recovered }
             if partial == 0, final == summary.refreshed { return .refusedUnchanged }
             guard wroteToStore else { throw fail("grants changed though no write reached the store") }
+            try checkReaderSees(before: before, after: after, fail: fail)
             return try await rerun(cell: cell, prepared: prepared, fail: fail)
 
         case (.failed(let transient, _), .summary):
             guard transient else { throw fail("the invocation failed for a non-transient reason") }
             if !unchanged.contains(false) { return .refusedUnchanged }
             guard wroteToStore else { throw fail("grants changed though no write reached the store") }
+            try checkReaderSees(before: before, after: after, fail: fail)
             return try await rerun(cell: cell, prepared: prepared, fail: fail)
 
         default:
@@ -205,6 +209,25 @@ struct MatrixChecker {
         }
     }
 
+    /// (c) for store-tokens and the refresh: between the failed call and its rerun, a reader
+    /// of each grant sees the token set as it was or the fault-free one, never a third value,
+    /// and a live grant whose tags still read connected.
+    private func checkReaderSees(before: [StoreSnapshot], after: [StoreSnapshot], fail: (String) -> CellFailure) throws {
+        let value = { (snapshot: StoreSnapshot) -> String? in
+            snapshot.currentValue.flatMap(Self.jsonObject).map(scenario.normalizeValue).flatMap(Self.canonicalJSON)
+        }
+        // Only the grants: a scenario also watches the client-ID secret, which has no tags.
+        for (index, seen) in after.enumerated() where reference.snapshots[index].tags["paypulse:status"] != nil {
+            let allowed = [value(before[index]), value(reference.snapshots[index])]
+            guard seen.exists, seen.deletedDate == nil, allowed.contains(value(seen)) else {
+                throw fail("grant \(index): a reader before the rerun sees neither the set as it was nor the fault-free one")
+            }
+            guard seen.tags["paypulse:status"] == "active" else {
+                throw fail("grant \(index): before the rerun its tags do not read connected")
+            }
+        }
+    }
+
     /// A JSON document as an object, `nil` when it is not one.
     static func jsonObject(_ text: String) -> [String: Any]? {
         (try? JSONSerialization.jsonObject(with: Data(text.utf8))) as? [String: Any]
@@ -230,7 +253,10 @@ struct MatrixChecker {
                 // rerun: its documented answer is 404.
                 response.status == expected.status
                     || (scenario == .disconnect && response.status == 404 && response.body.contains(#""error":"not_found""#))
-            case (.summary, .summary): true
+            case (.summary(let summary), .summary):
+                // The rerun itself ran clean: it finished what the faulted run left.
+                summary.transient_failures == 0 && summary.conflicts == 0 && summary.revoked == 0 && summary.rejected == 0
+                    && summary.remaining == 0
             default: false
             }
         guard answered, normalized(settled) == reference.final else {
