@@ -101,14 +101,14 @@ test-deploy: bundles
 	scripts/test-bundles-chroot.sh
 	scripts/test-bundles-rie.sh
 
-# Side-by-side benchmark against ../shared/peers/python-boto3 (README "Performance").
+# Side-by-side benchmark against ../shared/peers/python-boto3 (docs/performance.md).
 bench:
 	scripts/bench/run.sh
 
 bench-quick:
 	scripts/bench/run.sh --quick --out .build-bench/quick
 
-# The capacity and cost model (README "Capacity and cost"): counts each operation's AWS
+# The capacity and cost model (docs/operating.md, "Capacity and cost"): counts each operation's AWS
 # calls against a moto_server of its own, prints the table, writes CAPACITY_OUT/capacity.{md,svg}.
 CAPACITY_OUT ?= docs/perf
 capacity: deps

@@ -74,7 +74,7 @@ struct HandlerAttackTests {
                 #expect(routes.logs.lines(containingAnyOf: pieces).isEmpty, "\(attack): a log line carries part of the token")
             }
         }
-        #expect(cases.count == 67, "README's Tests table counts 67 attack tokens")
+        #expect(cases.count == 67, "docs/testing.md and RELIABILITY count 67 attack tokens")
         print("HandlerAttackTests: \(cases.count) attack cases x 3 routes = \(answered) requests, all 401, 0 port calls")
     }
 

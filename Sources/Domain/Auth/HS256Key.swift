@@ -10,7 +10,7 @@ import Foundation
 /// The MAC is swift-crypto's; this only frames it as JWS does (RFC 7515 §5: the MAC of the
 /// ASCII `header.payload`). A JWT library would bring X.509, ASN.1 and RSA code into every
 /// function for one HMAC, and its key collection cost a quarter of a cold start
-/// (README, "Performance").
+/// (docs/performance.md).
 struct HS256Key: Sendable {
     private let key: SymmetricKey
 

@@ -1,4 +1,4 @@
-"""The README's picture: cold-start time and refresh throughput, this project beside the peer."""
+"""The picture in docs/performance.md: cold-start time and refresh throughput, this project beside the peer."""
 
 from __future__ import annotations
 

@@ -65,7 +65,7 @@ class MotoCaller:
 
     def call_retrying(self, service: str, operation: str, payload: dict) -> dict:
         """Retries moto's 500s: concurrent CreateSecret calls can trip a dictionary resize
-        in its lookups (see the README's note on moto)."""
+        in its lookups (see docs/testing.md's note on moto)."""
         for attempt in range(8):
             try:
                 return self.call(service, operation, payload)
