@@ -140,6 +140,11 @@ struct LocalResponder: HTTPResponder {
         message: "The console answers only at the address it serves: 127.0.0.1, localhost or [::1] with its port, or the --host given."
     ))
 
+    /// The answer to a console button pressed anywhere but on this server's console page.
+    private static let notFromConsole = GatewayBridge.response(
+        APIError(status: 403, code: "forbidden", message: "Console actions are taken from the console page only.")
+    )
+
     private func console() async -> Response {
         let grants: [ConsoleGrant]
         do {
@@ -173,7 +178,7 @@ struct LocalResponder: HTTPResponder {
         guard consoleGuard.allows(authority: request.head.authority) else { return Self.foreignHost }
         // Browsers send Origin with every form POST; another site's is refused at once.
         if let origin = request.headers[.origin], let host = request.head.authority, origin != "http://\(host)" {
-            return GatewayBridge.response(APIError(status: 403, code: "forbidden", message: "Console actions are taken from the console page only."))
+            return Self.notFromConsole
         }
         let fields: [(key: String, value: String)]
         switch await readBody(of: request, context: context) {
@@ -182,7 +187,7 @@ struct LocalResponder: HTTPResponder {
         }
         // The page's token: a form on another page cannot know it.
         guard consoleGuard.accepts(token: fields.last(where: { $0.key == ConsoleGuard.tokenField })?.value) else {
-            return GatewayBridge.response(APIError(status: 403, code: "forbidden", message: "Console actions are taken from the console page only."))
+            return Self.notFromConsole
         }
         if request.uri.path == "/console/refresh" {
             await activity.runRefresh()

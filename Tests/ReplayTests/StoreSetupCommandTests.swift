@@ -46,10 +46,8 @@ struct StoreSetupCommandTests {
 
     @Test("migrate prints progress lines on stderr with a resume cursor, resumes from it, and refuses a cursor of another run")
     func progressAndResume() async throws {
-        let server = try await MotoServer.launchPrivate()
-        let kms = KMSClient(client: try AWSTestClients.jsonClient(.kms, endpoint: server.endpoint))
-        var environment = try await Self.environment(on: server, kms: kms, table: "progress-tokens")
-        #expect(try cli(["setup", "--store", "dynamodb"], environment: environment).status == 0)
+        let (server, setUp) = try await movingToTable("progress-tokens")
+        var environment = setUp
         let source = SecretsManagerGrantStore(AWSSecretStore(client: try AWSTestClients.secretsManager(endpoint: server.endpoint)))
         for index in 0..<20 {
             try await source.create("pro-\(index)", value: #"{"access_token":"ya29.pro-\#(index)"}"#, attributes: ["paypulse:status": "active"])
@@ -81,10 +79,8 @@ struct StoreSetupCommandTests {
 
     @Test("Ctrl-C stops migrate with the report so far and a cursor; resuming from it finishes the copy")
     func interruptedAndResumed() async throws {
-        let server = try await MotoServer.launchPrivate()
-        let kms = KMSClient(client: try AWSTestClients.jsonClient(.kms, endpoint: server.endpoint))
-        var environment = try await Self.environment(on: server, kms: kms, table: "interrupted-tokens")
-        #expect(try cli(["setup", "--store", "dynamodb"], environment: environment).status == 0)
+        let (server, setUp) = try await movingToTable("interrupted-tokens")
+        var environment = setUp
         let source = SecretsManagerGrantStore(AWSSecretStore(client: try AWSTestClients.secretsManager(endpoint: server.endpoint)))
         let grants = 30
         for index in 0..<grants {
@@ -139,6 +135,16 @@ struct StoreSetupCommandTests {
         environment["TOKENS_TABLE"] = table
         environment["PAYPULSE_KMS_KEY_ID"] = try await kms.createKey()
         return environment
+    }
+
+    /// A private moto with the token table `table` set up through the CLI, and the CLI's
+    /// environment for it (`PAYPULSE_STORE=aws` until the caller has seeded the secrets).
+    private func movingToTable(_ table: String) async throws -> (MotoServer, [String: String]) {
+        let server = try await MotoServer.launchPrivate()
+        let kms = KMSClient(client: try AWSTestClients.jsonClient(.kms, endpoint: server.endpoint))
+        let environment = try await Self.environment(on: server, kms: kms, table: table)
+        #expect(try cli(["setup", "--store", "dynamodb"], environment: environment).status == 0)
+        return (server, environment)
     }
 
     private func cli(_ arguments: [String], environment: [String: String]) throws -> FunctionProcess.Result {
