@@ -6,9 +6,14 @@ import PayPulseGoogle
 import PayPulsePorts
 import PayPulseTransport
 
-/// The composition root: every adapter a process uses, built once from its configuration
-/// before any event is served (the HTTP client, the stores, Google's endpoints, the JWT
-/// settings). Handlers are made from it in `Assembly+Handlers.swift`.
+/// The composition root's parts: the configuration read at start, the process logger, the
+/// one HTTP client, and a builder for each adapter. A builder builds when it is called, so
+/// each function's composition (`FunctionCompositions.swift`) builds only the adapters it
+/// uses: user-profile builds no Google client and no cipher.
+///
+/// Builders do no I/O (an AWS client is a value; a KMS data key is fetched at the first
+/// seal); only the embedded store's database is opened here, once, because every store on
+/// it shares the one connection.
 public struct Assembly: Sendable {
     /// The configuration read at start.
     public let configuration: AppConfiguration
@@ -16,80 +21,101 @@ public struct Assembly: Sendable {
     public let logger: Logger
     /// The one HTTP client of the process (AWS and Google calls share its connections).
     public let transport: any HTTPTransport
-    /// The storage ports.
-    public let backends: Backends
-    /// Google's OAuth endpoints.
-    public let google: any GoogleOAuth
-    /// The JWT settings; `nil` for a process that serves no API route (token-refresh needs
-    /// no JWT key, so none is required of it).
-    public let authSettings: AuthSettings?
+    /// The embedded store's database, when the store is embedded.
+    private let database: EmbeddedDatabase?
 
-    /// Builds every adapter `configuration` names.
+    /// Prepares the parts `configuration` names.
+    ///
     /// - Parameters:
     ///   - configuration: What the environment said.
     ///   - logger: The process logger.
-    ///   - authenticates: Whether to load the JWT settings (reading their secret if named).
     ///   - inlineTransfers: Whether one transfer at a time may run on the calling thread (a
     ///     process answering one API request at a time; never a refresh run).
-    /// - Throws: ``ConfigurationError`` naming the variable at fault, or a `StoreError` when
-    ///   the embedded store cannot be opened.
-    public static func build(
-        configuration: AppConfiguration, logger: Logger, authenticates: Bool = true, inlineTransfers: Bool = false
-    ) async throws -> Assembly {
+    /// - Throws: A `StoreError` when the embedded store cannot be opened.
+    public static func build(configuration: AppConfiguration, logger: Logger, inlineTransfers: Bool = false) throws -> Assembly {
         let transport = CurlHTTPClient(
             configuration: CurlHTTPClient.Configuration(caBundlePath: configuration.caBundlePath, inlineTransfers: inlineTransfers)
         )
-        let backends = try makeBackends(configuration, transport: transport, logger: logger)
-        let google = GoogleOAuthClient(
-            tokenEndpoint: configuration.google.tokenEndpoint, revokeEndpoint: configuration.google.revokeEndpoint,
-            transport: transport, logger: logger
-        )
-        var authSettings: AuthSettings?
-        if authenticates {
-            let secrets = backends.secrets
-            let settings = try await configuration.jwt.authSettings { id in try await secrets.getSecretValue(name: id, stage: .current).string }
-            if settings.usesDevelopmentKey {
-                logger.notice("JWTs are verified with the documented development key (PAYPULSE_JWT_SECRET is not set)")
-            }
-            authSettings = settings
-        }
-        return Assembly(
-            configuration: configuration, logger: logger, transport: transport, backends: backends, google: google, authSettings: authSettings
+        let database = configuration.aws == nil
+            ? try EmbeddedDatabase(stateDirectory: configuration.stateDirectory, logger: logger) : nil
+        return Assembly(configuration: configuration, logger: logger, transport: transport, database: database)
+    }
+
+    /// Configuration secrets (the Google client ID, the JWT key): Secrets Manager, or the
+    /// embedded store.
+    public func secretStore() throws -> any SecretStore {
+        guard let aws = configuration.aws else { return EmbeddedSecretStore(database: try embedded(), logger: logger) }
+        return AWSSecretStore(
+            client: SecretsManagerClient(client: try client(.secretsManager, aws.secretsManagerEndpoint, "AWS_ENDPOINT_URL_SECRETS_MANAGER", aws))
         )
     }
 
-    /// Opens the embedded store or builds the AWS clients (and, for the DynamoDB token
-    /// store, its table client and envelope cipher).
-    private static func makeBackends(_ configuration: AppConfiguration, transport: any HTTPTransport, logger: Logger) throws -> Backends {
-        guard let aws = configuration.aws else {
-            let database = try EmbeddedDatabase(stateDirectory: configuration.stateDirectory, logger: logger)
-            return Backends(
-                secrets: EmbeddedSecretStore(database: database, logger: logger), users: EmbeddedUserDirectory(database: database, logger: logger)
-            )
+    /// Where users live: the users table, or the embedded store.
+    public func userDirectory() throws -> any UserDirectory {
+        guard let aws = configuration.aws else { return EmbeddedUserDirectory(database: try embedded(), logger: logger) }
+        return DynamoDBUserDirectory(client: try dynamoDB(aws), table: configuration.usersTable)
+    }
+
+    /// Where token sets live, values and all: secrets `gmail/user/{id}` in ``secretStore()``,
+    /// or the DynamoDB token table with its KMS envelope cipher.
+    public func grantStore() throws -> any GrantStore {
+        guard let aws = configuration.aws, let tokenTable = configuration.tokenTable else {
+            return SecretsManagerGrantStore(try secretStore())
         }
-        func client(_ service: AWSService, _ endpoint: String, variable: String) throws -> AWSJSONClient {
-            do {
-                return try AWSJSONClient(
-                    settings: .init(service: service, region: aws.region, endpoint: endpoint, credentials: aws.credentials),
-                    transport: transport, logger: logger
-                )
-            } catch {
-                throw ConfigurationError(variable: variable, problem: "\(error)")
-            }
-        }
-        let secretsManager = try client(.secretsManager, aws.secretsManagerEndpoint, variable: "AWS_ENDPOINT_URL_SECRETS_MANAGER")
-        let dynamoDB = DynamoDBClient(client: try client(.dynamoDB, aws.dynamoDBEndpoint, variable: "AWS_ENDPOINT_URL_DYNAMODB"))
-        var grants: (any GrantStore)?
-        if let tokenTable = configuration.tokenTable {
-            let kms = KMSClient(client: try client(.kms, aws.kmsEndpoint, variable: "AWS_ENDPOINT_URL_KMS"))
-            let keys = DataKeyCache(service: kms, keyID: tokenTable.kmsKeyID)
-            grants = DynamoDBGrantStore(
-                client: dynamoDB, table: tokenTable.table, cipher: EnvelopeCipher(keys: keys), due: .refresh(configuration.refresh)
-            )
-        }
-        return Backends(
-            secrets: AWSSecretStore(client: SecretsManagerClient(client: secretsManager)), grants: grants,
-            users: DynamoDBUserDirectory(client: dynamoDB, table: configuration.usersTable)
+        let kms = KMSClient(client: try client(.kms, aws.kmsEndpoint, "AWS_ENDPOINT_URL_KMS", aws))
+        return DynamoDBGrantStore(
+            client: try dynamoDB(aws), table: tokenTable.table, cipher: EnvelopeCipher(keys: DataKeyCache(service: kms, keyID: tokenTable.kmsKeyID)),
+            due: .refresh(configuration.refresh)
         )
+    }
+
+    /// The grants' states without their values: on DynamoDB, no KMS client and no cipher.
+    public func grantStates() throws -> any GrantStates {
+        guard let aws = configuration.aws, let tokenTable = configuration.tokenTable else { return try grantStore() }
+        return DynamoDBGrantStates(client: try dynamoDB(aws), table: tokenTable.table)
+    }
+
+    /// Google's OAuth endpoints.
+    public func googleOAuth() -> any GoogleOAuth {
+        GoogleOAuthClient(
+            tokenEndpoint: configuration.google.tokenEndpoint, revokeEndpoint: configuration.google.revokeEndpoint, transport: transport,
+            logger: logger
+        )
+    }
+
+    /// The JWT settings, reading their secret from `secrets` when one is named.
+    ///
+    /// - Throws: ``ConfigurationError`` naming the variable at fault, or the store's error.
+    public func authSettings(secrets: any SecretStore) async throws -> AuthSettings {
+        let settings = try await configuration.jwt.authSettings { id in try await secrets.getSecretValue(name: id, stage: .current).string }
+        if settings.usesDevelopmentKey {
+            logger.notice("JWTs are verified with the documented development key (PAYPULSE_JWT_SECRET is not set)")
+        }
+        return settings
+    }
+
+    /// Every store at once, for the developer tools that use them all (`paypulse`, `serve`).
+    public func backends() throws -> Backends {
+        Backends(secrets: try secretStore(), grants: try grantStore(), users: try userDirectory())
+    }
+
+    private func embedded() throws -> EmbeddedDatabase {
+        guard let database else { throw ConfigurationError(variable: "PAYPULSE_STORE", problem: "the embedded store was not opened") }
+        return database
+    }
+
+    private func dynamoDB(_ aws: AWSConfiguration) throws -> DynamoDBClient {
+        DynamoDBClient(client: try client(.dynamoDB, aws.dynamoDBEndpoint, "AWS_ENDPOINT_URL_DYNAMODB", aws))
+    }
+
+    private func client(_ service: AWSService, _ endpoint: String, _ variable: String, _ aws: AWSConfiguration) throws -> AWSJSONClient {
+        do {
+            return try AWSJSONClient(
+                settings: .init(service: service, region: aws.region, endpoint: endpoint, credentials: aws.credentials), transport: transport,
+                logger: logger
+            )
+        } catch {
+            throw ConfigurationError(variable: variable, problem: "\(error)")
+        }
     }
 }

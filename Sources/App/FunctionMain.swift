@@ -37,10 +37,8 @@ public enum FunctionMain {
         }
         let handlers: EventHandlers
         do {
-            let assembly = try await Assembly.build(
-                configuration: try reading.configuration.get(), logger: logger, authenticates: name.authenticates, inlineTransfers: inline
-            )
-            handlers = try assembly.eventHandlers(for: name)
+            let assembly = try Assembly.build(configuration: try reading.configuration.get(), logger: logger, inlineTransfers: inline)
+            handlers = try await assembly.eventHandlers(for: name)
         } catch {
             let message = "start-up failed: \(error)"
             writeErrorLine("\(name.rawValue): \(message)")

@@ -11,9 +11,6 @@ public enum HandlerName: String, Sendable, CaseIterable {
     /// A usable access token for one user, invoked directly by PayPulse's Gmail readers.
     case freshToken = "fresh-token"
 
-    /// Whether the function serves an API route and so verifies JWTs.
-    public var authenticates: Bool { self != .tokenRefresh && self != .freshToken }
-
     /// Whether one invocation makes its few calls one after another (everything but a
     /// refresh run, which keeps many transfers in flight).
     public var servesOneRequestAtATime: Bool { self != .tokenRefresh }

@@ -1,3 +1,5 @@
+import PayPulsePorts
+
 /// Whether a user's Gmail is connected, as far as the stored secret's metadata tells.
 public enum ConnectionState: String, Sendable, Equatable {
     /// No token set is stored.
@@ -13,4 +15,27 @@ public enum ConnectionState: String, Sendable, Equatable {
 
     /// What `gmail_account_connected` reports.
     public var isConnected: Bool { self == .connected }
+
+    /// What the stored grant's metadata says of `user`, without reading its value.
+    ///
+    /// - Parameters:
+    ///   - user: The user.
+    ///   - grants: The grants' states.
+    /// - Returns: ``notConnected`` when no grant is stored; otherwise what its deletion date
+    ///   and status attribute say.
+    /// - Throws: The store's error when it cannot be read.
+    public static func of(_ user: UserID, in grants: any GrantStates) async throws -> ConnectionState {
+        let state: GrantState
+        do {
+            state = try await grants.state(of: user.rawValue)
+        } catch let error as StoreError where error == .notFound {
+            return .notConnected
+        }
+        if state.isScheduledForDeletion { return .scheduledForDeletion }
+        switch state.attributes[TokenSetTags.status] {
+        case GmailTokenSet.Status.revoked.rawValue: return .revoked
+        case GmailTokenSet.Status.rejected.rawValue: return .rejected
+        default: return .connected
+        }
+    }
 }

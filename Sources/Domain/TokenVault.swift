@@ -24,7 +24,8 @@ public struct TokenVault: Sendable {
         public var tokenSet: GmailTokenSet
     }
 
-    let grants: any GrantStore
+    /// Where the token sets live.
+    public let grants: any GrantStore
     let now: @Sendable () -> Date
     /// How often a write that lost a race is tried again before giving up.
     let maxAttempts = 4
@@ -36,21 +37,10 @@ public struct TokenVault: Sendable {
     }
 
     /// The connection state from the grant's listing attributes alone
-    /// (``GrantStore/state(of:)``), so the caller needs no permission to read token values.
+    /// (``GrantStates/state(of:)``), so the caller needs no permission to read token values.
     /// - Throws: `StoreError` when the store fails.
     public func connectionState(of user: UserID) async throws -> ConnectionState {
-        let state: GrantState
-        do {
-            state = try await grants.state(of: user.rawValue)
-        } catch let error as StoreError where error == .notFound {
-            return .notConnected
-        }
-        if state.isScheduledForDeletion { return .scheduledForDeletion }
-        switch state.attributes[TokenSetTags.status] {
-        case GmailTokenSet.Status.revoked.rawValue: return .revoked
-        case GmailTokenSet.Status.rejected.rawValue: return .rejected
-        default: return .connected
-        }
+        try await ConnectionState.of(user, in: grants)
     }
 
     /// The current token set, or `nil` when none is stored (or it is scheduled for deletion).

@@ -14,13 +14,18 @@ import PayPulseRuntime
 public struct UserProfileHandler: APIRouteHandler {
     let guardian: RequestGuard
     let users: any UserDirectory
-    let vault: TokenVault
+    let grants: any GrantStates
 
     /// Creates the handler.
-    public init(guardian: RequestGuard, users: any UserDirectory, vault: TokenVault) {
+    ///
+    /// - Parameters:
+    ///   - guardian: Admits the request (JWT, method).
+    ///   - users: Where profiles live.
+    ///   - grants: The grants' states only: this function never reads a token value.
+    public init(guardian: RequestGuard, users: any UserDirectory, grants: any GrantStates) {
         self.guardian = guardian
         self.users = users
-        self.vault = vault
+        self.grants = grants
     }
 
     public func respond(to request: APIRequest, context: InvocationContext) async throws(APIError) -> APIResponse {
@@ -29,7 +34,7 @@ public struct UserProfileHandler: APIRouteHandler {
         logger[metadataKey: "user_id"] = "\(user.userID)"
         do {
             async let record = users.user(id: user.userID.rawValue)
-            async let state = vault.connectionState(of: user.userID)
+            async let state = ConnectionState.of(user.userID, in: grants)
             guard let profile = try await record else { throw APIError.notFound("No PayPulse user with this id.") }
             let connection = try await state
             return .json(status: 200, UserProfileReply(

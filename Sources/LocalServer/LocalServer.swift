@@ -43,15 +43,16 @@ public enum LocalServer {
             ? ["GOOGLE_TOKEN_ENDPOINT": fakeGoogleURL + "/token", "GOOGLE_REVOKE_ENDPOINT": fakeGoogleURL + "/revoke"] : [:]
         let reading = AppConfiguration.read(overrides: overrides, defaultLogLevel: .info)
         let logger = LogSetup.makeLogger(label: "paypulse-serve", settings: reading.process.logging)
-        let assembly = try await Assembly.build(configuration: try reading.configuration.get(), logger: logger)
-        guard let authSettings = assembly.authSettings else { throw ConfigurationError(variable: "PAYPULSE_JWT_SECRET", problem: "not loaded") }
+        let assembly = try Assembly.build(configuration: try reading.configuration.get(), logger: logger)
+        let backends = try assembly.backends()
+        let authSettings = try await assembly.authSettings(secrets: backends.secrets)
 
         var fakeGoogle: FakeGoogleEndpoints?
         var googleDescription = assembly.configuration.google.tokenEndpoint
         if settings.fakeGoogle {
             let clientID: String
             do {
-                clientID = try await LocalClientID.ensure(in: assembly.backends.secrets, secretID: assembly.configuration.google.clientIDSecretID)
+                clientID = try await LocalClientID.ensure(in: backends.secrets, secretID: assembly.configuration.google.clientIDSecretID)
             } catch {
                 // The store may be down now and back later; the handlers will say so per request.
                 logger.warning("the client ID could not be read or stored; the stand-in Google uses the local one", metadata: ["reason": "\(error)"])
@@ -62,18 +63,19 @@ public enum LocalServer {
             fakeGoogle = endpoints
             googleDescription = "local stand-in at \(fakeGoogleURL) (client \(clientID))"
         }
-        let bridge = { (name: HandlerName) in GatewayBridge(handlers: try assembly.eventHandlers(for: name)) }
+        let storeTokens = try await assembly.eventHandlers(for: .storeTokens), userProfile = try await assembly.eventHandlers(for: .userProfile)
+        let disconnect = try await assembly.eventHandlers(for: .disconnect)
         let activity = ConsoleActivity(
-            refresh: try assembly.eventHandlers(for: .tokenRefresh), disconnect: try assembly.eventHandlers(for: .disconnect),
+            refresh: try await assembly.eventHandlers(for: .tokenRefresh), disconnect: disconnect,
             minter: try DevelopmentTokenMinter(settings: authSettings), logger: logger
         )
         let consoleGuard = ConsoleGuard(host: settings.host, port: port)
         let responder = LocalResponder(
             api: [
-                "/v1/auth/gmail-tokens": ["POST": try bridge(.storeTokens), "DELETE": try bridge(.disconnect)],
-                "/v1/user/me": ["GET": try bridge(.userProfile)],
+                "/v1/auth/gmail-tokens": ["POST": GatewayBridge(handlers: storeTokens), "DELETE": GatewayBridge(handlers: disconnect)],
+                "/v1/user/me": ["GET": GatewayBridge(handlers: userProfile)],
             ],
-            fakeGoogle: fakeGoogle, activity: activity, backends: (assembly.backends.grants, assembly.backends.users),
+            fakeGoogle: fakeGoogle, activity: activity, backends: (backends.grants, backends.users),
             storeDescription: describeStore(assembly.configuration), googleDescription: googleDescription,
             deletionDateMeaning: ConsoleGrant.DeletionDateMeaning(store: assembly.configuration.store), consoleGuard: consoleGuard,
             readTimeout: settings.readTimeout, logger: logger

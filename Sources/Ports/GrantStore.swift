@@ -22,16 +22,12 @@ import Foundation
 ///   (``StoreError/scheduledForDeletion``); listing hides it unless asked.
 /// - Listing attributes written with a value are those given; ``mark(_:attributes:)``
 ///   sets the given ones and leaves attributes it does not name as they are.
-public protocol GrantStore: Sendable {
+public protocol GrantStore: GrantStates {
     /// Whether a value and its attributes are written by one atomic write. When `false`
     /// (Secrets Manager: value and tags are separate calls), another writer can swap in a
     /// value between our value write and our attribute write, and the caller checks for
     /// that afterwards.
     var writesAttributesWithValue: Bool { get }
-
-    /// The grant's attributes, deletion date and current version, without its value.
-    /// - Throws: ``StoreError/notFound`` when no grant is stored.
-    func state(of user: String) async throws -> GrantState
 
     /// The current value with its version.
     /// - Throws: ``StoreError/notFound`` when no grant is stored,
@@ -103,4 +99,12 @@ extension GrantStore {
     public func listDue(userPrefix: String, dueBy: Date, cursor: String?, limit: Int) async throws -> GrantPage {
         try await list(userPrefix: userPrefix, includeDeleted: false, cursor: cursor, limit: limit)
     }
+}
+
+/// The part of the grant port that never reads a value: what a function that may not read
+/// token values (user-profile) is given, so it builds no cipher and holds no way to decrypt.
+public protocol GrantStates: Sendable {
+    /// The grant's attributes, deletion date and current version, without its value.
+    /// - Throws: ``StoreError/notFound`` when no grant is stored.
+    func state(of user: String) async throws -> GrantState
 }

@@ -35,7 +35,7 @@ struct HandlerAttackTests {
             let google = CallRecordingGoogleOAuth(log: log)
             let verifier = GrantVerifier(google: google, clientID: { "attack-test-client" }, health: OAuthClientHealth(google: google))
             storeTokens = StoreTokensHandler(guardian: guardian, vault: vault, verifier: verifier)
-            userProfile = UserProfileHandler(guardian: guardian, users: users, vault: vault)
+            userProfile = UserProfileHandler(guardian: guardian, users: users, grants: vault.grants)
             disconnect = DisconnectHandler(guardian: guardian, vault: vault, google: google, recoveryWindowDays: 7)
         }
 

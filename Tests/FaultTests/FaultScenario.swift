@@ -104,7 +104,7 @@ enum FaultScenario: String, CaseIterable, Sendable {
             try await bench.directUsers.putUser(UserRecord(userID: user.rawValue, name: "Fault Matrix", email: Self.email, createdOn: "2026-01-01T00:00:00Z"))
             _ = try await direct.store(IncomingTokens(accessToken: "ya29.fault-profile", refreshToken: "1//fault-profile", scopes: [scope], email: Self.email), for: user)
             let request = APIRequest(method: "GET", path: "/v1/user/me", headers: APIHeaders(try await bench.authorization(for: user)))
-            let handler = UserProfileHandler(guardian: bench.guardian, users: bench.proxiedUsers, vault: proxied)
+            let handler = UserProfileHandler(guardian: bench.guardian, users: bench.proxiedUsers, grants: proxied.grants)
             return Prepared(watched: [.grant(user)], grants: grants.direct) { .response(await handler.handle(request, logger: bench.logger)) }
         case .disconnect:
             bench.google.addGrant(refreshToken: "1//fault-disconnect")

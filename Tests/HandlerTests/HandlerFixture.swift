@@ -36,7 +36,7 @@ struct HandlerFixture {
         return GrantVerifier(google: google, clientID: { clientID }, health: OAuthClientHealth(google: google))
     }
     var storeTokens: StoreTokensHandler { StoreTokensHandler(guardian: guardian, vault: vault, verifier: verifier) }
-    var userProfile: UserProfileHandler { UserProfileHandler(guardian: guardian, users: users, vault: vault) }
+    var userProfile: UserProfileHandler { UserProfileHandler(guardian: guardian, users: users, grants: vault.grants) }
 
     /// A valid bearer token for `subject`.
     func token(_ subject: String = "user-1") async throws -> String {

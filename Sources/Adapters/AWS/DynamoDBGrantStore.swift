@@ -62,11 +62,7 @@ public struct DynamoDBGrantStore: GrantStore {
     public var writesAttributesWithValue: Bool { true }
 
     public func state(of user: String) async throws -> GrantState {
-        let item = try await existing(user)
-        return GrantState(
-            attributes: DynamoDBGrantItem.attributes(of: item), deletionDate: DynamoDBGrantItem.deletionDate(of: item),
-            currentVersion: DynamoDBGrantItem.version(of: item)
-        )
+        try await DynamoDBGrantStates(client: client, table: table).state(of: user)
     }
 
     public func read(_ user: String) async throws -> GrantValue {
@@ -193,10 +189,7 @@ public struct DynamoDBGrantStore: GrantStore {
     /// The user's item, deleted or not.
     /// - Throws: ``StoreError/notFound`` when there is none.
     func existing(_ user: String) async throws -> DynamoDBItem {
-        guard let item = try await mapped({ try await client.getItem(table: table, key: DynamoDBGrantItem.key(user)) }) else {
-            throw StoreError.notFound.with(message: "user \(user) has no grant")
-        }
-        return item
+        try await DynamoDBGrantStates(client: client, table: table).item(of: user)
     }
 
     /// An `UpdateItem` on the user's existing item; when its condition fails, the item is read
@@ -252,5 +245,39 @@ extension StoreError {
         } else {
             self = StoreError.corrupt.with(message: "a sealed value did not open (\(error))")
         }
+    }
+}
+
+/// The grants' states on the same table, without the value: no cipher, so a function given
+/// only this (user-profile) builds no KMS client and cannot decrypt a token.
+public struct DynamoDBGrantStates: GrantStates {
+    let client: DynamoDBClient
+    let table: String
+
+    /// Reads states from `table`.
+    public init(client: DynamoDBClient, table: String) {
+        self.client = client
+        self.table = table
+    }
+
+    public func state(of user: String) async throws -> GrantState {
+        let item = try await item(of: user)
+        return GrantState(
+            attributes: DynamoDBGrantItem.attributes(of: item), deletionDate: DynamoDBGrantItem.deletionDate(of: item),
+            currentVersion: DynamoDBGrantItem.version(of: item)
+        )
+    }
+
+    /// The user's item as stored (its sealed value unopened).
+    /// - Throws: ``StoreError/notFound`` when the user has no item.
+    func item(of user: String) async throws -> DynamoDBItem {
+        let found: DynamoDBItem?
+        do {
+            found = try await client.getItem(table: table, key: DynamoDBGrantItem.key(user))
+        } catch {
+            throw StoreError(mapping: error)
+        }
+        guard let found else { throw StoreError.notFound.with(message: "user \(user) has no grant") }
+        return found
     }
 }

@@ -31,8 +31,8 @@ struct MeasuredStore: Sendable {
         let tableName = "paypulse-gmail-tokens"
         let environment = ["PAYPULSE_STORE": "dynamodb", "TOKENS_TABLE": tableName, "PAYPULSE_KMS_KEY_ID": keyID]
         let configuration = try bench.configuration(environment, endpoint: bench.moto.endpoint)
-        let assembly = try await Assembly.build(configuration: configuration, logger: bench.logger)
-        guard let grants = assembly.backends.grants as? DynamoDBGrantStore else {
+        let assembly = try Assembly.build(configuration: configuration, logger: bench.logger)
+        guard let grants = try assembly.grantStore() as? DynamoDBGrantStore else {
             throw CapacityError("PAYPULSE_STORE=dynamodb built no DynamoDBGrantStore")
         }
         try await grants.createTableIfNeeded()

@@ -16,14 +16,10 @@ struct CLIContext {
 
     var configuration: AppConfiguration { app.configuration }
 
-    /// The JWT settings (the CLI always loads them).
-    var authSettings: AuthSettings {
-        get throws {
-            guard let settings = app.authSettings else { throw CLIError("JWT settings were not loaded") }
-            return settings
-        }
-    }
-    var backends: Backends { app.backends }
+    /// The JWT settings, read when a command needs them.
+    var authSettings: AuthSettings { get async throws { try await app.authSettings(secrets: app.secretStore()) } }
+    /// Every store the configuration names.
+    var backends: Backends { get throws { try app.backends() } }
 
     /// Reads the configuration and opens the configured store. Logs go to stderr at
     /// warning unless `LOG_LEVEL` says otherwise.
@@ -32,7 +28,7 @@ struct CLIContext {
     static func load(overrides: [String: String] = [:]) async throws -> CLIContext {
         let reading = AppConfiguration.read(overrides: overrides, defaultLogLevel: .warning)
         let logger = LogSetup.makeLogger(label: "paypulse", settings: reading.process.logging)
-        return CLIContext(app: try await Assembly.build(configuration: try reading.configuration.get(), logger: logger))
+        return CLIContext(app: try Assembly.build(configuration: try reading.configuration.get(), logger: logger))
     }
 
     /// Where the store lives, for messages.

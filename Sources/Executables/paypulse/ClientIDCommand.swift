@@ -22,7 +22,7 @@ struct ClientIDCommand: AsyncParsableCommand {
 
     func run() async throws {
         let context = try await CLIContext.load()
-        let secrets = context.backends.secrets
+        let secrets = try context.backends.secrets
         let name = context.configuration.google.clientIDSecretID
         guard let clientID else {
             print(try await GoogleClientID.load(from: secrets, secretID: name))
@@ -34,7 +34,7 @@ struct ClientIDCommand: AsyncParsableCommand {
 
     /// Creates or replaces the client-ID secret with `clientID`, once it parses as one.
     static func store(_ clientID: String, in context: CLIContext) async throws {
-        let secrets = context.backends.secrets
+        let secrets = try context.backends.secrets
         let name = context.configuration.google.clientIDSecretID
         _ = try GoogleClientID.parse(clientID, secretID: name)
         do {

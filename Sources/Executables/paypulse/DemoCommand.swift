@@ -47,11 +47,11 @@ struct DemoCommand: AsyncParsableCommand {
         let app = context.app
         print("store: \(context.storeDescription)")
         print("google: a local stand-in at \(google.tokenEndpoint) (no network), client \(clientID)")
-        try await app.backends.users.putUser(
+        try await app.backends().users.putUser(
             UserRecord(userID: userID, name: "Jane Smith", email: "jane@example.com", createdOn: "2024-11-01T10:00:00Z")
         )
         let now = Date()
-        let jwt = try DevelopmentTokenMinter(settings: context.authSettings).mint(
+        let jwt = try DevelopmentTokenMinter(settings: await context.authSettings).mint(
             subject: userID, name: "Jane Smith", email: "jane@example.com", issuedAt: now, expiresAt: now.addingTimeInterval(600)
         )
 
@@ -64,14 +64,14 @@ struct DemoCommand: AsyncParsableCommand {
         let stored = try await invoke(app, .storeTokens, SampleHTTPEvent(method: "POST", path: "/v1/auth/gmail-tokens", bearer: jwt, jsonBody: tokens))
         let profile = try await invoke(app, .userProfile, SampleHTTPEvent(method: "GET", path: "/v1/user/me", bearer: jwt, jsonBody: nil))
         guard stored == 201, profile == 200 else { throw ExitCode.failure }
-        if let set = try await TokenVault(grants: app.backends.grants).current(of: UserID(userID)!)?.tokenSet {
+        if let set = try await TokenVault(grants: app.backends().grants).current(of: UserID(userID)!)?.tokenSet {
             print("\nstored: \(set.googleEmail ?? "?") (Google sub \(set.googleSubject ?? "?")), verified: \(set.verified), \(set)")
         }
     }
 
     /// Runs one event through a function's handlers and prints the answer.
     private func invoke(_ app: Assembly, _ name: HandlerName, _ event: SampleHTTPEvent) async throws -> Int {
-        let handlers = try app.eventHandlers(for: name)
+        let handlers = try await app.eventHandlers(for: name)
         let result = await StdinRunner.process(input: try event.encoded(), logger: app.logger, handler: handlers)
         let reply = try JSONDecoder().decode(Reply.self, from: Data(result.output))
         print("\n\(event.method) \(event.rawPath)  (\(name.rawValue))  ->  HTTP \(reply.statusCode)")

@@ -79,8 +79,8 @@ struct MigrateCommand: AsyncParsableCommand {
         guard context.configuration.store == .dynamodb else {
             throw CLIError("migrate needs PAYPULSE_STORE=dynamodb (with TOKENS_TABLE and PAYPULSE_KMS_KEY_ID) to reach both stores")
         }
-        let secretsManager: any GrantStore = SecretsManagerGrantStore(context.backends.secrets)
-        let dynamoDB = context.backends.grants
+        let secretsManager: any GrantStore = SecretsManagerGrantStore(try context.backends.secrets)
+        let dynamoDB = try context.backends.grants
         // A deletion carried over gets a disconnect's window (DISCONNECT_RECOVERY_DAYS).
         let window = context.configuration.disconnectRecoveryDays
         let pace = writesPerSecond ?? to.defaultWritesPerSecond

@@ -16,11 +16,11 @@ struct SetupCommand: AsyncParsableCommand {
     func run() async throws {
         let context = try await CLIContext.load(overrides: store.map { ["PAYPULSE_STORE": $0] } ?? [:])
         var made: [String] = []
-        if let users = context.backends.users as? DynamoDBUserDirectory {
+        if let users = try context.backends.users as? DynamoDBUserDirectory {
             try await users.createTableIfNeeded()
             made.append("users table \(context.configuration.usersTable)")
         }
-        if let grants = context.backends.grants as? DynamoDBGrantStore, let tokenTable = context.configuration.tokenTable {
+        if let grants = try context.backends.grants as? DynamoDBGrantStore, let tokenTable = context.configuration.tokenTable {
             try await grants.createTableIfNeeded()
             made.append("token table \(tokenTable.table) (time to live on purge_at)")
         }

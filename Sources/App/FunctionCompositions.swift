@@ -1,0 +1,75 @@
+import PayPulseDomain
+import PayPulseHandlers
+import PayPulsePorts
+import PayPulseRuntime
+
+/// Each function's composition, one screen each: the adapters it builds are the ones it
+/// uses, so a cold start pays for nothing else (user-profile: no Google client, no cipher;
+/// token-refresh and fresh-token: no JWT key).
+extension Assembly {
+    /// The event handlers of one function, built once (keys, clients) for many events.
+    ///
+    /// - Parameters:
+    ///   - name: The function.
+    ///   - metrics: Where the refresh run's metrics go.
+    /// - Throws: ``ConfigurationError`` or a store's error when a part cannot be built.
+    public func eventHandlers(for name: HandlerName, metrics: any MetricsSink = StandardErrorMetricsSink()) async throws -> EventHandlers {
+        switch name {
+        case .storeTokens: try await storeTokens()
+        case .userProfile: try await userProfile()
+        case .disconnect: try await disconnect()
+        case .freshToken: try freshToken()
+        case .tokenRefresh: try tokenRefresh(metrics: metrics)
+        }
+    }
+
+    private func storeTokens() async throws -> EventHandlers {
+        let secrets = try secretStore(), google = googleOAuth()
+        let clientID = CachedClientID(secrets: secrets, secretID: configuration.google.clientIDSecretID)
+        let verifier = GrantVerifier(google: google, clientID: { try await clientID.value() }, health: OAuthClientHealth(google: google))
+        let handler = StoreTokensHandler(guardian: try await guardian(secrets), vault: TokenVault(grants: try grantStore()), verifier: verifier)
+        return EventHandlers(http: handler.handle)
+    }
+
+    private func userProfile() async throws -> EventHandlers {
+        let handler = UserProfileHandler(guardian: try await guardian(try secretStore()), users: try userDirectory(), grants: try grantStates())
+        return EventHandlers(http: handler.handle)
+    }
+
+    private func disconnect() async throws -> EventHandlers {
+        let handler = DisconnectHandler(
+            guardian: try await guardian(try secretStore()), vault: TokenVault(grants: try grantStore()), google: googleOAuth(),
+            recoveryWindowDays: configuration.disconnectRecoveryDays
+        )
+        return EventHandlers(http: handler.handle)
+    }
+
+    private func freshToken() throws -> EventHandlers {
+        let clientID = CachedClientID(secrets: try secretStore(), secretID: configuration.google.clientIDSecretID)
+        let refresher = TokenRefresher(
+            vault: TokenVault(grants: try grantStore()), google: googleOAuth(), clientID: { try await clientID.value() },
+            windowSeconds: configuration.refresh.windowSeconds
+        )
+        return EventHandlers(direct: FreshTokenHandler(tokens: FreshTokens(refresher: refresher)).handle)
+    }
+
+    /// A job per run: the client ID is read once per run, so a rotated secret is picked up
+    /// by the next run without a redeploy.
+    private func tokenRefresh(metrics: any MetricsSink) throws -> EventHandlers {
+        let secrets = try secretStore(), grants = try grantStore(), google = googleOAuth(), settings = configuration.refresh
+        let clientIDSecret = configuration.google.clientIDSecretID
+        let handler = TokenRefreshHandler(metrics: metrics) {
+            let clientID = try await GoogleClientID.load(from: secrets, secretID: clientIDSecret)
+            let refresher = TokenRefresher(
+                vault: TokenVault(grants: grants), google: google, clientID: clientID, windowSeconds: settings.windowSeconds,
+                keepAliveSeconds: settings.keepAlive, limiter: WriteRateLimiter(writesPerSecond: settings.maxWritesPerSecond)
+            )
+            return RefreshJob(grants: grants, refresher: refresher, settings: settings)
+        }
+        return EventHandlers(scheduled: { event, context in try await handler.handle(detail: event.detail, context: context) })
+    }
+
+    private func guardian(_ secrets: any SecretStore) async throws -> RequestGuard {
+        RequestGuard(authenticator: try Authenticator(settings: try await authSettings(secrets: secrets)))
+    }
+}
