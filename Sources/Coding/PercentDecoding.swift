@@ -28,3 +28,16 @@ public enum PercentDecoding {
         return output
     }
 }
+
+/// One hexadecimal digit, either case: `\uXXXX` escapes in JSON and `%XX` in percent-encoding.
+enum HexDigit {
+    /// The digit's value, or `nil` for a byte that is not `0-9`, `a-f` or `A-F`.
+    static func value(_ byte: UInt8) -> UInt8? {
+        switch byte {
+        case UInt8(ascii: "0")...UInt8(ascii: "9"): byte - UInt8(ascii: "0")
+        case UInt8(ascii: "a")...UInt8(ascii: "f"): byte - UInt8(ascii: "a") + 10
+        case UInt8(ascii: "A")...UInt8(ascii: "F"): byte - UInt8(ascii: "A") + 10
+        default: nil
+        }
+    }
+}

@@ -1,4 +1,5 @@
 import PayPulseDomain
+import PayPulsePorts
 
 /// An error answer with a stable machine code and a readable message.
 public struct APIError: Error, Sendable, Equatable {
@@ -82,4 +83,16 @@ public struct APIError: Error, Sendable, Equatable {
 
     /// 500: our own fault; details go to the log only.
     public static let internalError = APIError(status: 500, code: "internal_error", message: "Something went wrong on our side.")
+}
+
+extension APIError {
+    /// The answer to a store failure: unavailability is 503 (the caller may retry); a
+    /// conflict that kept recurring is 409; anything else is our fault, 500.
+    public init(storeError: StoreError) {
+        switch storeError {
+        case .unavailable: self = .upstreamUnavailable
+        case .conflict: self = .conflict
+        default: self = .internalError
+        }
+    }
 }

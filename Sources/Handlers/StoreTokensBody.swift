@@ -176,3 +176,51 @@ enum StoreTokensBody {
         }
     }
 }
+
+/// `application/x-www-form-urlencoded` bodies: `a=1&b=two+words&b=again`.
+public enum FormURLEncoding {
+    /// The fields in order; repeated keys appear repeatedly.
+    /// - Returns: `nil` when a percent escape is malformed or the text is not UTF-8.
+    public static func fields(of body: [UInt8]) -> [(key: String, value: String)]? {
+        var fields: [(key: String, value: String)] = []
+        for pair in body.split(separator: UInt8(ascii: "&"), omittingEmptySubsequences: true) {
+            let parts = pair.split(separator: UInt8(ascii: "="), maxSplits: 1, omittingEmptySubsequences: false)
+            guard let key = decode(parts[0]) else { return nil }
+            let value = parts.count > 1 ? decode(parts[1]) : ""
+            guard let value else { return nil }
+            fields.append((key, value))
+        }
+        return fields
+    }
+
+    private static func decode(_ bytes: ArraySlice<UInt8>) -> String? {
+        PercentDecoding.decode(bytes, plusAsSpace: true, strict: true).flatMap { String(validating: $0, as: UTF8.self) }
+    }
+}
+
+/// A `Content-Type` value split into its essence and its charset parameter.
+struct MediaType: Equatable {
+    /// `type/subtype`, lowercased; empty when there was no header.
+    let essence: String
+    /// The `charset` parameter, lowercased and unquoted, if any.
+    let charset: String?
+
+    init(_ header: String?) {
+        let parts = (header ?? "").split(separator: ";").map { $0.trimmed(of: " \t") }
+        essence = parts.first?.lowercased() ?? ""
+        charset = parts.dropFirst().compactMap { parameter -> String? in
+            let pair = parameter.split(separator: "=", maxSplits: 1).map { $0.trimmed(of: " \t\"") }
+            guard pair.count == 2, pair[0].lowercased() == "charset" else { return nil }
+            return pair[1].lowercased()
+        }.first
+    }
+}
+
+extension Substring {
+    func trimmed(of set: String) -> String {
+        var slice = self
+        while let first = slice.first, set.contains(first) { slice = slice.dropFirst() }
+        while let last = slice.last, set.contains(last) { slice = slice.dropLast() }
+        return String(slice)
+    }
+}

@@ -87,3 +87,140 @@ extension SecretStore {
         )
     }
 }
+
+/// The id of one immutable secret version (equal to the client request token that made it).
+public struct SecretVersionID: Hashable, Sendable, Codable, CustomStringConvertible {
+    /// The id as the store spells it.
+    public let rawValue: String
+
+    /// Wraps an id.
+    public init(_ rawValue: String) { self.rawValue = rawValue }
+
+    public var description: String { rawValue }
+
+    /// A fresh random id (a version-4 UUID in lowercase), usable as a client request token.
+    ///
+    /// Drawn from the system generator (`getrandom(2)`) rather than `UUID()`, which silently
+    /// yields all zeros where `/dev/urandom` is missing (seen in a bare chroot): two writes
+    /// with one id would collide.
+    public static func random() -> SecretVersionID {
+        var generator = SystemRandomNumberGenerator()
+        var bytes = (0..<16).map { _ in UInt8.random(in: .min ... .max, using: &generator) }
+        bytes[6] = (bytes[6] & 0x0F) | 0x40  // version 4
+        bytes[8] = (bytes[8] & 0x3F) | 0x80  // RFC 4122 variant
+        let hex = bytes.map { byte in (byte < 16 ? "0" : "") + String(byte, radix: 16) }
+        let groups = [0..<4, 4..<6, 6..<8, 8..<10, 10..<16].map { hex[$0].joined() }
+        return SecretVersionID(groups.joined(separator: "-"))
+    }
+}
+
+/// A staging label of a secret version.
+public struct SecretStage: Hashable, Sendable, Codable, CustomStringConvertible {
+    /// The label as the store spells it.
+    public let rawValue: String
+
+    /// Wraps a label.
+    public init(_ rawValue: String) { self.rawValue = rawValue }
+
+    public var description: String { rawValue }
+
+    /// The version readers get.
+    public static let current = SecretStage("AWSCURRENT")
+    /// A version written but not yet promoted.
+    public static let pending = SecretStage("AWSPENDING")
+    /// The version that held `AWSCURRENT` before the last move.
+    public static let previous = SecretStage("AWSPREVIOUS")
+}
+
+/// One version of a secret, read with its value.
+public struct SecretValue: Sendable, Equatable {
+    /// The secret's name.
+    public var name: String
+    /// The version read.
+    public var versionID: SecretVersionID
+    /// The stored string.
+    public var string: String
+    /// The stages this version holds.
+    public var stages: [SecretStage]
+    /// When the version was created.
+    public var createdDate: Date?
+
+    /// Creates a value.
+    public init(
+        name: String, versionID: SecretVersionID, string: String, stages: [SecretStage], createdDate: Date?
+    ) {
+        self.name = name
+        self.versionID = versionID
+        self.string = string
+        self.stages = stages
+        self.createdDate = createdDate
+    }
+}
+
+/// A secret's metadata, read without its value.
+public struct SecretDescription: Sendable, Equatable {
+    /// The secret's name.
+    public var name: String
+    /// Its tags.
+    public var tags: [String: String]
+    /// When it was scheduled for deletion; `nil` when it is not.
+    public var deletedDate: Date?
+    /// The stages held by each version that holds any.
+    public var versionStages: [SecretVersionID: [SecretStage]]
+
+    /// Creates a description.
+    public init(
+        name: String, tags: [String: String], deletedDate: Date?,
+        versionStages: [SecretVersionID: [SecretStage]]
+    ) {
+        self.name = name
+        self.tags = tags
+        self.deletedDate = deletedDate
+        self.versionStages = versionStages
+    }
+
+    /// Whether the secret is scheduled for deletion.
+    public var isScheduledForDeletion: Bool { deletedDate != nil }
+
+    /// The version holding `AWSCURRENT`, if any.
+    public var currentVersion: SecretVersionID? {
+        versionStages.first { $0.value.contains(.current) }?.key
+    }
+}
+
+/// A secret as listed: name, tags, when its value last changed and deletion date, no value.
+public struct SecretSummary: Sendable, Equatable {
+    /// The secret's name.
+    public var name: String
+    /// Its tags.
+    public var tags: [String: String]
+    /// When a value was last written (created or put): Secrets Manager's `LastChangedDate`.
+    /// Tag changes and stage moves may or may not move it (moto: not; AWS: reported to),
+    /// so only "a value was written at least this recently" may be read from it.
+    public var lastChangedDate: Date?
+    /// When it was scheduled for deletion; `nil` when it is not.
+    public var deletedDate: Date?
+
+    /// Creates a summary.
+    public init(name: String, tags: [String: String], lastChangedDate: Date? = nil, deletedDate: Date?) {
+        self.name = name
+        self.tags = tags
+        self.lastChangedDate = lastChangedDate
+        self.deletedDate = deletedDate
+    }
+}
+
+/// One page of a listing.
+public struct SecretPage: Sendable, Equatable {
+    /// The secrets on this page. Secrets Manager promises no order across pages; the
+    /// embedded store lists by name.
+    public var secrets: [SecretSummary]
+    /// The token for the next page; `nil` on the last page.
+    public var nextToken: String?
+
+    /// Creates a page.
+    public init(secrets: [SecretSummary], nextToken: String?) {
+        self.secrets = secrets
+        self.nextToken = nextToken
+    }
+}

@@ -1,10 +1,9 @@
-import Foundation
-
 #if canImport(Glibc)
 import Glibc
 #elseif canImport(Darwin)
 import Darwin
 #endif
+import Foundation
 
 /// Runs an executable with its standard streams on files and waits for it, with
 /// `posix_spawn` and `waitpid` rather than Foundation's `Process`.
@@ -55,5 +54,108 @@ public enum SpawnedProcess {
             guard errno == EINTR else { throw Failure(description: "waitpid \(binary) failed: errno \(errno)") }
         }
         return Exit(waitStatus: status)
+    }
+}
+
+extension SpawnedProcess {
+    /// A child started with `posix_spawnp` that runs while this process goes on: a server
+    /// (moto and its watcher) or a command run under one (`with-moto`).
+    public struct Running: Sendable {
+        /// The child's process id.
+        public let pid: pid_t
+
+        /// Starts `arguments[0]` (looked up on `PATH` when it has no slash) with `environment`.
+        /// Standard streams are inherited unless given: `stdin` is a descriptor to read from
+        /// (it becomes the child's 0), `discardOutput` sends 1 and 2 to `/dev/null`,
+        /// `stdoutPath` and `stderrPath` send them to files (created or truncated). Other
+        /// descriptors are inherited unless close-on-exec (Swift does not import
+        /// `posix_spawn_file_actions_addclosefrom_np`), so a descriptor no child may keep,
+        /// such as a server's lifeline, must be opened close-on-exec.
+        /// - Throws: ``SpawnedProcess/Failure`` when it cannot be started.
+        public static func start(
+            _ arguments: [String], environment: [String: String], stdin: Int32? = nil, discardOutput: Bool = false,
+            stdoutPath: String? = nil, stderrPath: String? = nil
+        ) throws -> Running {
+            precondition(!arguments.isEmpty, "no command")
+            #if canImport(Darwin)
+            var actions: posix_spawn_file_actions_t?  // Darwin: an opaque pointer the init sets
+            #else
+            var actions = posix_spawn_file_actions_t()
+            #endif
+            posix_spawn_file_actions_init(&actions)
+            defer { posix_spawn_file_actions_destroy(&actions) }
+            if let stdin { posix_spawn_file_actions_adddup2(&actions, stdin, 0) }
+            if discardOutput {
+                posix_spawn_file_actions_addopen(&actions, 1, "/dev/null", O_WRONLY, 0)
+                posix_spawn_file_actions_adddup2(&actions, 1, 2)
+            }
+            for (descriptor, path) in [(Int32(1), stdoutPath), (Int32(2), stderrPath)] {
+                guard let path else { continue }
+                posix_spawn_file_actions_addopen(&actions, descriptor, path, O_WRONLY | O_CREAT | O_TRUNC, 0o600)
+            }
+
+            // This process's threads block signals (the Swift runtime's), and a spawned child
+            // inherits the mask: without this, a command run here ignored SIGTERM and Ctrl-C.
+            #if canImport(Darwin)
+            var attributes: posix_spawnattr_t?
+            #else
+            var attributes = posix_spawnattr_t()
+            #endif
+            posix_spawnattr_init(&attributes)
+            defer { posix_spawnattr_destroy(&attributes) }
+            var none = sigset_t(), all = sigset_t()
+            sigemptyset(&none)
+            sigfillset(&all)
+            posix_spawnattr_setsigmask(&attributes, &none)
+            posix_spawnattr_setsigdefault(&attributes, &all)
+            posix_spawnattr_setflags(&attributes, Int16(POSIX_SPAWN_SETSIGMASK | POSIX_SPAWN_SETSIGDEF))
+
+            let argv: [UnsafeMutablePointer<CChar>?] = arguments.map { strdup($0) } + [nil]
+            let envp: [UnsafeMutablePointer<CChar>?] = environment.map { strdup("\($0.key)=\($0.value)") } + [nil]
+            defer { (argv + envp).forEach { free($0) } }
+
+            var pid = pid_t()
+            let spawned = posix_spawnp(&pid, arguments[0], &actions, &attributes, argv, envp)
+            guard spawned == 0 else { throw Failure(description: "posix_spawnp \(arguments[0]) failed: errno \(spawned)") }
+            return Running(pid: pid)
+        }
+
+        /// How the child ended, or `nil` while it runs. Reaps it once it has ended: ask again
+        /// afterwards and the answer is a ``SpawnedProcess/Failure``.
+        /// - Throws: ``SpawnedProcess/Failure`` when it cannot be asked.
+        public func exitIfEnded() throws -> Exit? {
+            try waitForChild(options: WNOHANG)
+        }
+
+        /// Asks the child to end (SIGTERM); ``wait()`` then reaps it.
+        public func terminate() {
+            kill(pid, SIGTERM)
+        }
+
+        /// Waits until the child ends, and says how.
+        /// - Throws: ``SpawnedProcess/Failure`` when it cannot be waited for.
+        public func wait() throws -> Exit {
+            guard let exit = try waitForChild(options: 0) else { throw Failure(description: "waitpid \(pid) returned no status") }
+            return exit
+        }
+
+        private func waitForChild(options: Int32) throws -> Exit? {
+            var status: Int32 = 0
+            while true {
+                let reaped = waitpid(pid, &status, options)
+                if reaped == pid { return Exit(waitStatus: status) }
+                if reaped == 0 { return nil }
+                guard errno == EINTR else { throw Failure(description: "waitpid \(pid) failed: errno \(errno)") }
+            }
+        }
+    }
+}
+
+extension SpawnedProcess.Exit {
+    /// Decodes a `waitpid` status. WIFEXITED / WTERMSIG are macros Swift does not import:
+    /// the low 7 bits are the signal, the next byte the exit status.
+    init(waitStatus status: Int32) {
+        let signal = status & 0x7F
+        self.init(status: signal == 0 ? (status >> 8) & 0xFF : nil, signal: signal == 0 ? nil : signal)
     }
 }

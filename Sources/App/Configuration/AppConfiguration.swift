@@ -1,3 +1,9 @@
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
+import Foundation
+#endif
+import Logging
 import PayPulseDomain
 import PayPulseRuntime
 
@@ -62,4 +68,142 @@ public struct ProcessSettings: Sendable, Equatable {
 
     /// Whether the process runs inside AWS Lambda.
     public var insideLambda: Bool { functionName != nil }
+}
+
+extension AppConfiguration {
+    /// Reads the process environment (with `overrides` winning): the settings that cannot
+    /// fail, and the whole configuration or the first bad variable.
+    /// - Parameters:
+    ///   - overrides: Values that win over the environment (the CLI's demo points Google at
+    ///     its local stand-in).
+    ///   - defaultLogLevel: The level when no variable names one (the CLI is quieter).
+    public static func read(
+        overrides: [String: String] = [:], defaultLogLevel: Logger.Level = LogSettings.defaultLevel
+    ) -> (process: ProcessSettings, configuration: Result<AppConfiguration, ConfigurationError>) {
+        read(ProcessInfo.processInfo.environment.merging(overrides) { _, new in new }, defaultLogLevel: defaultLogLevel)
+    }
+
+    /// Reads `environment`: the settings that cannot fail, and the whole configuration or
+    /// the first bad variable.
+    public static func read(
+        _ environment: [String: String], defaultLogLevel: Logger.Level = LogSettings.defaultLevel
+    ) -> (process: ProcessSettings, configuration: Result<AppConfiguration, ConfigurationError>) {
+        let reader = EnvironmentReader(variables: environment)
+        let process = ProcessSettings(
+            functionName: reader.value("AWS_LAMBDA_FUNCTION_NAME"), runtimeAPI: reader.value("AWS_LAMBDA_RUNTIME_API"),
+            logging: LogSettings.read(reader, defaultLevel: defaultLogLevel)
+        )
+        return (process, Result { () throws(ConfigurationError) in try AppConfiguration(reader, process: process) })
+    }
+
+    /// Reads a configuration from `environment`.
+    /// - Throws: ``ConfigurationError`` naming the first bad variable.
+    public static func fromEnvironment(_ environment: [String: String]) throws(ConfigurationError) -> AppConfiguration {
+        try read(environment).configuration.get()
+    }
+
+    private init(_ reader: EnvironmentReader, process: ProcessSettings) throws(ConfigurationError) {
+        if let raw = reader.value("PAYPULSE_STORE") {
+            guard let parsed = StoreBackend(rawValue: raw.lowercased()) else {
+                throw ConfigurationError(variable: "PAYPULSE_STORE", problem: "expected 'embedded', 'aws' or 'dynamodb', got '\(raw)'")
+            }
+            store = parsed
+        } else {
+            store = process.insideLambda ? .aws : .embedded
+        }
+        let usersTable = try reader.tableName("USERS_TABLE", default: Self.defaultUsersTable)
+        let caBundlePath = reader.value("PAYPULSE_CA_BUNDLE")
+        if let caBundlePath, !FileManager.default.isReadableFile(atPath: caBundlePath) {
+            throw ConfigurationError(variable: "PAYPULSE_CA_BUNDLE", problem: "no readable file at '\(caBundlePath)'")
+        }
+        self.process = process
+        self.usersTable = usersTable
+        self.stateDirectory = reader.value("PAYPULSE_STATE_DIR") ?? Self.defaultStateDirectory
+        self.caBundlePath = caBundlePath
+        self.aws = store == .embedded ? nil : try AWSConfiguration(reader, store: store)
+        self.tokenTable = store == .dynamodb ? try TokenTableConfiguration(reader) : nil
+        self.jwt = JWTConfiguration(reader, insideLambda: process.insideLambda)
+        self.google = try GoogleSettings(reader)
+        let mode: RefreshMode
+        if let raw = reader.value("REFRESH_MODE") {
+            guard let parsed = RefreshMode(rawValue: raw.lowercased()) else {
+                throw ConfigurationError(variable: "REFRESH_MODE", problem: "expected 'eager' or 'keepalive', got '\(raw)'")
+            }
+            mode = parsed
+        } else {
+            mode = .eager
+        }
+        self.refresh = RefreshSettings(
+            windowSeconds: try reader.integer("REFRESH_WINDOW_SECONDS", default: 900, range: 0...86_400),
+            concurrency: try reader.integer("REFRESH_CONCURRENCY", default: 8, range: 1...256),
+            maxWritesPerSecond: try reader.integer("REFRESH_MAX_WRITES_PER_SECOND", default: 20, range: 1...10_000),
+            stopMarginSeconds: try reader.integer("REFRESH_STOP_MARGIN_SECONDS", default: 30, range: 0...900),
+            // At most 30 days: Google expires a refresh token left unused for six months.
+            mode: mode, keepAliveSeconds: try reader.integer("KEEPALIVE_SECONDS", default: 86_400, range: 1...2_592_000)
+        )
+        self.disconnectRecoveryDays = try reader.integer("DISCONNECT_RECOVERY_DAYS", default: 7, range: 7...30)
+    }
+}
+
+extension LogSettings {
+    /// Reads the level and format.
+    ///
+    /// - Level: `AWS_LAMBDA_LOG_LEVEL` (Lambda's names, see `LambdaLogLevel`), else
+    ///   `LOG_LEVEL` (swift-log's names), else `defaultLevel`. A value naming no level does
+    ///   not stop the process (logging must not be why a request fails): the default is used
+    ///   and the logger's first line says so.
+    /// - Format: JSON lines when `AWS_LAMBDA_LOG_FORMAT=JSON`, or inside Lambda
+    ///   (`AWS_LAMBDA_FUNCTION_NAME` set) unless `AWS_LAMBDA_LOG_FORMAT=Text`; text otherwise.
+    static func read(_ reader: EnvironmentReader, defaultLevel: Logger.Level) -> LogSettings {
+        let format: LogFormat =
+            switch reader.value("AWS_LAMBDA_LOG_FORMAT").map({ trimmed($0).lowercased() }) {
+            case "json": .json
+            case "text": .text
+            default: reader.value("AWS_LAMBDA_FUNCTION_NAME") == nil ? .text : .json
+            }
+        if let raw = reader.value("AWS_LAMBDA_LOG_LEVEL") {
+            guard let level = LambdaLogLevel.level(named: trimmed(raw)) else {
+                return LogSettings(level: defaultLevel, format: format, rejected: .init(variable: "AWS_LAMBDA_LOG_LEVEL", value: raw, allowed: "TRACE,DEBUG,INFO,WARN,ERROR,FATAL"))
+            }
+            return LogSettings(level: level, format: format)
+        }
+        guard let raw = reader.value("LOG_LEVEL") else { return LogSettings(level: defaultLevel, format: format) }
+        guard let level = LogSettings.level(named: raw) else {
+            let allowed = Logger.Level.allCases.map(\.rawValue).joined(separator: ",")
+            return LogSettings(level: defaultLevel, format: format, rejected: .init(variable: "LOG_LEVEL", value: raw, allowed: allowed))
+        }
+        return LogSettings(level: level, format: format)
+    }
+
+    /// Reads the level and format from `environment` alone.
+    public static func fromEnvironment(_ environment: [String: String], defaultLevel: Logger.Level = LogSettings.defaultLevel) -> LogSettings {
+        read(EnvironmentReader(variables: environment), defaultLevel: defaultLevel)
+    }
+
+    private static func trimmed(_ text: String) -> String {
+        String(text.drop(while: \.isWhitespace).reversed().drop(while: \.isWhitespace).reversed())
+    }
+}
+
+/// Where token sets live with `PAYPULSE_STORE=dynamodb`: the table and the KMS key their
+/// data keys come from.
+public struct TokenTableConfiguration: Sendable, Equatable {
+    /// The tokens table (`TOKENS_TABLE`).
+    public let table: String
+    /// The KMS key id, ARN or alias data keys are generated under (`PAYPULSE_KMS_KEY_ID`).
+    public let kmsKeyID: String
+
+    /// The default tokens table name.
+    public static let defaultTable = "paypulse-gmail-tokens"
+
+    init(_ reader: EnvironmentReader) throws(ConfigurationError) {
+        table = try reader.tableName("TOKENS_TABLE", default: Self.defaultTable)
+        guard let keyID = reader.value("PAYPULSE_KMS_KEY_ID") else {
+            throw ConfigurationError(variable: "PAYPULSE_KMS_KEY_ID", problem: "required when PAYPULSE_STORE=dynamodb: the KMS key that wraps the token sets' data keys")
+        }
+        guard keyID.count <= 2048, keyID.allSatisfy({ $0.isASCII && !$0.isWhitespace }) else {
+            throw ConfigurationError(variable: "PAYPULSE_KMS_KEY_ID", problem: "not a KMS key id, ARN or alias")
+        }
+        kmsKeyID = keyID
+    }
 }

@@ -1,4 +1,3 @@
-import PayPulseHandlers
 
 /// Why an event could not be turned into an ``IncomingEvent``.
 public enum EventDecodingError: Error, Sendable, Equatable, CustomStringConvertible {

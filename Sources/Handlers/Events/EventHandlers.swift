@@ -1,6 +1,5 @@
 import Logging
 import PayPulseRuntime
-import PayPulseHandlers
 
 /// The handlers one executable offers, by event kind. An executable sets the ones it
 /// serves (`store-tokens` only `http`, `token-refresh` only `scheduled`); an event of

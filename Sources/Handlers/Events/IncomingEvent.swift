@@ -1,5 +1,4 @@
 import PayPulseCoding
-import PayPulseHandlers
 
 /// One invocation's event, recognised by its shape.
 public enum IncomingEvent: Sendable, Equatable {
@@ -63,5 +62,180 @@ public enum IncomingEvent: Sendable, Equatable {
         }
         if event["httpMethod"]?.stringValue != nil { return .invalidUTF8(.v1) }
         return nil
+    }
+}
+
+/// The API Gateway Lambda proxy payload format an HTTP event arrived in. The answer
+/// must use the same format.
+public enum PayloadVersion: String, Sendable, Equatable, Hashable, CaseIterable {
+    /// REST API (and HTTP API payload 1.0): `httpMethod`, `path`, `multiValueHeaders`.
+    case v1 = "1.0"
+    /// HTTP API payload 2.0: `version: "2.0"`, `rawPath`, `requestContext.http`.
+    case v2 = "2.0"
+}
+
+/// REST API payload format 1.0 (also HTTP API payload 1.0) into an ``APIRequest``.
+enum PayloadV1Decoder {
+    static func decode(_ event: [String: JSONValue]) throws(EventDecodingError) -> APIRequest {
+        guard let method = event["httpMethod"]?.stringValue else {
+            throw .notAnAPIGatewayEvent("a payload 1.0 event needs a string httpMethod")
+        }
+        // `path` is the resource path without the stage (`requestContext.path` has it),
+        // so it is used as is; see StagePrefix for why it is not stripped.
+        guard let path = event["path"]?.stringValue else {
+            throw .notAnAPIGatewayEvent("a payload 1.0 event needs a string path")
+        }
+        return APIRequest(
+            method: method,
+            path: path,
+            headers: APIHeaders(headerFields(event)),
+            query: queryParameters(event),
+            body: try EventBody.bytes(of: event, version: .v1),
+            authorizerClaims: AuthorizerClaims.v1(event["requestContext"]?["authorizer"])
+        )
+    }
+
+    /// `multiValueHeaders` joined with commas (what payload 2.0 and HTTP do for repeated
+    /// fields), then any name only `headers` has. Either may be `null`.
+    private static func headerFields(_ event: [String: JSONValue]) -> [String: String] {
+        // Lowercased here so that `Accept` in one map and `accept` in the other do not
+        // leave the winner to dictionary order.
+        var fields: [String: String] = [:]
+        for (name, value) in event["headers"]?.objectValue?.stringMembers ?? [:] {
+            fields[name.lowercased()] = value
+        }
+        for (name, values) in event["multiValueHeaders"]?.objectValue ?? [:] {
+            guard let list = values.arrayValue?.compactMap(\.stringValue), !list.isEmpty else { continue }
+            fields[name.lowercased()] = list.joined(separator: ",")
+        }
+        return fields
+    }
+
+    /// The last value of each `multiValueQueryStringParameters` list, then any key only
+    /// `queryStringParameters` has (it already holds the last value).
+    private static func queryParameters(_ event: [String: JSONValue]) -> [String: String] {
+        var query = event["queryStringParameters"]?.objectValue?.stringMembers ?? [:]
+        for (key, values) in event["multiValueQueryStringParameters"]?.objectValue ?? [:] {
+            if let last = values.arrayValue?.compactMap(\.stringValue).last { query[key] = last }
+        }
+        return query
+    }
+}
+
+/// HTTP API payload format 2.0 into an ``APIRequest``.
+enum PayloadV2Decoder {
+    static func decode(_ event: [String: JSONValue]) throws(EventDecodingError) -> APIRequest {
+        let context = event["requestContext"]
+        guard let method = context?["http"]?["method"]?.stringValue else {
+            throw .notAnAPIGatewayEvent("a payload 2.0 event needs requestContext.http.method")
+        }
+        guard let path = context?["http"]?["path"]?.stringValue ?? event["rawPath"]?.stringValue else {
+            throw .notAnAPIGatewayEvent("a payload 2.0 event needs rawPath or requestContext.http.path")
+        }
+        var headers = APIHeaders(event["headers"]?.objectValue?.stringMembers ?? [:])
+        // Payload 2.0 moves the Cookie header into `cookies`; put it back for handlers.
+        if headers["cookie"] == nil, let cookies = event["cookies"]?.arrayValue?.compactMap(\.stringValue), !cookies.isEmpty {
+            headers["cookie"] = cookies.joined(separator: "; ")
+        }
+        let query = QueryString.lastValues(
+            parameters: event["queryStringParameters"]?.objectValue?.stringMembers ?? [:],
+            raw: event["rawQueryString"]?.stringValue
+        )
+        return APIRequest(
+            method: method,
+            path: StagePrefix.strip(path, stage: context?["stage"]?.stringValue),
+            headers: headers,
+            query: query,
+            body: try EventBody.bytes(of: event, version: .v2),
+            authorizerClaims: AuthorizerClaims.v2(context?["authorizer"])
+        )
+    }
+}
+
+/// Removes the stage from a payload 2.0 path.
+///
+/// An HTTP API invoked on its execute-api URL with a named stage (`prod`) puts the stage
+/// in `rawPath` (`/prod/v1/user/me`); the `$default` stage adds nothing. Handlers route
+/// on stage-less paths, so a leading `/{stage}` segment is removed once. Only whole
+/// segments match: stage `v` leaves `/v1/user/me` alone. Payload 1.0 is not passed
+/// through here: its top-level `path` never holds the stage (`requestContext.path` does),
+/// and stripping it anyway would break a stage named like a route segment (`v1`).
+enum StagePrefix {
+    static func strip(_ path: String, stage: String?) -> String {
+        guard let stage, !stage.isEmpty, stage != "$default" else { return path }
+        let prefix = "/" + stage
+        if path == prefix { return "/" }
+        if path.hasPrefix(prefix + "/") { return String(path.dropFirst(prefix.count)) }
+        return path
+    }
+}
+
+/// Query parameters with the last value winning for repeated keys, as ``APIRequest``
+/// promises.
+enum QueryString {
+    /// Payload 2.0: `queryStringParameters` joins repeated keys with commas
+    /// (`a=1&a=2` gives `"1,2"`), which cannot be told apart from a value with a comma.
+    /// `rawQueryString` keeps them apart, so a key repeated there takes its last raw
+    /// value (percent-decoded; `+` is left as is, as API Gateway does); other keys keep
+    /// the value API Gateway decoded.
+    static func lastValues(parameters: [String: String], raw: String?) -> [String: String] {
+        var result = parameters
+        guard let raw, !raw.isEmpty else { return result }
+        var counts: [String: Int] = [:]
+        var last: [String: String] = [:]
+        for pair in raw.split(separator: "&", omittingEmptySubsequences: true) {
+            let parts = pair.split(separator: "=", maxSplits: 1, omittingEmptySubsequences: false)
+            let key = percentDecoded(parts[0])
+            counts[key, default: 0] += 1
+            last[key] = parts.count > 1 ? percentDecoded(parts[1]) : ""
+        }
+        for (key, value) in last where counts[key, default: 0] > 1 || result[key] == nil {
+            result[key] = value
+        }
+        return result
+    }
+
+    /// `%XX` sequences decoded; a malformed escape is kept literally, `+` too.
+    static func percentDecoded(_ text: Substring) -> String {
+        String(decoding: PercentDecoding.decode(text.utf8, plusAsSpace: false, strict: false) ?? [], as: UTF8.self)
+    }
+}
+
+/// What an API Gateway authorizer already verified, as the string map ``APIRequest``
+/// carries.
+///
+/// Values are stringified by ``JSONValue/flattened``: strings as they are, numbers and
+/// booleans as JSON writes them (`1700000000`, `true`), arrays and objects as compact JSON
+/// text (`["a","b"]`), `null` dropped. Real HTTP APIs already send every JWT claim as a
+/// string (arrays as `[a b]`), which passes through untouched; JSON text for arrays keeps
+/// hand-written and emulated events lossless and unambiguous.
+enum AuthorizerClaims {
+    /// Payload 2.0: `authorizer.jwt.claims` (JWT authorizer), else `authorizer.lambda`
+    /// (Lambda authorizer context); IAM authorization carries no claims.
+    static func v2(_ authorizer: JSONValue?) -> [String: String]? {
+        if let claims = authorizer?["jwt"]?["claims"]?.objectValue { return flattened(claims) }
+        if let context = authorizer?["lambda"]?.objectValue { return flattened(context) }
+        return nil
+    }
+
+    /// Payload 1.0: `authorizer.claims` (Cognito user pool), else `authorizer.jwt.claims`
+    /// (HTTP API JWT authorizer with payload 1.0), else the authorizer object itself
+    /// (Lambda authorizer: `principalId` plus its context), without the
+    /// `integrationLatency` API Gateway adds.
+    static func v1(_ authorizer: JSONValue?) -> [String: String]? {
+        if let claims = authorizer?["claims"]?.objectValue { return flattened(claims) }
+        if let claims = authorizer?["jwt"]?["claims"]?.objectValue { return flattened(claims) }
+        guard var context = authorizer?.objectValue else { return nil }
+        context["integrationLatency"] = nil
+        return flattened(context)
+    }
+
+    /// `nil` when nothing is left, so "no authorizer" and "empty authorizer" look alike.
+    private static func flattened(_ fields: [String: JSONValue]) -> [String: String]? {
+        var result: [String: String] = [:]
+        for (key, value) in fields {
+            if let text = value.flattened { result[key] = text }
+        }
+        return result.isEmpty ? nil : result
     }
 }

@@ -4,7 +4,6 @@ import FoundationEssentials
 import Foundation
 #endif
 import PayPulseCoding
-import PayPulseHandlers
 
 /// An EventBridge event, such as the one a schedule rule sends (`detail-type`
 /// `"Scheduled Event"`, `source` `"aws.events"`). The `detail` is kept as JSON text so

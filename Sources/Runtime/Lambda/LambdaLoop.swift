@@ -1,3 +1,10 @@
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Musl)
+import Musl
+#elseif canImport(Darwin)
+import Darwin
+#endif
 import Logging
 
 /// The Lambda Runtime API loop: one process serves many invocations, one at a time.
@@ -78,6 +85,42 @@ public enum LambdaLoop {
             try await api.postInitError(LambdaError(errorType: LambdaError.initFailedType, errorMessage: message))
         } catch {
             logger.error("cannot report the start-up failure to the Runtime API", metadata: ["reason": "\(error)"])
+        }
+    }
+}
+
+/// Turns the Runtime API's wall-clock deadline into a monotonic one, so handlers
+/// compare it with `ContinuousClock.now` and a clock step cannot move it.
+public enum LambdaDeadline {
+    /// The instant `epochMilliseconds` falls on, measured from a pair of readings of
+    /// the two clocks taken together.
+    ///
+    /// - Parameters:
+    ///   - epochMilliseconds: The deadline, in milliseconds since the Unix epoch.
+    ///   - wallNow: The wall clock now, in milliseconds since the epoch.
+    ///   - monotonicNow: `ContinuousClock.now` read at the same moment.
+    /// - Returns: The deadline on the continuous clock (in the past if it has passed).
+    public static func instant(
+        epochMilliseconds: Int64, wallNow: Int64 = LogTimestamp.now().millisecondsSinceEpoch,
+        monotonicNow: ContinuousClock.Instant = .now
+    ) -> ContinuousClock.Instant {
+        monotonicNow.advanced(by: .milliseconds(epochMilliseconds - wallNow))
+    }
+}
+
+/// `_X_AMZN_TRACE_ID`, which the X-Ray SDKs read for the current invocation.
+enum TraceEnvironment {
+    /// The variable's name.
+    static let variable = "_X_AMZN_TRACE_ID"
+
+    /// Exports `traceID` for the invocation about to run, or removes the previous
+    /// invocation's id so it is never attributed to this one. Invocations run one at a
+    /// time in a process, so the process-wide variable is safe to change here.
+    static func export(_ traceID: String?) {
+        if let traceID {
+            setenv(variable, traceID, 1)
+        } else {
+            unsetenv(variable)
         }
     }
 }

@@ -15,3 +15,79 @@ public protocol LambdaRuntimeAPI: Sendable {
     /// Reports the process could not start (`POST /runtime/init/error`).
     func postInitError(_ error: LambdaError) async throws
 }
+
+/// The Runtime API answered out of protocol.
+public enum LambdaRuntimeAPIError: Error, Sendable, Equatable, CustomStringConvertible {
+    /// An unexpected status for a call, e.g. 413 for a response over the payload limit.
+    case unexpectedStatus(Int, call: String)
+    /// `invocation/next` came without `Lambda-Runtime-Aws-Request-Id`.
+    case missingRequestID
+
+    /// Whether the API refused one message but the process can go on (a 4xx: the request
+    /// id is unknown or the payload too large); 5xx means the runtime must exit.
+    public var isRecoverable: Bool {
+        if case .unexpectedStatus(let status, _) = self { return (400..<500).contains(status) }
+        return false
+    }
+
+    public var description: String {
+        switch self {
+        case .unexpectedStatus(let status, let call): "the Runtime API answered \(status) to \(call)"
+        case .missingRequestID: "the Runtime API sent an event without Lambda-Runtime-Aws-Request-Id"
+        }
+    }
+}
+
+/// One event from `GET /runtime/invocation/next`: the payload and what the headers say.
+public struct LambdaInvocation: Sendable, Equatable {
+    /// `Lambda-Runtime-Aws-Request-Id`.
+    public var requestID: String
+    /// `Lambda-Runtime-Deadline-Ms`: when the invocation is cut off, in milliseconds
+    /// since the Unix epoch; `nil` when absent or not a number.
+    public var deadlineEpochMilliseconds: Int64?
+    /// `Lambda-Runtime-Invoked-Function-Arn`, if sent.
+    public var invokedFunctionARN: String?
+    /// `Lambda-Runtime-Trace-Id`, if sent; exported as `_X_AMZN_TRACE_ID`.
+    public var traceID: String?
+    /// The event JSON.
+    public var event: [UInt8]
+
+    /// Creates an invocation.
+    public init(
+        requestID: String, deadlineEpochMilliseconds: Int64? = nil, invokedFunctionARN: String? = nil,
+        traceID: String? = nil, event: [UInt8]
+    ) {
+        self.requestID = requestID
+        self.deadlineEpochMilliseconds = deadlineEpochMilliseconds
+        self.invokedFunctionARN = invokedFunctionARN
+        self.traceID = traceID
+        self.event = event
+    }
+}
+
+/// An error as the Runtime API takes it: `{"errorType": ..., "errorMessage": ...}`, with
+/// the type repeated in the `Lambda-Runtime-Function-Error-Type` header.
+public struct LambdaError: Sendable, Equatable, Error {
+    /// A dotted category, e.g. ``invalidEventType``.
+    public var errorType: String
+    /// One line for the caller and the logs; never a token, header or body.
+    public var errorMessage: String
+
+    /// Creates an error.
+    public init(errorType: String, errorMessage: String) {
+        self.errorType = errorType
+        self.errorMessage = errorMessage
+    }
+
+    /// The event was not one this function accepts (``InvocationOutcome/rejected(_:)``).
+    public static let invalidEventType = "Runtime.InvalidEvent"
+    /// The handler failed (``InvocationOutcome/failed(_:)``).
+    public static let handlerFailedType = "Runtime.HandlerFailed"
+    /// Start-up (configuration, keys, clients) failed.
+    public static let initFailedType = "Runtime.InitError"
+
+    /// The JSON body to post.
+    public var jsonBody: [UInt8] {
+        Array(#"{"errorType":\#(JSONString.quoted(errorType)),"errorMessage":\#(JSONString.quoted(errorMessage))}"#.utf8)
+    }
+}
