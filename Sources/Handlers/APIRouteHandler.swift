@@ -1,4 +1,10 @@
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
+import Foundation
+#endif
 import Logging
+import PayPulseDomain
 import PayPulseRuntime
 
 /// An API route's handler: it answers with a response or throws an ``APIError``, and
@@ -17,6 +23,33 @@ extension APIRouteHandler {
             return try await respond(to: request, context: context)
         } catch {
             return error.response
+        }
+    }
+}
+
+/// The checks every API route makes first: the method, then who is calling.
+public struct RequestGuard: Sendable {
+    let authenticator: Authenticator
+    let now: @Sendable () -> Date
+
+    /// Creates a guard.
+    public init(authenticator: Authenticator, now: @escaping @Sendable () -> Date = { Date() }) {
+        self.authenticator = authenticator
+        self.now = now
+    }
+
+    /// Checks the method and authenticates the caller.
+    /// - Throws: ``APIError`` 405 or 401.
+    public func admit(_ request: APIRequest, method: String, logger: Logger) async throws(APIError) -> AuthenticatedUser {
+        guard request.method == method else { throw .methodNotAllowed(allowed: method) }
+        do {
+            return try await authenticator.authenticate(
+                authorizationHeader: request.headers["authorization"], authorizerClaims: request.authorizerClaims, now: now()
+            )
+        } catch {
+            // The reason is for operators; the caller gets one generic answer.
+            logger.info("authentication refused", metadata: ["reason": "\(error)"])
+            throw .unauthorized
         }
     }
 }

@@ -147,3 +147,81 @@ public struct RefreshJob: Sendable {
         return due.sorted { ($0.expiry ?? .distantPast) < ($1.expiry ?? .distantPast) }
     }
 }
+
+/// What one refresh run did: the handler's result, and the same counts as metrics.
+public struct RefreshSummary: Sendable, Equatable, Codable {
+    /// Grants listed in this shard: every grant on a store that lists everything, only those
+    /// that may be due on one with a due index (the DynamoDB token store).
+    public var scanned = 0
+    /// Those the listing showed as due (expiring within the window, refreshable).
+    public var due = 0
+    /// Grants refreshed and written back.
+    public var refreshed = 0
+    /// Refreshes dropped because newer tokens were stored meanwhile.
+    public var conflicts = 0
+    /// Grants Google refused (`invalid_grant`), now marked revoked.
+    public var revoked = 0
+    /// Grants Google refused as issued to another OAuth client, now marked rejected.
+    public var rejected = 0
+    /// Grants left for the next run after a transient Google or store failure.
+    public var transient_failures = 0
+    /// Sets not refreshed: already revoked or rejected, without a refresh token, or not due
+    /// after all.
+    public var skipped = 0
+    /// Due grants not started because the deadline was near.
+    public var remaining = 0
+    /// How long the run took.
+    public var duration_ms = 0
+
+    /// An empty summary.
+    public init() {}
+
+    /// The counts as one CloudWatch Embedded Metric Format document (namespace
+    /// `PayPulse/TokenRefresh`, dimension `Function`), on one line.
+    public func embeddedMetricFormat(function: String, timestamp: Date) -> String {
+        let counts: [(String, Int)] = [
+            ("Scanned", scanned), ("Due", due), ("Refreshed", refreshed), ("Conflicts", conflicts), ("Revoked", revoked), ("Rejected", rejected),
+            ("TransientFailures", transient_failures), ("Skipped", skipped), ("Remaining", remaining),
+        ]
+        let metrics = counts.map { #"{"Name":"\#($0.0)","Unit":"Count"}"# } + [#"{"Name":"DurationMs","Unit":"Milliseconds"}"#]
+        let values = counts.map { #""\#($0.0)":\#($0.1)"# } + [#""DurationMs":\#(duration_ms)"#]
+        let millis = Int64((timestamp.timeIntervalSince1970 * 1000).rounded(.down))
+        let functionName = function.filter { $0.isLetter || $0.isNumber || $0 == "-" || $0 == "_" }
+        return #"{"_aws":{"Timestamp":\#(millis),"CloudWatchMetrics":[{"Namespace":"PayPulse/TokenRefresh","Dimensions":[["Function"]],"Metrics":[\#(metrics.joined(separator: ","))]}]},"Function":"\#(functionName)",\#(values.joined(separator: ","))}"#
+    }
+}
+
+/// One of `count` slices of the users, by a stable hash of the user id, so that n scheduled
+/// invocations split the work without coordinating.
+public struct Shard: Sendable, Equatable, Codable {
+    /// This slice, `0..<count`.
+    public let index: Int
+    /// How many slices.
+    public let count: Int
+
+    /// Creates a shard; `nil` unless `count >= 1` and `0 <= index < count`.
+    public init?(index: Int, count: Int) {
+        guard count >= 1, count <= 10_000, (0..<count).contains(index) else { return nil }
+        self.index = index
+        self.count = count
+    }
+
+    /// Everyone.
+    public static let all = Shard(index: 0, count: 1)!
+
+    /// Whether `user` falls in this slice. FNV-1a over the UTF-8 bytes: the same on every
+    /// machine and release, unlike Swift's seeded `Hasher`.
+    public func contains(_ user: UserID) -> Bool {
+        Int(Self.stableHash(user.rawValue) % UInt64(count)) == index
+    }
+
+    /// 64-bit FNV-1a.
+    public static func stableHash(_ text: String) -> UInt64 {
+        var hash: UInt64 = 0xcbf2_9ce4_8422_2325
+        for byte in text.utf8 {
+            hash ^= UInt64(byte)
+            hash = hash &* 0x0000_0100_0000_01b3
+        }
+        return hash
+    }
+}
