@@ -17,7 +17,7 @@ public struct KMSClient: DataKeyService {
     public func createKey(description: String? = nil) async throws -> String {
         let input = KMS.CreateKeyInput(Description: description, KeyUsage: "ENCRYPT_DECRYPT", KeySpec: "SYMMETRIC_DEFAULT")
         let output: KMS.CreateKeyOutput = try await client.call("CreateKey", input)
-        return output.KeyMetadata.KeyId
+        return output.KeyId
     }
 
     /// `GenerateDataKey` with `KeySpec` `AES_256`.
