@@ -36,10 +36,15 @@ test: lint unit
 	$(MAKE) capacity CAPACITY_OUT=.build/capacity
 	FUZZ_SCRATCH=.build $(MAKE) fuzz
 
-# Source lints, seconds and no build: only platform modules imported inside an #if (the
-# lint proves first that it fails on a bad file), the environment read only in Configuration,
-# and what Linux can check of the macOS build (platform spellings, library names, no apt-get).
+# Source lints, seconds and no build: the layer order of Package.swift's header against
+# SwiftPM's target graph and docs/architecture.md's drawing of it, only platform modules
+# imported inside an #if, the environment read only in App/Configuration, and what Linux
+# can check of the macOS build (platform spellings, library names, no apt-get). Each lint
+# that can proves first, with --self-test, that it fails on a planted fault.
 lint:
+	scripts/check-layers.py --self-test
+	scripts/check-layers.py
+	scripts/check-layers.py --check-doc docs/architecture.md
 	scripts/lint-imports.sh --self-test
 	scripts/lint-imports.sh
 	scripts/lint-environment.sh

@@ -1,7 +1,21 @@
 // swift-tools-version:6.1
-// PayPulse Gmail Connect. One folder per layer of ../shared/DESIGN.md:
-// Sources/Transport, Sources/Adapters/*, Sources/Ports, Sources/Configuration,
-// Sources/Executables. Dependencies point down only; adapters implement ports.
+// PayPulse Gmail Connect.
+//
+// The layers, lowest first. A target may depend only on targets of a lower layer; targets
+// of one layer never know each other (the domain and the adapters meet only in the ports).
+// `make lint` checks every edge of `swift package dump-package` against this list
+// (scripts/check-layers.py), and docs/architecture.md draws it.
+// layer 0 system libraries: CCurl CSQLite
+// layer 1 vocabulary: PayPulseCoding PayPulsePorts
+// layer 2 transport: PayPulseTransport
+// layer 3 adapters and domain: PayPulseAWS PayPulseGoogle PayPulseEmbedded PayPulseDomain
+// layer 4 runtime: PayPulseRuntime
+// layer 5 handlers: PayPulseHandlers
+// layer 6 composition root: PayPulseApp
+// layer 7 local peers and client: PayPulseFakeGoogle PayPulseResponseMatching PayPulseClient
+// layer 8 local server and test support: PayPulseLocalServer PayPulseTestSupport
+// layer 9 executables: paypulse store-tokens user-profile token-refresh disconnect fresh-token capacity with-moto
+// Test targets may depend on any layer.
 
 import PackageDescription
 
@@ -56,14 +70,9 @@ let package = Package(
 
         // MARK: adapters
         .target(
-            name: "PayPulseSigV4",
-            dependencies: [.product(name: "Crypto", package: "swift-crypto")],
-            path: "Sources/Adapters/SigV4"
-        ),
-        .target(
             name: "PayPulseAWS",
             dependencies: [
-                "PayPulsePorts", "PayPulseTransport", "PayPulseSigV4", "PayPulseCoding",
+                "PayPulsePorts", "PayPulseTransport", "PayPulseCoding",
                 .product(name: "Crypto", package: "swift-crypto"), .product(name: "Logging", package: "swift-log"),
             ],
             path: "Sources/Adapters/AWS"
@@ -80,8 +89,6 @@ let package = Package(
             // macOS: the SDK's sqlite3 (no pkg-config file needed).
             providers: [.apt(["libsqlite3-dev"]), .brew(["sqlite"])]
         ),
-        // The grant port on either secret store above: secret `gmail/user/{id}` per grant.
-        .target(name: "PayPulseSecretGrants", dependencies: ["PayPulsePorts"], path: "Sources/Adapters/SecretGrants"),
         .target(
             name: "PayPulseEmbedded",
             dependencies: ["PayPulsePorts", "CSQLite", .product(name: "Logging", package: "swift-log")],
@@ -102,32 +109,23 @@ let package = Package(
         // MARK: handlers (pure: request + ports -> response)
         .target(
             name: "PayPulseHandlers",
-            dependencies: ["PayPulseCoding", "PayPulseDomain", "PayPulsePorts", .product(name: "Logging", package: "swift-log")],
+            dependencies: ["PayPulseCoding", "PayPulseDomain", "PayPulsePorts", "PayPulseRuntime", .product(name: "Logging", package: "swift-log")],
             path: "Sources/Handlers"
         ),
 
         // MARK: runtime (events in, responses out)
         .target(
             name: "PayPulseRuntime",
-            dependencies: ["PayPulseCoding", "PayPulseHandlers", "PayPulsePorts", "PayPulseTransport", .product(name: "Logging", package: "swift-log")],
+            dependencies: ["PayPulseTransport", .product(name: "Logging", package: "swift-log")],
             path: "Sources/Runtime"
-        ),
-
-        // MARK: configuration: the one reader of the environment, into one value
-        .target(
-            name: "PayPulseConfiguration",
-            dependencies: [
-                "PayPulseDomain", "PayPulseRuntime", "PayPulseAWS", "PayPulseSigV4", .product(name: "Logging", package: "swift-log"),
-            ],
-            path: "Sources/Configuration"
         ),
 
         // MARK: composition root: configuration -> adapters -> handlers -> runtime
         .target(
             name: "PayPulseApp",
             dependencies: [
-                "PayPulseConfiguration", "PayPulseRuntime", "PayPulseHandlers", "PayPulseDomain", "PayPulsePorts", "PayPulseAWS",
-                "PayPulseEmbedded", "PayPulseSecretGrants", "PayPulseTransport", "PayPulseGoogle", .product(name: "Logging", package: "swift-log"),
+                "PayPulseRuntime", "PayPulseHandlers", "PayPulseDomain", "PayPulsePorts", "PayPulseAWS",
+                "PayPulseEmbedded", "PayPulseTransport", "PayPulseGoogle", .product(name: "Logging", package: "swift-log"),
             ],
             path: "Sources/App"
         ),
@@ -137,7 +135,7 @@ let package = Package(
         .target(
             name: "PayPulseLocalServer",
             dependencies: [
-                "PayPulseApp", "PayPulseCoding", "PayPulseConfiguration", "PayPulseDomain", "PayPulseFakeGoogle", "PayPulseHandlers",
+                "PayPulseApp", "PayPulseCoding", "PayPulseDomain", "PayPulseFakeGoogle", "PayPulseHandlers",
                 "PayPulsePorts", "PayPulseRuntime", .product(name: "Hummingbird", package: "hummingbird"), .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "HTTPTypes", package: "swift-http-types"),
                 .product(name: "Logging", package: "swift-log"), .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
@@ -163,8 +161,8 @@ let package = Package(
         .executableTarget(
             name: "paypulse",
             dependencies: [
-                "PayPulseConfiguration", "PayPulsePorts", "PayPulseAWS", "PayPulseEmbedded", "PayPulseSecretGrants",
-                "PayPulseTransport", "PayPulseDomain", "PayPulseHandlers", "PayPulseRuntime", "PayPulseApp", "PayPulseFakeGoogle", "PayPulseCoding",
+                "PayPulseApp", "PayPulsePorts", "PayPulseAWS", "PayPulseEmbedded", "PayPulseDomain",
+                "PayPulseTransport", "PayPulseHandlers", "PayPulseRuntime", "PayPulseFakeGoogle", "PayPulseCoding",
                 "PayPulseResponseMatching", "PayPulseLocalServer", .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
             ],
@@ -201,7 +199,7 @@ let package = Package(
         .executableTarget(
             name: "capacity",
             dependencies: [
-                "PayPulseApp", "PayPulseAWS", "PayPulseCoding", "PayPulseConfiguration", "PayPulseDomain", "PayPulseHandlers", "PayPulsePorts",
+                "PayPulseApp", "PayPulseAWS", "PayPulseCoding", "PayPulseDomain", "PayPulseHandlers", "PayPulsePorts",
                 "PayPulseRuntime", "PayPulseTestSupport", .product(name: "Logging", package: "swift-log"),
             ],
             path: "Sources/Executables/capacity"
@@ -218,8 +216,8 @@ let package = Package(
         .target(
             name: "PayPulseTestSupport",
             dependencies: [
-                "PayPulseFakeGoogle", "PayPulsePorts", "PayPulseAWS", "PayPulseEmbedded", "PayPulseSecretGrants", "PayPulseTransport",
-                "PayPulseDomain", "PayPulseHandlers", "PayPulseGoogle",
+                "PayPulseFakeGoogle", "PayPulsePorts", "PayPulseAWS", "PayPulseEmbedded", "PayPulseDomain", "PayPulseTransport",
+                "PayPulseHandlers", "PayPulseGoogle", "PayPulseRuntime",
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "InMemoryLogging", package: "swift-log"),
             ],
@@ -237,20 +235,20 @@ let package = Package(
                 .product(name: "OpenAPIURLSession", package: "swift-openapi-urlsession"), .product(name: "Logging", package: "swift-log"),
             ]
         ),
-        .testTarget(name: "LocalServerTests", dependencies: ["PayPulseLocalServer", "PayPulseFakeGoogle", "PayPulseConfiguration"]),
+        .testTarget(name: "LocalServerTests", dependencies: ["PayPulseLocalServer", "PayPulseFakeGoogle", "PayPulseApp"]),
         .testTarget(name: "TransportTests", dependencies: ["PayPulseTransport", "PayPulseTestSupport"]),
-        .testTarget(name: "SigV4Tests", dependencies: ["PayPulseSigV4"]),
+        .testTarget(name: "SigV4Tests", dependencies: ["PayPulseAWS"]),
         .testTarget(name: "AWSTests", dependencies: ["PayPulseAWS", "PayPulseTestSupport"]),
         .testTarget(name: "EmbeddedTests", dependencies: ["PayPulseEmbedded", "PayPulseTestSupport"]),
         .testTarget(name: "ContractTests", dependencies: ["PayPulsePorts", "PayPulseTestSupport"]),
-        .testTarget(name: "ConfigurationTests", dependencies: ["PayPulseConfiguration", "PayPulseDomain", "PayPulseRuntime", "PayPulseSigV4"]),
+        .testTarget(name: "ConfigurationTests", dependencies: ["PayPulseApp", "PayPulseDomain", "PayPulseRuntime", "PayPulseAWS"]),
         .testTarget(name: "DomainTests", dependencies: ["PayPulseDomain", "PayPulseTestSupport"]),
         .testTarget(name: "GoogleTests", dependencies: ["PayPulseGoogle", "PayPulsePorts", "PayPulseTestSupport", "PayPulseTransport"]),
-        .testTarget(name: "RefreshTests", dependencies: ["PayPulseAWS", "PayPulseDomain", "PayPulseHandlers", "PayPulsePorts", "PayPulseTestSupport", "PayPulseGoogle", "PayPulseTransport"]),
+        .testTarget(name: "RefreshTests", dependencies: ["PayPulseAWS", "PayPulseDomain", "PayPulseHandlers", "PayPulsePorts", "PayPulseTestSupport", "PayPulseGoogle", "PayPulseTransport", "PayPulseRuntime"]),
         .testTarget(
             name: "AuthTests",
             dependencies: [
-                "PayPulseConfiguration", "PayPulseDomain", "PayPulseHandlers", "PayPulsePorts", "PayPulseTestSupport",
+                "PayPulseApp", "PayPulseDomain", "PayPulseHandlers", "PayPulsePorts", "PayPulseTestSupport",
                 .product(name: "JWTKit", package: "jwt-kit"),
             ]
         ),
@@ -263,20 +261,18 @@ let package = Package(
             ]
         ),
         .testTarget(
-            name: "RuntimeTests", dependencies: ["PayPulseCoding", "PayPulseConfiguration", "PayPulseRuntime", "PayPulseHandlers", "PayPulseTestSupport", "PayPulseTransport"]
+            name: "RuntimeTests", dependencies: ["PayPulseCoding", "PayPulseApp", "PayPulseRuntime", "PayPulseHandlers", "PayPulseTestSupport", "PayPulseTransport"]
         ),
         .testTarget(
             name: "ReplayTests",
             dependencies: [
-                "PayPulseTestSupport", "PayPulseDomain", "PayPulsePorts", "PayPulseAWS", "PayPulseEmbedded", "PayPulseSigV4",
-                "PayPulseTransport", "PayPulseResponseMatching", .product(name: "Logging", package: "swift-log"),
+                "PayPulseTestSupport", "PayPulseDomain", "PayPulsePorts", "PayPulseAWS", "PayPulseEmbedded", "PayPulseTransport", "PayPulseResponseMatching", .product(name: "Logging", package: "swift-log"),
             ]
         ),
         .testTarget(
             name: "SoakTests",
             dependencies: [
-                "PayPulseTestSupport", "PayPulseDomain", "PayPulsePorts", "PayPulseAWS", "PayPulseEmbedded", "PayPulseSigV4",
-                .product(name: "Logging", package: "swift-log"),
+                "PayPulseTestSupport", "PayPulseDomain", "PayPulsePorts", "PayPulseAWS", "PayPulseEmbedded", .product(name: "Logging", package: "swift-log"),
             ]
         ),
     ],
@@ -301,7 +297,7 @@ if Context.environment["PAYPULSE_FUZZ"] == "1" {
         fuzzTarget("store-tokens-body", ["PayPulseHandlers", "PayPulseDomain", "PayPulseCoding"]),
         fuzzTarget("jwt-front", ["PayPulseDomain", .product(name: "Crypto", package: "swift-crypto")]),
         fuzzTarget("aws-error", [
-            "PayPulseAWS", "PayPulsePorts", "PayPulseTransport", "PayPulseSigV4", .product(name: "Logging", package: "swift-log"),
+            "PayPulseAWS", "PayPulsePorts", "PayPulseTransport", .product(name: "Logging", package: "swift-log"),
         ]),
     ]
     for target in package.targets where [.executable, .regular].contains(target.type) && target.name != "CLibFuzzer" {

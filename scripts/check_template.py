@@ -174,7 +174,7 @@ NEW_ON_DEMAND_WRITE_UNITS = 4000
 # What the pace must reach: a million eager grants (30.3 refreshes a day each) need about 351
 # refreshes/s (docs/perf/capacity.md); the DynamoDB store is what serves that many.
 REQUIRED_REFRESHES_PER_SECOND = 351
-REFRESH_WINDOW_SECONDS = 900  # REFRESH_WINDOW_SECONDS' default (Sources/Configuration/ServiceSettings.swift)
+REFRESH_WINDOW_SECONDS = 900  # REFRESH_WINDOW_SECONDS' default (Sources/App/Configuration)
 RATE = re.compile(r"^rate\(([1-9]\d*) (minute|minutes|hour|hours|day|days)\)$")
 UNIT_SECONDS = {"minute": 60, "hour": 3600, "day": 86400}
 

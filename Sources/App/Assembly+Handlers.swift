@@ -1,4 +1,3 @@
-import PayPulseConfiguration
 import PayPulseDomain
 import PayPulseHandlers
 import PayPulsePorts

@@ -1,6 +1,5 @@
 import Logging
 import PayPulseAWS
-import PayPulseConfiguration
 import PayPulseDomain
 import PayPulseEmbedded
 import PayPulseGoogle

@@ -1,5 +1,5 @@
 import PayPulsePorts
-import PayPulseSecretGrants
+import PayPulseDomain
 
 /// Where token sets, configuration secrets and users live, for one process.
 public struct Backends: Sendable {

@@ -4,7 +4,7 @@ import Glibc
 import Darwin
 #endif
 import Logging
-import PayPulseConfiguration
+import PayPulseHandlers
 import PayPulseRuntime
 import PayPulseTransport
 
@@ -47,9 +47,9 @@ public enum FunctionMain {
             if let runtimeAPI { await LambdaLoop.reportInitError(message, api: runtimeAPI, logger: logger) }
             return exitConfigurationError
         }
-        guard let runtimeAPI else { return await StdinRunner.run(logger: logger, handlers: handlers) }
+        guard let runtimeAPI else { return await StdinRunner.run(logger: logger, handler: handlers) }
         do {
-            try await LambdaLoop.run(api: runtimeAPI, handlers: handlers, logger: logger)
+            try await LambdaLoop.run(api: runtimeAPI, handler: handlers, logger: logger)
             return 0
         } catch {
             logger.critical("the Runtime API failed; exiting", metadata: ["reason": "\(error)"])

@@ -1,4 +1,5 @@
 import Logging
+import PayPulseRuntime
 
 /// An API route's handler: it answers with a response or throws an ``APIError``, and
 /// ``handle(_:context:)`` turns every failure into its error response, so the runtime

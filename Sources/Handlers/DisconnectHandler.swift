@@ -6,6 +6,7 @@ import Foundation
 import Logging
 import PayPulseDomain
 import PayPulsePorts
+import PayPulseRuntime
 
 /// `DELETE /v1/auth/gmail-tokens`: revokes the grant at Google (best effort) and deletes
 /// the token set with a recovery window; a later store-tokens reconnects.

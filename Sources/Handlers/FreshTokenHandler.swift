@@ -1,6 +1,7 @@
 import Logging
 import PayPulseCoding
 import PayPulseDomain
+import PayPulseRuntime
 
 /// The `fresh-token` function: invoked directly (Lambda Invoke API, IAM being the gate) by
 /// PayPulse's own Gmail readers, never through the public API.

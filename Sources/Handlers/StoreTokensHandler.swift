@@ -7,6 +7,7 @@ import Logging
 import PayPulseCoding
 import PayPulseDomain
 import PayPulsePorts
+import PayPulseRuntime
 
 /// `POST /v1/auth/gmail-tokens`: stores the token set the app got from Google Sign-In.
 ///

@@ -7,6 +7,7 @@ import Logging
 import PayPulseCoding
 import PayPulseDomain
 import PayPulsePorts
+import PayPulseRuntime
 
 /// The scheduled token-refresh function: one ``RefreshJob`` run over the shard the event
 /// names, answered with the summary JSON and emitted as an EMF metrics line.

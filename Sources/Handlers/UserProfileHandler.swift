@@ -7,6 +7,7 @@ import Logging
 import PayPulseCoding
 import PayPulseDomain
 import PayPulsePorts
+import PayPulseRuntime
 
 /// `GET /v1/user/me`: the profile and whether Gmail is connected, decided from the secret's
 /// metadata only (this function may not read token values).

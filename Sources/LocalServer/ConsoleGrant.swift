@@ -1,5 +1,5 @@
 import Foundation
-import PayPulseConfiguration
+import PayPulseApp
 import PayPulseDomain
 import PayPulsePorts
 

@@ -3,7 +3,6 @@ import Hummingbird
 import Logging
 import NIOCore
 import PayPulseApp
-import PayPulseConfiguration
 import PayPulseDomain
 import PayPulseFakeGoogle
 import PayPulseRuntime

@@ -1,6 +1,5 @@
 import Logging
 import PayPulseAWS
-import PayPulseSigV4
 import PayPulseTransport
 
 /// Clients for moto_server with test credentials and a quick retry policy.

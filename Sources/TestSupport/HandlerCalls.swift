@@ -1,5 +1,6 @@
 import Logging
 import PayPulseHandlers
+import PayPulseRuntime
 
 // Tests call handlers with a logger alone, as standard-input mode does: the context then
 // has no request id and no deadline.

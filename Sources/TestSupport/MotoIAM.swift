@@ -1,5 +1,5 @@
 import Foundation
-import PayPulseSigV4
+import PayPulseAWS
 import PayPulseTransport
 
 /// Turns on moto_server's signature checks and makes one IAM user with an allow-all policy

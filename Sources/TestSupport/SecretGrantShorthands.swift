@@ -5,7 +5,6 @@ import Foundation
 #endif
 import PayPulseDomain
 import PayPulsePorts
-import PayPulseSecretGrants
 
 // Shorthands for the tests written when the vault spoke to a ``SecretStore``: they build
 // the vault and the job on ``SecretsManagerGrantStore`` over the store they already have

@@ -7,7 +7,7 @@ import Logging
 import PayPulseAWS
 import PayPulseEmbedded
 import PayPulsePorts
-import PayPulseSecretGrants
+import PayPulseDomain
 
 /// A way to get a ``SecretStore``, a ``GrantStore`` and a ``UserDirectory`` for the contract suites in
 /// `Tests/ContractTests`, which run the same tests against every factory in ``all``.

@@ -1,7 +1,6 @@
 import Foundation
 import PayPulseAWS
 import PayPulsePorts
-import PayPulseSigV4
 import PayPulseTestSupport
 import Testing
 

@@ -1,4 +1,4 @@
-import PayPulseConfiguration
+import PayPulseApp
 import PayPulseDomain
 import Testing
 

@@ -1,6 +1,6 @@
-import PayPulseConfiguration
+import PayPulseApp
 import PayPulseDomain
-import PayPulseSigV4
+import PayPulseAWS
 import Testing
 
 @Suite("Configuration from the environment")

@@ -2,7 +2,6 @@ import Foundation
 import PayPulseAWS
 import PayPulseDomain
 import PayPulsePorts
-import PayPulseSecretGrants
 import PayPulseTestSupport
 import Testing
 

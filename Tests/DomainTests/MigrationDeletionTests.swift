@@ -1,7 +1,6 @@
 import Foundation
 import PayPulseDomain
 import PayPulsePorts
-import PayPulseSecretGrants
 import PayPulseTestSupport
 import Testing
 

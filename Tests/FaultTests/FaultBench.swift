@@ -5,7 +5,6 @@ import PayPulseDomain
 import PayPulseGoogle
 import PayPulseHandlers
 import PayPulsePorts
-import PayPulseSecretGrants
 import PayPulseTestSupport
 import PayPulseTransport
 

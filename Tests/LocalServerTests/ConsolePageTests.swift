@@ -1,5 +1,5 @@
 import Foundation
-import PayPulseConfiguration
+import PayPulseApp
 @testable import PayPulseLocalServer
 import Testing
 

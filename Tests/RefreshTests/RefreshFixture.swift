@@ -4,7 +4,6 @@ import PayPulseAWS
 import PayPulseDomain
 import PayPulseGoogle
 import PayPulsePorts
-import PayPulseSecretGrants
 import PayPulseTestSupport
 import PayPulseTransport
 import Testing

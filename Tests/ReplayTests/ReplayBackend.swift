@@ -2,8 +2,7 @@ import Foundation
 import PayPulseAWS
 import PayPulseEmbedded
 import PayPulsePorts
-import PayPulseSecretGrants
-import PayPulseSigV4
+import PayPulseDomain
 import PayPulseTestSupport
 import PayPulseTransport
 import Logging

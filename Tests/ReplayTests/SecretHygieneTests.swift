@@ -1,6 +1,6 @@
 import Foundation
 import PayPulsePorts
-import PayPulseSigV4
+import PayPulseAWS
 import PayPulseTestSupport
 import Testing
 

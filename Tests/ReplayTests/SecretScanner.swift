@@ -1,6 +1,6 @@
 import Foundation
 import PayPulseDomain
-import PayPulseSigV4
+import PayPulseAWS
 import PayPulseTestSupport
 
 /// Looks for credentials in process output: every exact value it was given (tokens, keys,

@@ -1,8 +1,7 @@
 import Foundation
 import PayPulseAWS
 import PayPulsePorts
-import PayPulseSecretGrants
-import PayPulseSigV4
+import PayPulseDomain
 import PayPulseTestSupport
 import Testing
 

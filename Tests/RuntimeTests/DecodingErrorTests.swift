@@ -1,6 +1,6 @@
-import PayPulseHandlers
 import Testing
 
+@testable import PayPulseHandlers
 @testable import PayPulseRuntime
 
 @Suite("Event decoding errors")

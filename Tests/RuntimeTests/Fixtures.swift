@@ -4,9 +4,9 @@ import FoundationEssentials
 import Foundation
 #endif
 import PayPulseCoding
-import PayPulseHandlers
 import Testing
 
+@testable import PayPulseHandlers
 @testable import PayPulseRuntime
 
 /// The raw SAM CLI samples committed under `events/samples/`, read from the checkout.

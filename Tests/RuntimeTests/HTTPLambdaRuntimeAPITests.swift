@@ -4,11 +4,11 @@ import FoundationEssentials
 import Foundation
 #endif
 import PayPulseCoding
-import PayPulseHandlers
 import PayPulseTestSupport
 import PayPulseTransport
 import Testing
 
+@testable import PayPulseHandlers
 @testable import PayPulseRuntime
 
 @Suite("HTTP Runtime API client")
@@ -98,7 +98,7 @@ extension LambdaLoopTests {
         defer { server.stop() }
         let api = HTTPLambdaRuntimeAPI(endpoint: "127.0.0.1:\(server.port)", transport: CurlHTTPClient())
         let handlers = EventHandlers(scheduled: { _, _ in Array("[]".utf8) })
-        try await LambdaLoop.run(api: api, handlers: handlers, logger: LogCapture().logger, maxInvocations: 2)
+        try await LambdaLoop.run(api: api, handler: handlers, logger: LogCapture().logger, maxInvocations: 2)
         let requests = server.requests
         #expect(requests.map(\.target) == [
             "/2018-06-01/runtime/invocation/next", "/2018-06-01/runtime/invocation/bad-1/error",

@@ -1,9 +1,9 @@
 import Logging
 import PayPulseCoding
-import PayPulseConfiguration
-import PayPulseHandlers
+import PayPulseApp
 import Testing
 
+@testable import PayPulseHandlers
 @testable import PayPulseRuntime
 
 @Suite("JSON log lines and Lambda log settings")

@@ -7,10 +7,10 @@ import Darwin
 #endif
 import Logging
 import PayPulseCoding
-import PayPulseHandlers
 import PayPulseTestSupport
 import Testing
 
+@testable import PayPulseHandlers
 @testable import PayPulseRuntime
 
 /// Serialized: invocations export `_X_AMZN_TRACE_ID`, a process-wide variable.
@@ -35,7 +35,7 @@ struct LambdaLoopTests {
             LambdaInvocation(requestID: "r-2", event: try Samples.bytes("v1-get-user-me.json")),
             LambdaInvocation(requestID: "r-3", event: try Samples.bytes("v2-post-gmail-tokens.json")),
         ])
-        try await LambdaLoop.run(api: api, handlers: EventHandlers(http: Self.echoHTTP), logger: LogCapture().logger, maxInvocations: 3)
+        try await LambdaLoop.run(api: api, handler: EventHandlers(http: Self.echoHTTP), logger: LogCapture().logger, maxInvocations: 3)
         let posts = await api.posts
         #expect(posts.count == 3)
         for (post, id) in zip(posts, ["r-1", "r-2", "r-3"]) {
@@ -67,7 +67,7 @@ struct LambdaLoopTests {
             LambdaInvocation(requestID: "no-trace", event: event),
         ])
         let before = ContinuousClock.now
-        try await LambdaLoop.run(api: api, handlers: handlers, logger: LogCapture().logger, maxInvocations: 2)
+        try await LambdaLoop.run(api: api, handler: handlers, logger: LogCapture().logger, maxInvocations: 2)
 
         let contexts = await observed.contexts
         #expect(contexts.map(\.requestID) == ["with-trace", "no-trace"])
@@ -95,7 +95,7 @@ struct LambdaLoopTests {
             LambdaInvocation(requestID: "fails", event: JSONValue.object(failing).jsonBytes),
             LambdaInvocation(requestID: "works", event: try Samples.bytes("scheduled-event.json")),
         ])
-        try await LambdaLoop.run(api: api, handlers: handlers, logger: LogCapture().logger, maxInvocations: 2)
+        try await LambdaLoop.run(api: api, handler: handlers, logger: LogCapture().logger, maxInvocations: 2)
         let posts = await api.posts
         #expect(posts.count == 2)
         guard case .error(let requestID, let error) = posts.first else {
@@ -114,7 +114,7 @@ struct LambdaLoopTests {
             LambdaInvocation(requestID: "bad", event: Array(text.utf8)),
             LambdaInvocation(requestID: "good", event: try Samples.bytes("v2-get-user-me.json")),
         ])
-        try await LambdaLoop.run(api: api, handlers: EventHandlers(http: Self.echoHTTP), logger: LogCapture().logger, maxInvocations: 2)
+        try await LambdaLoop.run(api: api, handler: EventHandlers(http: Self.echoHTTP), logger: LogCapture().logger, maxInvocations: 2)
         let posts = await api.posts
         #expect(posts.count == 2)
         guard case .error(let requestID, let error) = posts.first else {
@@ -133,7 +133,7 @@ struct LambdaLoopTests {
     @Test("an event of a kind the function does not serve is an invalid event")
     func wrongKind() async throws {
         let api = ScriptedRuntimeAPI([LambdaInvocation(requestID: "sched", event: try Samples.bytes("scheduled-event.json"))])
-        try await LambdaLoop.run(api: api, handlers: EventHandlers(http: Self.echoHTTP), logger: LogCapture().logger, maxInvocations: 1)
+        try await LambdaLoop.run(api: api, handler: EventHandlers(http: Self.echoHTTP), logger: LogCapture().logger, maxInvocations: 1)
         #expect(
             await api.posts
                 == [.error(requestID: "sched", LambdaError(errorType: "Runtime.InvalidEvent", errorMessage: "this executable does not handle scheduled events"))]
@@ -152,7 +152,7 @@ struct LambdaLoopTests {
         let capture = LogCapture()
         // No maxInvocations: the loop serves both, then ends when the API fails.
         await #expect(throws: ScriptedRuntimeAPI.Exhausted.self) {
-            try await LambdaLoop.run(api: api, handlers: EventHandlers(http: Self.echoHTTP), logger: capture.logger)
+            try await LambdaLoop.run(api: api, handler: EventHandlers(http: Self.echoHTTP), logger: capture.logger)
         }
         #expect(capture.lines(containingAnyOf: ["the Runtime API refused the outcome"]).count == 2)
 
@@ -161,7 +161,7 @@ struct LambdaLoopTests {
             refuseResponsesWith: .unexpectedStatus(500, call: "invocation/response")
         )
         await #expect(throws: LambdaRuntimeAPIError.unexpectedStatus(500, call: "invocation/response")) {
-            try await LambdaLoop.run(api: dead, handlers: EventHandlers(http: Self.echoHTTP), logger: capture.logger, maxInvocations: 5)
+            try await LambdaLoop.run(api: dead, handler: EventHandlers(http: Self.echoHTTP), logger: capture.logger, maxInvocations: 5)
         }
     }
 
@@ -172,7 +172,7 @@ struct LambdaLoopTests {
             LambdaInvocation(requestID: "d-1", event: Array(#"{"user_id":"u-1"}"#.utf8)),
             LambdaInvocation(requestID: "d-2", event: try Samples.bytes("v2-get-user-me.json")),
         ])
-        try await LambdaLoop.run(api: api, handlers: handlers, logger: LogCapture().logger, maxInvocations: 2)
+        try await LambdaLoop.run(api: api, handler: handlers, logger: LogCapture().logger, maxInvocations: 2)
         let posts = await api.posts
         #expect(posts.first == .response(requestID: "d-1", body: Array(#"{"echo":17,"id":"d-1"}"#.utf8)))
         guard case .response("d-2", let body) = posts.last else {
@@ -206,7 +206,7 @@ struct LambdaLoopTests {
             LambdaInvocation(requestID: "id-1", event: try Samples.bytes("v2-get-user-me.json")),
             LambdaInvocation(requestID: "id-2", event: Array("garbage".utf8)),
         ])
-        try await LambdaLoop.run(api: api, handlers: handlers, logger: logger, maxInvocations: 2)
+        try await LambdaLoop.run(api: api, handler: handlers, logger: logger, maxInvocations: 2)
         logger.info("after the loop")
         pipe.closeWrite()
         let lines = String(decoding: try pipe.readToEnd(), as: UTF8.self).split(separator: "\n")

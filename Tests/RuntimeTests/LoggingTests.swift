@@ -6,9 +6,10 @@ import Musl
 import Darwin
 #endif
 import Logging
-import PayPulseConfiguration
+import PayPulseApp
 import Testing
 
+@testable import PayPulseHandlers
 @testable import PayPulseRuntime
 
 @Suite("Logging")

@@ -1,7 +1,7 @@
 import PayPulseCoding
-import PayPulseHandlers
 import Testing
 
+@testable import PayPulseHandlers
 @testable import PayPulseRuntime
 
 @Suite("Paths and bodies")

@@ -4,10 +4,10 @@ import FoundationEssentials
 import Foundation
 #endif
 import PayPulseCoding
-import PayPulseHandlers
 import PayPulseTestSupport
 import Testing
 
+@testable import PayPulseHandlers
 @testable import PayPulseRuntime
 
 /// Bodies over 64 KiB and bytes that are not UTF-8 are answered by the runtime, before

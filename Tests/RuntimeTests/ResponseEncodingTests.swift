@@ -3,9 +3,9 @@ import FoundationEssentials
 #else
 import Foundation
 #endif
-import PayPulseHandlers
 import Testing
 
+@testable import PayPulseHandlers
 @testable import PayPulseRuntime
 
 @Suite("Response encoding")

@@ -1,3 +1,4 @@
+@testable import PayPulseHandlers
 @testable import PayPulseRuntime
 
 /// An in-memory Runtime API: hands out queued invocations, records every post, and

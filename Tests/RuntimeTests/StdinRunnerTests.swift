@@ -5,10 +5,10 @@ import Foundation
 #endif
 import Logging
 import PayPulseCoding
-import PayPulseHandlers
 import PayPulseTestSupport
 import Testing
 
+@testable import PayPulseHandlers
 @testable import PayPulseRuntime
 
 /// Records what the handler saw.
@@ -36,7 +36,7 @@ struct StdinRunnerTests {
         let seen = Seen()
         let result = await StdinRunner.process(
             input: try Samples.bytes("v2-post-gmail-tokens.json"), logger: LogCapture().logger,
-            handlers: EventHandlers(http: Self.echo(seen))
+            handler: EventHandlers(http: Self.echo(seen))
         )
         #expect(result.exitCode == StdinRunner.exitSuccess)
         #expect(result.errorLine == nil)
@@ -52,7 +52,7 @@ struct StdinRunnerTests {
     func malformed(text: String) async {
         let seen = Seen()
         let result = await StdinRunner.process(
-            input: text.bytes, logger: LogCapture(label: "store-tokens").logger, handlers: EventHandlers(http: Self.echo(seen))
+            input: text.bytes, logger: LogCapture(label: "store-tokens").logger, handler: EventHandlers(http: Self.echo(seen))
         )
         #expect(result.exitCode == StdinRunner.exitBadEvent)
         #expect(result.output.isEmpty)
@@ -65,7 +65,7 @@ struct StdinRunnerTests {
     @Test("an event over 6 MB is refused before decoding")
     func tooLarge() async {
         let input = [UInt8](repeating: UInt8(ascii: " "), count: StdinRunner.maximumEventBytes + 1)
-        let result = await StdinRunner.process(input: input, logger: LogCapture().logger, handlers: EventHandlers(http: Self.echo(Seen())))
+        let result = await StdinRunner.process(input: input, logger: LogCapture().logger, handler: EventHandlers(http: Self.echo(Seen())))
         #expect(result.exitCode == StdinRunner.exitBadEvent)
         #expect(result.errorLine?.contains("6291456 bytes") == true)
     }
@@ -75,7 +75,7 @@ struct StdinRunnerTests {
         var event = try Samples.object(version == .v1 ? "v1-post-gmail-tokens.json" : "v2-post-gmail-tokens.json")
         event["body"] = .string("%%%")
         let seen = Seen()
-        let result = await StdinRunner.process(input: event.bytes, logger: LogCapture().logger, handlers: EventHandlers(http: Self.echo(seen)))
+        let result = await StdinRunner.process(input: event.bytes, logger: LogCapture().logger, handler: EventHandlers(http: Self.echo(seen)))
         #expect(result.exitCode == StdinRunner.exitSuccess)
         let expected = APIResponse.error(status: 400, code: "invalid_request", message: "the request body is not valid base64")
         #expect(result.output == expected.encoded(for: version) + [UInt8(ascii: "\n")])
@@ -86,17 +86,17 @@ struct StdinRunnerTests {
     func eventKinds() async throws {
         let scheduledEvent = try Samples.bytes("scheduled-event.json")
         let httpOnly = EventHandlers(http: Self.echo(Seen()))
-        let refused = await StdinRunner.process(input: scheduledEvent, logger: LogCapture().logger, handlers: httpOnly)
+        let refused = await StdinRunner.process(input: scheduledEvent, logger: LogCapture().logger, handler: httpOnly)
         #expect(refused.exitCode == StdinRunner.exitBadEvent)
         #expect(refused.errorLine?.contains("does not handle scheduled events") == true)
 
         let scheduledOnly = EventHandlers(scheduled: { event, _ in Array(#"{"detail_type":"\#(event.detailType)"}"#.utf8) })
-        let printed = await StdinRunner.process(input: scheduledEvent, logger: LogCapture().logger, handlers: scheduledOnly)
+        let printed = await StdinRunner.process(input: scheduledEvent, logger: LogCapture().logger, handler: scheduledOnly)
         #expect(printed.exitCode == StdinRunner.exitSuccess)
         #expect(printed.output == #"{"detail_type":"Scheduled Event"}"#.bytes + [UInt8(ascii: "\n")])
 
         let httpRefused = await StdinRunner.process(
-            input: try Samples.bytes("v1-get-user-me.json"), logger: LogCapture().logger, handlers: scheduledOnly
+            input: try Samples.bytes("v1-get-user-me.json"), logger: LogCapture().logger, handler: scheduledOnly
         )
         #expect(httpRefused.exitCode == StdinRunner.exitBadEvent)
 
@@ -104,7 +104,7 @@ struct StdinRunnerTests {
             var description: String { "upstream\nunavailable" }
         }
         let failing = EventHandlers(scheduled: { _, _ in throw Boom() })
-        let failed = await StdinRunner.process(input: scheduledEvent, logger: LogCapture(label: "token-refresh").logger, handlers: failing)
+        let failed = await StdinRunner.process(input: scheduledEvent, logger: LogCapture(label: "token-refresh").logger, handler: failing)
         #expect(failed.exitCode == StdinRunner.exitHandlerFailed)
         #expect(failed.output.isEmpty)
         #expect(failed.errorLine == "token-refresh: error: the scheduled handler failed: upstream unavailable")
@@ -118,7 +118,7 @@ struct StdinRunnerTests {
         event["isBase64Encoded"] = .bool(false)
         event["body"] = .string(#"{"refresh_token":"1//secret-refresh"}"#)
         let capture = LogCapture()
-        let result = await StdinRunner.process(input: event.bytes, logger: capture.logger, handlers: EventHandlers(http: Self.echo(Seen())))
+        let result = await StdinRunner.process(input: event.bytes, logger: capture.logger, handler: EventHandlers(http: Self.echo(Seen())))
         #expect(result.exitCode == 0)
         #expect(capture.lines(containingAnyOf: ["secret-jwt", "secret-query", "secret-refresh", "Bearer"]).isEmpty)
         #expect(capture.lines.contains { $0.contains("handled request") && $0.contains("status=200") && $0.contains("method=POST") })
@@ -127,13 +127,13 @@ struct StdinRunnerTests {
     @Test("end to end through pipes: stdin event in, one line out, logs and errors on stderr")
     func throughPipes() async throws {
         let event = try Samples.bytes("v1-delete-gmail-tokens.json")
-        let good = try await Self.runThroughPipes(input: event, handlers: EventHandlers(http: Self.echo(Seen())))
+        let good = try await Self.runThroughPipes(input: event, handler: EventHandlers(http: Self.echo(Seen())))
         #expect(good.exit == 0)
         #expect(good.stdout.filter { $0 == UInt8(ascii: "\n") }.count == 1)
         #expect(try JSONDecoder().decode(Decoded.self, from: Data(good.stdout)).body.contains("DELETE"))
         #expect(good.stderr.isEmpty)
 
-        let bad = try await Self.runThroughPipes(input: "nope".bytes, handlers: EventHandlers(http: Self.echo(Seen())))
+        let bad = try await Self.runThroughPipes(input: "nope".bytes, handler: EventHandlers(http: Self.echo(Seen())))
         #expect(bad.exit == 2)
         #expect(bad.stdout.isEmpty)
         #expect(String(decoding: bad.stderr, as: UTF8.self) == "pipe-test: error: the event is not a JSON document\n")
@@ -141,13 +141,13 @@ struct StdinRunnerTests {
 
     /// Runs the real descriptor path with pipes standing in for 0, 1 and 2. The input is
     /// written up front, so it must fit the pipe buffer (64 KiB on Linux).
-    static func runThroughPipes(input: [UInt8], handlers: EventHandlers) async throws -> (exit: Int32, stdout: [UInt8], stderr: [UInt8]) {
+    static func runThroughPipes(input: [UInt8], handler: EventHandlers) async throws -> (exit: Int32, stdout: [UInt8], stderr: [UInt8]) {
         let stdin = try TestPipe(), stdout = try TestPipe(), stderr = try TestPipe()
         defer { [stdin, stdout, stderr].forEach { $0.closeAll() } }
         #expect(FileDescriptorIO.writeAll(stdin.write, input))
         stdin.closeWrite()
         let streams = StandardStreams(input: stdin.read, output: stdout.write, error: stderr.write)
-        let exit = await StdinRunner.run(logger: Logger(label: "pipe-test") { _ in SwiftLogNoOpLogHandler() }, handlers: handlers, streams: streams)
+        let exit = await StdinRunner.run(logger: Logger(label: "pipe-test") { _ in SwiftLogNoOpLogHandler() }, handler: handler, streams: streams)
         stdout.closeWrite()
         stderr.closeWrite()
         return (exit, try stdout.readToEnd(), try stderr.readToEnd())

@@ -5,6 +5,7 @@ import Foundation
 #endif
 import Testing
 
+@testable import PayPulseHandlers
 @testable import PayPulseRuntime
 
 @Suite("Strict base64")

@@ -6,6 +6,7 @@ import Musl
 import Darwin
 #endif
 
+@testable import PayPulseHandlers
 @testable import PayPulseRuntime
 
 enum PipeError: Error {

@@ -1,4 +1,4 @@
-import PayPulseSigV4
+import PayPulseAWS
 import Testing
 
 @Suite("AWSCredentials")

@@ -1,4 +1,4 @@
-import PayPulseSigV4
+import PayPulseAWS
 
 /// A raw HTTP/1.1 request in the suite's `request.txt` layout: request line, header lines
 /// (a line starting with a space or tab continues the previous header), a blank line, body.

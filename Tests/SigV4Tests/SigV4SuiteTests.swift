@@ -1,4 +1,4 @@
-import PayPulseSigV4
+import PayPulseAWS
 import Testing
 
 @Suite("SigV4 header signing against the aws-c-auth suite")

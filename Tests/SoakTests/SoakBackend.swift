@@ -4,8 +4,6 @@ import PayPulseAWS
 import PayPulseDomain
 import PayPulseEmbedded
 import PayPulsePorts
-import PayPulseSecretGrants
-import PayPulseSigV4
 import PayPulseTestSupport
 
 /// One store the soak runs against: the environment that points every process at it, and

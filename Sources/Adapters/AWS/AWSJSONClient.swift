@@ -5,7 +5,6 @@ import Foundation
 #endif
 import Logging
 import PayPulseCoding
-import PayPulseSigV4
 import PayPulseTransport
 
 /// A client for one AWS service over the AWS JSON protocol: `POST /` with `X-Amz-Target`,

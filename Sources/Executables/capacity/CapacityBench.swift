@@ -3,7 +3,6 @@ import Logging
 import PayPulseApp
 import PayPulseAWS
 import PayPulseCoding
-import PayPulseConfiguration
 import PayPulseDomain
 import PayPulseHandlers
 import PayPulsePorts

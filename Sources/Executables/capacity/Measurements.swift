@@ -2,6 +2,7 @@ import Foundation
 import PayPulseAWS
 import PayPulseApp
 import PayPulseCoding
+import PayPulseHandlers
 import PayPulsePorts
 import PayPulseRuntime
 import PayPulseTestSupport

@@ -1,6 +1,5 @@
 import Logging
 import PayPulseApp
-import PayPulseConfiguration
 import PayPulseDomain
 import PayPulseRuntime
 

@@ -5,7 +5,6 @@ import Foundation
 #endif
 import ArgumentParser
 import PayPulseApp
-import PayPulseConfiguration
 import PayPulseDomain
 import PayPulsePorts
 

@@ -6,7 +6,6 @@ import Foundation
 import ArgumentParser
 import PayPulseApp
 import PayPulseCoding
-import PayPulseConfiguration
 import PayPulseDomain
 import PayPulseFakeGoogle
 import PayPulseHandlers
@@ -73,7 +72,7 @@ struct DemoCommand: AsyncParsableCommand {
     /// Runs one event through a function's handlers and prints the answer.
     private func invoke(_ app: Assembly, _ name: HandlerName, _ event: SampleHTTPEvent) async throws -> Int {
         let handlers = try app.eventHandlers(for: name)
-        let result = await StdinRunner.process(input: try event.encoded(), logger: app.logger, handlers: handlers)
+        let result = await StdinRunner.process(input: try event.encoded(), logger: app.logger, handler: handlers)
         let reply = try JSONDecoder().decode(Reply.self, from: Data(result.output))
         print("\n\(event.method) \(event.rawPath)  (\(name.rawValue))  ->  HTTP \(reply.statusCode)")
         if let body = try? JSONDecoder().decode(JSONValue.self, from: Data(reply.body.utf8)) {

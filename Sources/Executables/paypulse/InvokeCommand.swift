@@ -28,7 +28,7 @@ struct InvokeCommand: AsyncParsableCommand {
             throw ValidationError("cannot read \(eventFile)")
         }
         let app = try await CLIContext.load().app
-        let result = await StdinRunner.process(input: Array(event), logger: app.logger, handlers: try app.eventHandlers(for: name))
+        let result = await StdinRunner.process(input: Array(event), logger: app.logger, handler: try app.eventHandlers(for: name))
         if let line = result.errorLine { printToStandardError(line) }
         print(String(decoding: result.output, as: UTF8.self), terminator: "")
         if result.exitCode != 0 { throw ExitCode(result.exitCode) }

@@ -3,10 +3,8 @@ import Dispatch
 import Foundation
 import PayPulseApp
 import PayPulseCoding
-import PayPulseConfiguration
 import PayPulseDomain
 import PayPulsePorts
-import PayPulseSecretGrants
 import Synchronization
 
 #if canImport(Glibc)

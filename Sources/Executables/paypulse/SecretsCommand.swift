@@ -6,7 +6,6 @@ import Foundation
 import ArgumentParser
 import PayPulseApp
 import PayPulseCoding
-import PayPulseConfiguration
 import PayPulseHandlers
 import PayPulsePorts
 

@@ -5,7 +5,6 @@ import Foundation
 #endif
 import ArgumentParser
 import PayPulseApp
-import PayPulseConfiguration
 import PayPulsePorts
 
 /// `paypulse seed --manifest events/manifest.json --client-id ID`: writes what no function

@@ -1,7 +1,6 @@
 import ArgumentParser
 import PayPulseAWS
 import PayPulseApp
-import PayPulseConfiguration
 
 /// `paypulse setup --store dynamodb`: creates the DynamoDB tables the configured store needs
 /// in the account and endpoint the environment names (the users table; with `dynamodb`, the

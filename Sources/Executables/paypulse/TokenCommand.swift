@@ -17,7 +17,7 @@ struct TokenCommand: AsyncParsableCommand {
     func run() async throws {
         let app = try await CLIContext.load().app
         let payload = try JSONCoding.encode(["user_id": userID])
-        let result = await StdinRunner.process(input: payload, logger: app.logger, handlers: try app.eventHandlers(for: .freshToken))
+        let result = await StdinRunner.process(input: payload, logger: app.logger, handler: try app.eventHandlers(for: .freshToken))
         if let line = result.errorLine { printToStandardError(line) }
         print(String(decoding: result.output, as: UTF8.self), terminator: "")
         let answer = try? JSONBodyParser.parse(result.output)

@@ -5,7 +5,6 @@ import Foundation
 #endif
 import ArgumentParser
 import PayPulseApp
-import PayPulseConfiguration
 import PayPulsePorts
 
 /// `paypulse users put|show`: seed and read the users table.

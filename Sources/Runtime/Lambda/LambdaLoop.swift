@@ -1,11 +1,10 @@
 import Logging
-import PayPulseHandlers
 
 /// The Lambda Runtime API loop: one process serves many invocations, one at a time.
 ///
 /// For each event it builds the `InvocationContext` (request id, trace id, deadline,
 /// logger), scopes the request id for log lines, exports the trace id, runs
-/// ``EventHandlers/handle(_:context:)`` and posts the outcome: the
+/// ``EventHandler/handle(_:context:)`` and posts the outcome: the
 /// bytes to `/response`; a rejected event (``LambdaError/invalidEventType``) or a failed
 /// handler (``LambdaError/handlerFailedType``) to `/error`. A bad event never ends the
 /// process; only a Runtime API that cannot be talked to does.
@@ -14,38 +13,38 @@ public enum LambdaLoop {
     ///
     /// - Parameters:
     ///   - api: The Runtime API.
-    ///   - handlers: The function's handlers, built once before the loop.
+    ///   - handler: The function's handler, built once before the loop.
     ///   - logger: The process logger; each invocation's lines carry `requestId`.
     ///   - maxInvocations: Stop after this many (tests); `nil` serves forever.
     /// - Throws: The API's error when fetching an event or posting an outcome failed in
     ///   a way the process cannot recover from; the caller should exit non-zero.
-    public static func run(api: any LambdaRuntimeAPI, handlers: EventHandlers, logger: Logger, maxInvocations: Int? = nil) async throws {
+    public static func run(api: any LambdaRuntimeAPI, handler: any EventHandler, logger: Logger, maxInvocations: Int? = nil) async throws {
         var served = 0
         while maxInvocations.map({ served < $0 }) ?? true {
             let invocation = try await api.nextInvocation()
-            try await serve(invocation, api: api, handlers: handlers, logger: logger)
+            try await serve(invocation, api: api, handler: handler, logger: logger)
             served += 1
         }
     }
 
     /// Runs one invocation and posts its outcome.
-    static func serve(_ invocation: LambdaInvocation, api: any LambdaRuntimeAPI, handlers: EventHandlers, logger: Logger) async throws {
+    static func serve(_ invocation: LambdaInvocation, api: any LambdaRuntimeAPI, handler: any EventHandler, logger: Logger) async throws {
         TraceEnvironment.export(invocation.traceID)
         let context = InvocationContext(
             requestID: invocation.requestID, traceID: invocation.traceID,
             deadline: invocation.deadlineEpochMilliseconds.map { LambdaDeadline.instant(epochMilliseconds: $0) }, logger: logger
         )
         try await RequestScope.$requestID.withValue(invocation.requestID) {
-            try await answer(invocation, context: context, api: api, handlers: handlers)
+            try await answer(invocation, context: context, api: api, handler: handler)
         }
     }
 
     /// Runs the handler and posts what became of the event.
     private static func answer(
-        _ invocation: LambdaInvocation, context: InvocationContext, api: any LambdaRuntimeAPI, handlers: EventHandlers
+        _ invocation: LambdaInvocation, context: InvocationContext, api: any LambdaRuntimeAPI, handler: any EventHandler
     ) async throws {
         let logger = context.logger
-        let outcome = await handlers.handle(invocation.event, context: context)
+        let outcome = await handler.handle(invocation.event, context: context)
         do {
             switch outcome {
             case .response(let bytes):

@@ -1,5 +1,4 @@
 import Logging
-import PayPulseHandlers
 
 /// Stdin mode: read one event from standard input, answer it on standard output, exit.
 ///
@@ -18,18 +17,18 @@ public enum StdinRunner {
     /// The largest event accepted: Lambda's 6 MB synchronous payload limit.
     public static let maximumEventBytes = 6 * 1024 * 1024
 
-    /// Serves one event of any kind `handlers` cover.
+    /// Serves one event from standard input through `handler`.
     ///
     /// - Parameters:
     ///   - logger: Receives one line per handled event.
-    ///   - handlers: The handlers by event kind.
+    ///   - handler: What handles each event (the function's handlers by event kind).
     ///   - streams: The descriptors to use; the process's own by default.
     /// - Returns: The exit status to pass to `exit`.
-    public static func run(logger: Logger, handlers: EventHandlers, streams: StandardStreams = .process) async -> Int32 {
+    public static func run(logger: Logger, handler: any EventHandler, streams: StandardStreams = .process) async -> Int32 {
         var result: StdinResult
         switch FileDescriptorIO.readAll(streams.input, limit: maximumEventBytes) {
         case .complete(let input):
-            result = await process(input: input, logger: logger, handlers: handlers)
+            result = await process(input: input, logger: logger, handler: handler)
         case .tooLarge:
             result = rejection(tooLargeMessage, label: logger.label)
         case .failed(let code):
@@ -44,17 +43,17 @@ public enum StdinRunner {
         return result.exitCode
     }
 
-    /// The pure part of ``run(logger:handlers:streams:)``: what to write and how to exit
+    /// The pure part of ``run(logger:handler:streams:)``: what to write and how to exit
     /// for `input`.
     ///
     /// - Parameters:
     ///   - input: Everything read from standard input.
     ///   - logger: Receives one line per handled event.
-    ///   - handlers: The handlers by event kind.
+    ///   - handler: What handles each event (the function's handlers by event kind).
     /// - Returns: The output bytes (JSON + newline, or empty), the error line and the exit status.
-    public static func process(input: [UInt8], logger: Logger, handlers: EventHandlers) async -> StdinResult {
+    public static func process(input: [UInt8], logger: Logger, handler: any EventHandler) async -> StdinResult {
         guard input.count <= maximumEventBytes else { return rejection(tooLargeMessage, label: logger.label) }
-        switch await handlers.handle(input, context: InvocationContext(logger: logger)) {
+        switch await handler.handle(input, context: InvocationContext(logger: logger)) {
         case .response(let bytes):
             return StdinResult(output: bytes + [UInt8(ascii: "\n")], errorLine: nil, exitCode: exitSuccess)
         case .rejected(let message):

@@ -1,5 +1,4 @@
 import PayPulseAWS
-import PayPulseSigV4
 
 /// How to reach AWS: region, credentials and one endpoint per service.
 public struct AWSConfiguration: Sendable, Equatable {

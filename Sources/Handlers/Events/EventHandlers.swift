@@ -1,10 +1,11 @@
 import Logging
+import PayPulseRuntime
 import PayPulseHandlers
 
 /// The handlers one executable offers, by event kind. An executable sets the ones it
 /// serves (`store-tokens` only `http`, `token-refresh` only `scheduled`); an event of
 /// another kind is rejected, not guessed at.
-public struct EventHandlers: Sendable {
+public struct EventHandlers: EventHandler {
     /// Answers an API Gateway request. It cannot fail: errors are responses.
     public typealias HTTP = @Sendable (APIRequest, InvocationContext) async -> APIResponse
     /// Handles a scheduled event and returns its result as JSON text (printed in stdin
