@@ -104,3 +104,11 @@ extension GrantStore {
         try await list(userPrefix: userPrefix, includeDeleted: false, cursor: cursor, limit: limit)
     }
 }
+
+/// The operations of ``GrantStore`` by name: a function's composition lists those it can
+/// reach, and each store says which calls (and so which IAM actions) serve each one.
+public enum GrantOperation: String, Sendable, CaseIterable, Comparable {
+    case state, read, create, replace, mark, delete, restore, list, listDue
+
+    public static func < (lhs: Self, rhs: Self) -> Bool { lhs.rawValue < rhs.rawValue }
+}

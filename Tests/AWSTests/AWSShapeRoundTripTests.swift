@@ -2,7 +2,6 @@ import Foundation
 import Logging
 import PayPulseAWS
 import PayPulsePorts
-import PayPulseSigV4
 import PayPulseTransport
 import Synchronization
 import Testing

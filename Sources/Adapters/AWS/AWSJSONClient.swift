@@ -60,12 +60,15 @@ public struct AWSJSONClient: Sendable {
     /// Calls `operation` with `input` and reads the answer.
     /// - Throws: ``AWSError`` for an error answer (after retries when retryable),
     ///   `TransportError` when no answer came, ``AWSClientError`` for an unreadable one.
-    func call<Output: AWSJSONOutput>(_ operation: String, _ input: some AWSJSONInput, as output: Output.Type = Output.self) async throws -> Output {
-        let response = try await send(operation: operation, body: input.json.jsonBytes)
+    /// Only a declared ``AWSOperation`` can be called, so what IAM must allow is read from
+    /// the clients' declarations.
+    func call<Output: AWSJSONOutput>(_ operation: AWSOperation, _ input: some AWSJSONInput, as output: Output.Type = Output.self) async throws -> Output {
+        precondition(operation.service == settings.service, "\(operation) called on a \(settings.service.signingName) client")
+        let response = try await send(operation: operation.name, body: input.json.jsonBytes)
         do {
             return try Output.read(response.body)
         } catch {
-            throw AWSClientError.unreadableResponse(operation: operation, status: response.status)
+            throw AWSClientError.unreadableResponse(operation: operation.name, status: response.status)
         }
     }
 
