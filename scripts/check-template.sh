@@ -21,6 +21,9 @@ step "cfn-lint template.yaml"
 step "sam validate --lint"
 sam validate --lint --template-file template.yaml
 
+step "swift build --product paypulse (check_template.py asks \`paypulse iam\` what the code needs)"
+swift build --product paypulse >/dev/null
+
 step "check_template.py --self-test"
 "$venv/bin/python" scripts/check_template.py template.yaml --self-test
 

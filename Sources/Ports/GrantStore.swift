@@ -223,3 +223,11 @@ public struct GrantDuePolicy: Sendable {
         valueWritten(value).map { min($0, now) } ?? now
     }
 }
+
+/// The operations of ``GrantStore`` by name: a function's composition lists those it can
+/// reach, and each store says which calls (and so which IAM actions) serve each one.
+public enum GrantOperation: String, Sendable, CaseIterable, Comparable {
+    case state, read, create, replace, mark, delete, restore, list, listDue
+
+    public static func < (lhs: Self, rhs: Self) -> Bool { lhs.rawValue < rhs.rawValue }
+}

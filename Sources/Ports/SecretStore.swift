@@ -224,3 +224,11 @@ public struct SecretPage: Sendable, Equatable {
         self.nextToken = nextToken
     }
 }
+
+/// The operations of ``SecretStore`` by name (Secrets Manager's, plus the compare-and-swap
+/// ``SecretStore/replaceCurrent(name:expected:value:clientRequestToken:)``): what a caller
+/// says it can reach, and what an adapter maps onto its calls.
+public enum SecretOperation: String, Sendable, CaseIterable {
+    case createSecret, getSecretValue, describeSecret, putSecretValue, updateSecretVersionStage, replaceCurrent
+    case listSecrets, deleteSecret, restoreSecret, tagResource, untagResource
+}

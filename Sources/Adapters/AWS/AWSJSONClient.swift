@@ -57,38 +57,19 @@ public struct AWSJSONClient: Sendable {
         self.now = now
     }
 
-    /// Calls `operation` with `input` and decodes the answer.
+    /// Calls `operation` with `input` and reads the answer.
     /// - Throws: ``AWSError`` for an error answer (after retries when retryable),
     ///   `TransportError` when no answer came, ``AWSClientError`` for an unreadable one.
-    public func call<Input: Encodable, Output: Decodable>(
-        _ operation: String, _ input: Input, as output: Output.Type = Output.self
-    ) async throws -> Output {
-        let body = try Self.body(of: input)
-        let response = try await send(operation: operation, body: body)
-        let payload = response.body.isEmpty ? Array("{}".utf8) : response.body
+    /// Only a declared ``AWSOperation`` can be called, so what IAM must allow is read from
+    /// the clients' declarations.
+    func call<Output: AWSJSONOutput>(_ operation: AWSOperation, _ input: some AWSJSONInput, as output: Output.Type = Output.self) async throws -> Output {
+        precondition(operation.service == settings.service, "\(operation) called on a \(settings.service.signingName) client")
+        let response = try await send(operation: operation.name, body: input.json.jsonBytes)
         do {
-            return try Self.read(Output.self, from: payload)
+            return try Output.read(response.body)
         } catch {
-            throw AWSClientError.unreadableResponse(operation: operation, status: response.status)
+            throw AWSClientError.unreadableResponse(operation: operation.name, status: response.status)
         }
-    }
-
-    /// The input's JSON: by hand for the shapes that can (``AWSJSONInput``), the warm paths'
-    /// calls, where `JSONEncoder` cost as much as signing; `JSONEncoder` for the rest.
-    private static func body(of input: some Encodable) throws -> [UInt8] {
-        if let input = input as? any AWSJSONInput, let bytes = input.json.compactJSON() { return bytes }
-        return try [UInt8](JSONEncoder().encode(input))
-    }
-
-    /// The answer read by hand for the shapes that can (``AWSJSONOutput``) when the fast
-    /// parser reads the body as `JSONDecoder` would; `JSONDecoder` otherwise.
-    private static func read<Output: Decodable>(_ type: Output.Type, from payload: [UInt8]) throws -> Output {
-        if let fast = type as? any AWSJSONOutput.Type, let value = JSONValue.fastParse(payload) {
-            guard case .object(let fields) = value else { throw JSONTypeMismatch(key: "") }
-            // The cast cannot fail: `fast` is `Output.self`.
-            if let output = try fast.init(json: fields) as? Output { return output }
-        }
-        return try JSONDecoder().decode(Output.self, from: Data(payload))
     }
 
     private func send(operation: String, body: [UInt8]) async throws -> HTTPResponse {

@@ -13,6 +13,25 @@ public struct AWSSecretStore: SecretStore {
     /// Creates a store over a Secrets Manager client.
     public init(client: SecretsManagerClient) { self.client = client }
 
+    /// The Secrets Manager operations each port operation calls.
+    public static func operations(for operation: SecretOperation) -> [AWSOperation] {
+        typealias Client = SecretsManagerClient
+        return switch operation {
+        case .createSecret: [Client.createSecretOperation]
+        case .getSecretValue: [Client.getSecretValueOperation]
+        case .describeSecret: [Client.describeSecretOperation]
+        case .putSecretValue: [Client.putSecretValueOperation]
+        case .updateSecretVersionStage: [Client.updateSecretVersionStageOperation]
+        // The move's answer lost and the retry refused: the stages tell whether it landed.
+        case .replaceCurrent: [Client.putSecretValueOperation, Client.updateSecretVersionStageOperation, Client.describeSecretOperation]
+        case .listSecrets: [Client.listSecretsOperation]
+        case .deleteSecret: [Client.deleteSecretOperation]
+        case .restoreSecret: [Client.restoreSecretOperation]
+        case .tagResource: [Client.tagResourceOperation]
+        case .untagResource: [Client.untagResourceOperation]
+        }
+    }
+
     public func createSecret(name: String, value: String, tags: [String: String], clientRequestToken: String) async throws -> SecretVersionID {
         try await mapped { try await client.createSecret(name: name, value: value, tags: tags, clientRequestToken: clientRequestToken) }
     }

@@ -1,27 +1,191 @@
-/// Typed DynamoDB operations: here the users table's string-only calls; typed items, conditional
-/// writes, queries and table set-up in `DynamoDBClient+Items` and `DynamoDBClient+Tables`.
+/// Typed DynamoDB operations: the users table's string-only calls, typed items with conditional
+/// writes and queries, and table set-up. A condition that does not hold throws ``AWSError``
+/// with ``AWSError/isConditionalCheckFailed`` set. Each operation declares its IAM action
+/// (``AWSOperation``) beside the methods that call it.
 public struct DynamoDBClient: Sendable {
     let client: AWSJSONClient
 
     /// Creates a client speaking to DynamoDB through `client`.
     public init(client: AWSJSONClient) { self.client = client }
 
+    /// `GetItem`: IAM `dynamodb:GetItem` on the table.
+    public static let getItemOperation = AWSOperation(.dynamoDB, "GetItem", on: .table)
+    /// `PutItem`: IAM `dynamodb:PutItem` on the table.
+    public static let putItemOperation = AWSOperation(.dynamoDB, "PutItem", on: .table)
+    /// `UpdateItem`: IAM `dynamodb:UpdateItem` on the table.
+    public static let updateItemOperation = AWSOperation(.dynamoDB, "UpdateItem", on: .table)
+    /// `DeleteItem`: IAM `dynamodb:DeleteItem` on the table.
+    public static let deleteItemOperation = AWSOperation(.dynamoDB, "DeleteItem", on: .table)
+    /// `Query` of a table: IAM `dynamodb:Query` on the table.
+    public static let queryOperation = AWSOperation(.dynamoDB, "Query", on: .table)
+    /// `Query` of a global secondary index: IAM `dynamodb:Query` on the index.
+    public static let queryIndexOperation = AWSOperation(.dynamoDB, "Query", on: .index)
+    /// `Scan`: IAM `dynamodb:Scan` on the table.
+    public static let scanOperation = AWSOperation(.dynamoDB, "Scan", on: .table)
+    /// `CreateTable`: IAM `dynamodb:CreateTable` on the table.
+    public static let createTableOperation = AWSOperation(.dynamoDB, "CreateTable", on: .table)
+    /// `UpdateTimeToLive`: IAM `dynamodb:UpdateTimeToLive` on the table.
+    public static let updateTimeToLiveOperation = AWSOperation(.dynamoDB, "UpdateTimeToLive", on: .table)
+    /// `DescribeTable`: IAM `dynamodb:DescribeTable` on the table.
+    public static let describeTableOperation = AWSOperation(.dynamoDB, "DescribeTable", on: .table)
+
     /// `GetItem` with a consistent read; string attributes only, `nil` when there is no item.
     public func getItem(table: String, keyName: String, key: String) async throws -> [String: String]? {
         let input = DynamoDB.GetItemInput(TableName: table, Key: [keyName: .string(key)], ConsistentRead: true)
-        let output: DynamoDB.GetItemOutput = try await client.call("GetItem", input)
+        let output: DynamoDB.GetItemOutput = try await client.call(Self.getItemOperation, input)
         return output.Item?.compactMapValues(\.S)
     }
 
     /// `PutItem` of string attributes, replacing any item with the same key.
     public func putItem(table: String, item: [String: String]) async throws {
         let input = DynamoDB.PutItemInput(TableName: table, Item: item.mapValues(DynamoDB.AttributeValue.string))
-        let _: DynamoDB.Empty = try await client.call("PutItem", input)
+        let _: DynamoDB.Empty = try await client.call(Self.putItemOperation, input)
     }
 
     /// `CreateTable` with a string partition key and on-demand billing (for local set-up).
     /// - Throws: ``AWSError`` `ResourceInUseException` when the table exists.
     public func createTable(table: String, keyName: String) async throws {
         try await createTable(DynamoDBTableDefinition(name: table, partitionKey: .init(keyName, .string)))
+    }
+
+    /// `GetItem` returning every attribute of the kinds ``DynamoDBValue`` holds.
+    /// - Parameters:
+    ///   - key: the full primary key.
+    ///   - consistentRead: read the latest write (the default), not an eventually consistent copy.
+    /// - Returns: the item, or `nil` when there is none.
+    /// - Throws: ``AWSError`` (`ResourceNotFoundException` for a missing table).
+    public func getItem(table: String, key: DynamoDBItem, consistentRead: Bool = true) async throws -> DynamoDBItem? {
+        let input = DynamoDB.GetItemInput(TableName: table, Key: DynamoDB.item(key), ConsistentRead: consistentRead)
+        let output: DynamoDB.GetItemOutput = try await client.call(Self.getItemOperation, input)
+        return output.Item.map(DynamoDB.item)
+    }
+
+    /// `PutItem`, replacing any item with the same key when `condition` holds (always when `nil`).
+    /// - Parameters:
+    ///   - condition: a `ConditionExpression`, e.g. `attribute_not_exists(user_id)` to create only.
+    ///   - placeholders: the `#name` and `:value` placeholders `condition` uses.
+    /// - Throws: ``AWSError``; ``AWSError/isConditionalCheckFailed`` when the condition failed.
+    public func putItem(
+        table: String, item: DynamoDBItem, condition: String? = nil, placeholders: DynamoDBExpressionValues = .none
+    ) async throws {
+        let input = DynamoDB.PutItemInput(
+            TableName: table, Item: DynamoDB.item(item), ConditionExpression: condition,
+            ExpressionAttributeNames: placeholders.wireNames, ExpressionAttributeValues: placeholders.wireValues
+        )
+        let _: DynamoDB.Empty = try await client.call(Self.putItemOperation, input)
+    }
+
+    /// `UpdateItem` when `condition` holds (always when `nil`); creates the item if it does not
+    /// exist and the condition allows it.
+    /// - Parameters:
+    ///   - update: an `UpdateExpression`, e.g. `SET #v = #v + :one`.
+    ///   - condition: a `ConditionExpression`, e.g. `#v = :expected` for a compare-and-swap.
+    ///   - placeholders: the placeholders both expressions use.
+    /// - Returns: the item as it is after the update (`ReturnValues` `ALL_NEW`).
+    /// - Throws: ``AWSError``; ``AWSError/isConditionalCheckFailed`` when the condition failed.
+    @discardableResult
+    public func updateItem(
+        table: String, key: DynamoDBItem, update: String, condition: String? = nil, placeholders: DynamoDBExpressionValues = .none
+    ) async throws -> DynamoDBItem {
+        let input = DynamoDB.UpdateItemInput(
+            TableName: table, Key: DynamoDB.item(key), UpdateExpression: update, ConditionExpression: condition,
+            ExpressionAttributeNames: placeholders.wireNames, ExpressionAttributeValues: placeholders.wireValues, ReturnValues: "ALL_NEW"
+        )
+        let output: DynamoDB.AttributesOutput = try await client.call(Self.updateItemOperation, input)
+        return output.Attributes.map(DynamoDB.item) ?? [:]
+    }
+
+    /// `DeleteItem` when `condition` holds (always when `nil`). Deleting a missing item is not an error.
+    /// - Throws: ``AWSError``; ``AWSError/isConditionalCheckFailed`` when the condition failed.
+    public func deleteItem(
+        table: String, key: DynamoDBItem, condition: String? = nil, placeholders: DynamoDBExpressionValues = .none
+    ) async throws {
+        let input = DynamoDB.DeleteItemInput(
+            TableName: table, Key: DynamoDB.item(key), ConditionExpression: condition,
+            ExpressionAttributeNames: placeholders.wireNames, ExpressionAttributeValues: placeholders.wireValues
+        )
+        let _: DynamoDB.Empty = try await client.call(Self.deleteItemOperation, input)
+    }
+
+    /// One page of a `Query` on a table or, with `index`, on a global secondary index.
+    /// - Parameters:
+    ///   - keyCondition: a `KeyConditionExpression` on the partition key (and the sort key).
+    ///   - filter: a `FilterExpression` applied after the key condition (and after `limit`).
+    ///   - limit: the most items DynamoDB evaluates for this page.
+    ///   - startKey: the previous page's ``DynamoDBPage/lastEvaluatedKey``.
+    ///   - consistentRead: a consistent read (tables only; an index refuses it).
+    ///   - ascending: sort key order.
+    /// - Throws: ``AWSError``.
+    public func query(
+        table: String, index: String? = nil, keyCondition: String, filter: String? = nil,
+        placeholders: DynamoDBExpressionValues, limit: Int? = nil, startKey: DynamoDBItem? = nil,
+        consistentRead: Bool = false, ascending: Bool = true
+    ) async throws -> DynamoDBPage {
+        let input = DynamoDB.QueryInput(
+            TableName: table, IndexName: index, KeyConditionExpression: keyCondition, FilterExpression: filter,
+            ExpressionAttributeNames: placeholders.wireNames, ExpressionAttributeValues: placeholders.wireValues,
+            Limit: limit, ExclusiveStartKey: startKey.map(DynamoDB.item), ConsistentRead: consistentRead ? true : nil,
+            ScanIndexForward: ascending ? nil : false
+        )
+        let output: DynamoDB.QueryOutput = try await client.call(index == nil ? Self.queryOperation : Self.queryIndexOperation, input)
+        return DynamoDBPage(items: (output.Items ?? []).map(DynamoDB.item), lastEvaluatedKey: output.LastEvaluatedKey.map(DynamoDB.item))
+    }
+
+    /// One page of a `Scan` of the whole table: its cost grows with the table, so it serves
+    /// listings for tools and tests, never a per-request path.
+    /// - Parameters:
+    ///   - filter: a `FilterExpression`, applied after `limit` (a page may hold fewer items,
+    ///     even none, and still have a next page).
+    ///   - limit: the most items DynamoDB evaluates for this page.
+    ///   - startKey: the previous page's ``DynamoDBPage/lastEvaluatedKey``.
+    /// - Throws: ``AWSError``.
+    public func scan(
+        table: String, filter: String? = nil, placeholders: DynamoDBExpressionValues = .none, limit: Int? = nil,
+        startKey: DynamoDBItem? = nil, consistentRead: Bool = true
+    ) async throws -> DynamoDBPage {
+        let input = DynamoDB.QueryInput(
+            TableName: table, IndexName: nil, KeyConditionExpression: nil, FilterExpression: filter,
+            ExpressionAttributeNames: placeholders.wireNames, ExpressionAttributeValues: placeholders.wireValues, Limit: limit,
+            ExclusiveStartKey: startKey.map(DynamoDB.item), ConsistentRead: consistentRead ? true : nil, ScanIndexForward: nil
+        )
+        let output: DynamoDB.QueryOutput = try await client.call(Self.scanOperation, input)
+        return DynamoDBPage(items: (output.Items ?? []).map(DynamoDB.item), lastEvaluatedKey: output.LastEvaluatedKey.map(DynamoDB.item))
+    }
+
+    /// `CreateTable` as `table` declares it, with on-demand billing (for local set-up).
+    /// - Throws: ``AWSError`` `ResourceInUseException` when the table exists.
+    public func createTable(_ table: DynamoDBTableDefinition) async throws {
+        let _: DynamoDB.Empty = try await client.call(Self.createTableOperation, DynamoDB.CreateTableInput(table: table))
+    }
+
+    /// `UpdateTimeToLive`: DynamoDB deletes an item some time after the epoch second held in
+    /// `attribute` has passed.
+    /// - Throws: ``AWSError`` (`ValidationException` when TTL already has this state).
+    public func updateTimeToLive(table: String, attribute: String, enabled: Bool = true) async throws {
+        let input = DynamoDB.UpdateTimeToLiveInput(TableName: table, AttributeName: attribute, Enabled: enabled)
+        let _: DynamoDB.Empty = try await client.call(Self.updateTimeToLiveOperation, input)
+    }
+
+    /// `DescribeTable`: the table's keys and global secondary indexes as a definition (tools
+    /// read a table's shape with it; no function calls it).
+    /// - Throws: ``AWSError`` (`ResourceNotFoundException` for a missing table).
+    public func describeTable(_ table: String) async throws -> DynamoDBTableDefinition {
+        let output: DynamoDB.DescribeTableOutput = try await client.call(Self.describeTableOperation, DynamoDB.DescribeTableInput(TableName: table))
+        return output.table
+    }
+}
+
+
+/// One page of a query or a scan.
+public struct DynamoDBPage: Sendable, Equatable {
+    /// The items of this page.
+    public var items: [DynamoDBItem]
+    /// Where the next page starts; `nil` on the last page.
+    public var lastEvaluatedKey: DynamoDBItem?
+
+    /// Creates a page.
+    public init(items: [DynamoDBItem], lastEvaluatedKey: DynamoDBItem?) {
+        self.items = items
+        self.lastEvaluatedKey = lastEvaluatedKey
     }
 }

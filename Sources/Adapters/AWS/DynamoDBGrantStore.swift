@@ -40,6 +40,27 @@ public struct DynamoDBGrantStore: GrantStore {
         self.now = now
     }
 
+    /// The name of the due index that ``listDue(userPrefix:dueBy:cursor:limit:)`` queries.
+    public static let dueIndexName = DynamoDBDueIndex.name
+
+    /// The DynamoDB and KMS operations each port operation can call: on the table, its due
+    /// index and the key ``DataKeyCache`` wraps data keys with. Every conditional write
+    /// reads the item again when its condition fails; sealing generates a data key (or takes
+    /// a cached one) and opening decrypts one.
+    public static func operations(for operation: GrantOperation) -> [AWSOperation] {
+        let get = DynamoDBClient.getItemOperation, update = DynamoDBClient.updateItemOperation
+        let seal = KMSClient.generateDataKeyOperation, open = KMSClient.decryptOperation
+        return switch operation {
+        case .state: [get]
+        case .read: [get, open]
+        case .create: [seal, DynamoDBClient.putItemOperation, get]
+        case .replace: [get, seal, update]
+        case .mark, .delete, .restore: [get, update]
+        case .list: [DynamoDBClient.scanOperation]
+        case .listDue: [DynamoDBClient.queryIndexOperation]
+        }
+    }
+
     /// The same table and keys, keyed by another due rule: what a process configured for
     /// another refresh mode writes.
     public func keyed(by due: GrantDuePolicy) -> DynamoDBGrantStore {

@@ -5,6 +5,9 @@ public struct DynamoDBUserDirectory: UserDirectory {
     private let client: DynamoDBClient
     private let table: String
 
+    /// What reading a user (``user(id:)``) calls.
+    public static let userOperations = [DynamoDBClient.getItemOperation]
+
     /// Creates a directory over `table`.
     public init(client: DynamoDBClient, table: String) {
         self.client = client

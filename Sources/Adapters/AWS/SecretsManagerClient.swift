@@ -13,14 +13,20 @@ public struct SecretsManagerClient: Sendable {
     /// Creates a client speaking to Secrets Manager through `client`.
     public init(client: AWSJSONClient) { self.client = client }
 
+    /// `CreateSecret`: IAM `secretsmanager:CreateSecret` on the secret.
+    public static let createSecretOperation = AWSOperation(.secretsManager, "CreateSecret", on: .secret)
+
     /// `CreateSecret`.
     public func createSecret(name: String, value: String, tags: [String: String], clientRequestToken: String) async throws -> SecretVersionID {
         let input = SecretsManager.CreateSecretInput(
             Name: name, SecretString: value, ClientRequestToken: clientRequestToken, Tags: tags.isEmpty ? nil : .init(tags)
         )
-        let output: SecretsManager.VersionOutput = try await client.call("CreateSecret", input)
+        let output: SecretsManager.VersionOutput = try await client.call(Self.createSecretOperation, input)
         return SecretVersionID(output.VersionId ?? clientRequestToken)
     }
+
+    /// `GetSecretValue`: IAM `secretsmanager:GetSecretValue` on the secret.
+    public static let getSecretValueOperation = AWSOperation(.secretsManager, "GetSecretValue", on: .secret)
 
     /// `GetSecretValue` by stage or by version id. Always sends the stage it means:
     /// moto answers a stale version when `VersionStage` is left out.
@@ -28,16 +34,19 @@ public struct SecretsManagerClient: Sendable {
         let input = SecretsManager.GetSecretValueInput(
             SecretId: name, VersionId: versionID?.rawValue, VersionStage: stage?.rawValue ?? (versionID == nil ? SecretStage.current.rawValue : nil)
         )
-        let output: SecretsManager.GetSecretValueOutput = try await client.call("GetSecretValue", input)
+        let output: SecretsManager.GetSecretValueOutput = try await client.call(Self.getSecretValueOperation, input)
         return SecretValue(
             name: output.Name ?? name, versionID: SecretVersionID(output.VersionId), string: output.SecretString ?? "",
             stages: (output.VersionStages ?? []).map(SecretStage.init), createdDate: output.CreatedDate.map(Date.init(timeIntervalSince1970:))
         )
     }
 
+    /// `DescribeSecret`: IAM `secretsmanager:DescribeSecret` on the secret.
+    public static let describeSecretOperation = AWSOperation(.secretsManager, "DescribeSecret", on: .secret)
+
     /// `DescribeSecret`: tags, deletion date and version stages, without the value.
     public func describeSecret(name: String) async throws -> SecretDescription {
-        let output: SecretsManager.DescribeSecretOutput = try await client.call("DescribeSecret", SecretsManager.SecretIdInput(SecretId: name))
+        let output: SecretsManager.DescribeSecretOutput = try await client.call(Self.describeSecretOperation, SecretsManager.SecretIdInput(SecretId: name))
         var stages: [SecretVersionID: [SecretStage]] = [:]
         for (version, labels) in output.VersionIdsToStages ?? [:] {
             stages[SecretVersionID(version)] = labels.map(SecretStage.init)
@@ -48,22 +57,31 @@ public struct SecretsManagerClient: Sendable {
         )
     }
 
+    /// `PutSecretValue`: IAM `secretsmanager:PutSecretValue` on the secret.
+    public static let putSecretValueOperation = AWSOperation(.secretsManager, "PutSecretValue", on: .secret)
+
     /// `PutSecretValue` with an explicit client request token and stages.
     public func putSecretValue(name: String, value: String, clientRequestToken: String, stages: [SecretStage]) async throws -> SecretVersionID {
         let input = SecretsManager.PutSecretValueInput(
             SecretId: name, SecretString: value, ClientRequestToken: clientRequestToken, VersionStages: stages.map(\.rawValue)
         )
-        let output: SecretsManager.VersionOutput = try await client.call("PutSecretValue", input)
+        let output: SecretsManager.VersionOutput = try await client.call(Self.putSecretValueOperation, input)
         return SecretVersionID(output.VersionId ?? clientRequestToken)
     }
+
+    /// `UpdateSecretVersionStage`: IAM `secretsmanager:UpdateSecretVersionStage` on the secret.
+    public static let updateSecretVersionStageOperation = AWSOperation(.secretsManager, "UpdateSecretVersionStage", on: .secret)
 
     /// `UpdateSecretVersionStage`.
     public func updateSecretVersionStage(name: String, stage: SecretStage, moveTo: SecretVersionID?, removeFrom: SecretVersionID?) async throws {
         let input = SecretsManager.UpdateSecretVersionStageInput(
             SecretId: name, VersionStage: stage.rawValue, MoveToVersionId: moveTo?.rawValue, RemoveFromVersionId: removeFrom?.rawValue
         )
-        let _: SecretsManager.Empty = try await client.call("UpdateSecretVersionStage", input)
+        let _: SecretsManager.Empty = try await client.call(Self.updateSecretVersionStageOperation, input)
     }
+
+    /// `ListSecrets`: IAM `secretsmanager:ListSecrets` on `*` (it takes no resource).
+    public static let listSecretsOperation = AWSOperation(.secretsManager, "ListSecrets", on: .any)
 
     /// `ListSecrets` filtered by name prefix, one page.
     public func listSecrets(namePrefix: String, includePlannedDeletion: Bool, maxResults: Int, nextToken: String?) async throws -> SecretPage {
@@ -71,7 +89,7 @@ public struct SecretsManagerClient: Sendable {
             MaxResults: maxResults, NextToken: nextToken, Filters: [.init(Key: "name", Values: [namePrefix])],
             IncludePlannedDeletion: includePlannedDeletion, SortOrder: "asc"
         )
-        let output: SecretsManager.ListSecretsOutput = try await client.call("ListSecrets", input)
+        let output: SecretsManager.ListSecretsOutput = try await client.call(Self.listSecretsOperation, input)
         let secrets = (output.SecretList ?? [])
             // The service's name filter is a prefix match; keep it exact and case-sensitive here.
             .filter { $0.Name.hasPrefix(namePrefix) }
@@ -85,25 +103,37 @@ public struct SecretsManagerClient: Sendable {
         return SecretPage(secrets: secrets, nextToken: token)
     }
 
+    /// `DeleteSecret`: IAM `secretsmanager:DeleteSecret` on the secret.
+    public static let deleteSecretOperation = AWSOperation(.secretsManager, "DeleteSecret", on: .secret)
+
     /// `DeleteSecret` with a recovery window.
     public func deleteSecret(name: String, recoveryWindowDays: Int) async throws -> Date? {
         let input = SecretsManager.DeleteSecretInput(SecretId: name, RecoveryWindowInDays: recoveryWindowDays)
-        let output: SecretsManager.DeleteSecretOutput = try await client.call("DeleteSecret", input)
+        let output: SecretsManager.DeleteSecretOutput = try await client.call(Self.deleteSecretOperation, input)
         return output.DeletionDate.map(Date.init(timeIntervalSince1970:))
     }
 
+    /// `RestoreSecret`: IAM `secretsmanager:RestoreSecret` on the secret.
+    public static let restoreSecretOperation = AWSOperation(.secretsManager, "RestoreSecret", on: .secret)
+
     /// `RestoreSecret`.
     public func restoreSecret(name: String) async throws {
-        let _: SecretsManager.Empty = try await client.call("RestoreSecret", SecretsManager.SecretIdInput(SecretId: name))
+        let _: SecretsManager.Empty = try await client.call(Self.restoreSecretOperation, SecretsManager.SecretIdInput(SecretId: name))
     }
+
+    /// `TagResource`: IAM `secretsmanager:TagResource` on the secret.
+    public static let tagResourceOperation = AWSOperation(.secretsManager, "TagResource", on: .secret)
 
     /// `TagResource`.
     public func tagResource(name: String, tags: [String: String]) async throws {
-        let _: SecretsManager.Empty = try await client.call("TagResource", SecretsManager.TagResourceInput(SecretId: name, Tags: .init(tags)))
+        let _: SecretsManager.Empty = try await client.call(Self.tagResourceOperation, SecretsManager.TagResourceInput(SecretId: name, Tags: .init(tags)))
     }
+
+    /// `UntagResource`: IAM `secretsmanager:UntagResource` on the secret.
+    public static let untagResourceOperation = AWSOperation(.secretsManager, "UntagResource", on: .secret)
 
     /// `UntagResource`.
     public func untagResource(name: String, tagKeys: [String]) async throws {
-        let _: SecretsManager.Empty = try await client.call("UntagResource", SecretsManager.UntagResourceInput(SecretId: name, TagKeys: tagKeys))
+        let _: SecretsManager.Empty = try await client.call(Self.untagResourceOperation, SecretsManager.UntagResourceInput(SecretId: name, TagKeys: tagKeys))
     }
 }

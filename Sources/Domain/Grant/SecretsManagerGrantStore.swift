@@ -27,6 +27,21 @@ public struct SecretsManagerGrantStore: GrantStore {
     /// The secret that holds `user`'s grant: `gmail/user/{user}`.
     public static func secretName(of user: String) -> String { prefix + user }
 
+    /// The secret-store calls each grant operation makes, on secrets `gmail/user/*`: what a
+    /// function reaching those operations needs of the secret store.
+    public static func secretOperations(for operation: GrantOperation) -> Set<SecretOperation> {
+        switch operation {
+        case .state: [.describeSecret]
+        case .read: [.getSecretValue]
+        case .create: [.createSecret]
+        case .replace: [.replaceCurrent, .tagResource]
+        case .mark: [.tagResource]
+        case .delete: [.deleteSecret]
+        case .restore: [.restoreSecret]
+        case .list, .listDue: [.listSecrets]
+        }
+    }
+
     /// Tags are written by a call of their own, after the value.
     public var writesAttributesWithValue: Bool { false }
 

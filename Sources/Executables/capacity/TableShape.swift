@@ -13,17 +13,13 @@ struct TableShape: Sendable {
 
     /// Asks moto (not through the proxy).
     static func describe(_ name: String, endpoint: String) async throws -> TableShape {
-        let client = try AWSTestClients.jsonClient(.dynamoDB, endpoint: endpoint)
-        let output: DescribeTableOutput = try await client.call("DescribeTable", DescribeTableInput(TableName: name))
-        let table = output.Table
-        let keys = table.KeySchema.map(\.AttributeName)
-        guard let partition = table.KeySchema.first(where: { $0.KeyType == "HASH" })?.AttributeName else {
-            throw CapacityError("table \(name) has no partition key")
-        }
-        let indexes = (table.GlobalSecondaryIndexes ?? []).map { index in
+        let table = try await DynamoDBClient(client: AWSTestClients.jsonClient(.dynamoDB, endpoint: endpoint)).describeTable(name)
+        let keys = [table.partitionKey, table.sortKey].compactMap { $0?.name }
+        let partition = table.partitionKey.name
+        let indexes = table.indexes.map { index in
             IndexShape(
-                name: index.IndexName, keys: index.KeySchema.map(\.AttributeName), tableKeys: keys,
-                projection: IndexShape.Projection(type: index.Projection?.ProjectionType, attributes: index.Projection?.NonKeyAttributes)
+                name: index.name, keys: [index.partitionKey, index.sortKey].compactMap { $0?.name }, tableKeys: keys,
+                projection: IndexShape.Projection(index.projection)
             )
         }
         return TableShape(name: name, partitionKey: partition, keys: keys, indexes: indexes)
@@ -37,31 +33,6 @@ struct TableShape: Sendable {
             indexes: indexes.map { IndexShape(name: $0.name, keys: $0.keys, tableKeys: $0.tableKeys, projection: .include(attributes)) }
         )
     }
-
-    private struct DescribeTableInput: Encodable {
-        let TableName: String
-    }
-
-    private struct DescribeTableOutput: Decodable {
-        struct Key: Decodable {
-            let AttributeName: String
-            let KeyType: String
-        }
-        struct Projection: Decodable {
-            let ProjectionType: String?
-            let NonKeyAttributes: [String]?
-        }
-        struct Index: Decodable {
-            let IndexName: String
-            let KeySchema: [Key]
-            let Projection: Projection?
-        }
-        struct Table: Decodable {
-            let KeySchema: [Key]
-            let GlobalSecondaryIndexes: [Index]?
-        }
-        let Table: Table
-    }
 }
 
 /// One global secondary index: an item is in it when it has every index key attribute (a
@@ -70,11 +41,11 @@ struct IndexShape: Sendable {
     enum Projection: Sendable {
         case all, keysOnly, include(Set<String>)
 
-        init(type: String?, attributes: [String]?) {
-            switch type {
-            case "KEYS_ONLY": self = .keysOnly
-            case "INCLUDE": self = .include(Set(attributes ?? []))
-            default: self = .all
+        init(_ projection: DynamoDBTableDefinition.Projection) {
+            switch projection {
+            case .all: self = .all
+            case .keysOnly: self = .keysOnly
+            case .include(let names): self = .include(Set(names))
             }
         }
     }
