@@ -28,7 +28,6 @@ import time
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from benchlib import events, seeding, servers, sides  # noqa: E402
-from benchlib.moto_calls import MotoCaller  # noqa: E402
 from benchlib import runtime_api  # noqa: E402
 from benchlib.runtime_api import ScriptedRuntimeAPI  # noqa: E402
 
@@ -69,10 +68,11 @@ def arguments() -> argparse.Namespace:
     return parser.parse_args()
 
 
-def plans(n: int) -> dict[str, list[tuple[str, list[dict]]]]:
+def plans(setup: sides.Setup, n: int) -> dict[str, list[tuple[str, list[dict]]]]:
     """Per function, the event lists of its runs, each a prefix of the next."""
     users = [f"warm-{i:05d}" for i in range(n)]
     warm = [f"warm-up-{i}" for i in range(WARMUP)]
+    events.mint(setup, users + warm)
     store_warm = [events.store_tokens(u) for u in warm]
     store_new = [events.store_tokens(u, "ya29.first") for u in users]
     store_same = [events.store_tokens(u, "ya29.second") for u in users]
@@ -227,22 +227,22 @@ def main() -> int:
     for function in ("store-tokens", "user-profile"):
         subprocess.run(["strip", "--strip-debug", "-o", os.path.join(bin_dir, function),
                         os.path.join(args.bin_dir, function)], check=True)
+    os.symlink(os.path.join(args.bin_dir, "paypulse"), os.path.join(bin_dir, "paypulse"))  # signs the events, seeds
     moto_server = servers.start_moto(work)
     google = servers.start_fake_google(python, args.peer, work)
     setup = sides.Setup(swift_bin=bin_dir, floor_bin="", exchanges_bin="", exchanges_curl_bin="", peer_dir=args.peer, python=python,
                         moto_url=moto_server.url, google_url=google.url, state_dir=os.path.join(work, "state"))
-    moto = MotoCaller(moto_server.url)
     n = args.calls
     users = [f"warm-{i:05d}" for i in range(n)] + [f"warm-up-{i}" for i in range(WARMUP)]
     report: dict = {"calls": n, "loops": {}}
     try:
-        for function, runs in plans(n).items():
+        for function, runs in plans(setup, n).items():
             if args.only and function != args.only:
                 continue
             if args.cpu:
                 servers.moto_reset(moto_server)
-                seeding.fixtures(moto)
-                seeding.put_users(moto, users)
+                seeding.fixtures(setup)
+                seeding.put_users(setup, users)
                 phases = ([("store-tokens, new users", WARMUP, WARMUP + n), ("store-tokens, same users", WARMUP + n, WARMUP + 2 * n)]
                           if function == "store-tokens" else [("user-profile", WARMUP, WARMUP + n)])
                 report["loops"].update(cpu_per_call(setup, function, runs[-1][1], phases))
@@ -250,8 +250,8 @@ def main() -> int:
             measured: dict[str, tuple[int, dict[str, int]]] = {}
             for label, event_list in runs:
                 servers.moto_reset(moto_server)
-                seeding.fixtures(moto)
-                seeding.put_users(moto, users)
+                seeding.fixtures(setup)
+                seeding.put_users(setup, users)
                 out_file = os.path.join(args.out, f"callgrind.{function}.{label}")
                 started = time.perf_counter()
                 if not args.reuse:
