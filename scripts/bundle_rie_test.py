@@ -307,7 +307,7 @@ def main():
                     or "PAYPULSE_STORE" not in document.get("errorMessage", ""):
                 raise Failure(f"init error: expected 502 with Runtime.InitError naming PAYPULSE_STORE, got HTTP {status}: "
                               f"{body[:500]}\nemulator log:\n{emulator.log_text()[-3000:]}")
-            print(f"rie init-error    ok  PAYPULSE_STORE=bogus -> HTTP 502, Runtime.InitError naming PAYPULSE_STORE")
+            print("rie init-error    ok  PAYPULSE_STORE=bogus -> HTTP 502, Runtime.InitError naming PAYPULSE_STORE")
         finally:
             emulator.close()
     except Failure as failure:
