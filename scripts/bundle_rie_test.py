@@ -12,21 +12,18 @@ runs under `aws-lambda-rie` on two free loopback ports; events are POSTed to
     and the next good invocation still works;
   - token-refresh's failing handler (an invalid shard) comes back as `Runtime.HandlerFailed`;
   - every good answer equals its expected file from events/ (`paypulse match-response`,
-    the replay tests' matcher; JWTs re-signed with a per-run key, since inside Lambda the
-    development key is refused);
+    the replay tests' matcher; the bearer token is minted by `paypulse jwt` with a per-run
+    key, since inside Lambda the development key is refused);
   - the logs are JSON lines carrying the request id.
 And a start-up failure (PAYPULSE_STORE=bogus) is reported through /runtime/init/error.
 The functions share one embedded store, in order: store-tokens, user-profile,
-token-refresh, disconnect. Google is a local HTTPS stand-in (scripts/fake-google-tls.py,
+token-refresh, disconnect. Google is the Swift stand-in over HTTPS (scripts/fake-google-tls.sh,
 the manifest's grants, trusted through PAYPULSE_CA_BUNDLE): store-tokens proves the refresh
 token of the first connection there, disconnect revokes there. What no function writes
 (the user, the Google client-ID secret) is seeded (`paypulse seed`, the embedded adapter
 itself) once store-tokens' first invocation has created the store, before the first connection.
 """
-import base64
 import glob
-import hashlib
-import hmac
 import json
 import os
 import secrets
@@ -43,6 +40,7 @@ import zipfile
 REPO = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 EVENTS = os.path.join(REPO, "events")
 JWT_KEY = secrets.token_urlsafe(48)
+BEARER = None  # this run's token for the events' user, set by main()
 # The client ID seeded, which the stand-in for Google accepts.
 CLIENT_ID = "bundle-test-client.apps.googleusercontent.com"
 
@@ -57,27 +55,14 @@ def free_port():
         return sock.getsockname()[1]
 
 
-def b64url(data):
-    return base64.urlsafe_b64encode(data).rstrip(b"=").decode()
-
-
-def resign(token):
-    """The same header and claims, signed HS256 with this run's key."""
-    header, claims, _ = token.split(".")
-    signing_input = f"{header}.{claims}".encode()
-    return f"{header}.{claims}." + b64url(hmac.new(JWT_KEY.encode(), signing_input, hashlib.sha256).digest())
-
-
 def event(path):
-    """An event from events/, with any bearer token re-signed for this run."""
+    """An event from events/, with any bearer token replaced by this run's (BEARER)."""
     with open(os.path.join(EVENTS, path)) as handle:
         document = json.load(handle)
     headers = document.get("headers") or {}
     for name, value in list(headers.items()):
         if name.lower() == "authorization" and value.startswith("Bearer "):
-            headers[name] = "Bearer " + resign(value[len("Bearer "):])
-            if isinstance(document.get("multiValueHeaders"), dict) and name in document["multiValueHeaders"]:
-                document["multiValueHeaders"][name] = [headers[name]]
+            headers[name] = f"Bearer {BEARER}"
     return json.dumps(document).encode()
 
 
@@ -215,6 +200,12 @@ def main():
         "PATH": "/usr/bin:/bin", "HOME": work, "PAYPULSE_STORE": "embedded", "PAYPULSE_STATE_DIR": state,
         "PAYPULSE_JWT_SECRET": JWT_KEY,
     }
+    # This run's token for the events' user, signed by the product (`paypulse jwt`) with this
+    # run's key; minted on a state directory of its own, so the functions create theirs.
+    global BEARER
+    BEARER = subprocess.run([paypulse, "jwt", "--sub", "user-1", "--name", "Jane Smith", "--email", "jane@example.com",
+                             "--ttl", "7200"], env={**base, "PAYPULSE_STATE_DIR": os.path.join(work, "jwt-state")},
+                            check=True, capture_output=True, text=True).stdout.strip()
     google = None
     try:
         def run(function, plan, extra=None):
@@ -233,23 +224,17 @@ def main():
         error = lambda label, payload, kind: lambda e: check_error(e, label, payload, kind)  # noqa: E731
         invalid = "Runtime.InvalidEvent"
 
-        # Google: an HTTPS stand-in knowing the manifest's grants, accepting the seeded client ID.
+        # Google: the Swift stand-in over HTTPS, knowing the manifest's grants, accepting the seeded client ID.
         tls = os.path.join(work, "tls")
-        os.makedirs(tls)
-        subprocess.run(
-            ["openssl", "req", "-x509", "-newkey", "ec", "-pkeyopt", "ec_paramgen_curve:prime256v1", "-nodes",
-             "-days", "2", "-subj", "/CN=127.0.0.1", "-addext", "subjectAltName=IP:127.0.0.1",
-             "-keyout", f"{tls}/key.pem", "-out", f"{tls}/cert.pem"], check=True, capture_output=True)
-        google = subprocess.Popen([sys.executable, os.path.join(REPO, "scripts/fake-google-tls.py"),
-                                   f"{tls}/cert.pem", f"{tls}/key.pem", f"{tls}/port", f"{tls}/requests.log", CLIENT_ID])
-        for _ in range(300):
-            if os.path.exists(f"{tls}/port"):
+        google = subprocess.Popen([os.path.join(REPO, "scripts/fake-google-tls.sh"), paypulse, tls, CLIENT_ID])
+        for _ in range(600):
+            if os.path.exists(f"{tls}/url") or google.poll() is not None:
                 break
             time.sleep(0.1)
-        if not os.path.exists(f"{tls}/port"):
+        if not os.path.exists(f"{tls}/url"):
             raise Failure("the HTTPS stand-in for Google did not start")
-        with open(f"{tls}/port") as handle:
-            google_url = f"https://127.0.0.1:{handle.read()}"
+        with open(f"{tls}/url") as handle:
+            google_url = handle.read().strip()
         trust = {"PAYPULSE_CA_BUNDLE": f"{tls}/cert.pem"}
 
         def google_requests(line):
@@ -322,7 +307,7 @@ def main():
                     or "PAYPULSE_STORE" not in document.get("errorMessage", ""):
                 raise Failure(f"init error: expected 502 with Runtime.InitError naming PAYPULSE_STORE, got HTTP {status}: "
                               f"{body[:500]}\nemulator log:\n{emulator.log_text()[-3000:]}")
-            print(f"rie init-error    ok  PAYPULSE_STORE=bogus -> HTTP 502, Runtime.InitError naming PAYPULSE_STORE")
+            print("rie init-error    ok  PAYPULSE_STORE=bogus -> HTTP 502, Runtime.InitError naming PAYPULSE_STORE")
         finally:
             emulator.close()
     except Failure as failure:

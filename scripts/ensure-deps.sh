@@ -3,14 +3,17 @@
 # headers with apt-get; `--with-browser` adds Debian's chromium and chromium-driver (the
 # console test). macOS: nothing with apt-get, since the SDK already has libcurl and SQLite;
 # it checks for the command line tools and names what to install by hand.
-# `--with-moto` adds moto's server (PyPI) on either. Installs nothing already there.
+# `--with-moto` adds moto's server (PyPI) on either; `--with-tls-relay` adds socat (the
+# TLS terminator in front of the stand-in for Google in the bundle proofs, which run on
+# Linux only). Installs nothing already there.
 set -euo pipefail
 
-want_moto=no want_browser=no
+want_moto=no want_browser=no want_tls_relay=no
 for argument in "$@"; do
   case "$argument" in
     --with-moto) want_moto=yes ;;
     --with-browser) want_browser=yes ;;
+    --with-tls-relay) want_tls_relay=yes ;;
     *) echo "ensure-deps: unknown option $argument" >&2; exit 2 ;;
   esac
 done
@@ -36,6 +39,7 @@ case "$(uname -s)" in
       command -v chromium >/dev/null 2>&1 || missing+=(chromium)
       command -v chromedriver >/dev/null 2>&1 || missing+=(chromium-driver)
     fi
+    if [ "$want_tls_relay" = yes ]; then command -v socat >/dev/null 2>&1 || missing+=(socat); fi
     if [ ${#missing[@]} -gt 0 ]; then
       echo "ensure-deps: installing ${missing[*]} with apt-get" >&2
       as_root apt-get update -qq

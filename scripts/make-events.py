@@ -6,6 +6,11 @@ Each event starts from a raw `sam local generate-event` sample in events/samples
 method, the Authorization and Content-Type headers, and a base64 body. JWTs are HS256,
 signed with the documented development key, with exp 2100-01-01.
 
+The JWTs are signed here, by `forged` below, and not by `paypulse jwt` (the one signer the
+other scripts use): these events are the replay tests' oracle, so nothing in them may come
+from the code under test. A signer shared with the product would let a fault in its
+encoding (claim names, base64url, the signing input) pass as both the token and the check.
+
 The expected responses are written here by hand from the contract
 (../shared/reference/paypulse-gmail-authorization.txt and the issue), never captured from
 the code under test. Run: python3 scripts/make-events.py
@@ -24,13 +29,28 @@ def b64url(data):
     return base64.urlsafe_b64encode(data).rstrip(b"=").decode()
 
 
+def forged(header, claims=None, key=DEV_KEY, signature=None):
+    """A token with any header and claims (a claim set to None is left out), HMAC-SHA256
+    signed under `key` unless a literal `signature` is given."""
+    body = {"sub": "user-1", "iss": "paypulse", "aud": "paypulse-api", "iat": 1732000000, "exp": FAR_FUTURE}
+    for name, value in (claims or {}).items():
+        if value is None:
+            body.pop(name, None)
+        else:
+            body[name] = value
+    head = b64url(json.dumps(header, separators=(",", ":")).encode())
+    payload = b64url(json.dumps(body, separators=(",", ":"), sort_keys=True).encode())
+    if signature is None:
+        signature = b64url(hmac.new(key, f"{head}.{payload}".encode(), hashlib.sha256).digest())
+    return f"{head}.{payload}.{signature}"
+
+
+HS256 = {"alg": "HS256", "typ": "JWT"}
+
+
 def jwt(sub, key=DEV_KEY, **extra):
-    header = b64url(json.dumps({"alg": "HS256", "typ": "JWT"}, separators=(",", ":")).encode())
-    claims = {"sub": sub, "iss": "paypulse", "aud": "paypulse-api", "iat": 1732000000, "exp": FAR_FUTURE}
-    claims.update(extra)
-    payload = b64url(json.dumps(claims, separators=(",", ":"), sort_keys=True).encode())
-    signature = hmac.new(key, f"{header}.{payload}".encode(), hashlib.sha256).digest()
-    return f"{header}.{payload}.{b64url(signature)}"
+    """A well-formed token for `sub`."""
+    return forged(HS256, {"sub": sub, **extra}, key)
 
 
 USER_JWT = jwt("user-1", name="Jane Smith", email="jane@example.com")
@@ -408,28 +428,11 @@ case("fresh-token", "revoked-grant", {"user_id": "user-1"},
 # Token attacks through the built executables (issue 6, part 4; the full catalogue runs
 # in-process in Tests/AuthTests/HandlerAttackTests): each is the one generic 401, and
 # nothing is stored.
-def forged(header, claims=None, key=DEV_KEY, signature=None):
-    """A token with any header and claims, HMAC-SHA256 signed under `key` unless a literal
-    `signature` is given."""
-    body = {"sub": "user-1", "iss": "paypulse", "aud": "paypulse-api", "iat": 1732000000, "exp": FAR_FUTURE}
-    for name, value in (claims or {}).items():
-        if value is None:
-            body.pop(name, None)
-        else:
-            body[name] = value
-    head = b64url(json.dumps(header, separators=(",", ":")).encode())
-    payload = b64url(json.dumps(body, separators=(",", ":"), sort_keys=True).encode())
-    if signature is None:
-        signature = b64url(hmac.new(key, f"{head}.{payload}".encode(), hashlib.sha256).digest())
-    return f"{head}.{payload}.{signature}"
-
-
 # A throwaway RSA public key (shared with Tests/AuthTests/Fixtures/RSAFixture.swift): the
 # HS/RS confusion attack signs HS256 with the server's public key as the HMAC secret.
 with open(os.path.join(ROOT, "Tests", "Fixtures", "rsa-public-key.pem"), "rb") as _pem:
     RSA_PUBLIC_KEY_PEM = _pem.read()
 ATTACKER_KEY = b"attacker-chosen-secret-0123456789-abcdef"
-HS256 = {"alg": "HS256", "typ": "JWT"}
 ATTACKS = [
     ("store-tokens", "v2-attack-alg-none", forged({"alg": "none", "typ": "JWT"}, signature="")),
     ("store-tokens", "v2-attack-alg-none-capitalised", forged({"alg": "None", "typ": "JWT"}, signature="c2ln")),

@@ -9,8 +9,8 @@
 # /dev/urandom Foundation's UUID() returned all zeros: Lambda has both, so they are given.
 #
 # One embedded store travels from bundle to bundle (store-tokens writes the grant,
-# user-profile reads it, token-refresh scans it, disconnect revokes it). Google is a local
-# HTTPS stand-in (scripts/fake-google-tls.py, the manifest's grants) whose self-signed CA
+# user-profile reads it, token-refresh scans it, disconnect revokes it). Google is the
+# Swift stand-in over HTTPS (scripts/fake-google-tls.sh, the manifest's grants) whose self-signed CA
 # is placed only at Amazon Linux's path (/etc/pki/tls/certs/ca-bundle.crt): store-tokens
 # proves the refresh token there (the answer names Google's account and scope) and
 # disconnect revokes there (`revoked_at_google: true`), proving the bootstrap found that
@@ -125,14 +125,11 @@ describe() { # $1 = root: what the root holds besides the bundle
 # Google: an HTTPS stand-in knowing the manifest's grants, accepting the seeded client ID,
 # trusted only through Amazon Linux's CA path.
 tls="$work/tls"
-mkdir -p "$tls"
-openssl req -x509 -newkey ec -pkeyopt ec_paramgen_curve:prime256v1 -nodes -days 2 -subj "/CN=127.0.0.1" \
-  -addext "subjectAltName=IP:127.0.0.1" -keyout "$tls/key.pem" -out "$tls/cert.pem" 2>/dev/null
-python3 scripts/fake-google-tls.py "$tls/cert.pem" "$tls/key.pem" "$tls/port" "$tls/requests.log" "$client_id" &
+scripts/fake-google-tls.sh "$paypulse" "$tls" "$client_id" &
 google_pid=$!
-for _ in $(seq 1 300); do [ -f "$tls/port" ] && break; sleep 0.1; done
-[ -f "$tls/port" ] || fail "the HTTPS stand-in for Google did not start"
-google="https://127.0.0.1:$(cat "$tls/port")"
+for _ in $(seq 1 600); do [ -f "$tls/url" ] && break; sleep 0.1; done
+[ -f "$tls/url" ] || fail "the HTTPS stand-in for Google did not start"
+google=$(cat "$tls/url")
 token_requests() { grep -cx "POST /token client_id,grant_type,refresh_token" "$tls/requests.log" 2>/dev/null || true; }
 
 # Places the stand-in's CA at Amazon Linux's path only.

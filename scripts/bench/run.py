@@ -81,7 +81,7 @@ def machine() -> dict:
 
 def main() -> int:
     args = arguments()
-    ours = ["store-tokens", "user-profile", "token-refresh"] + (["paypulse"] if "refresh" in args.sections and "swift-dynamodb" in args.refresh_sides else [])
+    ours = ["store-tokens", "user-profile", "token-refresh", "paypulse"]  # paypulse signs the events and seeds ours
     for path in [os.path.join(args.bin_dir, f) for f in ours] + [args.floor, args.exchanges, args.exchanges_curl]:
         if not os.access(path, os.X_OK):
             raise SystemExit(f"{path} is not built; scripts/bench/run.sh builds it")
@@ -104,8 +104,8 @@ def main() -> int:
             print(f"cold invocations: {args.cold_runs} runs per case, interleaved", file=sys.stderr, flush=True)
             servers.moto_reset(moto_server)
             from benchlib import seeding
-            seeding.fixtures(moto)
-            results["cold"] = cold.run(setup, moto, runs=args.cold_runs, warmup=3, work=work)
+            seeding.fixtures(setup)
+            results["cold"] = cold.run(setup, runs=args.cold_runs, warmup=3, work=work)
         if "warm" in args.sections:
             print(f"warm invocations: {args.warm_calls} calls per loop, {args.warm_rounds} rounds", file=sys.stderr, flush=True)
             results["warm"] = warm.run(setup, moto_server, moto, n=args.warm_calls, rounds=args.warm_rounds, work=work)

@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # `make bench`: the side-by-side benchmark against the Python peer (scripts/bench/run.py).
-# Installs what it needs (moto, GNU time, a venv in .build-bench/ with matplotlib, PyJWT, boto3),
+# Installs what it needs (moto, GNU time, a venv in .build-bench/ with matplotlib, and the peer's
+# PyJWT and boto3),
 # builds the functions as the deploy bundles do (release, static Swift stdlib, in
 # .build-lambda) and the minimal Swift program, then runs. Arguments go to run.py:
 #   scripts/bench/run.sh --quick                       # CI-sized

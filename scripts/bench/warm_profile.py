@@ -27,9 +27,7 @@ import tempfile
 import time
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from benchlib import events, seeding, servers, sides  # noqa: E402
-from benchlib.moto_calls import MotoCaller  # noqa: E402
-from benchlib import runtime_api  # noqa: E402
+from benchlib import seeding, servers, sides, warm  # noqa: E402
 from benchlib.runtime_api import ScriptedRuntimeAPI  # noqa: E402
 
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
@@ -64,23 +62,15 @@ def arguments() -> argparse.Namespace:
     parser.add_argument("--only", help="store-tokens or user-profile")
     parser.add_argument("--keep", action="store_true", help="keep the callgrind files (in --out)")
     parser.add_argument("--reuse", action="store_true", help="analyse the callgrind files kept in --out; run nothing")
-    parser.add_argument("--cpu", action="store_true",
-                        help="no valgrind: user and system CPU and context switches per call of the native loop")
     return parser.parse_args()
 
 
-def plans(n: int) -> dict[str, list[tuple[str, list[dict]]]]:
-    """Per function, the event lists of its runs, each a prefix of the next."""
-    users = [f"warm-{i:05d}" for i in range(n)]
-    warm = [f"warm-up-{i}" for i in range(WARMUP)]
-    store_warm = [events.store_tokens(u) for u in warm]
-    store_new = [events.store_tokens(u, "ya29.first") for u in users]
-    store_same = [events.store_tokens(u, "ya29.second") for u in users]
-    profile_warm = [events.user_profile(u) for u in warm]
-    profile = [events.user_profile(u) for u in users]
+def plans(setup: sides.Setup, n: int) -> dict[str, list[tuple[str, list[dict]]]]:
+    """Per function, the event lists of its runs (the benchmark's warm loops), each a prefix of the next."""
+    store, profile = (loop["events"] for loop in warm._plan(setup, n)["loops"])
     return {
-        "store-tokens": [("base", store_warm), ("new", store_warm + store_new), ("same", store_warm + store_new + store_same)],
-        "user-profile": [("base", profile_warm), ("profile", profile_warm + profile)],
+        "store-tokens": [("base", store[:WARMUP]), ("new", store[:WARMUP + n]), ("same", store)],
+        "user-profile": [("base", profile[:WARMUP]), ("profile", profile)],
     }
 
 
@@ -104,52 +94,6 @@ def run_once(setup: sides.Setup, function: str, event_list: list[dict], out_file
     bad = [s for s in api.statuses if s not in (200, 201)]
     if api.errors or bad or len(api.statuses) != len(event_list):
         raise SystemExit(f"{function}: {len(api.statuses)} answers of {len(event_list)}, bad {bad[:3]}, errors {api.errors[:2]}")
-
-
-def _cpu_state(pid: int) -> tuple[float, float, int, int]:
-    """utime and stime in seconds, and voluntary and involuntary context switches over all threads."""
-    with open(f"/proc/{pid}/stat") as fh:
-        fields = fh.read().rsplit(")", 1)[1].split()
-    switches = [0, 0]
-    for task in os.listdir(f"/proc/{pid}/task"):
-        with open(f"/proc/{pid}/task/{task}/status") as fh:
-            for line in fh:
-                if line.startswith("voluntary_ctxt_switches"):
-                    switches[0] += int(line.split()[1])
-                elif line.startswith("nonvoluntary_ctxt_switches"):
-                    switches[1] += int(line.split()[1])
-    ticks = os.sysconf("SC_CLK_TCK")
-    return int(fields[11]) / ticks, int(fields[12]) / ticks, switches[0], switches[1]
-
-
-def cpu_per_call(setup: sides.Setup, function: str, event_list: list[dict], phases: list[tuple[str, int, int]]) -> dict:
-    """The native loop's CPU split per call for each (phase, first event, end event), read when
-    it asks for those events (it is idle then), as the benchmark reads its CPU."""
-    marks = sorted({i for _, start, end in phases for i in (start, end)})
-    api = ScriptedRuntimeAPI([json.dumps(e).encode() for e in event_list], marks, peer_pid=0)
-    # The scripted API notes `cpu_seconds(pid)` at each mark; note the whole split instead
-    # (the peer's reading, pid 0, is not used here).
-    runtime_api.cpu_seconds = lambda pid: _cpu_state(pid) if pid else 0.0
-    env = sides.swift_env(setup, extra={"AWS_LAMBDA_RUNTIME_API": api.address, "AWS_LAMBDA_FUNCTION_NAME": function,
-                                        "AWS_LAMBDA_FUNCTION_MEMORY_SIZE": "512"})
-    proc = subprocess.Popen([os.path.join(setup.swift_bin, function)], env=env, stdin=subprocess.DEVNULL,
-                            stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
-    api.pid = proc.pid
-    try:
-        while not api.finished.wait(1):
-            if proc.poll() is not None:
-                raise SystemExit(f"{function} exited with {proc.returncode}")
-    finally:
-        proc.kill()
-        proc.wait()
-        api.stop()
-    result = {}
-    for name, start, end in phases:
-        (_, before, _), (_, after, _) = api.readings[start], api.readings[end]
-        calls = end - start
-        result[name] = {"user_ms": (after[0] - before[0]) * 1000 / calls, "system_ms": (after[1] - before[1]) * 1000 / calls,
-                        "voluntary_switches": (after[2] - before[2]) / calls, "involuntary_switches": (after[3] - before[3]) / calls}
-    return result
 
 
 def _demangle(names: list[str]) -> list[str]:
@@ -227,31 +171,23 @@ def main() -> int:
     for function in ("store-tokens", "user-profile"):
         subprocess.run(["strip", "--strip-debug", "-o", os.path.join(bin_dir, function),
                         os.path.join(args.bin_dir, function)], check=True)
+    os.symlink(os.path.join(args.bin_dir, "paypulse"), os.path.join(bin_dir, "paypulse"))  # signs the events, seeds
     moto_server = servers.start_moto(work)
     google = servers.start_fake_google(python, args.peer, work)
     setup = sides.Setup(swift_bin=bin_dir, floor_bin="", exchanges_bin="", exchanges_curl_bin="", peer_dir=args.peer, python=python,
                         moto_url=moto_server.url, google_url=google.url, state_dir=os.path.join(work, "state"))
-    moto = MotoCaller(moto_server.url)
     n = args.calls
     users = [f"warm-{i:05d}" for i in range(n)] + [f"warm-up-{i}" for i in range(WARMUP)]
     report: dict = {"calls": n, "loops": {}}
     try:
-        for function, runs in plans(n).items():
+        for function, runs in plans(setup, n).items():
             if args.only and function != args.only:
-                continue
-            if args.cpu:
-                servers.moto_reset(moto_server)
-                seeding.fixtures(moto)
-                seeding.put_users(moto, users)
-                phases = ([("store-tokens, new users", WARMUP, WARMUP + n), ("store-tokens, same users", WARMUP + n, WARMUP + 2 * n)]
-                          if function == "store-tokens" else [("user-profile", WARMUP, WARMUP + n)])
-                report["loops"].update(cpu_per_call(setup, function, runs[-1][1], phases))
                 continue
             measured: dict[str, tuple[int, dict[str, int]]] = {}
             for label, event_list in runs:
                 servers.moto_reset(moto_server)
-                seeding.fixtures(moto)
-                seeding.put_users(moto, users)
+                seeding.fixtures(setup)
+                seeding.put_users(setup, users)
                 out_file = os.path.join(args.out, f"callgrind.{function}.{label}")
                 started = time.perf_counter()
                 if not args.reuse:
@@ -270,14 +206,6 @@ def main() -> int:
     finally:
         google.stop()
         moto_server.stop()
-    if args.cpu:
-        print("| loop | user ms/call | system ms/call | voluntary / involuntary context switches per call |")
-        print("| --- | ---: | ---: | ---: |")
-        for phase, row in report["loops"].items():
-            print(f"| {phase} | {row['user_ms']:.2f} | {row['system_ms']:.2f} | "
-                  f"{row['voluntary_switches']:.1f} / {row['involuntary_switches']:.1f} |")
-        print(f"(native loop, N = {n}; CPU in {1000 / os.sysconf('SC_CLK_TCK'):.0f} ms ticks)", file=sys.stderr)
-        return 0
     with open(os.path.join(args.out, "warm-profile.json"), "w") as fh:
         json.dump(report, fh, indent=1)
     names = [name for name, _, _ in CATEGORIES] + ["other", "total"]

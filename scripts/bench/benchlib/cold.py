@@ -8,7 +8,6 @@ import os
 import sys
 
 from . import events, seeding, sides
-from .moto_calls import MotoCaller
 from .procstat import run_child
 from .stats import summary
 
@@ -18,6 +17,8 @@ SWIFT_USER, PEER_USER = "bench-cold-swift", "bench-cold-python"
 def _cases(setup: sides.Setup, work: str) -> list[dict]:
     def event(name: str, data: dict) -> str:
         return events.write(os.path.join(work, name), data)
+
+    events.mint(setup, [SWIFT_USER, PEER_USER])
 
     swift_store, peer_store = event("cold-store-swift.json", events.store_tokens(SWIFT_USER)), event("cold-store-peer.json", events.store_tokens(PEER_USER))
     swift_profile, peer_profile = event("cold-profile-swift.json", events.user_profile(SWIFT_USER)), event("cold-profile-peer.json", events.user_profile(PEER_USER))
@@ -45,8 +46,8 @@ def _status(stdout: bytes) -> int | None:
         return None
 
 
-def run(setup: sides.Setup, moto: MotoCaller, runs: int, warmup: int, work: str) -> dict:
-    seeding.put_users(moto, [SWIFT_USER, PEER_USER])
+def run(setup: sides.Setup, runs: int, warmup: int, work: str) -> dict:
+    seeding.put_users(setup, [SWIFT_USER, PEER_USER])
     seeding.embedded_client_id(setup)
     cases = _cases(setup, work)
     samples = {case["id"]: {"first_ms": [], "exit_ms": [], "rss_mib": [], "cpu_ms": []} for case in cases}

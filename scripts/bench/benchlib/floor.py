@@ -10,7 +10,8 @@ Two sequences per loop: the peer's calls (the AWS and Google exchanges its handl
 implementation of the peer's behaviour, in any language, spends less) and ours (the Runtime
 API's next and response, plus every exchange our handler makes), the latter over bare
 sockets and through libcurl. Divided by the peer's CPU, they bound the CPU ratio any build
-of this code can reach here."""
+of this code can reach here. The token sets they carry are each side's own: ours as our
+code wrote one (seeding.our_grant), the peer's in its format."""
 
 from __future__ import annotations
 
@@ -23,11 +24,6 @@ from . import events, seeding
 from .runtime_api import PREFIX, ScriptedRuntimeAPI
 
 WARMUP = 3
-_TAGS = [{"Key": k, "Value": v} for k, v in (("paypulse:status", "active"), ("paypulse:expires-at", "1900000000"),
-                                              ("paypulse:refreshable", "true"), ("paypulse:verified", "true"),
-                                              ("paypulse:lifetime", "3599"))]
-_VALUE = json.dumps({"access_token": "ya29.floor", "refresh_token": "1//rt-floor", "expires_at": 1900000000,
-                     "scope": seeding.GMAIL_SCOPE, "google_email": "floor@gmail.com"})
 
 
 def _token(kind: str) -> str:
@@ -36,12 +32,14 @@ def _token(kind: str) -> str:
 
 
 class Requests:
-    """Raw requests for one moto, one fake Google and one Runtime API (ports)."""
+    """Raw requests for one moto, one fake Google and one Runtime API (ports); `ours` is our
+    token set's value and tags, `peers` the peer's value."""
 
-    def __init__(self, moto_url: str, google_url: str, runtime_api: str | None):
-        self.moto = urllib.parse.urlsplit(moto_url).port
-        self.google = urllib.parse.urlsplit(google_url).port
+    def __init__(self, setup, runtime_api: str | None, ours: tuple[str, list[dict]]):
+        self.moto = urllib.parse.urlsplit(setup.moto_url).port
+        self.google = urllib.parse.urlsplit(setup.google_url).port
         self.runtime = int(runtime_api.rsplit(":", 1)[1]) if runtime_api else None
+        self.ours, self.peers = ours, seeding._peers(0, 1900000000)
 
     @staticmethod
     def _one(port: int, head: str, body: str) -> bytes:
@@ -76,12 +74,15 @@ class Requests:
     def get(self, side: str) -> bytes:
         return self.aws("secretsmanager", "GetSecretValue", {"SecretId": f"gmail/user/floor-{side}-{{i}}"})
 
+    def _value(self, side: str) -> str:
+        return self.peers if "peer" in side else self.ours[0]
+
     def create(self, side: str, tags: bool) -> bytes:
-        payload = {"Name": f"gmail/user/floor-{side}-{{i}}", "SecretString": _VALUE, "ClientRequestToken": _token("first")}
-        return self.aws("secretsmanager", "CreateSecret", payload | ({"Tags": _TAGS} if tags else {}))
+        payload = {"Name": f"gmail/user/floor-{side}-{{i}}", "SecretString": self._value(side), "ClientRequestToken": _token("first")}
+        return self.aws("secretsmanager", "CreateSecret", payload | ({"Tags": self.ours[1]} if tags else {}))
 
     def put(self, side: str, pending: bool) -> bytes:
-        payload = {"SecretId": f"gmail/user/floor-{side}-{{i}}", "SecretString": _VALUE}
+        payload = {"SecretId": f"gmail/user/floor-{side}-{{i}}", "SecretString": self._value(side)}
         if pending:
             payload |= {"ClientRequestToken": _token("second"), "VersionStages": ["AWSPENDING"]}
         return self.aws("secretsmanager", "PutSecretValue", payload)
@@ -92,7 +93,7 @@ class Requests:
             "MoveToVersionId": _token("second"), "RemoveFromVersionId": _token("first")})
 
     def tag(self, side: str) -> bytes:
-        return self.aws("secretsmanager", "TagResource", {"SecretId": f"gmail/user/floor-{side}-{{i}}", "Tags": _TAGS})
+        return self.aws("secretsmanager", "TagResource", {"SecretId": f"gmail/user/floor-{side}-{{i}}", "Tags": self.ours[1]})
 
     def describe(self, side: str) -> bytes:
         return self.aws("secretsmanager", "DescribeSecret", {"SecretId": f"gmail/user/floor-{side}-{{i}}"})
@@ -116,25 +117,26 @@ def _run(program: str, spec: list[bytes], calls: int, work: str) -> float:
     return float(cpu_us) / 1000
 
 
-def _with_runtime(program: str, spec_of, calls: int, work: str, moto_pid: int, moto_url: str, google_url: str,
+def _with_runtime(setup, ours: tuple[str, list[dict]], program: str, spec_of, calls: int, work: str, moto_pid: int,
                   status: int) -> float:
     """Ours: the spec between the Runtime API's next and response."""
     api = ScriptedRuntimeAPI([json.dumps(events.user_profile("warm-up-0")).encode()] * (WARMUP + calls), [], peer_pid=moto_pid)
     try:
-        requests = Requests(moto_url, google_url, api.address)
+        requests = Requests(setup, api.address, ours)
         return _run(program, [requests.runtime_next(), *spec_of(requests), requests.runtime_response(status)], calls, work)
     finally:
         api.stop()
 
 
-def warm(program: str, curl_program: str, moto_url: str, google_url: str, moto_pid: int, calls: int, work: str) -> dict:
+def warm(setup, moto, moto_pid: int, calls: int, work: str) -> dict:
     """Per warm loop: {"peer_calls_cpu_ms", "our_calls_cpu_ms", "our_calls_curl_cpu_ms"}
     (moto freshly reset and seeded). Each sequence writes to its own secrets."""
-    plain = Requests(moto_url, google_url, None)
+    grant = seeding.our_grant(moto, setup)
+    plain, program = Requests(setup, None, grant), setup.exchanges_bin
 
     def ours(spec_of, status: int, via: str) -> float:
-        return _with_runtime(curl_program if via == "curl" else program, lambda r: spec_of(r, via), calls, work, moto_pid,
-                             moto_url, google_url, status)
+        return _with_runtime(setup, grant, setup.exchanges_curl_bin if via == "curl" else program, lambda r: spec_of(r, via),
+                             calls, work, moto_pid, status)
 
     result = {}
     for via in ("ours", "curl"):  # the second sequence's secrets are floor-curl-<i>
@@ -151,10 +153,10 @@ def warm(program: str, curl_program: str, moto_url: str, google_url: str, moto_p
                    "our_calls_curl_cpu_ms": result[loop]["curl"]} for loop in peer}
 
 
-def refresh(program: str, curl_program: str, moto_url: str, google_url: str, grants: int, work: str) -> dict:
+def refresh(setup, moto, grants: int, work: str) -> dict:
     """Per refreshed grant: the peer's exchanges (read, Google, put) and ours (read, Google,
     put pending, move the stage), after the grants are created (not measured)."""
-    r = Requests(moto_url, google_url, None)
+    r, program, curl_program = Requests(setup, None, seeding.our_grant(moto, setup)), setup.exchanges_bin, setup.exchanges_curl_bin
     _run(program, [r.create("rpeer", tags=False), r.create("rours", tags=True), r.create("rcurl", tags=True)], grants, work)
 
     def ours(side: str) -> list[bytes]:

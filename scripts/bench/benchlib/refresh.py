@@ -28,8 +28,8 @@ LABELS = {"swift": "swift", "python": "python", "swift-dynamodb": "swift, Dynamo
 def _command(setup: sides.Setup, side: str, concurrency: int, writes_per_second: int, key_id: str | None = None) -> tuple[list[str], dict]:
     if side in ("swift", "swift-dynamodb"):
         extra = {"REFRESH_CONCURRENCY": str(concurrency), "REFRESH_MAX_WRITES_PER_SECOND": str(writes_per_second),
-                 # Our seeds are written now with an hour's token (seeding._ours): an hour's window
-                 # makes every one due.
+                 # Our seeds are written now with an hour's token (seeding.due_token_sets): an hour's
+                 # window makes every one due.
                  "REFRESH_WINDOW_SECONDS": "3600"}
         env = seeding.dynamodb_environment(setup, key_id, extra) if side == "swift-dynamodb" else sides.swift_env(setup, extra=extra)
         return sides.swift_cmd(setup, "token-refresh"), env
@@ -39,14 +39,14 @@ def _command(setup: sides.Setup, side: str, concurrency: int, writes_per_second:
 def one_run(setup: sides.Setup, moto_server: Server, google: Server, moto: MotoCaller, side: str, count: int,
             concurrency: int, writes_per_second: int, work: str) -> dict:
     moto_reset(moto_server)
-    seeding.fixtures(moto)
+    seeding.fixtures(setup)
     sample = random.Random(count).sample(range(count), min(25, count))
     key_id, versions = None, {}
     if side == "swift-dynamodb":
         seed_s, key_id = seeding.due_dynamodb_grants(moto, setup, count)
         versions = {i: seeding.dynamodb_version(moto, seeding.due_user(i)) for i in sample}
     else:
-        seed_s = seeding.due_token_sets(moto, count, side)
+        seed_s = seeding.due_token_sets(moto, setup, count, side)
     fake_google_stats(google, reset=True)
     stdin = events.write(os.path.join(work, "scheduled.json"), events.scheduled())
     argv, env = _command(setup, side, concurrency, writes_per_second, key_id)
@@ -88,8 +88,8 @@ def run(setup: sides.Setup, moto_server: Server, google: Server, moto: MotoCalle
                       f"seeded in {row['seed_s']:.0f} s", file=sys.stderr, flush=True)
         result[str(count)] = {side: _medians(side_rows) for side, side_rows in rows.items()}
         moto_reset(moto_server)
-        seeding.fixtures(moto)
-        result[str(count)]["floor"] = floor.refresh(setup.exchanges_bin, setup.exchanges_curl_bin, setup.moto_url, setup.google_url, count, work)
+        seeding.fixtures(setup)
+        result[str(count)]["floor"] = floor.refresh(setup, moto, count, work)
         print(f"  refresh {count} floor: {result[str(count)]['floor']}", file=sys.stderr, flush=True)
     return result
 

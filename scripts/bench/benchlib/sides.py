@@ -21,7 +21,7 @@ class Setup:
     exchanges_bin: str  # the exchange floor over sockets (floor/exchanges.swift)
     exchanges_curl_bin: str  # the same through libcurl (floor/exchanges_curl.c)
     peer_dir: str       # ../shared/peers/python-boto3
-    python: str         # the venv interpreter (boto3 + PyJWT)
+    python: str         # the venv interpreter (the peer's boto3 + PyJWT)
     moto_url: str
     google_url: str
     state_dir: str      # the embedded store's directory

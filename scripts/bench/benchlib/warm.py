@@ -21,10 +21,11 @@ from .stats import median
 WARMUP = 3
 
 
-def _plan(n: int) -> dict:
+def _plan(setup: sides.Setup, n: int) -> dict:
     """Per loop: the events and the phases (name, first index, end index, expected status)."""
     users = [f"warm-{i:05d}" for i in range(n)]
     warm_users = [f"warm-up-{i}" for i in range(WARMUP)]
+    events.mint(setup, users + warm_users)
     store = ([events.store_tokens(u) for u in warm_users] + [events.store_tokens(u, "ya29.first") for u in users]
              + [events.store_tokens(u, "ya29.second") for u in users])
     profile = [events.user_profile(u) for u in warm_users] + [events.user_profile(u) for u in users]
@@ -100,15 +101,15 @@ def _peer_loop(setup: sides.Setup, loop: dict, work: str, moto_pid: int) -> dict
 
 def run(setup: sides.Setup, moto_server: Server, moto: MotoCaller, n: int, rounds: int, work: str) -> dict:
     """Per side (swift, python, floor: see floor.py), per loop: the medians over the rounds."""
-    plan = _plan(n)
+    plan = _plan(setup, n)
     per_side: dict[str, dict[str, list[dict]]] = {"swift": {}, "python": {}, "floor": {}}
     for round_index in range(rounds):
         for side in ("swift", "python", "floor"):
             moto_reset(moto_server)
-            seeding.fixtures(moto)
-            seeding.put_users(moto, plan["users"])
+            seeding.fixtures(setup)
+            seeding.put_users(setup, plan["users"])
             if side == "floor":
-                figures = floor.warm(setup.exchanges_bin, setup.exchanges_curl_bin, setup.moto_url, setup.google_url, moto_server.proc.pid, n, work)
+                figures = floor.warm(setup, moto, moto_server.proc.pid, n, work)
                 for phase, values in figures.items():
                     per_side[side].setdefault(phase, []).append(values)
                 print(f"  warm round {round_index + 1}/{rounds} floor done", file=sys.stderr, flush=True)
