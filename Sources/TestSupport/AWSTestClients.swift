@@ -1,5 +1,6 @@
 import Logging
 import PayPulseAWS
+import PayPulsePorts
 import PayPulseSigV4
 import PayPulseTransport
 

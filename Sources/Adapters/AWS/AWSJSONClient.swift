@@ -5,6 +5,7 @@ import Foundation
 #endif
 import Logging
 import PayPulseCoding
+import PayPulsePorts
 import PayPulseSigV4
 import PayPulseTransport
 
