@@ -27,13 +27,31 @@ public struct TokenVault: Sendable {
     /// Where the token sets live.
     public let grants: any GrantStore
     let now: @Sendable () -> Date
-    /// How often a write that lost a race is tried again before giving up.
-    let maxAttempts = 4
+    /// How ``store(_:for:)`` waits and tries again after losing a compare-and-swap race.
+    let lostRace: RetryPolicy
+    /// The jitter source of ``lostRace``'s waits, `0...1`.
+    let random: @Sendable () -> Double
+
+    /// How often a tag write or a revoked mark that lost a compare-and-swap reads again and
+    /// retries at once, without waiting: the winner's value is already stored, and these
+    /// writes only need to land on it (it is not a contended retry, so not the
+    /// ``RetryPolicy``'s business).
+    static let rereadsAfterLostSwap = 4
 
     /// Creates a vault over `grants`.
-    public init(grants: any GrantStore, now: @escaping @Sendable () -> Date = { Date() }) {
+    /// - Parameters:
+    ///   - grants: Where the token sets live.
+    ///   - now: The clock.
+    ///   - lostRace: How a store that lost a compare-and-swap race waits and tries again.
+    ///   - random: The jitter source of those waits, `0...1` (tests pin it).
+    public init(
+        grants: any GrantStore, now: @escaping @Sendable () -> Date = { Date() }, lostRace: RetryPolicy = .lostRace,
+        random: @escaping @Sendable () -> Double = { Double.random(in: 0...1) }
+    ) {
         self.grants = grants
         self.now = now
+        self.lostRace = lostRace
+        self.random = random
     }
 
     /// The connection state from the grant's listing attributes alone
@@ -100,7 +118,7 @@ public struct TokenVault: Sendable {
     /// with the value in one atomic write (``GrantStore/writesAttributesWithValue``) skip it.
     private func retagIfOvertaken(_ user: UserID, tagged version: GrantVersion) async {
         var tagged = version
-        for _ in 0..<maxAttempts {
+        for _ in 0..<Self.rereadsAfterLostSwap {
             guard let current = try? await grants.state(of: user.rawValue).currentVersion, current != tagged,
                   let value = try? await grants.read(user.rawValue),
                   let set = try? GmailTokenSet.decode(value.value)
@@ -127,7 +145,7 @@ extension TokenVault {
     }
 
     private func markRevoked(_ user: UserID) async throws {
-        for _ in 0..<maxAttempts {
+        for _ in 0..<Self.rereadsAfterLostSwap {
             guard let stored = try await current(of: user) else { return }  // the delete tells what is there
             // Already marked, perhaps by our own earlier attempt whose tagging failed: tag it
             // again, since a restored grant reads as what its tags say.

@@ -1,5 +1,6 @@
 import Logging
 import PayPulseAWS
+import PayPulsePorts
 import PayPulseTransport
 
 /// Clients for moto_server with test credentials and a quick retry policy.

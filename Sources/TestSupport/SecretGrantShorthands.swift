@@ -16,9 +16,13 @@ extension UserID {
 }
 
 extension TokenVault {
-    /// A vault over grants kept as secrets in `secrets`.
-    public init(secrets: any SecretStore, now: @escaping @Sendable () -> Date = { Date() }) {
-        self.init(grants: SecretsManagerGrantStore(secrets), now: now)
+    /// A vault over grants kept as secrets in `secrets` (see
+    /// ``TokenVault/init(grants:now:lostRace:random:)`` for the rest).
+    public init(
+        secrets: any SecretStore, now: @escaping @Sendable () -> Date = { Date() }, lostRace: RetryPolicy = .lostRace,
+        random: @escaping @Sendable () -> Double = { Double.random(in: 0...1) }
+    ) {
+        self.init(grants: SecretsManagerGrantStore(secrets), now: now, lostRace: lostRace, random: random)
     }
 }
 

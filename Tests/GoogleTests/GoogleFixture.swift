@@ -1,4 +1,5 @@
 import PayPulseGoogle
+import PayPulsePorts
 import PayPulseTestSupport
 import PayPulseTransport
 

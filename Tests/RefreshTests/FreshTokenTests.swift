@@ -2,6 +2,7 @@ import Foundation
 import PayPulseCoding
 import PayPulseDomain
 import PayPulseHandlers
+import PayPulsePorts
 import PayPulseRuntime
 import PayPulseTestSupport
 import PayPulseTransport

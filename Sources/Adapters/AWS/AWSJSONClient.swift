@@ -5,6 +5,7 @@ import Foundation
 #endif
 import Logging
 import PayPulseCoding
+import PayPulsePorts
 import PayPulseTransport
 
 /// A client for one AWS service over the AWS JSON protocol: `POST /` with `X-Amz-Target`,

@@ -253,13 +253,18 @@ public struct TokenRefresher: Sendable {
             && set.expiresAt > instant.addingTimeInterval(Self.sharedRefreshSeconds)
     }
 
+    /// How often ``freshTokenSet(for:logger:)`` reads again at once, without waiting, after
+    /// its refresh lost the compare-and-swap: the winner's newer tokens are already stored,
+    /// and reading them is the point (they are returned, not refreshed again).
+    static let rereadsAfterLostSwap = 3
+
     /// A token set for `user` whose access token is usable: the stored one while it is
     /// outside the window or just refreshed, otherwise a refreshed one (written back by
     /// compare-and-swap). When another writer wins the race, its newer tokens are returned,
     /// not refreshed again, however wide the window.
     /// - Throws: ``FreshTokenError``, or ``ConfigurationFailure``.
     public func freshTokenSet(for user: UserID, logger: Logger) async throws -> GmailTokenSet {
-        for _ in 0..<3 {
+        for _ in 0..<Self.rereadsAfterLostSwap {
             let current: TokenVault.Stored?
             do {
                 current = try await vault.current(of: user)

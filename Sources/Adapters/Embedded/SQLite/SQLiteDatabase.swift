@@ -1,13 +1,6 @@
 import Dispatch
 import Logging
-
-#if canImport(Glibc)
-import Glibc
-#elseif canImport(Musl)
-import Musl
-#elseif canImport(Darwin)
-import Darwin
-#endif
+import PayPulsePorts
 
 /// One SQLite connection behind a serial dispatch queue.
 ///
@@ -15,25 +8,44 @@ import Darwin
 /// a continuation that the queue resumes. Writers in other connections or processes are
 /// handled by WAL mode, a busy timeout, `BEGIN IMMEDIATE` write transactions (the write
 /// lock is taken up front, so a transaction never fails half-way on an upgrade) and a
-/// few whole-transaction retries when SQLite still reports `SQLITE_BUSY`.
+/// few whole-transaction retries under ``RetryPolicy/sqliteBusy`` when SQLite still
+/// reports `SQLITE_BUSY`.
+///
+/// Those retries block the queue's thread while they wait
+/// (``RetryPolicy/runBlocking(_:willRetry:random:sleep:)``) rather than suspend: that thread
+/// is not one of the concurrency pool's, so no task starves; the transaction must run whole
+/// on the queue that owns the connection; and start-up (`init`, ``synchronously(_:)``) has
+/// no task to suspend. Such a wait is rare (SQLite's own busy timeout has waited first) and
+/// at most 200 ms.
 final class SQLiteDatabase: @unchecked Sendable {
     // @unchecked: `connection` is only touched on `queue`.
     private let connection: SQLiteConnection
     private let queue: DispatchQueue
     private let logger: Logger
+    private let busyRetry: RetryPolicy
+    private let random: @Sendable () -> Double
 
     /// How long SQLite itself waits for another connection's lock.
     static let busyTimeoutMilliseconds: Int32 = 5_000
-    /// How many times a transaction runs before `SQLITE_BUSY` is given up on.
-    static let maxAttempts = 5
 
     /// Opens the database at `path` and applies the connection settings.
     ///
     /// Runs synchronously on the caller's thread: it is meant for start-up.
-    init(path: String, logger: Logger) throws {
-        self.connection = try SQLiteConnection(path: path, busyTimeoutMilliseconds: Self.busyTimeoutMilliseconds)
+    /// - Parameters:
+    ///   - path: The database file.
+    ///   - logger: Where the busy retries are logged (debug).
+    ///   - busyTimeoutMilliseconds: How long SQLite itself waits for a lock, per attempt.
+    ///   - busyRetry: How a transaction that still found the file busy is tried again.
+    ///   - random: The jitter source of those waits, `0...1` (tests pin it).
+    init(
+        path: String, logger: Logger, busyTimeoutMilliseconds: Int32 = SQLiteDatabase.busyTimeoutMilliseconds,
+        busyRetry: RetryPolicy = .sqliteBusy, random: @escaping @Sendable () -> Double = { Double.random(in: 0...1) }
+    ) throws {
+        self.connection = try SQLiteConnection(path: path, busyTimeoutMilliseconds: busyTimeoutMilliseconds)
         self.queue = DispatchQueue(label: "paypulse.embedded.sqlite")
         self.logger = logger
+        self.busyRetry = busyRetry
+        self.random = random
         let connection = self.connection
         // journal_mode needs a brief exclusive lock the first time; retry like a transaction.
         try retryingBusy { try connection.execute("PRAGMA journal_mode = WAL") }
@@ -82,18 +94,25 @@ final class SQLiteDatabase: @unchecked Sendable {
         }
     }
 
-    /// Runs `body` again after a short pause while it fails with `SQLITE_BUSY`.
+    /// Runs `body` again, after a wait, while it fails with `SQLITE_BUSY`.
     private func retryingBusy<T>(_ body: () throws -> T) throws -> T {
-        var attempt = 1
-        while true {
-            do {
-                return try body()
-            } catch let error as SQLiteError where error.isBusy && attempt < Self.maxAttempts {
-                logger.debug("SQLite busy, retrying", metadata: ["attempt": "\(attempt)", "code": "\(error.code)"])
-                // Back off a little more each time, with jitter so competing writers spread out.
-                usleep(UInt32(attempt * 20_000 + Int.random(in: 0..<20_000)))
-                attempt += 1
-            }
+        do {
+            return try busyRetry.runBlocking({ _ -> AttemptResult<T, any Error> in
+                do {
+                    return .success(try body())
+                } catch let error as SQLiteError where error.isBusy {
+                    return .failure(error, retryable: true)
+                } catch {
+                    return .failure(error, retryable: false)
+                }
+            }, willRetry: { attempt, error, wait in
+                logger.debug(
+                    "SQLite busy, retrying",
+                    metadata: ["attempt": "\(attempt)", "code": "\((error as? SQLiteError)?.code ?? 0)", "delay_ms": "\(wait.wholeMilliseconds)"]
+                )
+            }, random: random)
+        } catch let exhausted {
+            throw exhausted.failure
         }
     }
 }

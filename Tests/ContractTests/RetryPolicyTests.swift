@@ -1,4 +1,4 @@
-import PayPulseTransport
+import PayPulsePorts
 import Testing
 
 @Suite("RetryPolicy: full jitter under caps, Retry-After within the budget")
@@ -10,6 +10,17 @@ struct RetryPolicyTests {
         #expect(policy == RetryPolicy(maxAttempts: 3, baseDelay: .milliseconds(200), maxDelay: .seconds(2), totalBudget: .seconds(8), attemptTimeout: .seconds(10)))
         #expect(RetryPolicy.aws == RetryPolicy(maxAttempts: 4, baseDelay: .milliseconds(100), maxDelay: .seconds(2), totalBudget: .seconds(10), attemptTimeout: .seconds(5)))
         #expect(RetryPolicy.none.maxAttempts == 1)
+    }
+
+    @Test("every wait of the product under one policy: lost races up to 1..16 ms, SQLite busy up to 40..200 ms")
+    func localWaits() {
+        let lostRace = (1...6).map { RetryPolicy.lostRace.backoff(afterAttempt: $0, random: 1) }
+        #expect(lostRace == [1, 2, 4, 8, 16, 16].map { Duration.milliseconds($0) })
+        #expect(RetryPolicy.lostRace.maxAttempts == 16)
+        let busy = (1...4).map { RetryPolicy.sqliteBusy.backoff(afterAttempt: $0, random: 1) }
+        #expect(busy == [40, 80, 160, 200].map { Duration.milliseconds($0) })
+        #expect(RetryPolicy.sqliteBusy.maxAttempts == 5)
+        #expect(RetryPolicy.sqliteBusy.backoff(afterAttempt: 2, random: 0.25) == .milliseconds(20))
     }
 
     @Test("the ceiling doubles per attempt up to maxDelay; the draw scales it")
@@ -81,6 +92,36 @@ struct RetryPolicyTests {
         }
         #expect(waits.first == .milliseconds(120))
         #expect(waits.count <= 3)
+    }
+
+    @Test("the blocking loop makes the same attempts and waits, handing each wait to its sleep")
+    func blocking() {
+        let policy = RetryPolicy(maxAttempts: 4, baseDelay: .milliseconds(100), maxDelay: .milliseconds(300), totalBudget: .seconds(30))
+        var slept: [Duration] = []
+        let value = try? policy.runBlocking({ number -> AttemptResult<String, Failure> in
+            number < 4 ? .failure(Failure(number: number), retryable: true) : .success("attempt \(number)")
+        }, random: { 0.5 }, sleep: { slept.append($0) })
+        #expect(value == "attempt 4")
+        #expect(slept == [.milliseconds(50), .milliseconds(100), .milliseconds(150)])
+
+        slept = []
+        do {
+            _ = try policy.runBlocking({ number -> AttemptResult<Int, Failure> in
+                .failure(Failure(number: number), retryable: number < 2)
+            }, random: { 1 }, sleep: { slept.append($0) })
+            Issue.record("an always-failing call succeeded")
+        } catch {
+            #expect(error.failure == Failure(number: 2))
+            #expect(error.attempts == 2)
+        }
+        #expect(slept == [.milliseconds(100)])
+    }
+
+    @Test("the thread sleep blocks for the wait")
+    func threadSleep() {
+        let started = ContinuousClock.now
+        RetryPolicy.sleepThread(.milliseconds(30))
+        #expect(ContinuousClock.now - started >= .milliseconds(30))
     }
 
     @Test("a cancelled task stops retrying and says so")
