@@ -9,7 +9,7 @@ SWIFT ?= swift
 STATE_DIR ?= .paypulse
 FUZZ_SECONDS ?= 60
 
-.PHONY: serve demo test contract check lint unit soak soak-run fuzz bundles test-deploy check-template build deps clean bench bench-quick capacity
+.PHONY: serve demo test contract check lint unit soak soak-run fuzz bundles test-deploy check-template build deps clean bench bench-quick capacity walk
 
 # The API, the console (/) and the contract (/openapi.yaml) on http://127.0.0.1:8080 for the
 # iOS simulator, on the embedded store, with Google's stand-in (no network) and a refresh
@@ -122,8 +122,13 @@ capacity: deps
 	mkdir -p $(CAPACITY_OUT)
 	.build/debug/capacity $(CAPACITY_OUT)
 
+# The walk of one request: the source files one store-tokens first connection and one
+# user-profile run, by module folder (code coverage of one invocation each, built in .build-walk).
+walk:
+	scripts/walk.sh
+
 clean:
-	rm -rf .build .build-fuzz .build-lambda .aws-sam $(STATE_DIR)
+	rm -rf .build .build-fuzz .build-lambda .build-walk .aws-sam $(STATE_DIR)
 
 # AWS SAM (`sam build`, BuildMethod makefile) runs build-<LogicalId> with ARTIFACTS_DIR set;
 # samconfig.toml builds in source, so the four targets share one release build.
