@@ -9,7 +9,9 @@ struct CapacityReport {
     let dynamoDB: DynamoDBCapacityModel
 
     var markdown: String {
-        var lines = ["### AWS calls per operation (counted on the wire, functions as deployed, moto)", "",
+        // Every figure says the command and the date that produced it.
+        let day = Date().formatted(.iso8601.year().month().day())
+        var lines = ["Written by `make capacity` on \(day).", "", "### AWS calls per operation (counted on the wire, functions as deployed, moto)", "",
                      "| operation | calls | Secrets Manager writes | by API |", "| --- | ---: | ---: | --- |"]
         for calls in measured.all {
             lines.append("| \(calls.name) | \(calls.total) | \(calls.writes) | \(calls.summary) |")
