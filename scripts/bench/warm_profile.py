@@ -174,7 +174,7 @@ def main() -> int:
     os.symlink(os.path.join(args.bin_dir, "paypulse"), os.path.join(bin_dir, "paypulse"))  # signs the events, seeds
     moto_server = servers.start_moto(work)
     google = servers.start_fake_google(python, args.peer, work)
-    setup = sides.Setup(swift_bin=bin_dir, floor_bin="", exchanges_bin="", exchanges_curl_bin="", peer_dir=args.peer, python=python,
+    setup = sides.Setup(swift_bin=bin_dir, floor_bin="", peer_dir=args.peer, python=python,
                         moto_url=moto_server.url, google_url=google.url, state_dir=os.path.join(work, "state"))
     n = args.calls
     users = [f"warm-{i:05d}" for i in range(n)] + [f"warm-up-{i}" for i in range(WARMUP)]

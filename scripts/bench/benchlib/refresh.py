@@ -14,7 +14,7 @@ import os
 import random
 import sys
 
-from . import events, floor, seeding, sides
+from . import events, seeding, sides
 from .moto_calls import MotoCaller
 from .procstat import run_child
 from .servers import Server, fake_google_stats, moto_reset
@@ -87,10 +87,6 @@ def run(setup: sides.Setup, moto_server: Server, google: Server, moto: MotoCalle
                       f"{row['grants_per_s']:.0f}/s, {row['cpu_ms_per_grant']:.2f} ms CPU/grant, "
                       f"seeded in {row['seed_s']:.0f} s", file=sys.stderr, flush=True)
         result[str(count)] = {side: _medians(side_rows) for side, side_rows in rows.items()}
-        moto_reset(moto_server)
-        seeding.fixtures(setup)
-        result[str(count)]["floor"] = floor.refresh(setup, moto, count, work)
-        print(f"  refresh {count} floor: {result[str(count)]['floor']}", file=sys.stderr, flush=True)
     return result
 
 

@@ -81,15 +81,6 @@ def due_token_sets(moto: MotoCaller, setup, count: int, side: str, threads: int 
     return time.perf_counter() - started
 
 
-def our_grant(moto: MotoCaller, setup) -> tuple[str, list[dict]]:
-    """The value and tags of one token set of ours as our code wrote it (user
-    `sample-000000`), for requests made by hand with the same bytes (floor.py)."""
-    paypulse(setup, "bench-seed", "grants", "--count", "1", "--prefix", "sample-")
-    name = "gmail/user/sample-000000"
-    value = moto.call("secretsmanager", "GetSecretValue", {"SecretId": name})["SecretString"]
-    return value, moto.call("secretsmanager", "DescribeSecret", {"SecretId": name})["Tags"]
-
-
 def access_token_of(moto: MotoCaller, name: str) -> str:
     value = moto.call("secretsmanager", "GetSecretValue", {"SecretId": name, "VersionStage": "AWSCURRENT"})
     return json.loads(value["SecretString"])["access_token"]
