@@ -24,8 +24,7 @@ import tempfile
 import time
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from benchlib import bundles, chart, cold, refresh, report, servers, sides, warm  # noqa: E402
-from benchlib.moto_calls import MotoCaller  # noqa: E402
+from benchlib import bundles, chart, cold, refresh, report, seeding, servers, sides, warm  # noqa: E402
 
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 
@@ -94,13 +93,12 @@ def main() -> int:
     google = servers.start_fake_google(sys.executable, args.peer, work)
     setup = sides.Setup(swift_bin=args.bin_dir, floor_bin=args.floor, peer_dir=args.peer, python=sys.executable,
                         moto_url=moto_server.url, google_url=google.url, state_dir=os.path.join(work, "embedded-state"))
-    moto = MotoCaller(moto_server.url)
+    moto = seeding.Moto(moto_server.url)
     started = time.perf_counter()
     try:
         if "cold" in args.sections:
             print(f"cold invocations: {args.cold_runs} runs per case, interleaved", file=sys.stderr, flush=True)
             servers.moto_reset(moto_server)
-            from benchlib import seeding
             seeding.fixtures(setup)
             results["cold"] = cold.run(setup, runs=args.cold_runs, warmup=3, work=work)
         if "warm" in args.sections:
