@@ -6,6 +6,12 @@ Seeds are real inputs: every sample and replay event under events/ (except the 6
 one), the store-tokens bodies of those events with their Content-Type, and JWTs minted
 with the development key for the fuzz target's fixed clock. Run from the repository
 root: python3 Fuzz/make-seeds.py
+
+The JWTs are signed here (`token` below), not by `paypulse jwt`: most of them are tokens the
+product must refuse (alg none, HS384 and RS256 headers, a kid or crit, exp as a string, a
+numeric or NUL-bearing sub, a payload that is an array) and `paypulse jwt` only mints
+well-formed ones with iat at the current time, not at the fuzz target's fixed clock. A
+product command that signs any header and claims would be a forger shipped in the CLI.
 """
 import base64, glob, hashlib, hmac, json, os
 

@@ -24,8 +24,7 @@ import tempfile
 import time
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from benchlib import bundles, chart, cold, refresh, report, servers, sides, warm  # noqa: E402
-from benchlib.moto_calls import MotoCaller  # noqa: E402
+from benchlib import bundles, chart, cold, refresh, report, seeding, servers, sides, warm  # noqa: E402
 
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 
@@ -35,8 +34,6 @@ def arguments() -> argparse.Namespace:
     parser.add_argument("--quick", action="store_true", help="few runs and 200 grants (CI)")
     parser.add_argument("--bin-dir", default=os.path.join(ROOT, ".build-lambda", "release"), help="our built executables")
     parser.add_argument("--floor", default=os.path.join(ROOT, ".build-bench", "floor"), help="the minimal Swift program")
-    parser.add_argument("--exchanges", default=os.path.join(ROOT, ".build-bench", "exchanges"), help="the exchange floor program")
-    parser.add_argument("--exchanges-curl", default=os.path.join(ROOT, ".build-bench", "exchanges-curl"), help="the same through libcurl")
     parser.add_argument("--peer", default=os.path.normpath(os.path.join(ROOT, "..", "shared", "peers", "python-boto3")))
     parser.add_argument("--bundles", default=os.path.join(ROOT, ".build-lambda", "bundles"))
     parser.add_argument("--out", default=os.path.join(ROOT, "docs", "perf"))
@@ -66,7 +63,7 @@ def arguments() -> argparse.Namespace:
     unknown = set(args.refresh_sides) - set(refresh.SIDES)
     if unknown:
         parser.error(f"unknown refresh sides {sorted(unknown)}; known: {', '.join(refresh.SIDES)}")
-    for name in ("bin_dir", "floor", "exchanges", "exchanges_curl", "peer", "bundles", "out"):  # the children run in a scratch folder
+    for name in ("bin_dir", "floor", "peer", "bundles", "out"):  # the children run in a scratch folder
         setattr(args, name, os.path.abspath(getattr(args, name)))
     return args
 
@@ -82,7 +79,7 @@ def machine() -> dict:
 def main() -> int:
     args = arguments()
     ours = ["store-tokens", "user-profile", "token-refresh", "paypulse"]  # paypulse signs the events and seeds ours
-    for path in [os.path.join(args.bin_dir, f) for f in ours] + [args.floor, args.exchanges, args.exchanges_curl]:
+    for path in [os.path.join(args.bin_dir, f) for f in ours] + [args.floor]:
         if not os.access(path, os.X_OK):
             raise SystemExit(f"{path} is not built; scripts/bench/run.sh builds it")
     os.makedirs(args.out, exist_ok=True)
@@ -94,21 +91,19 @@ def main() -> int:
         "fake_google": "peer tools/fake_google.py"}}
     moto_server = servers.start_moto(work)
     google = servers.start_fake_google(sys.executable, args.peer, work)
-    setup = sides.Setup(swift_bin=args.bin_dir, floor_bin=args.floor, exchanges_bin=args.exchanges, exchanges_curl_bin=args.exchanges_curl,
-                        peer_dir=args.peer, python=sys.executable,
+    setup = sides.Setup(swift_bin=args.bin_dir, floor_bin=args.floor, peer_dir=args.peer, python=sys.executable,
                         moto_url=moto_server.url, google_url=google.url, state_dir=os.path.join(work, "embedded-state"))
-    moto = MotoCaller(moto_server.url)
+    moto = seeding.Moto(moto_server.url)
     started = time.perf_counter()
     try:
         if "cold" in args.sections:
             print(f"cold invocations: {args.cold_runs} runs per case, interleaved", file=sys.stderr, flush=True)
             servers.moto_reset(moto_server)
-            from benchlib import seeding
             seeding.fixtures(setup)
             results["cold"] = cold.run(setup, runs=args.cold_runs, warmup=3, work=work)
         if "warm" in args.sections:
             print(f"warm invocations: {args.warm_calls} calls per loop, {args.warm_rounds} rounds", file=sys.stderr, flush=True)
-            results["warm"] = warm.run(setup, moto_server, moto, n=args.warm_calls, rounds=args.warm_rounds, work=work)
+            results["warm"] = warm.run(setup, moto_server, n=args.warm_calls, rounds=args.warm_rounds, work=work)
         if "refresh" in args.sections:
             print(f"refresh runs: {args.refresh_counts} grants, reps {args.refresh_reps}", file=sys.stderr, flush=True)
             results["refresh"] = refresh.run(setup, moto_server, google, moto, args.refresh_counts, args.refresh_reps,

@@ -30,13 +30,7 @@ if [[ " $* " != *" --bin-dir "* ]]; then
   if [ -x scripts/bundle.sh ]; then scripts/bundle.sh >/dev/null; fi
 fi
 mkdir -p .build-bench
-for floor in floor:echo exchanges:exchanges; do  # the two floors: binary:source
-  bin=.build-bench/${floor%%:*} src=scripts/bench/floor/${floor##*:}.swift
-  if [ ! -x "$bin" ] || [ "$src" -nt "$bin" ]; then swiftc -O -static-stdlib "$src" -o "$bin"; fi
-done
-src=scripts/bench/floor/exchanges_curl.c  # the exchange floor through libcurl (-dev installed by ensure-deps)
-if [ ! -x .build-bench/exchanges-curl ] || [ "$src" -nt .build-bench/exchanges-curl ]; then
-  cc -O2 -Wall -Wextra -Werror "$src" -lcurl -o .build-bench/exchanges-curl
-fi
+bin=.build-bench/floor src=scripts/bench/floor/echo.swift  # the minimal Swift program (the cold floor)
+if [ ! -x "$bin" ] || [ "$src" -nt "$bin" ]; then swiftc -O -static-stdlib "$src" -o "$bin"; fi
 
 exec "$venv/bin/python" scripts/bench/run.py "$@"

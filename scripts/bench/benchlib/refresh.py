@@ -14,8 +14,7 @@ import os
 import random
 import sys
 
-from . import events, floor, seeding, sides
-from .moto_calls import MotoCaller
+from . import events, seeding, sides
 from .procstat import run_child
 from .servers import Server, fake_google_stats, moto_reset
 from .stats import median
@@ -36,7 +35,7 @@ def _command(setup: sides.Setup, side: str, concurrency: int, writes_per_second:
     return sides.peer_cmd(setup, "token_refresh"), sides.peer_env(setup, extra={"REFRESH_CONCURRENCY": str(concurrency)})
 
 
-def one_run(setup: sides.Setup, moto_server: Server, google: Server, moto: MotoCaller, side: str, count: int,
+def one_run(setup: sides.Setup, moto_server: Server, google: Server, moto: seeding.Moto, side: str, count: int,
             concurrency: int, writes_per_second: int, work: str) -> dict:
     moto_reset(moto_server)
     seeding.fixtures(setup)
@@ -74,7 +73,7 @@ def one_run(setup: sides.Setup, moto_server: Server, google: Server, moto: MotoC
             "summary": summary, "google": google_stats, "verified": verified}
 
 
-def run(setup: sides.Setup, moto_server: Server, google: Server, moto: MotoCaller, counts: list[int], reps: dict[int, int],
+def run(setup: sides.Setup, moto_server: Server, google: Server, moto: seeding.Moto, counts: list[int], reps: dict[int, int],
         concurrency: int, writes_per_second: int, work: str, run_sides: tuple[str, ...] = SIDES) -> dict:
     result: dict = {}
     for count in counts:
@@ -87,14 +86,10 @@ def run(setup: sides.Setup, moto_server: Server, google: Server, moto: MotoCalle
                       f"{row['grants_per_s']:.0f}/s, {row['cpu_ms_per_grant']:.2f} ms CPU/grant, "
                       f"seeded in {row['seed_s']:.0f} s", file=sys.stderr, flush=True)
         result[str(count)] = {side: _medians(side_rows) for side, side_rows in rows.items()}
-        moto_reset(moto_server)
-        seeding.fixtures(setup)
-        result[str(count)]["floor"] = floor.refresh(setup, moto, count, work)
-        print(f"  refresh {count} floor: {result[str(count)]['floor']}", file=sys.stderr, flush=True)
     return result
 
 
-def paced(setup: sides.Setup, moto_server: Server, google: Server, moto: MotoCaller, count: int, reps: int,
+def paced(setup: sides.Setup, moto_server: Server, google: Server, moto: seeding.Moto, count: int, reps: int,
           concurrency: int, writes_per_second: int, work: str) -> dict:
     """Ours alone at a production write rate: shows the limiter, not the process, sets the pace."""
     rows = [one_run(setup, moto_server, google, moto, "swift", count, concurrency, writes_per_second, work) for _ in range(reps)]

@@ -50,17 +50,6 @@ def warm_section(warm: dict) -> list[str]:
         lines.append(f"| {phase} | {_f(ours['per_second'], 0)} | {_f(theirs['per_second'], 0)} | {_f(ours['cpu_ms_per_call'], 2)} "
                      f"| {_f(theirs['cpu_ms_per_call'], 2)} | {_r(_ratio(ours['cpu_ms_per_call'], theirs['cpu_ms_per_call']))} "
                      f"| {_f(ours['moto_cpu_ms_per_call'], 1)} / {_f(theirs['moto_cpu_ms_per_call'], 1)} |")
-    if warm.get("floor"):
-        lines += ["", "The exchange floor (benchlib/floor.py): the CPU of the call's HTTP exchanges alone, sent as prepared bytes "
-                  "over blocking sockets, no signing, JSON or logic. Divided by the peer's CPU it is the least CPU ratio any code "
-                  "making those exchanges reaches on this machine.", "",
-                  "| loop | the peer's calls, sockets: ms/call (ratio to the peer) | our calls, sockets | our calls, libcurl | ours over that |",
-                  "| --- | ---: | ---: | ---: | ---: |"]
-        for phase, bound in warm["floor"].items():
-            theirs, ours = warm["python"][phase]["cpu_ms_per_call"], warm["swift"][phase]["cpu_ms_per_call"]
-            cells = [f"{_f(bound[k], 3)} ({_r(_ratio(bound[k], theirs))})"
-                     for k in ("peer_calls_cpu_ms", "our_calls_cpu_ms", "our_calls_curl_cpu_ms")]
-            lines.append(f"| {phase} | {' | '.join(cells)} | {_f(_ratio(ours, bound['our_calls_curl_cpu_ms']), 2)} x |")
     return lines
 
 
@@ -72,8 +61,6 @@ def refresh_section(refresh: dict, paced: dict | None, settings: dict) -> list[s
     labels = {"swift-dynamodb": "swift, DynamoDB + KMS"}
     for count, sides in refresh.items():
         for side, row in sides.items():
-            if side == "floor":
-                continue
             lines.append(f"| {int(count):,} | {labels.get(side, side)} | {len(row['runs'])} | {_f(row['wall_s'])} | {_f(row['grants_per_s'], 0)} "
                          f"| {_f(row['cpu_ms_per_grant'], 2)} | {_f(row['peak_rss_mib'])} | {_f(row['moto_cpu_ms_per_grant'], 1)} "
                          f"| {'yes' if row['verified'] else 'NO'} |")
@@ -94,16 +81,6 @@ def refresh_section(refresh: dict, paced: dict | None, settings: dict) -> list[s
                          f"| {_r(_ratio(ours['cpu_ms_per_grant'], theirs['cpu_ms_per_grant']))} "
                          f"| {_f(ours['cpu_ms_per_grant'] * ours['grants_per_s'] / 1000, 2)} "
                          f"| {_f(ours['moto_cpu_ms_per_grant'] * ours['grants_per_s'] / 1000, 2)} |")
-    floors = {count: sides["floor"] for count, sides in refresh.items() if "floor" in sides and "python" in sides}
-    if floors:
-        lines += ["", "The exchange floor per grant (benchlib/floor.py): ms (ratio to the peer's CPU per grant).", "",
-                  "| grants | the peer's calls (read, Google, put), sockets | our calls (read, Google, put pending, move the stage), sockets "
-                  "| our calls, libcurl |", "| ---: | ---: | ---: | ---: |"]
-        for count, bound in floors.items():
-            theirs = refresh[count]["python"]["cpu_ms_per_grant"]
-            cells = [f"{_f(bound[k], 3)} ({_r(_ratio(bound[k], theirs))})"
-                     for k in ("peer_calls_cpu_ms", "our_calls_cpu_ms", "our_calls_curl_cpu_ms")]
-            lines.append(f"| {int(count):,} | {' | '.join(cells)} |")
     return lines
 
 
@@ -129,15 +106,9 @@ def goals(results: dict) -> list[tuple[str, str, str, bool | None]]:
     if warm:
         ratio = max(_ratio(warm["swift"][p]["cpu_ms_per_call"], warm["python"][p]["cpu_ms_per_call"]) for p in warm["swift"])
         rows.append(("handler CPU per warm call", "<= 1/10 of the peer", f"{_r(ratio)} (worst loop)", ratio <= 0.1))
-        if warm.get("floor"):
-            bound = min(_ratio(warm["floor"][p]["our_calls_curl_cpu_ms"], warm["python"][p]["cpu_ms_per_call"]) for p in warm["floor"])
-            rows.append(("our warm calls' exchanges alone through libcurl", "(1/10 needs this under 0.1)", f"{_r(bound)} (best loop)", None))
     if refresh and all("swift" in s and "python" in s for s in refresh.values()):
         ratio = max(_ratio(s["swift"]["cpu_ms_per_grant"], s["python"]["cpu_ms_per_grant"]) for s in refresh.values())
         rows.append(("CPU per refreshed grant", "<= 1/10 of the peer", f"{_r(ratio)} (worst count)", ratio <= 0.1))
-        floors = [_ratio(s["floor"]["our_calls_curl_cpu_ms"], s["python"]["cpu_ms_per_grant"]) for s in refresh.values() if "floor" in s]
-        if floors:
-            rows.append(("a refreshed grant's exchanges alone through libcurl", "(1/10 needs this under 0.1)", f"{_r(min(floors))} (best count)", None))
         ratios = {c: _ratio(s["swift"]["grants_per_s"], s["python"]["grants_per_s"]) for c, s in refresh.items()}
         busy = {c: s["swift"]["cpu_ms_per_grant"] * s["swift"]["grants_per_s"] / 1000 for c, s in refresh.items()}
         holds = all(r >= 1 for r in ratios.values()) and all(b < 0.5 for b in busy.values())

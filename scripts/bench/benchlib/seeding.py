@@ -2,7 +2,7 @@
 secret, users, and N due token sets. Ours are all written by our own code (`paypulse setup`,
 `client-id`, `bench-seed users|grants`: the store's adapters, its document and listing tags,
 KMS envelope encryption on the DynamoDB token store); only the peer's token sets, in the
-peer's own plain JSON, are written here."""
+peer's own plain JSON, are written here, through boto3 (the peer's SDK, in the bench's venv)."""
 
 from __future__ import annotations
 
@@ -13,12 +13,25 @@ import time
 import uuid
 from concurrent.futures import ThreadPoolExecutor
 
-from .moto_calls import MotoCaller, MotoError
+import boto3
+from botocore.config import Config
 
 USERS_TABLE = "paypulse-users"
 TOKENS_TABLE = "paypulse-gmail-tokens"
 CLIENT_ID = "1234567890-bench.apps.googleusercontent.com"
 GMAIL_SCOPE = "https://www.googleapis.com/auth/gmail.readonly"
+
+
+class Moto:
+    """boto3 clients on moto, for what our CLI does not write or read: the peer's token sets,
+    the KMS key, and the checks that a refresh landed. Retries moto's 500s: concurrent
+    CreateSecret calls can trip a dictionary resize in its lookups (docs/testing.md)."""
+
+    def __init__(self, url: str):
+        config = Config(retries={"mode": "standard", "max_attempts": 8})
+        self.secrets, self.dynamodb, self.kms = (
+            boto3.client(service, endpoint_url=url, region_name="us-east-1", aws_access_key_id="test",
+                         aws_secret_access_key="test", config=config) for service in ("secretsmanager", "dynamodb", "kms"))
 
 
 def paypulse(setup, *arguments: str, env: dict[str, str] | None = None) -> str:
@@ -55,7 +68,7 @@ def due_user(index: int) -> str:
     return f"bench-{index:06d}"
 
 
-def due_token_sets(moto: MotoCaller, setup, count: int, side: str, threads: int = 3) -> float:
+def due_token_sets(moto: Moto, setup, count: int, side: str, threads: int = 3) -> float:
     """Creates `count` due token sets, returns the seconds it took. Ours (`paypulse
     bench-seed grants`) are written now with Google's 3599 s token, as a refresh leaves them:
     the listing reads a grant's expiry from when its value was written, which a seed cannot
@@ -68,30 +81,19 @@ def due_token_sets(moto: MotoCaller, setup, count: int, side: str, threads: int 
     now = int(time.time())
 
     def create(index: int) -> None:
-        payload = {"Name": due_secret_name(index), "SecretString": _peers(index, now - 600),
-                   "ClientRequestToken": str(uuid.UUID(int=index + 1))}
         try:
-            moto.call_retrying("secretsmanager", "CreateSecret", payload)
-        except MotoError as error:
-            if error.kind != "ResourceExistsException":  # a retried create that had landed
-                raise
+            moto.secrets.create_secret(Name=due_secret_name(index), SecretString=_peers(index, now - 600),
+                                       ClientRequestToken=str(uuid.UUID(int=index + 1)))
+        except moto.secrets.exceptions.ResourceExistsException:  # a retried create that had landed
+            pass
 
     with ThreadPoolExecutor(threads) as pool:
         list(pool.map(create, range(count)))
     return time.perf_counter() - started
 
 
-def our_grant(moto: MotoCaller, setup) -> tuple[str, list[dict]]:
-    """The value and tags of one token set of ours as our code wrote it (user
-    `sample-000000`), for requests made by hand with the same bytes (floor.py)."""
-    paypulse(setup, "bench-seed", "grants", "--count", "1", "--prefix", "sample-")
-    name = "gmail/user/sample-000000"
-    value = moto.call("secretsmanager", "GetSecretValue", {"SecretId": name})["SecretString"]
-    return value, moto.call("secretsmanager", "DescribeSecret", {"SecretId": name})["Tags"]
-
-
-def access_token_of(moto: MotoCaller, name: str) -> str:
-    value = moto.call("secretsmanager", "GetSecretValue", {"SecretId": name, "VersionStage": "AWSCURRENT"})
+def access_token_of(moto: Moto, name: str) -> str:
+    value = moto.secrets.get_secret_value(SecretId=name, VersionStage="AWSCURRENT")
     return json.loads(value["SecretString"])["access_token"]
 
 
@@ -109,21 +111,20 @@ def dynamodb_environment(setup, key_id: str, extra: dict[str, str] | None = None
                                          "PAYPULSE_KMS_KEY_ID": key_id} | (extra or {}))
 
 
-def due_dynamodb_grants(moto: MotoCaller, setup, count: int) -> tuple[float, str]:
+def due_dynamodb_grants(moto: Moto, setup, count: int) -> tuple[float, str]:
     """`count` due grants of ours on the DynamoDB token store (as `due_token_sets`): a KMS
     key, `paypulse setup --store dynamodb`, then `paypulse bench-seed grants` on that store,
     which seals each into its item. Returns the seconds it all took and the KMS key id."""
     started = time.perf_counter()
-    key_id = moto.call("kms", "CreateKey", {"Description": "paypulse bench", "KeyUsage": "ENCRYPT_DECRYPT",
-                                            "KeySpec": "SYMMETRIC_DEFAULT"})["KeyMetadata"]["KeyId"]
+    key_id = moto.kms.create_key(Description="paypulse bench", KeyUsage="ENCRYPT_DECRYPT", KeySpec="SYMMETRIC_DEFAULT")["KeyMetadata"]["KeyId"]
     env = dynamodb_environment(setup, key_id)
     paypulse(setup, "setup", "--store", "dynamodb", env=env)
     paypulse(setup, "bench-seed", "grants", "--count", str(count), "--prefix", "bench-", env=env)
     return time.perf_counter() - started, key_id
 
 
-def dynamodb_version(moto: MotoCaller, user: str) -> int:
+def dynamodb_version(moto: Moto, user: str) -> int:
     """The version (`v`) of a user's item: the refresh's write makes it one more. No value is read."""
-    item = moto.call("dynamodb", "GetItem", {"TableName": TOKENS_TABLE, "Key": {"user_id": {"S": user}},
-                                              "ProjectionExpression": "v", "ConsistentRead": True}).get("Item") or {}
+    item = moto.dynamodb.get_item(TableName=TOKENS_TABLE, Key={"user_id": {"S": user}}, ProjectionExpression="v",
+                                  ConsistentRead=True).get("Item") or {}
     return int(item.get("v", {}).get("N", "0"))

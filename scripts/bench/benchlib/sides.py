@@ -18,8 +18,6 @@ class Setup:
     """Everything the commands need to know."""
     swift_bin: str      # folder with store-tokens, user-profile, token-refresh
     floor_bin: str      # the minimal stdin->stdout program
-    exchanges_bin: str  # the exchange floor over sockets (floor/exchanges.swift)
-    exchanges_curl_bin: str  # the same through libcurl (floor/exchanges_curl.c)
     peer_dir: str       # ../shared/peers/python-boto3
     python: str         # the venv interpreter (the peer's boto3 + PyJWT)
     moto_url: str

@@ -11,8 +11,7 @@ import signal
 import subprocess
 import sys
 
-from . import events, floor, seeding, sides
-from .moto_calls import MotoCaller
+from . import events, seeding, sides
 from .procstat import Measured, child_pid
 from .runtime_api import ScriptedRuntimeAPI
 from .servers import Server, moto_reset
@@ -99,21 +98,15 @@ def _peer_loop(setup: sides.Setup, loop: dict, work: str, moto_pid: int) -> dict
     return {phase[0]: _phase_figures(readings, phase, data["statuses"]) for phase in loop["phases"]}
 
 
-def run(setup: sides.Setup, moto_server: Server, moto: MotoCaller, n: int, rounds: int, work: str) -> dict:
-    """Per side (swift, python, floor: see floor.py), per loop: the medians over the rounds."""
+def run(setup: sides.Setup, moto_server: Server, n: int, rounds: int, work: str) -> dict:
+    """Per side (swift, python), per loop: the medians over the rounds."""
     plan = _plan(setup, n)
-    per_side: dict[str, dict[str, list[dict]]] = {"swift": {}, "python": {}, "floor": {}}
+    per_side: dict[str, dict[str, list[dict]]] = {"swift": {}, "python": {}}
     for round_index in range(rounds):
-        for side in ("swift", "python", "floor"):
+        for side in ("swift", "python"):
             moto_reset(moto_server)
             seeding.fixtures(setup)
             seeding.put_users(setup, plan["users"])
-            if side == "floor":
-                figures = floor.warm(setup, moto, moto_server.proc.pid, n, work)
-                for phase, values in figures.items():
-                    per_side[side].setdefault(phase, []).append(values)
-                print(f"  warm round {round_index + 1}/{rounds} floor done", file=sys.stderr, flush=True)
-                continue
             for loop in plan["loops"]:
                 figures = (_swift_loop(setup, loop, moto_server.proc.pid) if side == "swift"
                            else _peer_loop(setup, loop, work, moto_server.proc.pid))
