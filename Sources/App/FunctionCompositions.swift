@@ -23,23 +23,30 @@ extension Assembly {
         }
     }
 
+    // Each part is built into a `let` before use: Swift 6.3.1's release build crashed
+    // (LLVM's coroutine split) on `try await` nested inside an initializer's arguments.
     private func storeTokens() async throws -> EventHandlers {
-        let secrets = try secretStore(), google = googleOAuth()
+        let secrets = try secretStore(), grants = try grantStore(), google = googleOAuth()
+        let guardian = try await requestGuard(secrets)
         let clientID = CachedClientID(secrets: secrets, secretID: configuration.google.clientIDSecretID)
         let verifier = GrantVerifier(google: google, clientID: { try await clientID.value() }, health: OAuthClientHealth(google: google))
-        let handler = StoreTokensHandler(guardian: try await guardian(secrets), vault: TokenVault(grants: try grantStore()), verifier: verifier)
+        let handler = StoreTokensHandler(guardian: guardian, vault: TokenVault(grants: grants), verifier: verifier)
         return EventHandlers(http: handler.handle)
     }
 
     private func userProfile() async throws -> EventHandlers {
-        let handler = UserProfileHandler(guardian: try await guardian(try secretStore()), users: try userDirectory(), grants: try grantStates())
-        return EventHandlers(http: handler.handle)
+        let users = try userDirectory(), grants = try grantStates()
+        let secrets = try secretStore()
+        let guardian = try await requestGuard(secrets)
+        return EventHandlers(http: UserProfileHandler(guardian: guardian, users: users, grants: grants).handle)
     }
 
     private func disconnect() async throws -> EventHandlers {
+        let grants = try grantStore()
+        let secrets = try secretStore()
+        let guardian = try await requestGuard(secrets)
         let handler = DisconnectHandler(
-            guardian: try await guardian(try secretStore()), vault: TokenVault(grants: try grantStore()), google: googleOAuth(),
-            recoveryWindowDays: configuration.disconnectRecoveryDays
+            guardian: guardian, vault: TokenVault(grants: grants), google: googleOAuth(), recoveryWindowDays: configuration.disconnectRecoveryDays
         )
         return EventHandlers(http: handler.handle)
     }
@@ -69,7 +76,8 @@ extension Assembly {
         return EventHandlers(scheduled: { event, context in try await handler.handle(detail: event.detail, context: context) })
     }
 
-    private func guardian(_ secrets: any SecretStore) async throws -> RequestGuard {
-        RequestGuard(authenticator: try Authenticator(settings: try await authSettings(secrets: secrets)))
+    private func requestGuard(_ secrets: any SecretStore) async throws -> RequestGuard {
+        let settings = try await authSettings(secrets: secrets)
+        return RequestGuard(authenticator: try Authenticator(settings: settings))
     }
 }
