@@ -17,11 +17,20 @@
 #
 # Usage: scripts/walk.sh (or `make walk`). Issue 23's targets are printed beside the counts;
 # the script reports, it does not enforce them.
+#
+# scripts/walk.sh --instructions BIN_DIR runs the same two invocations, built by the caller
+# (say `swift build -c release`, at two commits), each once under callgrind, and prints the
+# instructions each cold start executed: the measure of what a function builds at start.
 set -euo pipefail
 self="$(cd "$(dirname "$0")" && pwd)/$(basename "$0")"
 cd "$(dirname "$0")/.."
 
 scratch=${PAYPULSE_WALK_SCRATCH:-.build-walk}
+if [ "${1:-}" = "--instructions" ]; then
+  export PAYPULSE_WALK_INSTRUCTIONS
+  PAYPULSE_WALK_INSTRUCTIONS=$(cd "${2:?walk: --instructions needs the folder of the built functions}" && pwd)
+  command -v valgrind >/dev/null || { echo "walk: valgrind is needed (apt-get install valgrind)" >&2; exit 1; }
+fi
 functions=(store-tokens user-profile)
 
 fail() { echo "walk: FAIL: $*" >&2; exit 1; }
@@ -40,10 +49,12 @@ quiet_build() {
 
 if [ -z "${PAYPULSE_WALK_STAGE:-}" ]; then
   scripts/ensure-deps.sh --with-moto
-  echo "walk: building ${functions[*]} with coverage in $scratch (the first build takes minutes)" >&2
-  for function in "${functions[@]}"; do
-    quiet_build --build-path "$scratch" --enable-code-coverage --product "$function"
-  done
+  if [ -z "${PAYPULSE_WALK_INSTRUCTIONS:-}" ]; then
+    echo "walk: building ${functions[*]} with coverage in $scratch (the first build takes minutes)" >&2
+    for function in "${functions[@]}"; do
+      quiet_build --build-path "$scratch" --enable-code-coverage --product "$function"
+    done
+  fi
   # The developer CLI (seeding, the fake Google, the answer check): uninstrumented, in .build.
   quiet_build --product paypulse
   # A private moto_server, whatever the caller exported: the first connection needs an empty store.
@@ -64,7 +75,7 @@ llvm_tool() { # $1 = tool name
 profdata=$(llvm_tool llvm-profdata)
 cov=$(llvm_tool llvm-cov)
 
-bin=$(swift build --build-path "$scratch" --enable-code-coverage --show-bin-path)
+bin=${PAYPULSE_WALK_INSTRUCTIONS:-$(swift build --build-path "$scratch" --enable-code-coverage --show-bin-path)}
 cli="$(swift build --show-bin-path)/paypulse"
 moto=${PAYPULSE_TEST_MOTO_ENDPOINT:?walk: no moto_server endpoint}
 
@@ -99,14 +110,19 @@ google="http://127.0.0.1:$port/fake-google"
 # Runs one instrumented function once on one event; its answer must have `status` and match
 # the expected file, or nothing is measured.
 measure() { # $1 = function, $2 = event under events/, $3 = expected status
-  local function=$1 event=events/$2 status=$3 answered
+  local function=$1 event=events/$2 status=$3 answered run=()
+  [ -n "${PAYPULSE_WALK_INSTRUCTIONS:-}" ] && run=(valgrind --tool=callgrind --callgrind-out-file="$work/$function.callgrind")
   env -i "${aws[@]}" GOOGLE_TOKEN_ENDPOINT="$google/token" GOOGLE_REVOKE_ENDPOINT="$google/revoke" \
-    LLVM_PROFILE_FILE="$work/$function.profraw" "$bin/$function" <"$event" >"$work/$function.out" 2>"$work/$function.err" \
+    LLVM_PROFILE_FILE="$work/$function.profraw" "${run[@]}" "$bin/$function" <"$event" >"$work/$function.out" 2>"$work/$function.err" \
     || { cat "$work/$function.err" >&2; fail "$function < $event exited non-zero"; }
   answered=$(python3 -c 'import json, sys; print(json.load(open(sys.argv[1])).get("statusCode"))' "$work/$function.out" 2>/dev/null || echo "none")
   [ "$answered" = "$status" ] || { cat "$work/$function.out" "$work/$function.err" >&2; fail "$function < $event answered $answered, not $status"; }
   "$cli" match-response "${event%.json}.expected.json" "$work/$function.out" >/dev/null \
     || fail "$function < $event: the answer differs from ${event%.json}.expected.json"
+  if [ -n "${PAYPULSE_WALK_INSTRUCTIONS:-}" ]; then
+    echo "$function < $event: answered $status, $(sed -n 's/^summary: //p' "$work/$function.callgrind") instructions" >>"$work/runs"
+    return
+  fi
   [ -s "$work/$function.profraw" ] || fail "$function wrote no coverage profile (was it built with coverage?)"
   "$profdata" merge -sparse "$work/$function.profraw" -o "$work/$function.profdata"
   "$cov" export -summary-only -instr-profile "$work/$function.profdata" "$bin/$function" >"$work/$function.coverage.json"
@@ -114,6 +130,7 @@ measure() { # $1 = function, $2 = event under events/, $3 = expected status
 }
 measure store-tokens store-tokens/v1-json-first-connection.json 201
 measure user-profile user-profile/v1-connected.json 200
+if [ -n "${PAYPULSE_WALK_INSTRUCTIONS:-}" ]; then cat "$work/runs"; exit 0; fi
 
 swift package dump-package >"$work/package.json"
 cat "$work/runs"

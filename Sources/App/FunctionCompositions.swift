@@ -23,8 +23,6 @@ extension Assembly {
         }
     }
 
-    // Each part is built into a `let` before use: Swift 6.3.1's release build crashed
-    // (LLVM's coroutine split) on `try await` nested inside an initializer's arguments.
     private func storeTokens() async throws -> EventHandlers {
         let secrets = try secretStore(), grants = try grantStore(), google = googleOAuth()
         let guardian = try await requestGuard(secrets)
@@ -76,6 +74,9 @@ extension Assembly {
         return EventHandlers(scheduled: { event, context in try await handler.handle(detail: event.detail, context: context) })
     }
 
+    // Not inlined: Swift 6.3.1's release build crashes (signal 11, LLVM's coroutine split)
+    // on a composition with this async call inlined into it.
+    @inline(never)
     private func requestGuard(_ secrets: any SecretStore) async throws -> RequestGuard {
         let settings = try await authSettings(secrets: secrets)
         return RequestGuard(authenticator: try Authenticator(settings: settings))
