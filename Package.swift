@@ -241,7 +241,10 @@ let package = Package(
         .testTarget(name: "AWSTests", dependencies: ["PayPulseAWS", "PayPulseTestSupport"]),
         .testTarget(name: "EmbeddedTests", dependencies: ["PayPulseEmbedded", "PayPulseTestSupport"]),
         .testTarget(name: "ContractTests", dependencies: ["PayPulsePorts", "PayPulseTestSupport"]),
-        .testTarget(name: "ConfigurationTests", dependencies: ["PayPulseApp", "PayPulseDomain", "PayPulseRuntime", "PayPulseAWS"]),
+        .testTarget(
+            name: "ConfigurationTests",
+            dependencies: ["PayPulseApp", "PayPulseDomain", "PayPulseRuntime", "PayPulseAWS", "PayPulseHandlers", "PayPulsePorts", "PayPulseTestSupport"]
+        ),
         .testTarget(name: "DomainTests", dependencies: ["PayPulseDomain", "PayPulseTestSupport"]),
         .testTarget(name: "GoogleTests", dependencies: ["PayPulseGoogle", "PayPulsePorts", "PayPulseTestSupport", "PayPulseTransport"]),
         .testTarget(name: "RefreshTests", dependencies: ["PayPulseAWS", "PayPulseDomain", "PayPulseHandlers", "PayPulsePorts", "PayPulseTestSupport", "PayPulseGoogle", "PayPulseTransport", "PayPulseRuntime"]),

@@ -21,7 +21,7 @@ step "cfn-lint template.yaml"
 step "sam validate --lint"
 sam validate --lint --template-file template.yaml
 
-step "swift build --product paypulse (check_template.py asks \`paypulse iam\` what the code needs)"
+step "swift build --product paypulse (check_template.py asks \`paypulse deploy-facts\` what the code says)"
 swift build --product paypulse >/dev/null
 
 step "check_template.py --self-test"
@@ -31,7 +31,7 @@ step "sam build (in source, no container)"
 sam build --build-in-source --template-file template.yaml
 
 step "check_template.py"
-"$venv/bin/python" scripts/check_template.py template.yaml --sources Sources --build-dir .aws-sam/build
+"$venv/bin/python" scripts/check_template.py template.yaml --build-dir .aws-sam/build
 # The built template must still name the same functions with their artifact directories.
 "$venv/bin/python" scripts/check_template.py .aws-sam/build/template.yaml --built --build-dir .aws-sam/build
 

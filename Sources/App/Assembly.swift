@@ -23,6 +23,8 @@ public struct Assembly: Sendable {
     public let transport: any HTTPTransport
     /// The embedded store's database, when the store is embedded.
     private let database: EmbeddedDatabase?
+    /// What each built port is wrapped in.
+    private var wrappers = PortWrappers()
 
     /// Prepares the parts `configuration` names.
     ///
@@ -41,46 +43,46 @@ public struct Assembly: Sendable {
         return Assembly(configuration: configuration, logger: logger, transport: transport, database: database)
     }
 
+    /// This assembly with each port it builds wrapped by `wrappers` (tests record calls).
+    public func wrapping(_ wrappers: PortWrappers) -> Assembly {
+        var wrapped = self
+        wrapped.wrappers = wrappers
+        return wrapped
+    }
+
     /// Configuration secrets (the Google client ID, the JWT key): Secrets Manager, or the
     /// embedded store.
     public func secretStore() throws -> any SecretStore {
-        guard let aws = configuration.aws else { return EmbeddedSecretStore(database: try embedded(), logger: logger) }
-        return AWSSecretStore(
+        guard let aws = configuration.aws else { return wrappers.secrets(EmbeddedSecretStore(database: try embedded(), logger: logger)) }
+        return wrappers.secrets(AWSSecretStore(
             client: SecretsManagerClient(client: try client(.secretsManager, aws.secretsManagerEndpoint, "AWS_ENDPOINT_URL_SECRETS_MANAGER", aws))
-        )
+        ))
     }
 
     /// Where users live: the users table, or the embedded store.
     public func userDirectory() throws -> any UserDirectory {
-        guard let aws = configuration.aws else { return EmbeddedUserDirectory(database: try embedded(), logger: logger) }
-        return DynamoDBUserDirectory(client: try dynamoDB(aws), table: configuration.usersTable)
+        guard let aws = configuration.aws else { return wrappers.users(EmbeddedUserDirectory(database: try embedded(), logger: logger)) }
+        return wrappers.users(DynamoDBUserDirectory(client: try dynamoDB(aws), table: configuration.usersTable))
     }
 
     /// Where token sets live, values and all: secrets `gmail/user/{id}` in ``secretStore()``,
     /// or the DynamoDB token table with its KMS envelope cipher.
     public func grantStore() throws -> any GrantStore {
-        guard let aws = configuration.aws, let tokenTable = configuration.tokenTable else {
-            return SecretsManagerGrantStore(try secretStore())
-        }
-        let kms = KMSClient(client: try client(.kms, aws.kmsEndpoint, "AWS_ENDPOINT_URL_KMS", aws))
-        return DynamoDBGrantStore(
-            client: try dynamoDB(aws), table: tokenTable.table, cipher: EnvelopeCipher(keys: DataKeyCache(service: kms, keyID: tokenTable.kmsKeyID)),
-            due: .refresh(configuration.refresh)
-        )
+        wrappers.grants(try unwrappedGrantStore())
     }
 
     /// The grants' states without their values: on DynamoDB, no KMS client and no cipher.
     public func grantStates() throws -> any GrantStates {
-        guard let aws = configuration.aws, let tokenTable = configuration.tokenTable else { return try grantStore() }
-        return DynamoDBGrantStates(client: try dynamoDB(aws), table: tokenTable.table)
+        guard let aws = configuration.aws, let tokenTable = configuration.tokenTable else { return wrappers.states(try unwrappedGrantStore()) }
+        return wrappers.states(DynamoDBGrantStates(client: try dynamoDB(aws), table: tokenTable.table))
     }
 
     /// Google's OAuth endpoints.
     public func googleOAuth() -> any GoogleOAuth {
-        GoogleOAuthClient(
+        wrappers.google(GoogleOAuthClient(
             tokenEndpoint: configuration.google.tokenEndpoint, revokeEndpoint: configuration.google.revokeEndpoint, transport: transport,
             logger: logger
-        )
+        ))
     }
 
     /// The JWT settings, reading their secret from `secrets` when one is named.
@@ -97,6 +99,17 @@ public struct Assembly: Sendable {
     /// Every store at once, for the developer tools that use them all (`paypulse`, `serve`).
     public func backends() throws -> Backends {
         Backends(secrets: try secretStore(), grants: try grantStore(), users: try userDirectory())
+    }
+
+    private func unwrappedGrantStore() throws -> any GrantStore {
+        guard let aws = configuration.aws, let tokenTable = configuration.tokenTable else {
+            return SecretsManagerGrantStore(try secretStore())
+        }
+        let kms = KMSClient(client: try client(.kms, aws.kmsEndpoint, "AWS_ENDPOINT_URL_KMS", aws))
+        return DynamoDBGrantStore(
+            client: try dynamoDB(aws), table: tokenTable.table, cipher: EnvelopeCipher(keys: DataKeyCache(service: kms, keyID: tokenTable.kmsKeyID)),
+            due: .refresh(configuration.refresh)
+        )
     }
 
     private func embedded() throws -> EmbeddedDatabase {

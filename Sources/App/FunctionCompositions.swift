@@ -5,7 +5,9 @@ import PayPulseRuntime
 
 /// Each function's composition, one screen each: the adapters it builds are the ones it
 /// uses, so a cold start pays for nothing else (user-profile: no Google client, no cipher;
-/// token-refresh and fresh-token: no JWT key).
+/// token-refresh and fresh-token: no JWT key). Beside each, its reach: the grant
+/// operations, users and secrets its handler can touch, from which `paypulse iam` derives
+/// its IAM statements (`FunctionReachTests` runs each composition to prove the reach exact).
 extension Assembly {
     /// The event handlers of one function, built once (keys, clients) for many events.
     ///
@@ -23,6 +25,23 @@ extension Assembly {
         }
     }
 
+    /// What `function`'s composition can reach.
+    public static func reach(of name: HandlerName) -> FunctionOperations {
+        switch name {
+        case .storeTokens: storeTokensReach
+        case .userProfile: userProfileReach
+        case .disconnect: disconnectReach
+        case .freshToken: freshTokenReach
+        case .tokenRefresh: tokenRefreshReach
+        }
+    }
+
+    /// `TokenVault.store`: read; create, or restore and mark; replace (then, on a store that
+    /// tags apart from the value, the state, to re-tag if overtaken).
+    static let storeTokensReach = FunctionOperations(
+        grants: [.read, .create, .restore, .mark, .replace, .state], readsUsers: false, secrets: [.jwtKey, .googleClientID]
+    )
+
     private func storeTokens() async throws -> EventHandlers {
         let secrets = try secretStore(), grants = try grantStore(), google = googleOAuth()
         let guardian = try await requestGuard(secrets)
@@ -32,12 +51,19 @@ extension Assembly {
         return EventHandlers(http: handler.handle)
     }
 
+    /// `TokenVault.connectionState` through ``GrantStates`` (no value), and the profile.
+    static let userProfileReach = FunctionOperations(grants: [.state], readsUsers: true, secrets: [.jwtKey])
+
     private func userProfile() async throws -> EventHandlers {
         let users = try userDirectory(), grants = try grantStates()
         let secrets = try secretStore()
         let guardian = try await requestGuard(secrets)
         return EventHandlers(http: UserProfileHandler(guardian: guardian, users: users, grants: grants).handle)
     }
+
+    /// `TokenVault.current` and `.disconnect`: read, mark revoked by a replace (or re-tag a
+    /// set already revoked), delete.
+    static let disconnectReach = FunctionOperations(grants: [.read, .replace, .mark, .delete, .state], readsUsers: false, secrets: [.jwtKey])
 
     private func disconnect() async throws -> EventHandlers {
         let grants = try grantStore()
@@ -49,6 +75,9 @@ extension Assembly {
         return EventHandlers(http: handler.handle)
     }
 
+    /// `TokenRefresher.freshTokenSet`: read, and replace when due.
+    static let freshTokenReach = FunctionOperations(grants: [.read, .replace, .state], readsUsers: false, secrets: [.googleClientID])
+
     private func freshToken() throws -> EventHandlers {
         let clientID = CachedClientID(secrets: try secretStore(), secretID: configuration.google.clientIDSecretID)
         let refresher = TokenRefresher(
@@ -57,6 +86,12 @@ extension Assembly {
         )
         return EventHandlers(direct: FreshTokenHandler(tokens: FreshTokens(refresher: refresher)).handle)
     }
+
+    /// `RefreshJob` (listDue) and `TokenRefresher.refreshIfDue`: read, replace, or mark a
+    /// grant Google refused.
+    static let tokenRefreshReach = FunctionOperations(
+        grants: [.listDue, .read, .replace, .mark, .state], readsUsers: false, secrets: [.googleClientID]
+    )
 
     /// A job per run: the client ID is read once per run, so a rotated secret is picked up
     /// by the next run without a redeploy.

@@ -2,14 +2,13 @@ import PayPulseAWS
 import PayPulseDomain
 import PayPulsePorts
 
-/// What one function's composition can reach in AWS: the grant operations its handler
-/// calls, whether it reads users, and which configuration secrets it reads. From these and
+/// What one function's composition can reach: the grant operations its handler calls,
+/// whether it reads users, and which configuration secrets it reads; each composition
+/// declares its own (``Assembly/reach(of:)``, in `FunctionCompositions.swift`). From these and
 /// the stores' and clients' own declarations (``DynamoDBGrantStore/operations(for:)``,
 /// ``SecretsManagerGrantStore/secretOperations(for:)``, ``AWSSecretStore/operations(for:)``,
 /// each client's ``AWSOperation``s) ``statements(store:)`` derives the least-privilege IAM
 /// statements that `paypulse iam` prints and the template check compares.
-///
-/// One declaration per function, to fold into each function's composition.
 public struct FunctionOperations: Sendable, Equatable {
     /// The configuration secrets a function reads.
     public enum ConfigurationSecret: Sendable, Equatable {
@@ -26,19 +25,11 @@ public struct FunctionOperations: Sendable, Equatable {
     /// The configuration secrets it reads.
     public var secrets: [ConfigurationSecret]
 
-    /// What `function` reaches: store-tokens `TokenVault.store` (read; create, or restore and
-    /// mark; replace), user-profile `TokenVault.connectionState` (state) and the profile,
-    /// disconnect `TokenVault.current` and `.disconnect` (read, replace or mark, delete),
-    /// fresh-token `TokenRefresher.freshTokenSet` (read, replace), token-refresh `RefreshJob`
-    /// (listDue) and `TokenRefresher.refreshIfDue` (read, replace, mark).
-    public static func of(_ function: HandlerName) -> FunctionOperations {
-        switch function {
-        case .storeTokens: FunctionOperations(grants: [.read, .create, .restore, .mark, .replace], readsUsers: false, secrets: [.jwtKey, .googleClientID])
-        case .userProfile: FunctionOperations(grants: [.state], readsUsers: true, secrets: [.jwtKey])
-        case .disconnect: FunctionOperations(grants: [.read, .replace, .mark, .delete], readsUsers: false, secrets: [.jwtKey])
-        case .freshToken: FunctionOperations(grants: [.read, .replace], readsUsers: false, secrets: [.googleClientID])
-        case .tokenRefresh: FunctionOperations(grants: [.listDue, .read, .replace, .mark], readsUsers: false, secrets: [.googleClientID])
-        }
+    /// Declares a reach.
+    public init(grants: Set<GrantOperation>, readsUsers: Bool, secrets: [ConfigurationSecret]) {
+        self.grants = grants
+        self.readsUsers = readsUsers
+        self.secrets = secrets
     }
 
     /// The least-privilege statements for the function on `store` (``StoreBackend/aws`` or

@@ -22,9 +22,12 @@ public struct TokenRefreshHandler: Sendable {
     let metrics: any MetricsSink
     let functionName: String
 
+    /// The `Function` dimension of the metrics, unless the creator names another.
+    public static let defaultFunctionName = "token-refresh"
+
     /// Creates the handler. `makeJob` runs once per invocation: it reads the client ID then
     /// (once per run, as the settings say) and builds the job.
-    public init(functionName: String = "token-refresh", metrics: any MetricsSink, makeJob: @escaping @Sendable () async throws -> RefreshJob) {
+    public init(functionName: String = Self.defaultFunctionName, metrics: any MetricsSink, makeJob: @escaping @Sendable () async throws -> RefreshJob) {
         self.functionName = functionName
         self.metrics = metrics
         self.makeJob = makeJob

@@ -42,6 +42,8 @@ public struct DynamoDBGrantStore: GrantStore {
 
     /// The name of the due index that ``listDue(userPrefix:dueBy:cursor:limit:)`` queries.
     public static let dueIndexName = DynamoDBDueIndex.name
+    /// How many partition keys (buckets) the due index spreads its entries over.
+    public static let dueIndexBuckets = DynamoDBDueIndex.buckets
 
     /// The DynamoDB and KMS operations each port operation can call: on the table, its due
     /// index and the key ``DataKeyCache`` wraps data keys with. Every conditional write

@@ -88,7 +88,20 @@ extension AppConfiguration {
     public static func read(
         _ environment: [String: String], defaultLogLevel: Logger.Level = LogSettings.defaultLevel
     ) -> (process: ProcessSettings, configuration: Result<AppConfiguration, ConfigurationError>) {
-        let reader = EnvironmentReader(variables: environment)
+        reading(EnvironmentReader(variables: environment), defaultLogLevel: defaultLogLevel)
+    }
+
+    /// The names of the variables a reading of `environment` asks for, set or not (a read
+    /// stops at the first bad variable): what a deployment may set (`paypulse deploy-facts`).
+    public static func variablesRead(_ environment: [String: String]) -> Set<String> {
+        let asked = AskedNames()
+        _ = reading(EnvironmentReader(variables: environment, asked: asked), defaultLogLevel: LogSettings.defaultLevel)
+        return asked.names
+    }
+
+    private static func reading(
+        _ reader: EnvironmentReader, defaultLogLevel: Logger.Level
+    ) -> (process: ProcessSettings, configuration: Result<AppConfiguration, ConfigurationError>) {
         let process = ProcessSettings(
             functionName: reader.value("AWS_LAMBDA_FUNCTION_NAME"), runtimeAPI: reader.value("AWS_LAMBDA_RUNTIME_API"),
             logging: LogSettings.read(reader, defaultLevel: defaultLogLevel)
@@ -136,7 +149,7 @@ extension AppConfiguration {
         self.refresh = RefreshSettings(
             windowSeconds: try reader.integer("REFRESH_WINDOW_SECONDS", default: 900, range: 0...86_400),
             concurrency: try reader.integer("REFRESH_CONCURRENCY", default: 8, range: 1...256),
-            maxWritesPerSecond: try reader.integer("REFRESH_MAX_WRITES_PER_SECOND", default: 20, range: 1...10_000),
+            maxWritesPerSecond: try reader.integer("REFRESH_MAX_WRITES_PER_SECOND", default: 20, range: RefreshSettings.acceptedWritesPerSecond),
             stopMarginSeconds: try reader.integer("REFRESH_STOP_MARGIN_SECONDS", default: 30, range: 0...900),
             // At most 30 days: Google expires a refresh token left unused for six months.
             mode: mode, keepAliveSeconds: try reader.integer("KEEPALIVE_SECONDS", default: 86_400, range: 1...2_592_000)

@@ -3,9 +3,12 @@
 /// Errors name the variable and never echo a secret's value.
 struct EnvironmentReader {
     let variables: [String: String]
+    /// Where the names asked for are written, when a reading records them.
+    var asked: AskedNames? = nil
 
-    /// The value of `name`, or `nil` when unset or blank.
+    /// The value of `name`, or `nil` when unset or blank. Every other read goes through it.
     func value(_ name: String) -> String? {
+        asked?.names.insert(name)
         guard let raw = variables[name], !raw.allSatisfy(\.isWhitespace) else { return nil }
         return raw
     }
@@ -49,6 +52,11 @@ struct EnvironmentReader {
         default: throw ConfigurationError(variable: variable, problem: "expected 'true' or 'false', got '\(raw)'")
         }
     }
+}
+
+/// The variable names one reading asked for, set or not.
+final class AskedNames {
+    var names: Set<String> = []
 }
 
 /// A bad configuration value, naming the variable so the operator knows what to fix.

@@ -15,6 +15,9 @@ public struct RefreshSettings: Sendable, Equatable {
     /// is this old (`KEEPALIVE_SECONDS`).
     public var keepAliveSeconds: Int
 
+    /// The `REFRESH_MAX_WRITES_PER_SECOND` values the configuration accepts.
+    public static let acceptedWritesPerSecond = 1...10_000
+
     /// Creates settings (defaults: 900 s window, 8 at once, 20 writes/s, 30 s margin,
     /// eager, a day's keep-alive).
     public init(

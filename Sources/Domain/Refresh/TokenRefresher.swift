@@ -10,6 +10,10 @@ import PayPulsePorts
 /// twin of the iOS SDK's `refreshTokensIfNeeded`. Used by the scheduled job and by any code
 /// that needs a fresh access token.
 public struct TokenRefresher: Sendable {
+    /// The write-rate permits one compare-and-swap write takes: on Secrets Manager a
+    /// write is two calls (put the value, move the stage) against its shared write quota.
+    public static let permitsPerWrite = 2
+
     /// What a refresh did to one grant.
     public enum Outcome: Sendable, Equatable {
         /// A new access token is stored.
@@ -225,7 +229,7 @@ public struct TokenRefresher: Sendable {
         _ set: GmailTokenSet, user: UserID, expected: GrantVersion, tagged: [String: String]? = nil, success: Outcome, logger: Logger
     ) async -> Outcome {
         do {
-            try await limiter?.acquire(2)
+            try await limiter?.acquire(Self.permitsPerWrite)
             try await vault.replace(set, of: user, expected: expected, tagged: tagged)
             return success
         } catch let error as StoreError where error == .conflict {

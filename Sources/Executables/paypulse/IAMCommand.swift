@@ -5,7 +5,7 @@ import PayPulseCoding
 import PayPulseDomain
 
 /// `paypulse iam FUNCTION [--store aws|dynamodb]`: the least-privilege IAM policy statements
-/// of one function, read from the code (``FunctionOperations`` and the operations the AWS
+/// of one function, read from the code (each composition's ``Assembly/reach(of:)`` and the operations the AWS
 /// clients declare), with resources as template.yaml names them. `scripts/check_template.py`
 /// compares the template's policies with this output.
 struct IAMCommand: ParsableCommand {
@@ -26,7 +26,7 @@ struct IAMCommand: ParsableCommand {
         guard let backend = StoreBackend(rawValue: store), backend != .embedded else {
             throw ValidationError("--store must be aws or dynamodb, not \(store)")
         }
-        let statements = FunctionOperations.of(name).statements(store: backend).map(Self.json)
+        let statements = Assembly.reach(of: name).statements(store: backend).map(Self.json)
         print(JSONValue.object(["Statement": .array(statements)]).prettyText)
     }
 

@@ -10,7 +10,7 @@ struct PayPulseCommand: AsyncParsableCommand {
         subcommands: [
             ServeCommand.self,
             DemoCommand.self, InvokeCommand.self, TokenCommand.self, JWTCommand.self, SecretsCommand.self, UsersCommand.self, ClientIDCommand.self,
-            SeedCommand.self, SetupCommand.self, MigrateCommand.self, MatchResponseCommand.self, IAMCommand.self, FakeGoogleCommand.self,
+            SeedCommand.self, SetupCommand.self, MigrateCommand.self, MatchResponseCommand.self, IAMCommand.self, DeployFactsCommand.self, FakeGoogleCommand.self,
             BenchSeedCommand.self,
         ]
     )
