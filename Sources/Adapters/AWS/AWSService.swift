@@ -23,3 +23,73 @@ public struct AWSService: Sendable, Hashable {
     }
 
 }
+
+/// A parsed `http(s)://host[:port][/path]` endpoint: what the signer needs (host, path)
+/// and what the transport needs (the URL).
+struct AWSEndpoint: Sendable, Equatable {
+    /// The URL to POST to.
+    let url: String
+    /// The `Host` header value: host, plus port when it is not the scheme's default.
+    let host: String
+    /// The request path, `/` when the endpoint has none.
+    let path: String
+
+    /// Parses an endpoint, or returns `nil` when it is not an absolute http(s) URL.
+    init?(_ string: String) {
+        let scheme: String
+        if string.hasPrefix("https://") {
+            scheme = "https"
+        } else if string.hasPrefix("http://") {
+            scheme = "http"
+        } else {
+            return nil
+        }
+        let rest = string.dropFirst(scheme.count + 3)
+        let authority = rest.prefix { $0 != "/" && $0 != "?" && $0 != "#" }
+        guard !authority.isEmpty, !authority.contains("@") else { return nil }
+        var path = String(rest.dropFirst(authority.count).prefix { $0 != "?" && $0 != "#" })
+        if path.isEmpty { path = "/" }
+        let defaultPort = scheme == "https" ? ":443" : ":80"
+        host = authority.hasSuffix(defaultPort) ? String(authority.dropLast(defaultPort.count)) : String(authority)
+        self.path = path
+        url = "\(scheme)://\(authority)\(path)"
+    }
+}
+
+/// One AWS API operation a client calls, and what IAM must allow for it: each client
+/// declares its operations beside the methods that call them, and ``AWSJSONClient`` calls
+/// nothing else, so `paypulse iam` reads a function's permissions from the code.
+public struct AWSOperation: Sendable, Hashable, CustomStringConvertible {
+    /// What an operation's IAM action is granted on.
+    public enum ResourceKind: String, Sendable, Hashable {
+        /// A secret (its ARN).
+        case secret
+        /// A DynamoDB table.
+        case table
+        /// A global secondary index of a table (a `Query` with `IndexName`).
+        case index
+        /// A KMS key.
+        case key
+        /// Nothing narrower than `*`: the action takes no resource (`ListSecrets`, `CreateKey`).
+        case any
+    }
+
+    /// The service spoken.
+    public let service: AWSService
+    /// The API operation, e.g. `GetSecretValue`: the `X-Amz-Target` suffix.
+    public let name: String
+    /// What its IAM action is granted on.
+    public let resource: ResourceKind
+
+    /// Declares an operation.
+    public init(_ service: AWSService, _ name: String, on resource: ResourceKind) {
+        self.service = service
+        self.name = name
+        self.resource = resource
+    }
+
+    /// The IAM action, e.g. `secretsmanager:GetSecretValue`.
+    public var action: String { "\(service.signingName):\(name)" }
+
+    public var description: String { "\(action) on \(resource.rawValue)" }
+}

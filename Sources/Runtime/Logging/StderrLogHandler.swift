@@ -5,7 +5,13 @@ import Musl
 #elseif canImport(Darwin)
 import Darwin
 #endif
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
 import Logging
+import PayPulsePorts
 
 /// A swift-log handler that writes one line per event to standard error (descriptor 2,
 /// or another descriptor in tests) with a single `write`, so concurrent lines do not
@@ -191,5 +197,17 @@ enum RequestScope {
     static let metadata = Logger.MetadataProvider {
         guard let requestID else { return [:] }
         return ["requestId": .string(requestID)]
+    }
+}
+
+/// Writes each EMF document as one raw line on standard error, which Lambda ships to
+/// CloudWatch Logs, where the metrics are extracted.
+public struct StandardErrorMetricsSink: MetricsSink {
+    /// Creates the sink.
+    public init() {}
+
+    public func emit(_ line: String) {
+        let text = line + "\n"
+        _ = text.utf8CString.withUnsafeBufferPointer { write(2, $0.baseAddress, $0.count - 1) }
     }
 }
