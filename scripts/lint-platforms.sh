@@ -17,7 +17,9 @@ swift_rule() { # $@ = directories
     # A branch is Linux-only when its condition names Glibc or Linux, or when it is the
     # #else of a condition that named Darwin.
     /^[[:space:]]*#if[[:space:](]/ {
-      depth++; branch[depth] = ($0 ~ /canImport\(Glibc\)|os\(Linux\)/); apple[depth] = ($0 ~ /canImport\(Darwin\)|os\(macOS\)/); next
+      depth++; branch[depth] = ($0 ~ /canImport\(Glibc\)|os\(Linux\)/); apple[depth] = ($0 ~ /canImport\(Darwin\)|os\(macOS\)/)
+      if (apple[depth]) sawDarwin = 1
+      next
     }
     /^[[:space:]]*#elseif/ {
       branch[depth] = ($0 ~ /canImport\(Glibc\)|os\(Linux\)/)
@@ -90,6 +92,21 @@ let kind = Int32(SOCK_STREAM.rawValue)
 let kind = SOCK_STREAM
 #endif
 SWIFT
+  # The macOS branch first: Glibc spellings in the #else of a Darwin condition are Linux's.
+  cat >"$dir/Sources/Good/DarwinFirst.swift" <<'SWIFT'
+#if canImport(Darwin)
+import Darwin
+let flags: Int32 = 0
+#else
+import Glibc
+let flags = Int32(MSG_NOSIGNAL)
+#endif
+#if os(macOS)
+let spawnActions: posix_spawn_file_actions_t? = nil
+#else
+let spawnActions = posix_spawn_file_actions_t()
+#endif
+SWIFT
   printf '#if defined(__APPLE__)\n#define NAME "libz.1.dylib"\n#else\n#define NAME "libz.so.1"\n#endif\n' >"$dir/Sources/C/good.c"
   printf '.linkedLibrary("dl", .when(platforms: [.linux]))\n' >"$dir/Package.swift"
   printf '#!/bin/sh\ncase "$(uname -s)" in Darwin) exit 0;; esac\napt-get install x\n' >"$dir/scripts/ensure-deps.sh"
@@ -97,19 +114,29 @@ SWIFT
   [ -z "$problems" ] || { echo "lint-platforms self-test: a good tree was flagged: $problems" >&2; return 1; }
 
   printf '#if canImport(Glibc)\nimport Glibc\n#endif\nlet kind = Int32(SOCK_STREAM.rawValue)\nlet x = Glibc.close(1)\n' >"$dir/Sources/Good/Bad.swift"
+  # Linux spellings inside the macOS branch of each form of condition.
+  printf '#if canImport(Darwin)\nlet a = SOCK_CLOEXEC\n#elseif canImport(Glibc)\nlet a = 0\n#endif\n#if os(macOS)\nlet b = MSG_NOSIGNAL\n#endif\n' >"$dir/Sources/Good/BadDarwin.swift"
   printf '#define NAME "libcurl.so.4"\n' >"$dir/Sources/C/bad.c"
   printf '.linkedLibrary("dl")\n' >"$dir/Package.swift"
   printf '#!/bin/sh\napt-get install x\n' >"$dir/scripts/ensure-deps.sh"
   problems=$(lint "$dir")
   local expected
   for expected in "Bad.swift:3: import Glibc without" "Bad.swift:4: a Glibc-only spelling" "Bad.swift:5: a Glibc-only spelling" \
+    "BadDarwin.swift:2: a Glibc-only spelling" "BadDarwin.swift:7: a Glibc-only spelling" \
     "bad.c: names a Linux library" "Package.swift:1:" "ensure-deps.sh: calls apt-get"; do
     if ! grep -qF "$expected" <<<"$problems"; then
       echo "lint-platforms self-test: missed \"$expected\"; found: $problems" >&2
       return 1
     fi
   done
-  echo "lint-platforms: self-test passed (a good tree passes; 6 planted faults are caught)"
+  # ensure-deps.sh's macOS path failing without touching apt-get (no SDK found, say).
+  printf '#!/bin/sh\ncase "$(uname -s)" in Darwin) echo "no macOS SDK" >&2; exit 1;; esac\n' >"$dir/scripts/ensure-deps.sh"
+  problems=$(ensure_deps_rule "$dir/scripts/ensure-deps.sh")
+  if ! grep -qF "ensure-deps.sh: fails on macOS: no macOS SDK" <<<"$problems"; then
+    echo "lint-platforms self-test: missed an ensure-deps.sh that fails on macOS; found: $problems" >&2
+    return 1
+  fi
+  echo "lint-platforms: self-test passed (a good tree with Linux-first and macOS-first branches passes; 9 planted faults are caught)"
 }
 
 if [ "${1:-}" = "--self-test" ]; then self_test; exit; fi

@@ -1,9 +1,10 @@
 import Foundation
 import PayPulsePorts
 
-/// Wraps a ``SecretStore`` and records when each quota-counted write happened
-/// (PutSecretValue and UpdateSecretVersionStage; a one-call compare-and-swap counts as
-/// the two it stands for), so tests can check a write-rate bound.
+/// Wraps a ``SecretStore`` and counts the quota-counted writes (PutSecretValue and
+/// UpdateSecretVersionStage; a one-call compare-and-swap counts as the two it stands for).
+/// Their pacing is checked on the limiter's own grants (``PermitLog``), not on when writes
+/// arrive here, which a loaded machine moves.
 public final class WriteRecordingSecretStore: SecretStore, @unchecked Sendable {
     private let inner: any SecretStore
     private let lock = NSLock()
@@ -15,17 +16,6 @@ public final class WriteRecordingSecretStore: SecretStore, @unchecked Sendable {
     private func record(_ count: Int) {
         let now = ContinuousClock.now
         lock.withLock { writes += Array(repeating: now, count: count) }
-    }
-
-    /// The most writes seen in any window of `window` length.
-    public func maxWrites(in window: Duration = .seconds(1)) -> Int {
-        let times = lock.withLock { writes.sorted() }
-        var best = 0, start = 0
-        for end in times.indices {
-            while times[end] - times[start] >= window { start += 1 }
-            best = max(best, end - start + 1)
-        }
-        return best
     }
 
     /// All recorded writes.

@@ -18,7 +18,7 @@ struct AWSRetryTests {
         body: "{\"Name\":\"n\",\"VersionIdsToStages\":{\"v1\":[\"AWSCURRENT\"]},\"Tags\":[]}"
     )
 
-    private func store(_ server: ScriptedHTTPServer, timeout: Duration = .seconds(5), logger: LogCapture = LogCapture()) throws -> AWSSecretStore {
+    private func store(_ server: ScriptedHTTPServer, timeout: Duration = TestTime.scaled(.seconds(5)), logger: LogCapture = LogCapture()) throws -> AWSSecretStore {
         let client = try AWSTestClients.jsonClient(.secretsManager, endpoint: server.url, timeout: timeout, logger: logger.logger)
         return AWSSecretStore(client: SecretsManagerClient(client: client))
     }

@@ -20,12 +20,17 @@ import PayPulseTransport
 /// Every clock is fixed, so a token set written in one cell is byte-comparable with the
 /// fault-free reference written in another.
 final class FaultBench: Sendable {
-    /// One second per attempt: moto answers in milliseconds, a stall costs one timeout.
-    static let attemptTimeout: Duration = .seconds(1)
+    /// One second per attempt on an idle machine, scaled by the load when the bench starts
+    /// (``TestTime``): moto answers a fault-free call in milliseconds, but on a machine busy
+    /// with parallel suites a second can pass, and a cell would then see a fault it did not
+    /// plant. A stall costs one such time-out.
+    static var attemptTimeout: Duration { TestTime.scaled(.seconds(1)) }
     static let awsRetries = RetryPolicy(maxAttempts: 3, baseDelay: .milliseconds(10), maxDelay: .milliseconds(50), totalBudget: .seconds(20))
-    static let googleRetries = RetryPolicy(
-        maxAttempts: 3, baseDelay: .milliseconds(10), maxDelay: .milliseconds(50), totalBudget: .seconds(20), attemptTimeout: attemptTimeout
-    )
+    static var googleRetries: RetryPolicy {
+        RetryPolicy(
+            maxAttempts: 3, baseDelay: .milliseconds(10), maxDelay: .milliseconds(50), totalBudget: .seconds(20), attemptTimeout: attemptTimeout
+        )
+    }
     static let clientIDSecret = "Google-OAuth-Client-ID-fault-matrix"
     static let usersTable = "paypulse-users"
     /// What the journal calls the fake Google's proxy.

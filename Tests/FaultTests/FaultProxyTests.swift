@@ -14,7 +14,7 @@ struct FaultProxyTests {
     }
 
     /// A request on a connection of its own, so libcurl never resends it after a reset.
-    private func send(_ proxy: FaultProxy, _ operation: String, timeout: Duration = .seconds(5)) async -> Result<HTTPResponse, TransportError> {
+    private func send(_ proxy: FaultProxy, _ operation: String, timeout: Duration = TestTime.scaled(.seconds(5))) async -> Result<HTTPResponse, TransportError> {
         let request = HTTPRequest(
             method: "POST", url: proxy.url + "/", headers: ["X-Amz-Target": "secretsmanager.\(operation)"], body: Array("{}".utf8),
             timeout: timeout, freshConnection: true

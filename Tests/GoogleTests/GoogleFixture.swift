@@ -10,9 +10,12 @@ enum GoogleFixture {
     static let gmailScope = "https://www.googleapis.com/auth/gmail.readonly"
 
     /// Three attempts with millisecond backoff, so retry tests stay fast.
-    static let quickRetry = RetryPolicy(
-        maxAttempts: 3, baseDelay: .milliseconds(5), maxDelay: .milliseconds(20), totalBudget: .seconds(60), attemptTimeout: .seconds(5)
-    )
+    static var quickRetry: RetryPolicy {
+        RetryPolicy(
+            maxAttempts: 3, baseDelay: .milliseconds(5), maxDelay: .milliseconds(20), totalBudget: .seconds(60),
+            attemptTimeout: TestTime.scaled(.seconds(5))
+        )
+    }
 
     /// A client of `fake` on its own HTTP client (fresh connections for every test).
     static func client(_ fake: FakeGoogleServer, retry: RetryPolicy = .none, logs: LogCapture = LogCapture()) -> GoogleOAuthClient {

@@ -21,6 +21,8 @@ struct RefreshFixture {
     let client: GoogleOAuthClient
     let run = "r\(UUID().uuidString.prefix(8).lowercased())"
     let logs = LogCapture()
+    /// Every reservation the refreshers' write limiters granted.
+    let permits = PermitLog()
 
     /// - Parameter due: the due rule every write keys a due index by (the processes'
     ///   `REFRESH_MODE`); the default refresh settings' unless a test runs another mode.
@@ -69,7 +71,7 @@ struct RefreshFixture {
     ) -> TokenRefresher {
         TokenRefresher(
             vault: vault, google: client, clientID: clientID ?? google.clientID, windowSeconds: windowSeconds, keepAliveSeconds: keepAliveSeconds,
-            limiter: WriteRateLimiter(writesPerSecond: writesPerSecond), now: now
+            limiter: WriteRateLimiter(writesPerSecond: writesPerSecond, onGrant: permits.record), now: now
         )
     }
 

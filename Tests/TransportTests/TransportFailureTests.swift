@@ -8,7 +8,7 @@ import Testing
 
 @Suite("libcurl HTTP client failures are told apart")
 struct TransportFailureTests {
-    let client = CurlHTTPClient(configuration: .init(connectTimeout: .seconds(2), maxResponseBytes: 1024))
+    let client = CurlHTTPClient(configuration: .init(connectTimeout: TestTime.scaled(.seconds(2)), maxResponseBytes: 1024))
 
     private func failure(of request: HTTPRequest) async -> TransportError? {
         do {

@@ -6,11 +6,15 @@
 public actor WriteRateLimiter {
     private let interval: Duration
     private var nextFree: ContinuousClock.Instant
+    private let onGrant: (@Sendable (_ start: ContinuousClock.Instant, _ writes: Int) -> Void)?
 
     /// Creates a limiter for `writesPerSecond` (at least 1).
-    public init(writesPerSecond: Int) {
+    /// - Parameter onGrant: told each reservation's start and size as it is granted (tests
+    ///   check the pacing on these instants, which no scheduling delay can move).
+    public init(writesPerSecond: Int, onGrant: (@Sendable (_ start: ContinuousClock.Instant, _ writes: Int) -> Void)? = nil) {
         interval = .nanoseconds(1_000_000_000 / max(writesPerSecond, 1))
         nextFree = .now
+        self.onGrant = onGrant
     }
 
     /// Waits until `writes` permits are free, then takes them.
@@ -19,6 +23,7 @@ public actor WriteRateLimiter {
         let now = ContinuousClock.now
         let start = max(now, nextFree)
         nextFree = start + interval * writes
+        onGrant?(start, writes)
         if start > now { try await Task.sleep(until: start, clock: .continuous) }
     }
 }

@@ -1,0 +1,32 @@
+import Foundation
+
+/// How long a test lets legitimate work take before calling it a failure, on a machine that
+/// may be busy: a bound tuned on an idle machine is a flake on a loaded one (docs/testing.md,
+/// "Time in tests").
+///
+/// Only bounds on work that must succeed scale (a moto call in the fault matrix, a connect
+/// to a loopback server). Time-outs a test expects to fire (a stalled peer) stay short: a
+/// busier machine cannot make them fire late, only later.
+public enum TestTime {
+    /// The ceiling of the automatic factor: past it a machine is too busy for any bound.
+    public static let maximumFactor = 8.0
+
+    /// `PAYPULSE_TEST_TIME_SCALE` when set to a number of at least 1; else the 1-minute load
+    /// average per CPU (`/proc/loadavg`; 1 where there is none, as on macOS), at least 1 and
+    /// at most ``maximumFactor``. Read at each call, since the load moves during a run.
+    public static var factor: Double {
+        if let text = ProcessInfo.processInfo.environment["PAYPULSE_TEST_TIME_SCALE"], let set = Double(text), set >= 1 {
+            return set
+        }
+        guard let loadavg = try? String(contentsOfFile: "/proc/loadavg", encoding: .utf8),
+            let load = loadavg.split(separator: " ").first.flatMap({ Double($0) })
+        else { return 1 }
+        let perCPU = load / Double(max(ProcessInfo.processInfo.activeProcessorCount, 1))
+        return min(max(perCPU, 1), maximumFactor)
+    }
+
+    /// `duration` times ``factor``.
+    public static func scaled(_ duration: Duration) -> Duration {
+        duration * factor
+    }
+}
