@@ -9,7 +9,7 @@ SWIFT ?= swift
 STATE_DIR ?= .paypulse
 FUZZ_SECONDS ?= 60
 
-.PHONY: serve demo test contract check lint unit soak soak-run fuzz bundles test-deploy check-template build deps clean bench bench-quick capacity walk
+.PHONY: serve demo test contract check lint unit soak soak-run fuzz bundles test-deploy check-template build deps clean bench bench-quick capacity walk mutants mutants-sample
 
 # The API, the console (/) and the contract (/openapi.yaml) on http://127.0.0.1:8080 for the
 # iOS simulator, on the embedded store, with Google's stand-in (no network) and a refresh
@@ -34,6 +34,7 @@ test: lint unit
 	$(MAKE) check-template
 	$(MAKE) bench-quick
 	$(MAKE) capacity CAPACITY_OUT=.build/capacity
+	$(MAKE) mutants-sample
 	FUZZ_SCRATCH=.build $(MAKE) fuzz
 
 # Source lints, seconds and no build: the layer order of Package.swift's header against
@@ -51,6 +52,7 @@ lint:
 	scripts/lint-platforms.sh --self-test
 	scripts/lint-platforms.sh
 	scripts/embed-openapi.sh --check
+	scripts/mutants.py --check
 
 # The API contract: openapi.yaml validated, every expected response of events/ checked
 # against it, the embedded copy and the generated Swift client current, and schemathesis
@@ -147,3 +149,16 @@ build-FreshTokenFunction:
 # cfn-lint, sam validate --lint, sam build (no container) and the template's own checks.
 check-template: deps
 	scripts/check-template.sh
+
+# The mutation run (docs/testing.md, "Would the tests notice?"): every mutant of the reviewed
+# list scripts/mutants.txt planted in one build, each run against the suites its entry names;
+# prints each verdict, the score per area and the survivors, and fails on a survivor.
+# `make mutants-sample` (in `make test`) runs one mutant per area, MUTANTS_SAMPLE in all.
+MUTANTS_SAMPLE ?= 7
+mutants:
+	scripts/ensure-deps.sh --with-moto
+	scripts/with-moto.sh scripts/mutants.py
+
+mutants-sample:
+	scripts/ensure-deps.sh --with-moto
+	scripts/with-moto.sh scripts/mutants.py --sample $(MUTANTS_SAMPLE)

@@ -18,6 +18,13 @@ public final class PermitLog: @unchecked Sendable {
     /// Every permit granted.
     public var permitCount: Int { lock.withLock { grants.reduce(0) { $0 + $1.writes } } }
 
+    /// Whether each reservation starts no sooner than `perPermit` times the previous one's
+    /// size after the previous one's start (the limiter's rule).
+    public func isSpaced(by perPermit: Duration) -> Bool {
+        let sorted = lock.withLock { grants.sorted { $0.start < $1.start } }
+        return zip(sorted, sorted.dropFirst()).allSatisfy { earlier, later in later.start - earlier.start >= perPermit * earlier.writes }
+    }
+
     /// The most permits whose reservations start within any window of `window` length.
     /// Reservations are spaced by their size times `1/rate`, so this is at most
     /// `rate × window` plus the last reservation's size.
