@@ -71,6 +71,22 @@ struct FreshTokenTests {
         }
     }
 
+    @Test("a finished refresh is not shared again: after a disconnect the next caller is told not connected", arguments: StoreFactory.allGrantStores)
+    func finishedRefreshForgotten(_ factory: StoreFactory) async throws {
+        try await factory.withStores { stores in
+            let fixture = try RefreshFixture(stores)
+            defer { fixture.google.stop() }
+            try await fixture.seed(0, expiresIn: 30)
+            // One source across calls, as a warm fresh-token process keeps it.
+            let tokens = FreshTokens(refresher: fixture.refresher())
+            _ = try await tokens.tokenSet(for: fixture.user(0), logger: fixture.logs.logger)
+            try await fixture.vault.disconnect(fixture.user(0), recoveryWindowDays: 7)
+            await #expect(throws: TokenRefresher.FreshTokenError.notConnected) {
+                try await tokens.tokenSet(for: fixture.user(0), logger: fixture.logs.logger)
+            }
+        }
+    }
+
     @Test("many concurrent callers for one user share one refresh in a process", arguments: StoreFactory.allGrantStores)
     func oneRefreshPerProcess(_ factory: StoreFactory) async throws {
         try await factory.withStores { stores in

@@ -160,6 +160,9 @@ struct RefreshJobTests {
             #expect(summary.due == 10)
             #expect(summary.remaining > 0 && summary.refreshed < 10)
             #expect(summary.refreshed + summary.remaining == 10)
+            // A far deadline starts everything that is left.
+            let rest = try await fixture.job(settings).run(deadline: .now + .seconds(600), logger: fixture.logs.logger)
+            #expect(rest.refreshed == summary.remaining && rest.remaining == 0)
         }
     }
 

@@ -19,4 +19,13 @@ struct WriteRateLimiterTests {
         #expect(permits.isSpaced(by: .milliseconds(1)), "a reservation started before the previous one's permits were spent")
         #expect(permits.maxPermits(in: .milliseconds(100)) <= 100 + 2)
     }
+
+    @Test("a caller waits for its reservation: 50 in a row at 1,000 permits a second take at least 98 ms")
+    func waits() async throws {
+        let limiter = WriteRateLimiter(writesPerSecond: 1000)
+        let started = ContinuousClock.now
+        for _ in 0..<50 { try await limiter.acquire(2) }
+        // A lower bound: a loaded machine can only make it longer.
+        #expect(ContinuousClock.now - started >= .milliseconds(98))
+    }
 }
