@@ -17,11 +17,13 @@ struct RefreshModeTests {
             // Both access tokens expire within the window; only the first grant is idle.
             let idle = try await fixture.seed(0, expiresIn: 30)
             try await Task.sleep(for: .milliseconds(2_300))
-            let recent = try await fixture.seed(1, expiresIn: 30)
-            // The clock stops here, so a slow machine cannot age the recent grant past the
-            // interval while the runs go on (the stores' dates stay real).
+            // The runs' clock stops before the recent grant is written, so at that clock it is
+            // never idle however long the write takes on a loaded machine (stopping it after
+            // the write let a slow write age the grant past the interval), while the idle one
+            // is 2.3 s old at least. The stores' own dates stay real.
             let runStarted = Date()
             let clock: @Sendable () -> Date = { runStarted }
+            let recent = try await fixture.seed(1, expiresIn: 30)
             let keepAlive = try await fixture.job(Self.settings(.keepalive, keepAlive: 2), now: clock).run(deadline: nil, logger: fixture.logs.logger)
             #expect(keepAlive.scanned == (fixture.listsOnlyDue ? 1 : 2))
             #expect(keepAlive.due == 1)
