@@ -9,6 +9,9 @@ public final class InMemoryGoogleOAuth: GoogleOAuth, Sendable {
     public enum Behaviour: Sendable, Equatable {
         /// A live grant of this account and scope (space-joined).
         case grant(subject: String, email: String?, scope: String)
+        /// A live grant whose `id_token` names `audience`, not our client (Google never
+        /// does this for a grant of ours; the verifier must not believe such a token).
+        case grantNamingAudience(String, subject: String, scope: String)
         /// Issued to another OAuth client: 401 `unauthorized_client`.
         case foreign
         /// 5xx or a timeout after the adapter's retries.
@@ -76,6 +79,10 @@ public final class InMemoryGoogleOAuth: GoogleOAuth, Sendable {
                 state.issued += 1
                 let identity = scope.split(separator: " ").contains("openid")
                     ? GoogleIdentity(subject: subject, email: email, emailVerified: email != nil, audience: [clientID]) : nil
+                return GoogleTokenGrant(accessToken: "ya29.google-\(state.issued)", expiresIn: 3599, scope: scope, identity: identity)
+            case .grantNamingAudience(let audience, let subject, let scope)?:
+                state.issued += 1
+                let identity = GoogleIdentity(subject: subject, email: "\(subject)@gmail.com", emailVerified: true, audience: [audience])
                 return GoogleTokenGrant(accessToken: "ya29.google-\(state.issued)", expiresIn: 3599, scope: scope, identity: identity)
             }
         }

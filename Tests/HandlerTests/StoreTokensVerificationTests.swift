@@ -53,6 +53,16 @@ struct StoreTokensVerificationTests {
         #expect(await fixture.secrets.calls.isEmpty)
     }
 
+    @Test("an id_token that names another client is 400 foreign_client and stores nothing")
+    func idTokenOfAnotherClient() async throws {
+        let fixture = try await HandlerFixture()
+        fixture.google.set("1//other-aud", .grantNamingAudience("other-app.apps.googleusercontent.com", subject: "sub-other", scope: InMemoryGoogleOAuth.signInScope))
+        let response = try await post(fixture, #"{"access_token":"ya29.app","refresh_token":"1//other-aud"}"#)
+        #expect(response.status == 400)
+        #expect(try errorCode(response) == "foreign_client")
+        #expect(await fixture.secrets.calls.isEmpty)
+    }
+
     @Test("our own client deleted is 503 with a critical log, never a 4xx, and stores nothing")
     func clientDeleted() async throws {
         let fixture = try await HandlerFixture()

@@ -152,4 +152,21 @@ struct RefreshPerGrantTests {
             #expect(set.googleEmail == "jane.new@gmail.com" && set.googleSubject == "sub-jane" && set.emailVerified == true)
         }
     }
+
+    @Test("a refresh whose id_token names another client leaves the stored identity as it was")
+    func identityOfAnotherAudienceIgnored() async throws {
+        try await StoreFactory.inMemory.withStores { stores in
+            let bench = Bench(stores: stores)
+            let token = "1//\(bench.run)-audience"
+            bench.google.addGrant(token, subject: "sub-jane", email: "jane@gmail.com")
+            try await bench.seed(0, refreshToken: token)
+            _ = try await bench.job().run(deadline: nil, logger: bench.logs.logger)
+            #expect(try await bench.current(0).googleSubject == "sub-jane")
+            bench.google.set(token, .grantNamingAudience("other-app.apps.googleusercontent.com", subject: "sub-mallory", scope: InMemoryGoogleOAuth.signInScope))
+            let refresher = TokenRefresher(vault: bench.vault, google: bench.google, clientID: bench.google.clientID, windowSeconds: 900)
+            _ = try await refresher.refreshIfDue(bench.user(0), force: true, logger: bench.logs.logger)
+            let set = try await bench.current(0)
+            #expect(set.googleSubject == "sub-jane" && set.googleEmail == "jane@gmail.com")
+        }
+    }
 }
