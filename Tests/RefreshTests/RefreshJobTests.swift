@@ -44,6 +44,7 @@ struct RefreshJobTests {
 
             let first = try await fixture.job().run(deadline: nil, logger: fixture.logs.logger)
             #expect(first.due == 1 && first.skipped == 1 && first.refreshed == 0 && fixture.google.tokenCalls == 0)
+            #expect(first.remaining == 0, "a grant skipped after its read is finished, not remaining")
             #expect(try await fixture.attributes(0) == fresh)
             #expect(try await fixture.raw(0) == value)
             let second = try await fixture.job().run(deadline: nil, logger: fixture.logs.logger)

@@ -17,10 +17,13 @@ struct RefreshPerGrantTests {
         var vault: TokenVault { TokenVault(secrets: stores.secrets) }
         func user(_ index: Int) -> UserID { UserID("\(run)-\(index)")! }
 
-        /// Stores a set for user `index` expiring in a minute, as a verified connect left it.
-        func seed(_ index: Int, refreshToken: String) async throws {
+        /// Stores a set for user `index` expiring in a minute unless told, as a verified connect left it.
+        func seed(_ index: Int, refreshToken: String, expiresIn: Int = 60) async throws {
             _ = try await vault.store(
-                IncomingTokens(accessToken: "ya29.seed-\(index)", refreshToken: refreshToken, expiresIn: 60, scopes: [GmailScopes.readonly], email: "u\(index)@gmail.com"),
+                IncomingTokens(
+                    accessToken: "ya29.seed-\(index)", refreshToken: refreshToken, expiresIn: expiresIn, scopes: [GmailScopes.readonly],
+                    email: "u\(index)@gmail.com"
+                ),
                 for: user(index)
             )
         }
@@ -69,6 +72,11 @@ struct RefreshPerGrantTests {
             let calls = bench.google.refreshes.count
             let next = try await bench.job().run(deadline: nil, logger: bench.logs.logger)
             #expect(next.scanned == 12 && next.due == 0 && next.skipped == 2 && bench.google.refreshes.count == calls)
+
+            // Even forced (the console's refresh button), neither dead grant goes to Google.
+            let refresher = TokenRefresher(vault: bench.vault, google: bench.google, clientID: bench.google.clientID, windowSeconds: 900)
+            for index in 0..<2 { _ = try await refresher.refreshIfDue(bench.user(index), force: true, logger: bench.logs.logger) }
+            #expect(bench.google.refreshes.count == calls)
         }
     }
 
@@ -167,6 +175,24 @@ struct RefreshPerGrantTests {
             _ = try await refresher.refreshIfDue(bench.user(0), force: true, logger: bench.logs.logger)
             let set = try await bench.current(0)
             #expect(set.googleSubject == "sub-jane" && set.googleEmail == "jane@gmail.com")
+        }
+    }
+
+    @Test("the soonest expiry goes to Google first, so a deadline cuts the ones with the most time left")
+    func soonestFirst() async throws {
+        try await StoreFactory.inMemory.withStores { stores in
+            let bench = Bench(stores: stores)
+            for (index, seconds) in [(0, 600), (1, 60), (2, 300), (3, 120)] {
+                bench.google.addGrant("1//\(bench.run)-\(index)", subject: "sub-\(index)", email: nil)
+                try await bench.seed(index, refreshToken: "1//\(bench.run)-\(index)", expiresIn: seconds)
+            }
+            let refresher = TokenRefresher(vault: bench.vault, google: bench.google, clientID: bench.google.clientID, windowSeconds: 900)
+            let job = RefreshJob(
+                secrets: stores.secrets, refresher: refresher, settings: RefreshSettings(windowSeconds: 900, concurrency: 1, maxWritesPerSecond: 1000, stopMarginSeconds: 1),
+                listPrefix: "gmail/user/\(bench.run)-"
+            )
+            _ = try await job.run(deadline: nil, logger: bench.logs.logger)
+            #expect(bench.google.refreshes == [1, 3, 2, 0].map { "1//\(bench.run)-\($0)" })
         }
     }
 }
