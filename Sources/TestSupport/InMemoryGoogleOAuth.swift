@@ -12,6 +12,9 @@ public final class InMemoryGoogleOAuth: GoogleOAuth, Sendable {
         /// A live grant whose `id_token` names `audience`, not our client (Google never
         /// does this for a grant of ours; the verifier must not believe such a token).
         case grantNamingAudience(String, subject: String, scope: String)
+        /// A live grant for which Google returns a new refresh token (rotation), with
+        /// Google Sign-In's scopes.
+        case rotating(to: String, subject: String)
         /// Issued to another OAuth client: 401 `unauthorized_client`.
         case foreign
         /// 5xx or a timeout after the adapter's retries.
@@ -80,6 +83,12 @@ public final class InMemoryGoogleOAuth: GoogleOAuth, Sendable {
                 let identity = scope.split(separator: " ").contains("openid")
                     ? GoogleIdentity(subject: subject, email: email, emailVerified: email != nil, audience: [clientID]) : nil
                 return GoogleTokenGrant(accessToken: "ya29.google-\(state.issued)", expiresIn: 3599, scope: scope, identity: identity)
+            case .rotating(let newRefreshToken, let subject)?:
+                state.issued += 1
+                let identity = GoogleIdentity(subject: subject, email: "\(subject)@gmail.com", emailVerified: true, audience: [clientID])
+                return GoogleTokenGrant(
+                    accessToken: "ya29.google-\(state.issued)", expiresIn: 3599, scope: Self.signInScope, refreshToken: newRefreshToken, identity: identity
+                )
             case .grantNamingAudience(let audience, let subject, let scope)?:
                 state.issued += 1
                 let identity = GoogleIdentity(subject: subject, email: "\(subject)@gmail.com", emailVerified: true, audience: [audience])

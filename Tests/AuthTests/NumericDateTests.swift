@@ -1,3 +1,4 @@
+import Foundation
 import PayPulseDomain
 import Testing
 
@@ -23,6 +24,15 @@ struct NumericDateTests {
         _ = try await acceptedPayload(TokenForge.payload(["exp": "\(now - 59).5"]))
         try await expectRefusedPayload(TokenForge.payload(["exp": "\(now - 61).5"]), .expired)
         try await expectRefusedPayload(TokenForge.payload(["exp": "\(now - 3600).75"]), .expired)
+    }
+
+    @Test("the clock is read in whole seconds: a fraction of our clock does not cut a token's last second")
+    func clockInWholeSeconds() async throws {
+        let token = try await TokenForge.hmac(payload: TokenForge.payload(["exp": "\(AuthFixture.nowSeconds - 60).5"]))
+        // At now + 0.9 s the clock reads now: now - 60 s of leeway is before exp (now - 59.5).
+        let user = try await AuthFixture.authenticator()
+            .authenticate(authorizationHeader: "Bearer \(token)", authorizerClaims: nil, now: AuthFixture.now.addingTimeInterval(0.9))
+        #expect(user.userID.rawValue == "user-1")
     }
 
     @Test("a fractional nbf ahead of the leeway is refused")

@@ -33,6 +33,19 @@ struct RefreshPartsTests {
         #expect(try await GoogleClientID.load(from: store, secretID: "Google-OAuth-Client-ID") == "id.apps")
     }
 
+    @Test("a cached client ID is read again only after its lifetime: a rotated secret is picked up, a fresh one is not reread")
+    func clientIDLifetime() async throws {
+        let store = InMemorySecretStore()
+        _ = try await store.createSecret(name: "Google-OAuth-Client-ID", value: "old.apps", tags: [:], clientRequestToken: "t1")
+        let kept = CachedClientID(secrets: store, secretID: "Google-OAuth-Client-ID", lifetime: .seconds(3600))
+        let expiring = CachedClientID(secrets: store, secretID: "Google-OAuth-Client-ID", lifetime: .zero)
+        #expect(try await kept.value() == "old.apps")
+        #expect(try await expiring.value() == "old.apps")
+        _ = try await store.putSecretValue(name: "Google-OAuth-Client-ID", value: "new.apps", clientRequestToken: "t2")
+        #expect(try await kept.value() == "old.apps")
+        #expect(try await expiring.value() == "new.apps")
+    }
+
     @Test("the summary is one Embedded Metric Format line with every count")
     func emf() throws {
         var summary = RefreshSummary()

@@ -45,6 +45,16 @@ struct RetryTests {
         #expect(grant.accessToken == "ya29.fake-1" && fake.tokenCalls == 2)
     }
 
+    @Test("a 400 whose error is prose, not a code, is refused as http_400: free text is never taken for a code")
+    func proseErrorIsNotACode() async throws {
+        let fake = try GoogleFixture.fakeWithGrant()
+        defer { fake.stop() }
+        fake.script([.response(status: 400, body: #"{"error":"Token has been expired or revoked."}"#)])
+        let error = await #expect(throws: GoogleOAuthError.self) { try await refresh(fake, retry: GoogleFixture.quickRetry) }
+        #expect(error?.kind == .rejected && error?.code == "http_400")
+        #expect(fake.tokenCalls == 1)
+    }
+
     @Test("a stalled Google is a timeout: transient, each attempt cut at attemptTimeout")
     func stall() async throws {
         let fake = try GoogleFixture.fakeWithGrant()

@@ -63,6 +63,15 @@ struct StoreTokensVerificationTests {
         #expect(await fixture.secrets.calls.isEmpty)
     }
 
+    @Test("a refresh token Google rotates while verifying is the one stored")
+    func rotatedAtConnect() async throws {
+        let fixture = try await HandlerFixture()
+        fixture.google.set("1//before", .rotating(to: "1//after", subject: "sub-r"))
+        let response = try await post(fixture, #"{"access_token":"ya29.app","refresh_token":"1//before"}"#)
+        #expect(response.status == 201)
+        #expect(try await fixture.vault.current(of: UserID("user-1")!)?.tokenSet.refreshToken == "1//after")
+    }
+
     @Test("our own client deleted is 503 with a critical log, never a 4xx, and stores nothing")
     func clientDeleted() async throws {
         let fixture = try await HandlerFixture()

@@ -28,11 +28,11 @@ struct RefreshPerGrantTests {
             )
         }
 
-        func job(health: OAuthClientHealth? = nil) -> RefreshJob {
+        func job(health: OAuthClientHealth? = nil, concurrency: Int = 4) -> RefreshJob {
             let refresher = TokenRefresher(vault: vault, google: google, clientID: google.clientID, windowSeconds: 900, health: health)
             return RefreshJob(
                 secrets: stores.secrets, refresher: refresher,
-                settings: RefreshSettings(windowSeconds: 900, concurrency: 4, maxWritesPerSecond: 1000, stopMarginSeconds: 1),
+                settings: RefreshSettings(windowSeconds: 900, concurrency: concurrency, maxWritesPerSecond: 1000, stopMarginSeconds: 1),
                 listPrefix: "gmail/user/\(run)-"
             )
         }
@@ -117,6 +117,22 @@ struct RefreshPerGrantTests {
         }
     }
 
+    @Test("three foreign grants in one run: one probe tells them from a broken client, all three rejected")
+    func oneProbePerRun() async throws {
+        try await StoreFactory.inMemory.withStores { stores in
+            let bench = Bench(stores: stores)
+            for index in 0..<3 {
+                bench.google.set("1//\(bench.run)-\(index)", .foreign)
+                try await bench.seed(index, refreshToken: "1//\(bench.run)-\(index)")
+            }
+            // One at a time, so it is the healthy verdict's reuse that saves the later probes,
+            // not two probes running at once being shared.
+            let summary = try await bench.job(concurrency: 1).run(deadline: nil, logger: bench.logs.logger)
+            #expect(summary.rejected == 3)
+            #expect(bench.google.refreshes.filter { $0 == OAuthClientHealth.probeRefreshToken }.count == 1)
+        }
+    }
+
     @Test("a client refusal the probe cannot explain changes nothing and counts as transient")
     func probeUnknown() async throws {
         try await StoreFactory.inMemory.withStores { stores in
@@ -178,12 +194,7 @@ struct RefreshPerGrantTests {
                 bench.google.addGrant("1//\(bench.run)-\(index)", subject: "sub-\(index)", email: nil)
                 try await bench.seed(index, refreshToken: "1//\(bench.run)-\(index)", expiresIn: seconds)
             }
-            let refresher = TokenRefresher(vault: bench.vault, google: bench.google, clientID: bench.google.clientID, windowSeconds: 900)
-            let job = RefreshJob(
-                secrets: stores.secrets, refresher: refresher, settings: RefreshSettings(windowSeconds: 900, concurrency: 1, maxWritesPerSecond: 1000, stopMarginSeconds: 1),
-                listPrefix: "gmail/user/\(bench.run)-"
-            )
-            _ = try await job.run(deadline: nil, logger: bench.logs.logger)
+            _ = try await bench.job(concurrency: 1).run(deadline: nil, logger: bench.logs.logger)
             #expect(bench.google.refreshes == [1, 3, 2, 0].map { "1//\(bench.run)-\($0)" })
         }
     }
