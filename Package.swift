@@ -235,7 +235,7 @@ let package = Package(
                 .product(name: "OpenAPIURLSession", package: "swift-openapi-urlsession"), .product(name: "Logging", package: "swift-log"),
             ]
         ),
-        .testTarget(name: "LocalServerTests", dependencies: ["PayPulseLocalServer", "PayPulseFakeGoogle", "PayPulseApp"]),
+        .testTarget(name: "LocalServerTests", dependencies: ["PayPulseLocalServer", "PayPulseFakeGoogle", "PayPulseApp", "PayPulseTestSupport"]),
         .testTarget(name: "TransportTests", dependencies: ["PayPulseTransport", "PayPulseTestSupport"]),
         .testTarget(name: "SigV4Tests", dependencies: ["PayPulseAWS"]),
         .testTarget(name: "AWSTests", dependencies: ["PayPulseAWS", "PayPulseTestSupport"]),

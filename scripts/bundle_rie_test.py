@@ -79,24 +79,39 @@ class Emulator:
         with zipfile.ZipFile(zip_path) as archive:
             for info in archive.infolist():
                 os.chmod(archive.extract(info, directory), (info.external_attr >> 16) & 0o777)
-        self.port = free_port()
         self.log_path = os.path.join(directory, "rie.log")
-        self.log = open(self.log_path, "wb")
-        self.process = subprocess.Popen(
-            [rie, "--runtime-interface-emulator-address", f"127.0.0.1:{self.port}",
-             "--runtime-api-address", f"127.0.0.1:{free_port()}", os.path.join(directory, "bootstrap")],
-            cwd=directory, env=environment, stdout=self.log, stderr=subprocess.STDOUT, start_new_session=True)
         self.runtime_pids_seen = set()
         self.invocations = 0
+        # The emulator cannot be told to pick its own ports and say which: a port found free
+        # here may be taken by a parallel test before it binds. It then exits at once
+        # ("address already in use"), so that start is retried on new ports.
+        for attempt in range(5):
+            self.port = free_port()
+            self.log = open(self.log_path, "wb")
+            self.process = subprocess.Popen(
+                [rie, "--runtime-interface-emulator-address", f"127.0.0.1:{self.port}",
+                 "--runtime-api-address", f"127.0.0.1:{free_port()}", os.path.join(directory, "bootstrap")],
+                cwd=directory, env=environment, stdout=self.log, stderr=subprocess.STDOUT, start_new_session=True)
+            if self._listening():
+                return
+            if self.process.poll() is None:
+                self.process.kill()
+            if "address already in use" not in self.log_text() or attempt == 4:
+                raise Failure(f"the emulator did not listen; its log:\n{self.log_text()}")
+            self.log.close()
+
+    def _listening(self):
+        """Whether this emulator listens: a connection succeeds and it is still running a
+        moment later (one that lost its port exits; the listener was then another's)."""
         deadline = time.monotonic() + 60
-        while True:
+        while self.process.poll() is None and time.monotonic() < deadline:
             try:
                 socket.create_connection(("127.0.0.1", self.port), timeout=1).close()
-                break
+                time.sleep(0.3)
+                return self.process.poll() is None
             except OSError:
-                if self.process.poll() is not None or time.monotonic() > deadline:
-                    raise Failure(f"the emulator did not listen; its log:\n{self.log_text()}")
                 time.sleep(0.1)
+        return False
 
     def log_text(self):
         self.log.flush()

@@ -27,17 +27,31 @@ public enum LocalServer {
     /// - Throws: ``LocalServerError`` when the address cannot be listened on,
     ///   `ConfigurationError` for a bad environment, a `StoreError` when the store fails.
     public static func run(_ settings: LocalServerSettings) async throws {
-        var port = settings.port
+        let port = settings.port
         if port != 0, ["127.0.0.1", "0.0.0.0", "localhost"].contains(settings.host), !FreePort.isFree(host: settings.host, port: port) {
             throw LocalServerError.addressInUse(host: settings.host, port: port)
         }
-        if port == 0, settings.fakeGoogle {
-            // The handlers must know the stand-in's address before the server listens.
-            guard let free = FreePort.pick(host: settings.host) else {
-                throw LocalServerError.cannotListen(host: settings.host, port: 0, reason: "no free port")
+        guard port == 0, settings.fakeGoogle else { return try await serve(settings, port: port) }
+        // The handlers must know the stand-in's address before the server listens, so serve
+        // picks the port itself, and picks again if another process binds it first.
+        try await onPickedPort(host: settings.host, pick: { FreePort.pick(host: settings.host) }) { try await serve(settings, port: $0) }
+    }
+
+    /// Starts `start` on a port from `pick`; when that port was taken between the pick and
+    /// the bind (``LocalServerError/addressInUse(host:port:)``), picks again, a few times.
+    static func onPickedPort(host: String, attempts: Int = 5, pick: () -> Int?, start: (Int) async throws -> Void) async throws {
+        for attempt in 1...attempts {
+            guard let port = pick() else { throw LocalServerError.cannotListen(host: host, port: 0, reason: "no free port") }
+            do {
+                return try await start(port)
+            } catch LocalServerError.addressInUse where attempt < attempts {
+                continue
             }
-            port = free
         }
+    }
+
+    /// Builds the handlers and stores and serves on `port` until SIGINT or SIGTERM.
+    private static func serve(_ settings: LocalServerSettings, port: Int) async throws {
         let fakeGoogleURL = ownBaseURL(host: settings.host, port: port) + LocalResponder.fakeGooglePrefix
         let overrides = settings.fakeGoogle
             ? ["GOOGLE_TOKEN_ENDPOINT": fakeGoogleURL + "/token", "GOOGLE_REVOKE_ENDPOINT": fakeGoogleURL + "/revoke"] : [:]

@@ -25,12 +25,27 @@ final class WebDriverBrowser {
 
     init() async throws {
         let (browser, driverPath) = try Self.binaries()
-        let probe = try LoopbackListener()
-        let port = probe.port
-        probe.stop()
+        // chromedriver binds the port the kernel gives it and prints it: a port found free
+        // here and bound there later could be taken in between by a parallel test.
+        let output = FileManager.default.temporaryDirectory.appendingPathComponent("chromedriver-\(UUID().uuidString).out").path
+        defer { try? FileManager.default.removeItem(atPath: output) }
         driver = try SpawnedProcess.Running.start(
-            [driverPath, "--port=\(port)"], environment: ["PATH": "/usr/bin:/bin:/opt/homebrew/bin:/usr/local/bin", "HOME": NSTemporaryDirectory()], discardOutput: true
+            [driverPath, "--port=0"], environment: ["PATH": "/usr/bin:/bin:/opt/homebrew/bin:/usr/local/bin", "HOME": NSTemporaryDirectory()],
+            stdoutPath: output, stderrPath: "/dev/null"
         )
+        var announced: String?
+        for _ in 0..<Int(TestTime.scaled(.seconds(10)) / .milliseconds(50)) where announced == nil {
+            let text = (try? String(contentsOfFile: output, encoding: .utf8)) ?? ""
+            if let range = text.range(of: #"started successfully on port [0-9]+"#, options: .regularExpression) {
+                announced = String(text[range].split(separator: " ").last ?? "")
+            } else {
+                try await Task.sleep(for: .milliseconds(50))
+            }
+        }
+        guard let port = announced else {
+            driver.terminate()
+            throw ReplayError("chromedriver did not say which port it listens on")
+        }
         endpoint = "http://127.0.0.1:\(port)"
         var started: String?
         for _ in 0..<100 where started == nil {
