@@ -497,6 +497,55 @@ case("store-tokens", "v1-limit-text-body-over-64-kib",
      event("v1", "POST", "post-gmail-tokens", {"access_token": "ya29." + "y" * 66000}, base64_body=False),
      response("v1", 413, error("payload_too_large", "The request body is larger than 64 KiB.")))
 
+# PAYPULSE_AUTH_MODE=apigateway (environment "apigateway"): API Gateway's JWT authorizer
+# verified the identity provider's token and hands the function its claims, every value a
+# string (payload 2.0: requestContext.authorizer.jwt.claims; 1.0: .authorizer.claims). The
+# provider's token still travels in the Authorization header; it is not ours (another
+# issuer's key), and the function does not verify it again. An event without claims (a
+# route deployed without the authorizer) is refused, whatever its header holds.
+COGNITO_CLAIMS = {"sub": "user-1", "iss": "https://cognito-idp.us-east-1.amazonaws.com/us-east-1_EXAMPLE",
+                  "aud": "4example0client0id", "token_use": "id", "auth_time": "1732000000", "iat": "1732000000",
+                  "exp": str(FAR_FUTURE), "email": "jane@example.com", "cognito:username": "jane"}
+PROVIDER_JWT = jwt("user-1", key=b"an-identity-providers-key-not-ours-0123456789")
+
+
+def authorized(e, version, claims):
+    """`e` as API Gateway's JWT authorizer hands it on: its claims, or none at all."""
+    if claims is None:
+        e["requestContext"].pop("authorizer", None)
+    elif version == "v2":
+        e["requestContext"]["authorizer"] = {"jwt": {"claims": claims, "scopes": None}}
+    else:
+        e["requestContext"]["authorizer"] = {"claims": claims}
+    return e
+
+
+for version in ("v2", "v1"):
+    case("store-tokens", f"{version}-apigateway-first-connection",
+         authorized(event(version, "POST", "post-gmail-tokens", FIRST, token=PROVIDER_JWT), version, COGNITO_CLAIMS),
+         response(version, 201, stored_reply("First Gmail connection", "jane.smith@gmail.com", SIGN_IN_ANSWER)),
+         stored={"access_token": "ya29.fake-1", "refresh_token": FIRST["refresh_token"], "expires_in": 3599, "status": "active"},
+         environment="apigateway")
+case("user-profile", "v2-apigateway-connected",
+     authorized(event("v2", "GET", "get-user-me", token=PROVIDER_JWT), "v2", COGNITO_CLAIMS), response("v2", 200, PROFILE),
+     before=["v2-json-first-connection"], environment="apigateway")
+case("user-profile", "v1-apigateway-claims-without-header",
+     authorized(event("v1", "GET", "get-user-me", token=None), "v1", COGNITO_CLAIMS), response("v1", 200, NOT_CONNECTED),
+     environment="apigateway")
+case("disconnect", "v2-apigateway-disconnect",
+     authorized(event("v2", "DELETE", "delete-gmail-tokens", token=PROVIDER_JWT), "v2", COGNITO_CLAIMS),
+     response("v2", 200, {"message": "Gmail account disconnected",
+                          "data": {"google_email": "jane.smith@gmail.com", "revoked_at_google": True}}),
+     before=["v2-json-expiring-soon"], environment="apigateway")
+# Our own valid token, but no authorizer on the route: refused.
+case("store-tokens", "v2-apigateway-no-authorizer", authorized(event("v2", "POST", "post-gmail-tokens", FIRST), "v2", None),
+     response("v2", 401, UNAUTHORIZED, {"www-authenticate": "Bearer"}), environment="apigateway")
+case("user-profile", "v1-apigateway-no-authorizer", authorized(event("v1", "GET", "get-user-me"), "v1", None),
+     response("v1", 401, UNAUTHORIZED, {"www-authenticate": "Bearer"}), environment="apigateway")
+# The SAM sample's own claims (claim1, claim2): no sub, so no user.
+case("disconnect", "v2-apigateway-claims-without-sub", event("v2", "DELETE", "delete-gmail-tokens", token=PROVIDER_JWT),
+     response("v2", 401, UNAUTHORIZED, {"www-authenticate": "Bearer"}), environment="apigateway")
+
 # not an API Gateway event at all: a clear error on stderr, nothing on stdout, exit 2
 case("store-tokens", "not-an-api-gateway-event", {"hello": "world"}, None, exit_code=2)
 case("user-profile", "not-json", "this is not json", None, exit_code=2)

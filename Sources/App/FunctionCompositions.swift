@@ -114,6 +114,6 @@ extension Assembly {
     @inline(never)
     private func requestGuard(_ secrets: any SecretStore) async throws -> RequestGuard {
         let settings = try await authSettings(secrets: secrets)
-        return RequestGuard(authenticator: try Authenticator(settings: settings))
+        return RequestGuard(authenticator: Authenticator(settings: settings))
     }
 }

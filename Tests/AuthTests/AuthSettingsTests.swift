@@ -68,7 +68,7 @@ struct AuthSettingsTests {
         let settings = try AuthSettings(key: Array(Self.goodKey.utf8))
         #expect(settings.issuer == "paypulse")
         #expect(settings.audience == "paypulse-api")
-        #expect(settings.trustAPIGatewayAuthorizer == false)
+        #expect(settings.mode == .hs256)
         #expect(settings.leeway == 60)
         #expect(settings.usesDevelopmentKey == false)
     }
@@ -93,11 +93,11 @@ struct AuthSettingsTests {
     @Test("environment defaults outside Lambda: the development key, flagged")
     func environmentDefaults() async throws {
         let settings = try await load([:])
-        #expect(settings.key == Array(AuthSettings.developmentKey.utf8))
+        #expect(settings.keys == [Array(AuthSettings.developmentKey.utf8)])
         #expect(settings.usesDevelopmentKey)
         #expect(settings.issuer == "paypulse")
         #expect(settings.audience == "paypulse-api")
-        #expect(settings.trustAPIGatewayAuthorizer == false)
+        #expect(settings.mode == .hs256)
         #expect(settings.leeway == 60)
     }
 
@@ -107,14 +107,41 @@ struct AuthSettingsTests {
             "PAYPULSE_JWT_SECRET": Self.goodKey,
             "PAYPULSE_JWT_ISSUER": "issuer-x",
             "PAYPULSE_JWT_AUDIENCE": "audience-y",
-            "PAYPULSE_TRUST_API_GATEWAY_AUTHORIZER": "TRUE",
+            "PAYPULSE_AUTH_MODE": "HS256",
         ], insideLambda: true)
-        #expect(settings.key == Array(Self.goodKey.utf8))
+        #expect(settings.keys == [Array(Self.goodKey.utf8)])
         #expect(settings.usesDevelopmentKey == false)
         #expect(settings.issuer == "issuer-x")
         #expect(settings.audience == "audience-y")
-        #expect(settings.trustAPIGatewayAuthorizer)
-        #expect(try await load(["PAYPULSE_TRUST_API_GATEWAY_AUTHORIZER": "false"]).trustAPIGatewayAuthorizer == false)
+        #expect(settings.mode == .hs256)
+    }
+
+    @Test("apigateway mode holds no key, reads no secret, and works inside Lambda without one")
+    func apiGatewayMode() async throws {
+        let settings = try await load(["PAYPULSE_AUTH_MODE": "apigateway"], insideLambda: true)
+        #expect(settings.mode == .apigateway)
+        #expect(settings.keys.isEmpty)
+        #expect(throws: InvalidAuthSettings.self) { try DevelopmentTokenMinter(settings: settings) }
+    }
+
+    @Test("apigateway mode with a key configured names the key's variable: nothing would use it")
+    func apiGatewayModeWithKey() async {
+        await expectConfigurationError("PAYPULSE_JWT_SECRET", notContaining: Self.goodKey) {
+            try await load(["PAYPULSE_AUTH_MODE": "apigateway", "PAYPULSE_JWT_SECRET": Self.goodKey])
+        }
+        await expectConfigurationError("PAYPULSE_JWT_SECRET_ID") {
+            try await load(["PAYPULSE_AUTH_MODE": "apigateway", "PAYPULSE_JWT_SECRET_ID": "paypulse/jwt"])
+        }
+    }
+
+    @Test("an unknown mode, and the retired trust flag, name their variables", arguments: ["jwt", "jwks ", "hs512", "api-gateway"])
+    func badMode(mode: String) async {
+        await expectConfigurationError("PAYPULSE_AUTH_MODE") { try await load(["PAYPULSE_AUTH_MODE": mode]) }
+        for value in ["true", "false"] {
+            await expectConfigurationError("PAYPULSE_TRUST_API_GATEWAY_AUTHORIZER") {
+                try await load(["PAYPULSE_TRUST_API_GATEWAY_AUTHORIZER": value])
+            }
+        }
     }
 
     @Test("a short PAYPULSE_JWT_SECRET names the variable")
@@ -146,7 +173,7 @@ struct AuthSettingsTests {
             #expect(id == "paypulse/jwt")
             return Self.goodKey
         }
-        #expect(settings.key == Array(Self.goodKey.utf8))
+        #expect(settings.keys == [Array(Self.goodKey.utf8)])
     }
 
     @Test("PAYPULSE_JWT_SECRET_ID loads JSON {key} or {secret}", arguments: ["key", "secret"])
@@ -154,7 +181,27 @@ struct AuthSettingsTests {
         let settings = try await load(["PAYPULSE_JWT_SECRET_ID": "paypulse/jwt"], insideLambda: true) { _ in
             #"{"\#(field)": "\#(Self.goodKey)"}"#
         }
-        #expect(settings.key == Array(Self.goodKey.utf8))
+        #expect(settings.keys == [Array(Self.goodKey.utf8)])
+    }
+
+    @Test("PAYPULSE_JWT_SECRET_ID loads a rotation's {keys}: the first signs, every one is checked")
+    func secretIDKeyList() async throws {
+        let old = String(Self.goodKey.reversed())
+        let settings = try await load(["PAYPULSE_JWT_SECRET_ID": "paypulse/jwt"], insideLambda: true) { _ in
+            #"{"keys": ["\#(Self.goodKey)", "\#(old)"]}"#
+        }
+        #expect(settings.keys == [Array(Self.goodKey.utf8), Array(old.utf8)])
+        #expect(settings.signingKey == Array(Self.goodKey.utf8))
+        let fiveKeys = Array(repeating: "\"" + Self.goodKey + "\"", count: 5).joined(separator: ",")
+        for bad in [
+            #"{"keys": []}"#, #"{"keys": ["\#(Self.goodKey)", "short-old-key"]}"#, #"{"keys": "\#(Self.goodKey)"}"#,
+            #"{"key": "\#(Self.goodKey)", "keys": ["\#(old)"]}"#, #"{"keys": ["\#(Self.goodKey)", "\#(AuthSettings.developmentKey)"]}"#,
+            #"{"keys": [\#(fiveKeys)]}"#,
+        ] {
+            await expectConfigurationError("PAYPULSE_JWT_SECRET_ID", notContaining: Self.goodKey) {
+                try await load(["PAYPULSE_JWT_SECRET_ID": "paypulse/jwt"], insideLambda: true) { _ in bad }
+            }
+        }
     }
 
     @Test("PAYPULSE_JWT_SECRET_ID failures name that variable")
@@ -174,18 +221,11 @@ struct AuthSettingsTests {
         }
     }
 
-    @Test("a trust flag that is not a boolean names the variable")
-    func badTrustFlag() async {
-        await expectConfigurationError("PAYPULSE_TRUST_API_GATEWAY_AUTHORIZER") {
-            try await load(["PAYPULSE_TRUST_API_GATEWAY_AUTHORIZER": "yes please"])
-        }
-    }
-
-    @Test("Authenticator and minter refuse a key shortened after init, without crashing")
-    func shortenedKey() throws {
-        var settings = try AuthFixture.settings()
-        settings.key = Array("short".utf8)
-        #expect(throws: InvalidAuthSettings.self) { try Authenticator(settings: settings) }
-        #expect(throws: InvalidAuthSettings.self) { try DevelopmentTokenMinter(settings: settings) }
+    @Test("a key list refuses no key, more than four, or a short one, naming which")
+    func keyListLimits() {
+        expectInvalid(.key) { try AuthSettings(keys: []) }
+        expectInvalid(.key) { try AuthSettings(keys: Array(repeating: Array(Self.goodKey.utf8), count: 5)) }
+        expectInvalid(.key, notContaining: "short") { try AuthSettings(keys: [Array(Self.goodKey.utf8), Array("short".utf8)]) }
+        #expect(throws: Never.self) { try AuthSettings(keys: Array(repeating: Array(Self.goodKey.utf8), count: 4)) }
     }
 }

@@ -69,7 +69,7 @@ struct ClaimsTests {
     func leewayClamped() async throws {
         var settings = try AuthFixture.settings()
         settings.leeway = 3600
-        let authenticator = try Authenticator(settings: settings)
+        let authenticator = Authenticator(settings: settings)
         await expectRefused(authenticator, header: "Bearer \(try await AuthFixture.mint(expiresIn: -61))", .expired)
     }
 
@@ -121,7 +121,7 @@ struct ClaimsTests {
     @Test("issuer and audience follow the settings")
     func customIssuerAudience() async throws {
         let settings = try AuthSettings(key: Array(AuthFixture.key.utf8), issuer: "iss-x", audience: "aud-y")
-        let authenticator = try Authenticator(settings: settings)
+        let authenticator = Authenticator(settings: settings)
         let token = try DevelopmentTokenMinter(settings: settings)
             .mint(subject: "user-1", name: nil, email: nil, issuedAt: AuthFixture.now, expiresAt: AuthFixture.now.addingTimeInterval(60))
         _ = try await authenticator.authenticate(authorizationHeader: "Bearer \(token)", authorizerClaims: nil, now: AuthFixture.now)

@@ -107,7 +107,7 @@ final class FaultBench: Sendable {
         )
 
         let settings = try AuthSettings(key: Array(AuthSettings.developmentKey.utf8))
-        guardian = RequestGuard(authenticator: try Authenticator(settings: settings), now: { now })
+        guardian = RequestGuard(authenticator: Authenticator(settings: settings), now: { now })
         minter = try DevelopmentTokenMinter(settings: settings)
     }
 

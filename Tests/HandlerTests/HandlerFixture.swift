@@ -21,7 +21,7 @@ struct HandlerFixture {
 
     init() async throws {
         let settings = try AuthSettings(key: Array(AuthSettings.developmentKey.utf8))
-        guardian = RequestGuard(authenticator: try Authenticator(settings: settings), now: { HandlerFixture.now })
+        guardian = RequestGuard(authenticator: Authenticator(settings: settings), now: { HandlerFixture.now })
         minter = try DevelopmentTokenMinter(settings: settings)
         google.addGrant("1//first", subject: "110000000000000000001", email: "user@gmail.com",
                         scope: "\(gmailScope) https://www.googleapis.com/auth/userinfo.email openid")

@@ -19,7 +19,7 @@ struct DisconnectHandlerTests {
     private func handler(_ fixture: RefreshFixture) async throws -> DisconnectHandler {
         let settings = try AuthSettings(key: Array(AuthSettings.developmentKey.utf8))
         return DisconnectHandler(
-            guardian: RequestGuard(authenticator: try Authenticator(settings: settings)), vault: fixture.vault,
+            guardian: RequestGuard(authenticator: Authenticator(settings: settings)), vault: fixture.vault,
             google: fixture.client, recoveryWindowDays: 7
         )
     }

@@ -53,8 +53,11 @@ private func replay(_ replayCase: ReplayManifest.Case, on backend: ReplayBackend
     }
 
     var environment = backend.environment
-    if replayCase.environment == "unreachable-aws" {
-        environment = try ReplayBackend.unreachableAWSEnvironment()
+    switch replayCase.environment {
+    case "unreachable-aws": environment = try ReplayBackend.unreachableAWSEnvironment()
+    case "apigateway": environment["PAYPULSE_AUTH_MODE"] = "apigateway"
+    case nil: break
+    case let other?: Issue.record("unknown environment '\(other)' in \(replayCase)")
     }
     let started = Date()
     let result = try FunctionProcess.run(replayCase.function, event: ReplayManifest.bytes(replayCase.event), environment: environment)

@@ -21,7 +21,8 @@ struct ReplayManifest: Decodable {
         var exit: Int32
         var secrets: [String]
         var stored: StoredExpectation?
-        /// `unreachable-aws`: run against AWS endpoints where nothing listens.
+        /// `unreachable-aws`: run against AWS endpoints where nothing listens; `apigateway`:
+        /// run with `PAYPULSE_AUTH_MODE=apigateway` (the event carries the authorizer's claims).
         var environment: String?
 
         var description: String { "\(function)/\(name)" }

@@ -7,15 +7,21 @@ import PayPulseDomain
 
 /// How API requests are authenticated, as the environment says.
 ///
+/// - `PAYPULSE_AUTH_MODE`: `hs256` (the default) verifies the `Authorization` header's
+///   HS256 token here; `apigateway` takes the claims API Gateway's JWT authorizer verified,
+///   holds no key, and refuses an event without them.
 /// - `PAYPULSE_JWT_SECRET`: the HS256 key string, at least 32 bytes.
-/// - `PAYPULSE_JWT_SECRET_ID`: instead, the secret that holds the key, as a plain string or
-///   as JSON `{"key": "..."}` / `{"secret": "..."}`; read at start by ``authSettings(loadSecret:)``.
+/// - `PAYPULSE_JWT_SECRET_ID`: instead, the secret that holds the key, as a plain string,
+///   as JSON `{"key": "..."}` / `{"secret": "..."}`, or, while a key rotates, as
+///   `{"keys": ["new", "old"]}` (the first signs, any verifies); read at start by
+///   ``authSettings(loadSecret:)``.
 /// - `PAYPULSE_JWT_ISSUER` (default `paypulse`), `PAYPULSE_JWT_AUDIENCE` (default `paypulse-api`).
-/// - `PAYPULSE_TRUST_API_GATEWAY_AUTHORIZER`: `true` / `false` (default `false`).
 ///
 /// Outside Lambda, with neither key variable set, the public development key is used (the
 /// caller warns). Inside Lambda a missing key or the development key is an error.
 public struct JWTConfiguration: Sendable, Equatable {
+    /// `PAYPULSE_AUTH_MODE` as set, checked when the settings are made.
+    public let mode: String?
     /// `PAYPULSE_JWT_SECRET`, if set.
     public let secret: String?
     /// `PAYPULSE_JWT_SECRET_ID`, if set.
@@ -24,24 +30,28 @@ public struct JWTConfiguration: Sendable, Equatable {
     public let issuer: String
     /// The value `aud` must contain.
     public let audience: String
-    /// `PAYPULSE_TRUST_API_GATEWAY_AUTHORIZER` as set, checked when the settings are made.
-    public let trustAPIGatewayAuthorizer: String?
+    /// The retired `PAYPULSE_TRUST_API_GATEWAY_AUTHORIZER`, if still set: refused, so a
+    /// deployment that relied on it learns of `PAYPULSE_AUTH_MODE` instead of silently
+    /// verifying differently.
+    public let retiredTrustVariable: String?
     /// Whether the process runs in Lambda, where the development key is refused.
     public let insideLambda: Bool
 
+    static let modeVariable = "PAYPULSE_AUTH_MODE"
     static let secretVariable = "PAYPULSE_JWT_SECRET"
     static let secretIDVariable = "PAYPULSE_JWT_SECRET_ID"
-    static let trustVariable = "PAYPULSE_TRUST_API_GATEWAY_AUTHORIZER"
+    static let retiredTrustVariableName = "PAYPULSE_TRUST_API_GATEWAY_AUTHORIZER"
 
     /// Reads the variables. They are checked only by ``authSettings(loadSecret:)``: a
     /// function that serves no API route (token-refresh) needs no key and is not refused
     /// for a missing or bad one.
     init(_ reader: EnvironmentReader, insideLambda: Bool) {
+        mode = reader.value(Self.modeVariable)
         secret = reader.value(Self.secretVariable)
         secretID = reader.value(Self.secretIDVariable)
         issuer = reader.value("PAYPULSE_JWT_ISSUER") ?? AuthSettings.defaultIssuer
         audience = reader.value("PAYPULSE_JWT_AUDIENCE") ?? AuthSettings.defaultAudience
-        trustAPIGatewayAuthorizer = reader.value(Self.trustVariable)
+        retiredTrustVariable = reader.value(Self.retiredTrustVariableName)
         self.insideLambda = insideLambda
     }
 
@@ -50,19 +60,43 @@ public struct JWTConfiguration: Sendable, Equatable {
         JWTConfiguration(EnvironmentReader(variables: environment), insideLambda: insideLambda)
     }
 
+    /// The authentication mode the environment names.
+    /// - Throws: ``ConfigurationError`` for an unknown mode or the retired trust variable.
+    public func authMode() throws(ConfigurationError) -> AuthSettings.Mode {
+        if retiredTrustVariable != nil {
+            throw ConfigurationError(
+                variable: Self.retiredTrustVariableName,
+                problem: "is replaced by \(Self.modeVariable) (apigateway: trust API Gateway's JWT authorizer; hs256: verify the header); remove it"
+            )
+        }
+        guard let mode else { return .hs256 }
+        guard let known = AuthSettings.Mode(rawValue: mode.lowercased()) else {
+            let modes = AuthSettings.Mode.allCases.map(\.rawValue).joined(separator: " or ")
+            throw ConfigurationError(variable: Self.modeVariable, problem: "must be \(modes), got '\(mode)'")
+        }
+        return known
+    }
+
     /// The settings the authenticator uses, reading the key's secret when one is named.
     /// Outside Lambda, with neither key variable set, the development key is used.
     /// - Parameter loadSecret: Reads a secret's string value by id; called only when
-    ///   `PAYPULSE_JWT_SECRET_ID` is set.
+    ///   `PAYPULSE_JWT_SECRET_ID` is set under `hs256`.
     /// - Throws: ``ConfigurationError`` naming the variable at fault; never the key.
     public func authSettings(loadSecret: @Sendable (String) async throws -> String) async throws(ConfigurationError) -> AuthSettings {
-        let key: String, variable: String
+        if try authMode() == .apigateway {
+            // A key here would suggest the functions still verify something with it.
+            if let variable = secret != nil ? Self.secretVariable : secretID != nil ? Self.secretIDVariable : nil {
+                throw ConfigurationError(variable: variable, problem: "is not used when \(Self.modeVariable)=apigateway (API Gateway's authorizer verifies the token); remove it")
+            }
+            return .apiGatewayAuthorizer
+        }
+        let keys: [String], variable: String
         switch (secret, secretID) {
         case (.some, .some):
             // Two sources would leave it unclear which key signs and which verifies.
             throw ConfigurationError(variable: Self.secretIDVariable, problem: "set either \(Self.secretVariable) or \(Self.secretIDVariable), not both")
         case (.some(let inline), nil):
-            (key, variable) = (inline, Self.secretVariable)
+            (keys, variable) = ([inline], Self.secretVariable)
         case (nil, .some(let id)):
             let stored: String
             do {
@@ -70,17 +104,18 @@ public struct JWTConfiguration: Sendable, Equatable {
             } catch {
                 throw ConfigurationError(variable: Self.secretIDVariable, problem: "could not read secret '\(id)': \(error)")
             }
-            (key, variable) = (try Self.key(fromSecretValue: stored), Self.secretIDVariable)
+            (keys, variable) = (try Self.keys(fromSecretValue: stored), Self.secretIDVariable)
         case (nil, nil):
             guard !insideLambda else {
                 throw ConfigurationError(variable: Self.secretVariable, problem: "required inside Lambda (or set \(Self.secretIDVariable))")
             }
-            (key, variable) = (AuthSettings.developmentKey, Self.secretVariable)
+            (keys, variable) = ([AuthSettings.developmentKey], Self.secretVariable)
         }
-        try Self.check(key: key, variable: variable, insideLambda: insideLambda)
-        let trust = try EnvironmentReader.flag(trustAPIGatewayAuthorizer, variable: Self.trustVariable)
+        if insideLambda, keys.contains(AuthSettings.developmentKey) {
+            throw ConfigurationError(variable: variable, problem: "the documented development key must not be used inside Lambda")
+        }
         do {
-            return try AuthSettings(key: Array(key.utf8), issuer: issuer, audience: audience, trustAPIGatewayAuthorizer: trust)
+            return try AuthSettings(keys: keys.map { Array($0.utf8) }, issuer: issuer, audience: audience)
         } catch {
             let variable =
                 switch error.setting {
@@ -93,36 +128,34 @@ public struct JWTConfiguration: Sendable, Equatable {
         }
     }
 
-    /// Refuses a short key, and the development key inside Lambda.
-    private static func check(key: String, variable: String, insideLambda: Bool) throws(ConfigurationError) {
-        let length = key.utf8.count
-        guard length >= AuthSettings.minimumKeyLength else {
-            throw ConfigurationError(variable: variable, problem: "an HS256 key must be at least \(AuthSettings.minimumKeyLength) bytes, got \(length)")
-        }
-        if insideLambda, key == AuthSettings.developmentKey {
-            throw ConfigurationError(variable: variable, problem: "the documented development key must not be used inside Lambda")
-        }
-    }
-
-    /// A secret value is the key itself, or a JSON object holding it under `key` or `secret`.
-    static func key(fromSecretValue stored: String) throws(ConfigurationError) -> String {
-        guard stored.first(where: { !$0.isWhitespace }) == "{" else { return stored }
+    /// A secret value is the key itself, a JSON object holding it under `key` or `secret`,
+    /// or one holding a list under `keys` (the first signs).
+    static func keys(fromSecretValue stored: String) throws(ConfigurationError) -> [String] {
+        guard stored.first(where: { !$0.isWhitespace }) == "{" else { return [stored] }
         struct Wrapped: Decodable {
             var key: String?
             var secret: String?
+            var keys: [String]?
         }
-        guard let wrapped = try? JSONDecoder().decode(Wrapped.self, from: Data(stored.utf8)), let key = wrapped.key ?? wrapped.secret else {
-            throw ConfigurationError(variable: secretIDVariable, problem: "the secret is JSON but has no string field 'key' or 'secret'")
+        guard let wrapped = try? JSONDecoder().decode(Wrapped.self, from: Data(stored.utf8)) else {
+            throw ConfigurationError(variable: secretIDVariable, problem: "the secret is JSON but not an object with a string 'key' or 'secret' or a list 'keys'")
         }
-        return key
+        switch (wrapped.key ?? wrapped.secret, wrapped.keys) {
+        case (.some(let key), nil): return [key]
+        case (nil, .some(let keys)): return keys
+        case (.some, .some):
+            throw ConfigurationError(variable: secretIDVariable, problem: "the secret holds both 'key' and 'keys'; keep only 'keys' while rotating")
+        case (nil, nil):
+            throw ConfigurationError(variable: secretIDVariable, problem: "the secret is JSON but has no string field 'key' or 'secret' and no list 'keys'")
+        }
     }
 }
 
 extension JWTConfiguration: CustomStringConvertible, CustomDebugStringConvertible, CustomReflectable {
     /// The settings without the key: which source is set, never its value.
     public var description: String {
-        "JWTConfiguration(secret: \(secret == nil ? "unset" : "set"), secretID: \(secretID ?? "unset"), issuer: \(issuer), "
-            + "audience: \(audience), trustAPIGatewayAuthorizer: \(trustAPIGatewayAuthorizer ?? "unset"), insideLambda: \(insideLambda))"
+        "JWTConfiguration(mode: \(mode ?? "unset"), secret: \(secret == nil ? "unset" : "set"), secretID: \(secretID ?? "unset"), issuer: \(issuer), "
+            + "audience: \(audience), insideLambda: \(insideLambda))"
     }
 
     /// The same as ``description``: a debugger or a test failure never shows the key.
@@ -130,6 +163,6 @@ extension JWTConfiguration: CustomStringConvertible, CustomDebugStringConvertibl
 
     /// A mirror without the key, so `dump` and reflection cannot print it either.
     public var customMirror: Mirror {
-        Mirror(self, children: ["secret": secret == nil ? "unset" : "[redacted]", "secretID": secretID as Any, "issuer": issuer, "audience": audience])
+        Mirror(self, children: ["mode": mode as Any, "secret": secret == nil ? "unset" : "[redacted]", "secretID": secretID as Any, "issuer": issuer, "audience": audience])
     }
 }

@@ -7,13 +7,26 @@ import Crypto
 
 /// The JWT settings, read once at start.
 ///
-/// Tokens are HS256 only: one shared key, minted by PayPulse and checked here.
+/// Under ``Mode/hs256`` tokens are HS256, minted by PayPulse and checked here under one of
+/// a few shared keys (several while a key rotates). Under ``Mode/apigateway`` API
+/// Gateway's JWT authorizer verified the token and the functions read its claims.
 public struct AuthSettings: Sendable {
+    /// How API requests are authenticated (`PAYPULSE_AUTH_MODE`).
+    public enum Mode: String, Sendable, CaseIterable {
+        /// The `Authorization` header's HS256 token, verified here.
+        case hs256
+        /// The claims API Gateway's JWT authorizer verified; an event without them is refused.
+        case apigateway
+    }
+
     /// The documented local development key. Anyone can read it, so it is refused inside
     /// Lambda; outside Lambda it is the default when no key is configured.
     public static let developmentKey = "paypulse-local-development-jwt-key-do-not-deploy"
     /// The shortest HS256 key accepted, in bytes (the SHA-256 output size, RFC 7518 §3.2).
     public static let minimumKeyLength = 32
+    /// The most HS256 keys accepted at once: a rotation needs two; each extra key is one
+    /// more MAC for a token no key signed.
+    public static let maximumKeyCount = 4
     /// The largest clock-skew leeway accepted for `exp` and `nbf`, in seconds.
     public static let maximumLeeway = 60
     /// The default `iss`.
@@ -21,39 +34,47 @@ public struct AuthSettings: Sendable {
     /// The default `aud`.
     public static let defaultAudience = "paypulse-api"
 
-    /// HS256 key bytes (the UTF-8 of the configured string).
-    public var key: [UInt8]
+    /// How requests are authenticated.
+    public let mode: Mode
+    /// The HS256 keys (the UTF-8 of the configured strings): the first signs, any verifies.
+    /// Empty under ``Mode/apigateway``.
+    public let keys: [[UInt8]]
     /// The required `iss`.
     public var issuer: String
     /// The value `aud` must contain.
     public var audience: String
-    /// Whether claims verified by API Gateway's JWT or Cognito authorizer are used instead
-    /// of verifying the `Authorization` header here.
-    public var trustAPIGatewayAuthorizer: Bool
     /// Clock-skew leeway for `exp` and `nbf`, in seconds; never more than 60
     /// (``Authenticator`` clamps it again, since this property is mutable).
     public var leeway: Int
 
-    /// Whether the key is the public ``developmentKey``, so callers can warn about it.
-    public var usesDevelopmentKey: Bool { key == Array(Self.developmentKey.utf8) }
+    /// The key that signs (`paypulse jwt`, the console): the first.
+    public var signingKey: [UInt8]? { keys.first }
 
-    /// Creates settings.
+    /// Whether a key is the public ``developmentKey``, so callers can warn about it.
+    public var usesDevelopmentKey: Bool { keys.contains(Array(Self.developmentKey.utf8)) }
+
+    /// Settings with one HS256 key.
+    /// - Throws: ``InvalidAuthSettings``, as ``init(keys:issuer:audience:leeway:)``.
+    public init(key: [UInt8], issuer: String = AuthSettings.defaultIssuer, audience: String = AuthSettings.defaultAudience, leeway: Int = AuthSettings.maximumLeeway)
+        throws(InvalidAuthSettings)
+    {
+        try self.init(keys: [key], issuer: issuer, audience: audience, leeway: leeway)
+    }
+
+    /// HS256 settings.
     /// - Parameters:
-    ///   - key: The HS256 key bytes, at least 32.
+    ///   - keys: The HS256 keys, each at least 32 bytes; the first signs, any verifies.
     ///   - issuer: The required `iss`; not empty.
     ///   - audience: The value `aud` must contain; not empty.
-    ///   - trustAPIGatewayAuthorizer: Use API Gateway's authorizer claims instead of the header.
     ///   - leeway: Clock-skew leeway in seconds, 0...60.
-    /// - Throws: ``InvalidAuthSettings`` for a key shorter than 32 bytes (RFC 7518 §3.2: at
-    ///   least the hash size), an empty issuer or audience, or a leeway outside 0...60.
+    /// - Throws: ``InvalidAuthSettings`` for no key or more than ``maximumKeyCount``, a key
+    ///   shorter than 32 bytes (RFC 7518 §3.2: at least the hash size), an empty issuer or
+    ///   audience, or a leeway outside 0...60.
     public init(
-        key: [UInt8],
-        issuer: String = AuthSettings.defaultIssuer,
-        audience: String = AuthSettings.defaultAudience,
-        trustAPIGatewayAuthorizer: Bool = false,
+        keys: [[UInt8]], issuer: String = AuthSettings.defaultIssuer, audience: String = AuthSettings.defaultAudience,
         leeway: Int = AuthSettings.maximumLeeway
     ) throws(InvalidAuthSettings) {
-        try Self.checkKeyLength(key.count)
+        try Self.checkKeys(keys)
         guard !issuer.isEmpty else {
             throw InvalidAuthSettings(setting: .issuer, problem: "must not be empty")
         }
@@ -63,17 +84,31 @@ public struct AuthSettings: Sendable {
         guard (0...Self.maximumLeeway).contains(leeway) else {
             throw InvalidAuthSettings(setting: .leeway, problem: "must be 0...\(Self.maximumLeeway) seconds, got \(leeway)")
         }
-        self.key = key
+        self.init(mode: .hs256, keys: keys, issuer: issuer, audience: audience, leeway: leeway)
+    }
+
+    private init(mode: Mode, keys: [[UInt8]], issuer: String, audience: String, leeway: Int) {
+        self.mode = mode
+        self.keys = keys
         self.issuer = issuer
         self.audience = audience
-        self.trustAPIGatewayAuthorizer = trustAPIGatewayAuthorizer
         self.leeway = leeway
     }
 
-    /// Refuses a key shorter than ``minimumKeyLength``.
-    static func checkKeyLength(_ count: Int) throws(InvalidAuthSettings) {
-        guard count >= minimumKeyLength else {
-            throw InvalidAuthSettings(setting: .key, problem: "an HS256 key must be at least \(minimumKeyLength) bytes, got \(count)")
+    /// Settings that trust API Gateway's JWT authorizer: its claims are the request's
+    /// identity, no key is held, nothing is verified again.
+    public static let apiGatewayAuthorizer = AuthSettings(
+        mode: .apigateway, keys: [], issuer: defaultIssuer, audience: defaultAudience, leeway: maximumLeeway
+    )
+
+    /// Refuses no key, too many, or one shorter than ``minimumKeyLength``.
+    static func checkKeys(_ keys: [[UInt8]]) throws(InvalidAuthSettings) {
+        guard (1...maximumKeyCount).contains(keys.count) else {
+            throw InvalidAuthSettings(setting: .key, problem: "between 1 and \(maximumKeyCount) HS256 keys are needed, got \(keys.count)")
+        }
+        for (index, key) in keys.enumerated() where key.count < minimumKeyLength {
+            let which = keys.count == 1 ? "an HS256 key" : "HS256 key \(index + 1) of \(keys.count)"
+            throw InvalidAuthSettings(setting: .key, problem: "\(which) must be at least \(minimumKeyLength) bytes, got \(key.count)")
         }
     }
 }

@@ -5,37 +5,35 @@ import Foundation
 #endif
 import PayPulseCoding
 
-/// Verifies requests: the `Authorization: Bearer <JWT>` header, or, when configured, the
-/// claims API Gateway's authorizer already verified.
+/// Verifies requests: the `Authorization: Bearer <JWT>` header under ``AuthSettings/Mode/hs256``,
+/// or the claims API Gateway's JWT authorizer verified under ``AuthSettings/Mode/apigateway``.
 ///
-/// Build one at start and share it; it holds the HS256 key.
+/// Build one at start and share it; it holds the HS256 keys.
 public struct Authenticator: Sendable {
     private let settings: AuthSettings
-    private let key: HS256Key
+    private let keys: [HS256Key]
 
     /// Creates an authenticator.
-    /// - Parameter settings: The JWT settings.
-    /// - Throws: ``InvalidAuthSettings`` if the key is shorter than 32 bytes.
-    public init(settings: AuthSettings) throws(InvalidAuthSettings) {
-        // Checked again here because `settings.key` is mutable after `AuthSettings.init`.
-        try AuthSettings.checkKeyLength(settings.key.count)
+    /// - Parameter settings: The JWT settings (their keys were checked when they were made).
+    public init(settings: AuthSettings) {
         self.settings = settings
-        self.key = HS256Key(settings.key)
+        self.keys = settings.keys.map(HS256Key.init)
     }
 
     /// Authenticates one request.
     ///
-    /// With `trustAPIGatewayAuthorizer` on and `authorizerClaims` non-empty, those claims are used
-    /// instead of the header: API Gateway checked signature, `iss`, `aud` and `exp`, so only
-    /// `sub` is checked (it must still be a valid ``UserID``). Otherwise the header's token is
+    /// Under ``AuthSettings/Mode/apigateway`` the authorizer's claims are the identity: API
+    /// Gateway checked signature, `iss`, `aud` and `exp`, so only `sub` is checked (it must
+    /// still be a valid ``UserID``), and an event without claims (a route deployed without
+    /// the authorizer) is refused. Under ``AuthSettings/Mode/hs256`` the header's token is
     /// verified here: shape and size, header pinned to HS256 with no `kid` or other key
-    /// parameters, signature (HMAC-SHA256, constant-time compare), `iss`, `aud`, `exp` (required) and `nbf` with the
-    /// leeway, and `sub`.
+    /// parameters, signature (HMAC-SHA256 under any configured key, constant-time compare),
+    /// `iss`, `aud`, `exp` (required) and `nbf` with the leeway, and `sub`; authorizer
+    /// claims are ignored.
     ///
     /// - Parameters:
     ///   - authorizationHeader: The raw `Authorization` header value, if any.
-    ///   - authorizerClaims: Claims from API Gateway's JWT or Cognito authorizer (string
-    ///     values); ignored unless `settings.trustAPIGatewayAuthorizer` is true.
+    ///   - authorizerClaims: Claims from API Gateway's JWT authorizer (string values).
     ///   - now: The current time.
     /// - Returns: The user.
     /// - Throws: ``AuthenticationError``; answer 401 with ``AuthenticationError/challenge``
@@ -45,9 +43,8 @@ public struct Authenticator: Sendable {
         authorizerClaims: [String: String]?,
         now: Date
     ) async throws(AuthenticationError) -> AuthenticatedUser {
-        // No claims (nil or empty: no authorizer on the route) means the header is verified
-        // here as usual, which is never weaker than trusting the authorizer.
-        if settings.trustAPIGatewayAuthorizer, let authorizerClaims, !authorizerClaims.isEmpty {
+        if settings.mode == .apigateway {
+            guard let authorizerClaims, !authorizerClaims.isEmpty else { throw .missingCredentials }
             return try Self.user(fromAuthorizerClaims: authorizerClaims)
         }
         guard let authorizationHeader else { throw .missingCredentials }
@@ -67,7 +64,7 @@ public struct Authenticator: Sendable {
     /// payload is decoded before its signature holds.
     private func verifiedClaims(_ segments: BearerToken.Segments) throws(AuthenticationError) -> AccessTokenClaims {
         guard let signature = Base64URL.decode(segments.signature) else { throw .malformedToken }
-        guard key.isValid(signature: signature, for: segments.signingInput) else { throw .badSignature }
+        guard keys.contains(where: { $0.isValid(signature: signature, for: segments.signingInput) }) else { throw .badSignature }
         guard let payload = Base64URL.decode(segments.payload), let claims = AccessTokenClaims.decode(Array(payload)) else {
             throw .malformedClaims
         }

@@ -5,8 +5,8 @@ import Foundation
 #endif
 import PayPulseCoding
 
-/// Mints HS256 tokens with the configured key, issuer and audience, for the `paypulse jwt`
-/// CLI, tests and sample events.
+/// Mints HS256 tokens with the configured signing key (the first), issuer and audience, for
+/// the `paypulse jwt` CLI, tests and sample events.
 ///
 /// The subject is not validated here, so tests can mint hostile tokens; the CLI checks it.
 public struct DevelopmentTokenMinter: Sendable {
@@ -15,11 +15,14 @@ public struct DevelopmentTokenMinter: Sendable {
 
     /// Creates a minter.
     /// - Parameter settings: The JWT settings whose key, issuer and audience tokens carry.
-    /// - Throws: ``InvalidAuthSettings`` if the key is shorter than 32 bytes.
+    /// - Throws: ``InvalidAuthSettings`` without a usable key (under
+    ///   ``AuthSettings/Mode/apigateway`` there is none: API Gateway's issuer mints).
     public init(settings: AuthSettings) throws(InvalidAuthSettings) {
-        try AuthSettings.checkKeyLength(settings.key.count)
+        guard settings.mode == .hs256, let signingKey = settings.signingKey else {
+            throw InvalidAuthSettings(setting: .key, problem: "under PAYPULSE_AUTH_MODE=\(settings.mode.rawValue) no key is held: tokens come from the issuer API Gateway trusts")
+        }
         self.settings = settings
-        self.key = HS256Key(settings.key)
+        self.key = HS256Key(signingKey)
     }
 
     /// Signs a token with `sub`, `iss`, `aud`, `iat`, `exp` and optional `name` / `email`.

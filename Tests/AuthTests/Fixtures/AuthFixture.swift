@@ -16,12 +16,12 @@ enum AuthFixture {
     /// `now` in seconds, for hand-written payloads.
     static let nowSeconds = 1_800_000_000
 
-    static func settings(trustAPIGatewayAuthorizer: Bool = false) throws -> AuthSettings {
-        try AuthSettings(key: Array(key.utf8), trustAPIGatewayAuthorizer: trustAPIGatewayAuthorizer)
+    static func settings() throws -> AuthSettings {
+        try AuthSettings(key: Array(key.utf8))
     }
 
-    static func authenticator(trustAPIGatewayAuthorizer: Bool = false) async throws -> Authenticator {
-        try Authenticator(settings: settings(trustAPIGatewayAuthorizer: trustAPIGatewayAuthorizer))
+    static func authenticator(mode: AuthSettings.Mode = .hs256) async throws -> Authenticator {
+        Authenticator(settings: mode == .apigateway ? .apiGatewayAuthorizer : try settings())
     }
 
     static func minter() async throws -> DevelopmentTokenMinter {
