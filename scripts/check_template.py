@@ -35,6 +35,13 @@ TABLE_PROTECTION = {"TableName", "SSESpecification", "PointInTimeRecoverySpecifi
 TABLE_REQUIRED = {"SSESpecification": {"SSEEnabled": True}, "PointInTimeRecoverySpecification": {"PointInTimeRecoveryEnabled": True}}
 EXPECTED_ROUTES = {("POST", "/v1/auth/gmail-tokens"): "StoreTokensFunction", ("GET", "/v1/user/me"): "UserProfileFunction",
                    ("DELETE", "/v1/auth/gmail-tokens"): "DisconnectFunction"}
+# AuthMode: the PAYPULSE_AUTH_MODE each choice runs the functions with, and the authorizer APIGatewayJWT puts on each route.
+AUTH_MODES = {"PayPulseJWT": "hs256", "APIGatewayJWT": "apigateway"}
+JWT_AUTHORIZER = {"ApiId": {"Ref": "HttpApi"}, "Name": "identity-provider-jwt", "AuthorizerType": "JWT",
+                  "IdentitySource": ["$request.header.Authorization"],
+                  "JwtConfiguration": {"Issuer": "<JwtIssuer>", "Audience": ["<JwtAudience>"]}}
+# Deployed with these values, the authorizer shows that it takes its issuer and audience from the parameters.
+ISSUER_PARAMETERS = {"JwtIssuer": "<JwtIssuer>", "JwtAudience": "<JwtAudience>"}
 # Quotas and sizes (docs/perf/capacity.md): Secrets Manager's writes share 50/s per region. A refresh
 # on DynamoDB is one UpdateItem (2 table units, under the index's 4 and so under its bounds), its due-index
 # entry deleted and put (4 units, in its user's bucket) and one KMS Decrypt. A partition key takes 1,000
@@ -165,15 +172,16 @@ def normalized_condition(condition):
 
 
 def check_policies(template, facts, errors):
-    """Least privilege: under each TokenStore choice each function's inline statements grant what `paypulse iam
-    FUNCTION --store STORE` prints, no more; and user-profile, whatever its code says, reads no token value."""
+    """Least privilege: under each TokenStore and AuthMode choice each function's inline statements grant what
+    `paypulse iam FUNCTION --store STORE` prints (under APIGatewayJWT without the JWT key), no more; and
+    user-profile, whatever its code says, reads no token value."""
     choices = token_store_choices(template)
     if set(choices) != set(STORE_OF_CHOICE) or template["Parameters"]["TokenStore"].get("Default") != "SecretsManager":
         errors.append(f"TokenStore must allow {sorted(STORE_OF_CHOICE)} and default to SecretsManager (today's store)")
-    for choice, resolved in ((c, r) for c, r in choices.items() if c in STORE_OF_CHOICE):
+    for choice, auth, resolved in ((c, a, deployed(template, TokenStore=c, AuthMode=a)) for c in choices if c in STORE_OF_CHOICE for a in AUTH_MODES):
         store = STORE_OF_CHOICE[choice]
         for name, resource in functions(resolved).items():
-            label, granted, conditions = f"TokenStore={choice}: {name}", {}, {}
+            label, granted, conditions = f"TokenStore={choice}, AuthMode={auth}: {name}", {}, {}
             for policy in resource.get("Properties", {}).get("Policies") or []:
                 for statement in (policy.get("Statement") if isinstance(policy, dict) else None) or [None]:
                     if not isinstance(statement, dict) or statement.get("Effect") != "Allow" or {"NotAction", "NotResource"} & set(statement):
@@ -186,6 +194,8 @@ def check_policies(template, facts, errors):
                 if "secretsmanager:GetSecretValue" in actions and text != JWT_KEY or any(a.startswith("kms:") for a in actions):
                     errors.append(f"{label}: user-profile must not read or open token values ({sorted(actions)} on {text})")
             expected = facts["access"].get((name, store), {})
+            if AUTH_MODES[auth] == "apigateway":  # the authorizer verified the token: no key is read
+                expected = {text: statement for text, statement in expected.items() if text != JWT_KEY}
             wanted = {text: set(statement["Action"]) for text, statement in expected.items()}
             if granted != wanted:
                 show = lambda grants: json.dumps({k: sorted(v) for k, v in grants.items()}, sort_keys=True)  # noqa: E731
@@ -264,12 +274,61 @@ def check_environment(template, facts, errors):
                 errors.append(f"TokenStore={choice}: {name} has {found}, expected {wanted.get(STORE_OF_CHOICE.get(choice))}, a store in {facts['stores']}")
 
 
+def auth_mode_choices(template):
+    """{AuthMode choice: (PAYPULSE_AUTH_MODE the functions must run with, the template as deployed with it)}."""
+    return {choice: (mode, deployed(template, AuthMode=choice, **ISSUER_PARAMETERS)) for choice, mode in AUTH_MODES.items()}
+
+
 def check_routes(template, errors):
-    routes = sorted(((str(event.get("Properties", {}).get("Method", "")).upper(), event.get("Properties", {}).get("Path")), name,
-                     event.get("Type"), event.get("Properties", {}).get("ApiId"))
-                    for name, resource in functions(template).items() for event in (resource["Properties"].get("Events") or {}).values())
-    if routes != sorted((route, name, "HttpApi", {"Ref": "HttpApi"}) for route, name in EXPECTED_ROUTES.items()):
-        errors.append(f"routes are {routes}, expected exactly {sorted(EXPECTED_ROUTES.items())} on !Ref HttpApi")
+    """The three routes, each one AWS_PROXY integration (payload 2.0) on its function; under AuthMode=APIGatewayJWT
+    every route carries the JWT authorizer on the identity provider's issuer and audience, and the functions run with
+    PAYPULSE_AUTH_MODE=apigateway; under PayPulseJWT no route has one and they run with hs256. Nothing else reaches a
+    function over HTTP: no SAM API event, no other route or integration, and API Gateway may invoke each function only
+    through its own route."""
+    parameter = template["Parameters"].get("AuthMode", {})
+    if parameter.get("Default") != "PayPulseJWT" or sorted(parameter.get("AllowedValues", [])) != sorted(AUTH_MODES):
+        errors.append(f"AuthMode must allow {sorted(AUTH_MODES)} and default to PayPulseJWT (today's tokens)")
+    for choice, (mode, resolved) in auth_mode_choices(template).items():
+        resources, label = resolved["Resources"], f"AuthMode={choice}"
+        of_type = lambda kind: {name: r.get("Properties", {}) for name, r in resources.items() if r.get("Type") == kind}  # noqa: E731
+        integrations, authorizers = of_type("AWS::ApiGatewayV2::Integration"), of_type("AWS::ApiGatewayV2::Authorizer")
+        events = sorted(f"{name} {event.get('Type')}" for name, resource in functions(resolved).items()
+                        for event in (resource["Properties"].get("Events") or {}).values() if event.get("Type") in ("Api", "HttpApi"))
+        if events:
+            errors.append(f"{label}: SAM API events {events} reach a function outside the checked routes")
+        routes, used = {}, set()
+        for name, route in of_type("AWS::ApiGatewayV2::Route").items():
+            method, _, path = str(route.get("RouteKey", "")).partition(" ")
+            target = re.fullmatch(r"integrations/\$\{(\w+)\}", str(resource_text(route.get("Target"))))
+            integration = integrations.get(target.group(1)) if target else None
+            used.add(target.group(1) if target else None)
+            uri = (integration or {}).get("IntegrationUri", {})
+            function = uri.get("Fn::GetAtt", [None])[0] if isinstance(uri, dict) else None
+            if route.get("ApiId") != {"Ref": "HttpApi"} or not integration or integration.get("ApiId") != {"Ref": "HttpApi"} \
+                    or integration.get("IntegrationType") != "AWS_PROXY" or str(integration.get("PayloadFormatVersion")) != "2.0":
+                errors.append(f"{label}: route {name} is not one AWS_PROXY (payload 2.0) integration on HttpApi")
+            routes[(method.upper(), path)] = function
+            authorizer = authorizers.get((route.get("AuthorizerId") or {}).get("Ref")) if isinstance(route.get("AuthorizerId"), dict) else None
+            if mode == "apigateway" and (route.get("AuthorizationType") != "JWT" or authorizer != JWT_AUTHORIZER):
+                errors.append(f"{label}: route {route.get('RouteKey')} must carry the JWT authorizer {JWT_AUTHORIZER} (has "
+                              f"{route.get('AuthorizationType')}, {authorizer})")
+            if mode == "hs256" and (route.get("AuthorizationType", "NONE") != "NONE" or "AuthorizerId" in route):
+                errors.append(f"{label}: route {route.get('RouteKey')} has an authorizer, but the functions verify the PayPulse JWT")
+        if routes != EXPECTED_ROUTES:
+            errors.append(f"{label}: routes are {sorted(routes.items())}, expected exactly {sorted(EXPECTED_ROUTES.items())} on HttpApi")
+        if set(integrations) - used:
+            errors.append(f"{label}: integrations {sorted(set(integrations) - used)} are on no checked route")
+        wanted = {f"${{HttpApi}}/*/{method}{path}": function for (method, path), function in EXPECTED_ROUTES.items()}
+        for name, permission in of_type("AWS::Lambda::Permission").items():
+            if permission.get("Principal") != "apigateway.amazonaws.com":
+                continue
+            source = resource_text(permission.get("SourceArn")).rpartition(":")[2]
+            if wanted.get(source) != (permission.get("FunctionName") or {}).get("Ref"):
+                errors.append(f"{label}: permission {name} lets API Gateway invoke {permission.get('FunctionName')} from {source}, not only its route")
+        for name in sorted(set(EXPECTED_ROUTES.values())):
+            found = variables_of(resolved, resources.get(name, {})).get("PAYPULSE_AUTH_MODE")
+            if found != mode:
+                errors.append(f"{label}: {name} runs with PAYPULSE_AUTH_MODE={found}, expected {mode}")
 
 
 def rate_seconds(expression):
@@ -428,7 +487,17 @@ def self_test(template, facts):
         ("is not set", drop(env + "GOOGLE_CLIENT_ID_SECRET_ID"), None),
         ("has KEEPALIVE_SECONDS=3600", put(env + "KEEPALIVE_SECONDS", {"Fn::If": ["TokensInDynamoDB", "3600", {"Ref": "AWS::NoValue"}]}), None),
         ("a store in", None, put("stores", ["embedded", "secretsmanager", "dynamodb"])),
-        ("routes are", put(props.format(profile) + "Events/Extra", {"Type": "HttpApi", "Properties": {"ApiId": {"Ref": "HttpApi"}, "Path": "/v1/user/{proxy+}", "Method": "ANY"}}), None),
+        ("SAM API events", put(props.format(profile) + "Events", {"Extra": {"Type": "HttpApi", "Properties": {"Path": "/v1/user/{proxy+}", "Method": "ANY"}}}), None),
+        ("routes are", put("Resources/ExtraRoute", {"Type": "AWS::ApiGatewayV2::Route", "Properties": {
+            "ApiId": {"Ref": "HttpApi"}, "RouteKey": "ANY /v1/user/{proxy+}", "Target": {"Fn::Sub": "integrations/${UserProfileIntegration}"}}}), None),
+        ("AuthMode must allow", put("Parameters/AuthMode/Default", "APIGatewayJWT"), None),
+        ("must carry the JWT authorizer", put(props.format("UserProfileRoute") + "AuthorizationType", "NONE"), None),
+        ("has an authorizer, but the functions verify", put(props.format("StoreTokensRoute") + "AuthorizationType", "JWT"), None),
+        ("is not one AWS_PROXY", put(props.format("DisconnectIntegration") + "PayloadFormatVersion", "1.0"), None),
+        ("are on no checked route", put("Resources/SpareIntegration", at(template, "Resources/DisconnectIntegration")), None),
+        ("not only its route", put(props.format("StoreTokensPermission") + "SourceArn", {"Fn::Sub": "arn:${AWS::Partition}:execute-api:${AWS::Region}:${AWS::AccountId}:${HttpApi}/*/*"}), None),
+        ("runs with PAYPULSE_AUTH_MODE=hs256, expected apigateway", put(env + "PAYPULSE_AUTH_MODE", "hs256"), None),
+        ("AuthMode=APIGatewayJWT: DisconnectFunction: grants", put(props.format(disconnect) + "Policies/1", at(template, props.format(disconnect) + "Policies/1/Fn::If/2")), None),
         ("twice per 60 s", None, put("refresh/window_seconds_default", 60)),
         ("expected one schedule rule", put(props.format("TokenRefreshSchedule") + "ScheduleExpression", "rate(1 hour)"), None),
         ("no Lambda permission", drop("Resources/TokenRefreshSchedulePermission"), None),
