@@ -3,9 +3,9 @@
 # headers with apt-get; `--with-browser` adds Debian's chromium and chromium-driver (the
 # console test). macOS: nothing with apt-get, since the SDK already has libcurl and SQLite;
 # it checks for the command line tools and names what to install by hand.
-# `--with-moto` adds moto's server (PyPI) on either; `--with-tls-relay` adds socat (the
-# TLS terminator in front of the stand-in for Google in the bundle proofs, which run on
-# Linux only). Installs nothing already there.
+# `--with-moto` adds moto's server (PyPI) on either; `--with-tls-relay` adds socat and the
+# openssl command (the TLS terminator with a private CA in front of moto in the AWS_CA_BUNDLE
+# test, and of the stand-in for Google in the bundle proofs). Installs nothing already there.
 set -euo pipefail
 
 want_moto=no want_browser=no want_tls_relay=no
@@ -29,6 +29,9 @@ case "$(uname -s)" in
     if [ "$want_browser" = yes ] && ! command -v chromedriver >/dev/null 2>&1; then
       echo "ensure-deps: the console test needs Chromium and its driver: brew install --cask chromium chromedriver" >&2
     fi
+    if [ "$want_tls_relay" = yes ] && ! command -v socat >/dev/null 2>&1; then
+      echo "ensure-deps: the AWS_CA_BUNDLE test needs socat: brew install socat" >&2
+    fi
     ;;
   *)
     missing=()
@@ -39,7 +42,10 @@ case "$(uname -s)" in
       command -v chromium >/dev/null 2>&1 || missing+=(chromium)
       command -v chromedriver >/dev/null 2>&1 || missing+=(chromium-driver)
     fi
-    if [ "$want_tls_relay" = yes ]; then command -v socat >/dev/null 2>&1 || missing+=(socat); fi
+    if [ "$want_tls_relay" = yes ]; then
+      command -v socat >/dev/null 2>&1 || missing+=(socat)
+      command -v openssl >/dev/null 2>&1 || missing+=(openssl)
+    fi
     if [ ${#missing[@]} -gt 0 ]; then
       echo "ensure-deps: installing ${missing[*]} with apt-get" >&2
       as_root apt-get update -qq

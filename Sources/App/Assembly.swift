@@ -19,8 +19,11 @@ public struct Assembly: Sendable {
     public let configuration: AppConfiguration
     /// The process's logger (standard error).
     public let logger: Logger
-    /// The one HTTP client of the process (AWS and Google calls share its connections).
+    /// The process's HTTP client (AWS and Google calls share its connections).
     public let transport: any HTTPTransport
+    /// The client of AWS calls: ``transport``, or with `AWS_CA_BUNDLE` one that trusts that
+    /// file's CAs for AWS alone.
+    private let awsTransport: any HTTPTransport
     /// The embedded store's database, when the store is embedded.
     private let database: EmbeddedDatabase?
     /// What each built port is wrapped in.
@@ -38,9 +41,12 @@ public struct Assembly: Sendable {
         let transport = CurlHTTPClient(
             configuration: CurlHTTPClient.Configuration(caBundlePath: configuration.caBundlePath, inlineTransfers: inlineTransfers)
         )
+        let awsTransport = configuration.aws?.caBundlePath.map {
+            CurlHTTPClient(configuration: CurlHTTPClient.Configuration(caBundlePath: $0, inlineTransfers: inlineTransfers))
+        }
         let database = configuration.aws == nil
             ? try EmbeddedDatabase(stateDirectory: configuration.stateDirectory, logger: logger) : nil
-        return Assembly(configuration: configuration, logger: logger, transport: transport, database: database)
+        return Assembly(configuration: configuration, logger: logger, transport: transport, awsTransport: awsTransport ?? transport, database: database)
     }
 
     /// This assembly with each port it builds wrapped by `wrappers` (tests record calls).
@@ -124,7 +130,7 @@ public struct Assembly: Sendable {
     private func client(_ service: AWSService, _ endpoint: String, _ variable: String, _ aws: AWSConfiguration) throws -> AWSJSONClient {
         do {
             return try AWSJSONClient(
-                settings: .init(service: service, region: aws.region, endpoint: endpoint, credentials: aws.credentials), transport: transport,
+                settings: .init(service: service, region: aws.region, endpoint: endpoint, credentials: aws.credentials), transport: awsTransport,
                 logger: logger
             )
         } catch {

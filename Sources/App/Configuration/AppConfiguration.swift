@@ -125,10 +125,7 @@ extension AppConfiguration {
             store = process.insideLambda ? .aws : .embedded
         }
         let usersTable = try reader.tableName("USERS_TABLE", default: Self.defaultUsersTable)
-        let caBundlePath = reader.value("PAYPULSE_CA_BUNDLE")
-        if let caBundlePath, !FileManager.default.isReadableFile(atPath: caBundlePath) {
-            throw ConfigurationError(variable: "PAYPULSE_CA_BUNDLE", problem: "no readable file at '\(caBundlePath)'")
-        }
+        let caBundlePath = try reader.readableFile("PAYPULSE_CA_BUNDLE")
         self.process = process
         self.usersTable = usersTable
         self.stateDirectory = reader.value("PAYPULSE_STATE_DIR") ?? Self.defaultStateDirectory

@@ -1,3 +1,9 @@
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
+import Foundation
+#endif
+
 /// Reads variables out of one environment snapshot, with the checks every setting shares:
 /// a blank value counts as unset, a URL must be http(s), a number must be in its range.
 /// Errors name the variable and never echo a secret's value.
@@ -43,14 +49,13 @@ struct EnvironmentReader {
         return table
     }
 
-    /// `raw` as a boolean: `true`/`false`/`1`/`0` in any case, `false` when unset.
-    static func flag(_ raw: String?, variable: String) throws(ConfigurationError) -> Bool {
-        guard let raw else { return false }
-        switch raw.lowercased() {
-        case "true", "1": return true
-        case "false", "0": return false
-        default: throw ConfigurationError(variable: variable, problem: "expected 'true' or 'false', got '\(raw)'")
+    /// The path of a readable file, or `nil` when unset.
+    func readableFile(_ name: String) throws(ConfigurationError) -> String? {
+        guard let path = value(name) else { return nil }
+        guard FileManager.default.isReadableFile(atPath: path) else {
+            throw ConfigurationError(variable: name, problem: "no readable file at '\(path)'")
         }
+        return path
     }
 }
 

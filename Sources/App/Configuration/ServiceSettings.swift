@@ -12,6 +12,10 @@ public struct AWSConfiguration: Sendable, Equatable {
     public let dynamoDBEndpoint: String
     /// The KMS endpoint.
     public let kmsEndpoint: String
+    /// The CA certificates trusted for AWS endpoints alone (`AWS_CA_BUNDLE`, as every AWS SDK
+    /// reads it: a VPC endpoint or proxy with a private CA); `nil` trusts what Google's calls
+    /// trust.
+    public let caBundlePath: String?
 
     /// Reads the AWS variables. Each service's endpoint is its own variable, then
     /// `AWS_ENDPOINT_URL`, then the regional endpoint (the order the AWS SDKs and CLI use).
@@ -36,6 +40,7 @@ public struct AWSConfiguration: Sendable, Equatable {
             ?? AWSService.secretsManager.regionalEndpoint(region: region)
         self.dynamoDBEndpoint = try reader.url("AWS_ENDPOINT_URL_DYNAMODB") ?? shared ?? AWSService.dynamoDB.regionalEndpoint(region: region)
         self.kmsEndpoint = try reader.url("AWS_ENDPOINT_URL_KMS") ?? shared ?? AWSService.kms.regionalEndpoint(region: region)
+        self.caBundlePath = try reader.readableFile("AWS_CA_BUNDLE")
     }
 }
 

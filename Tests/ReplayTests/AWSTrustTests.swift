@@ -1,0 +1,41 @@
+import Foundation
+import PayPulsePorts
+import PayPulseTestSupport
+import Testing
+
+/// `AWS_CA_BUNDLE`, as every AWS SDK reads it: the CAs trusted for AWS endpoints alone (a
+/// VPC endpoint or a proxy with a private CA). The built user-profile reaches moto through
+/// a TLS relay whose self-signed certificate no system store trusts.
+@Suite("AWS over HTTPS with a private CA")
+struct AWSTrustTests {
+    @Test("trusted through AWS_CA_BUNDLE the call succeeds; without it, or with another CA there, it is refused as a TLS failure (503)")
+    func privateCA() async throws {
+        let moto = try await MotoServer.launchPrivate()
+        var backend = try await ReplayBackend.aws(on: moto)
+        let seed = ReplayManifest.shared.user
+        try await backend.users.putUser(.init(userID: seed.user_id, name: seed.name, email: seed.email, createdOn: seed.created_on))
+        let motoPort = try #require(moto.endpoint.split(separator: ":").last.flatMap { Int($0) })
+        let relay = try TLSRelay(forwardingTo: motoPort), other = try TLSRelay(forwardingTo: motoPort)
+        defer { relay.stop(); other.stop() }
+        backend.environment["AWS_ENDPOINT_URL"] = relay.url
+        let event = ReplayManifest.bytes("user-profile/v2-not-connected.json")
+        func profile(_ extra: [String: String]) throws -> FunctionProcess.Result {
+            try FunctionProcess.run("user-profile", event: event, environment: backend.environment.merging(extra) { $1 })
+        }
+
+        let trusted = try profile(["AWS_CA_BUNDLE": relay.certificatePath])
+        #expect(trusted.stdout.contains(#""statusCode":200"#), "\(trusted.stdout) \(trusted.stderr.suffix(800))")
+        #expect(relay.acceptedConnections >= 1)
+        for (why, extra) in [
+            ("the system's CAs", [:]),
+            ("another private CA", ["AWS_CA_BUNDLE": other.certificatePath]),
+            // PAYPULSE_CA_BUNDLE is what Google's calls trust; AWS_CA_BUNDLE replaces it for AWS.
+            ("another CA for AWS, this one for the rest", ["AWS_CA_BUNDLE": other.certificatePath, "PAYPULSE_CA_BUNDLE": relay.certificatePath]),
+        ] {
+            let refused = try profile(extra)
+            #expect(refused.stdout.contains(#""statusCode":503"#), "\(why): \(refused.stdout)")
+        }
+        let unreadable = try profile(["AWS_CA_BUNDLE": "/nonexistent/ca.pem"])
+        #expect(unreadable.status != 0 && unreadable.stderr.contains("AWS_CA_BUNDLE"), "\(unreadable.stderr.suffix(400))")
+    }
+}
