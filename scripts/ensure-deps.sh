@@ -3,9 +3,10 @@
 # headers with apt-get; `--with-browser` adds Debian's chromium and chromium-driver (the
 # console test). macOS: nothing with apt-get, since the SDK already has libcurl and SQLite;
 # it checks for the command line tools and names what to install by hand.
-# `--with-moto` adds moto's server (PyPI) on either; `--with-tls-relay` adds socat and the
-# openssl command (the TLS terminator with a private CA in front of moto in the AWS_CA_BUNDLE
-# test, and of the stand-in for Google in the bundle proofs). Installs nothing already there.
+# `--with-moto` adds moto's server (PyPI) on either; `--with-tls-relay` adds nginx, socat and
+# the openssl command (TLS with a private CA: nginx in front of moto in the AWS_CA_BUNDLE and
+# keep-alive tests, socat in front of the stand-in for Google in the bundle proofs).
+# Installs nothing already there.
 set -euo pipefail
 
 want_moto=no want_browser=no want_tls_relay=no
@@ -29,8 +30,8 @@ case "$(uname -s)" in
     if [ "$want_browser" = yes ] && ! command -v chromedriver >/dev/null 2>&1; then
       echo "ensure-deps: the console test needs Chromium and its driver: brew install --cask chromium chromedriver" >&2
     fi
-    if [ "$want_tls_relay" = yes ] && ! command -v socat >/dev/null 2>&1; then
-      echo "ensure-deps: the AWS_CA_BUNDLE test needs socat: brew install socat" >&2
+    if [ "$want_tls_relay" = yes ] && ! command -v nginx >/dev/null 2>&1; then
+      echo "ensure-deps: the AWS_CA_BUNDLE and keep-alive tests need nginx: brew install nginx" >&2
     fi
     ;;
   *)
@@ -45,6 +46,8 @@ case "$(uname -s)" in
     if [ "$want_tls_relay" = yes ]; then
       command -v socat >/dev/null 2>&1 || missing+=(socat)
       command -v openssl >/dev/null 2>&1 || missing+=(openssl)
+      # Debian installs nginx in /usr/sbin, which a user's PATH may leave out.
+      command -v nginx >/dev/null 2>&1 || [ -x /usr/sbin/nginx ] || missing+=(nginx)
     fi
     if [ ${#missing[@]} -gt 0 ]; then
       echo "ensure-deps: installing ${missing[*]} with apt-get" >&2

@@ -3,9 +3,10 @@ import PayPulsePorts
 import PayPulseTestSupport
 import Testing
 
-/// `AWS_CA_BUNDLE`, as every AWS SDK reads it: the CAs trusted for AWS endpoints alone (a
-/// VPC endpoint or a proxy with a private CA). The built user-profile reaches moto through
-/// a TLS relay whose self-signed certificate no system store trusts.
+/// AWS over HTTPS as in production: `AWS_CA_BUNDLE`, as every AWS SDK reads it (the CAs
+/// trusted for AWS endpoints alone: a VPC endpoint or a proxy with a private CA), and one
+/// connection kept across warm invocations. The built user-profile reaches moto through
+/// nginx terminating TLS with a self-signed certificate no system store trusts.
 @Suite("AWS over HTTPS with a private CA")
 struct AWSTrustTests {
     @Test("trusted through AWS_CA_BUNDLE the call succeeds; without it, or with another CA there, it is refused as a TLS failure (503)")
@@ -15,7 +16,7 @@ struct AWSTrustTests {
         let seed = ReplayManifest.shared.user
         try await backend.users.putUser(.init(userID: seed.user_id, name: seed.name, email: seed.email, createdOn: seed.created_on))
         let motoPort = try #require(moto.endpoint.split(separator: ":").last.flatMap { Int($0) })
-        let relay = try TLSRelay(forwardingTo: motoPort), other = try TLSRelay(forwardingTo: motoPort)
+        let relay = try TLSTerminator(forwardingTo: motoPort), other = try TLSTerminator(forwardingTo: motoPort)
         defer { relay.stop(); other.stop() }
         backend.environment["AWS_ENDPOINT_URL"] = relay.url
         let event = ReplayManifest.bytes("user-profile/v2-not-connected.json")
@@ -25,7 +26,7 @@ struct AWSTrustTests {
 
         let trusted = try profile(["AWS_CA_BUNDLE": relay.certificatePath])
         #expect(trusted.stdout.contains(#""statusCode":200"#), "\(trusted.stdout) \(trusted.stderr.suffix(800))")
-        #expect(relay.acceptedConnections >= 1)
+        #expect(relay.requests >= 2, "the users table and the grant were read through the TLS endpoint")
         for (why, extra) in [
             ("the system's CAs", [:]),
             ("another private CA", ["AWS_CA_BUNDLE": other.certificatePath]),
@@ -37,5 +38,28 @@ struct AWSTrustTests {
         }
         let unreadable = try profile(["AWS_CA_BUNDLE": "/nonexistent/ca.pem"])
         #expect(unreadable.status != 0 && unreadable.stderr.contains("AWS_CA_BUNDLE"), "\(unreadable.stderr.suffix(400))")
+    }
+
+    @Test("a warm function keeps its TLS connection: four invocations in one process open as many connections as one")
+    func keptAlive() async throws {
+        let moto = try await MotoServer.launchPrivate()
+        var backend = try await ReplayBackend.aws(on: moto)
+        let seed = ReplayManifest.shared.user
+        try await backend.users.putUser(.init(userID: seed.user_id, name: seed.name, email: seed.email, createdOn: seed.created_on))
+        let motoPort = try #require(moto.endpoint.split(separator: ":").last.flatMap { Int($0) })
+        let event = ReplayManifest.bytes("user-profile/v2-not-connected.json")
+        var seen: [(invocations: Int, connections: Int, requests: Int)] = []
+        for invocations in [1, 4] {
+            let endpoint = try TLSTerminator(forwardingTo: motoPort)
+            defer { endpoint.stop() }
+            backend.environment["AWS_ENDPOINT_URL"] = endpoint.url
+            backend.environment["AWS_CA_BUNDLE"] = endpoint.certificatePath
+            let run = try LambdaLoopRun.run("user-profile", events: Array(repeating: event, count: invocations), environment: backend.environment)
+            #expect(run.posted.count == invocations && run.posted.allSatisfy { $0.contains(#""statusCode":200"#) }, "\(run.posted) \(run.stderr.suffix(600))")
+            seen.append((invocations, endpoint.connections, endpoint.requests))
+        }
+        // Each invocation reads the user and the grant: the requests grow with the invocations, the connections do not.
+        #expect(seen[1].requests == 4 * seen[0].requests && seen[0].requests >= 2, "\(seen)")
+        #expect(seen[0].connections >= 1 && seen[1].connections == seen[0].connections, "new TLS connections on warm invocations: \(seen)")
     }
 }
