@@ -7,14 +7,11 @@ import Synchronization
 public final class InMemoryGoogleOAuth: GoogleOAuth, Sendable {
     /// How Google answers a refresh of one token.
     public enum Behaviour: Sendable, Equatable {
-        /// A live grant of this account and scope (space-joined).
-        case grant(subject: String, email: String?, scope: String)
-        /// A live grant whose `id_token` names `audience`, not our client (Google never
-        /// does this for a grant of ours; the verifier must not believe such a token).
-        case grantNamingAudience(String, subject: String, scope: String)
-        /// A live grant for which Google returns a new refresh token (rotation), with
-        /// Google Sign-In's scopes.
-        case rotating(to: String, subject: String)
+        /// A live grant of this account and scope (space-joined). Its `id_token` names
+        /// `audience` when given, not our client (Google never does this for a grant of ours;
+        /// the verifier must not believe such a token); with `rotatesTo`, Google returns that
+        /// new refresh token.
+        case grant(subject: String, email: String?, scope: String, audience: String? = nil, rotatesTo: String? = nil)
         /// Issued to another OAuth client: 401 `unauthorized_client`.
         case foreign
         /// 5xx or a timeout after the adapter's retries.
@@ -78,21 +75,13 @@ public final class InMemoryGoogleOAuth: GoogleOAuth, Sendable {
                 throw GoogleOAuthError(kind: .clientRefused, code: "unauthorized_client", detail: "Unauthorized")
             case .unavailable?:
                 throw GoogleOAuthError(kind: .transient, code: "http_503", detail: "Backend Error")
-            case .grant(let subject, let email, let scope)?:
+            case .grant(let subject, let email, let scope, let audience, let rotatesTo)?:
                 state.issued += 1
                 let identity = scope.split(separator: " ").contains("openid")
-                    ? GoogleIdentity(subject: subject, email: email, emailVerified: email != nil, audience: [clientID]) : nil
-                return GoogleTokenGrant(accessToken: "ya29.google-\(state.issued)", expiresIn: 3599, scope: scope, identity: identity)
-            case .rotating(let newRefreshToken, let subject)?:
-                state.issued += 1
-                let identity = GoogleIdentity(subject: subject, email: "\(subject)@gmail.com", emailVerified: true, audience: [clientID])
+                    ? GoogleIdentity(subject: subject, email: email, emailVerified: email != nil, audience: [audience ?? clientID]) : nil
                 return GoogleTokenGrant(
-                    accessToken: "ya29.google-\(state.issued)", expiresIn: 3599, scope: Self.signInScope, refreshToken: newRefreshToken, identity: identity
+                    accessToken: "ya29.google-\(state.issued)", expiresIn: 3599, scope: scope, refreshToken: rotatesTo, identity: identity
                 )
-            case .grantNamingAudience(let audience, let subject, let scope)?:
-                state.issued += 1
-                let identity = GoogleIdentity(subject: subject, email: "\(subject)@gmail.com", emailVerified: true, audience: [audience])
-                return GoogleTokenGrant(accessToken: "ya29.google-\(state.issued)", expiresIn: 3599, scope: scope, identity: identity)
             }
         }
     }

@@ -8,18 +8,17 @@ import PayPulsePorts
 public final class WriteRecordingSecretStore: SecretStore, @unchecked Sendable {
     private let inner: any SecretStore
     private let lock = NSLock()
-    private var writes: [ContinuousClock.Instant] = []
+    private var writes = 0
 
     /// Wraps `inner`.
     public init(_ inner: any SecretStore) { self.inner = inner }
 
     private func record(_ count: Int) {
-        let now = ContinuousClock.now
-        lock.withLock { writes += Array(repeating: now, count: count) }
+        lock.withLock { writes += count }
     }
 
     /// All recorded writes.
-    public var writeCount: Int { lock.withLock { writes.count } }
+    public var writeCount: Int { lock.withLock { writes } }
 
     public func createSecret(name: String, value: String, tags: [String: String], clientRequestToken: String) async throws -> SecretVersionID {
         try await inner.createSecret(name: name, value: value, tags: tags, clientRequestToken: clientRequestToken)

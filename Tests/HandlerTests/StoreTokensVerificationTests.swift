@@ -56,7 +56,7 @@ struct StoreTokensVerificationTests {
     @Test("an id_token that names another client is 400 foreign_client and stores nothing")
     func idTokenOfAnotherClient() async throws {
         let fixture = try await HandlerFixture()
-        fixture.google.set("1//other-aud", .grantNamingAudience("other-app.apps.googleusercontent.com", subject: "sub-other", scope: InMemoryGoogleOAuth.signInScope))
+        fixture.google.set("1//other-aud", .grant(subject: "sub-other", email: "sub-other@gmail.com", scope: InMemoryGoogleOAuth.signInScope, audience: "other-app.apps.googleusercontent.com"))
         let response = try await post(fixture, #"{"access_token":"ya29.app","refresh_token":"1//other-aud"}"#)
         #expect(response.status == 400)
         #expect(try errorCode(response) == "foreign_client")
@@ -66,7 +66,7 @@ struct StoreTokensVerificationTests {
     @Test("a refresh token Google rotates while verifying is the one stored")
     func rotatedAtConnect() async throws {
         let fixture = try await HandlerFixture()
-        fixture.google.set("1//before", .rotating(to: "1//after", subject: "sub-r"))
+        fixture.google.set("1//before", .grant(subject: "sub-r", email: "sub-r@gmail.com", scope: InMemoryGoogleOAuth.signInScope, rotatesTo: "1//after"))
         let response = try await post(fixture, #"{"access_token":"ya29.app","refresh_token":"1//before"}"#)
         #expect(response.status == 201)
         #expect(try await fixture.vault.current(of: UserID("user-1")!)?.tokenSet.refreshToken == "1//after")

@@ -179,7 +179,7 @@ struct RefreshPerGrantTests {
             let set = try await bench.current(0)
             #expect(set.googleEmail == "jane.new@gmail.com" && set.googleSubject == "sub-jane" && set.emailVerified == true)
             // An id_token for another audience is not Google's word about this grant.
-            bench.google.set(token, .grantNamingAudience("other-app.apps.googleusercontent.com", subject: "sub-mallory", scope: InMemoryGoogleOAuth.signInScope))
+            bench.google.set(token, .grant(subject: "sub-mallory", email: "sub-mallory@gmail.com", scope: InMemoryGoogleOAuth.signInScope, audience: "other-app.apps.googleusercontent.com"))
             try await bench.forceRefresh(0)
             let after = try await bench.current(0)
             #expect(after.googleSubject == "sub-jane" && after.googleEmail == "jane.new@gmail.com")
