@@ -9,13 +9,20 @@ import Testing
 /// nginx terminating TLS with a self-signed certificate no system store trusts.
 @Suite("AWS over HTTPS with a private CA")
 struct AWSTrustTests {
-    @Test("trusted through AWS_CA_BUNDLE the call succeeds; without it, or with another CA there, it is refused as a TLS failure (503)")
-    func privateCA() async throws {
+    /// A private moto holding the manifest's user (no other suite resets it), its port, and
+    /// the server itself, which stops when released.
+    private static func seededMoto() async throws -> (ReplayBackend, Int, MotoServer) {
         let moto = try await MotoServer.launchPrivate()
-        var backend = try await ReplayBackend.aws(on: moto)
+        let backend = try await ReplayBackend.aws(on: moto)
         let seed = ReplayManifest.shared.user
         try await backend.users.putUser(.init(userID: seed.user_id, name: seed.name, email: seed.email, createdOn: seed.created_on))
-        let motoPort = try #require(moto.endpoint.split(separator: ":").last.flatMap { Int($0) })
+        return (backend, try #require(moto.endpoint.split(separator: ":").last.flatMap { Int($0) }), moto)
+    }
+
+    @Test("trusted through AWS_CA_BUNDLE the call succeeds; without it, or with another CA there, it is refused as a TLS failure (503)")
+    func privateCA() async throws {
+        var (backend, motoPort, moto) = try await Self.seededMoto()
+        defer { withExtendedLifetime(moto) {} }
         let relay = try TLSTerminator(forwardingTo: motoPort), other = try TLSTerminator(forwardingTo: motoPort)
         defer { relay.stop(); other.stop() }
         backend.environment["AWS_ENDPOINT_URL"] = relay.url
@@ -42,11 +49,8 @@ struct AWSTrustTests {
 
     @Test("a warm function keeps its TLS connection: four invocations in one process open as many connections as one")
     func keptAlive() async throws {
-        let moto = try await MotoServer.launchPrivate()
-        var backend = try await ReplayBackend.aws(on: moto)
-        let seed = ReplayManifest.shared.user
-        try await backend.users.putUser(.init(userID: seed.user_id, name: seed.name, email: seed.email, createdOn: seed.created_on))
-        let motoPort = try #require(moto.endpoint.split(separator: ":").last.flatMap { Int($0) })
+        var (backend, motoPort, moto) = try await Self.seededMoto()
+        defer { withExtendedLifetime(moto) {} }
         let event = ReplayManifest.bytes("user-profile/v2-not-connected.json")
         var seen: [(invocations: Int, connections: Int, requests: Int)] = []
         for invocations in [1, 4] {
