@@ -4,6 +4,7 @@ import PayPulseApp
 import PayPulseAWS
 import PayPulseCoding
 import PayPulseDomain
+import PayPulseFakeGoogle
 import PayPulseHandlers
 import PayPulsePorts
 import PayPulseRuntime
@@ -67,10 +68,13 @@ struct CapacityBench {
         try await expect(handlers, try event.encoded(), status: status)
     }
 
-    /// Connects `user` with a refresh token the fake Google knows.
-    func connect(_ handlers: EventHandlers, user: String) async throws {
+    /// Connects `user` with a refresh token the fake Google knows, whose access tokens live
+    /// `expiresIn` seconds.
+    func connect(_ handlers: EventHandlers, user: String, expiresIn: Int = 3599) async throws {
         let refreshToken = "1//capacity-\(user)"
-        google.addGrant(refreshToken: refreshToken, scope: "openid email https://www.googleapis.com/auth/gmail.readonly")
+        google.addGrant(
+            refreshToken: refreshToken, scope: "openid email https://www.googleapis.com/auth/gmail.readonly", account: FakeGoogleAccount(expiresIn: expiresIn)
+        )
         let body = #"{"access_token":"ya29.capacity","refresh_token":"\#(refreshToken)","expires_in":3599,"scope":"https://www.googleapis.com/auth/gmail.readonly"}"#
         try await request(handlers, "POST", user: user, body: body, expect: 201)
     }

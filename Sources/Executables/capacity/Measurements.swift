@@ -11,6 +11,8 @@ import PayPulseTestSupport
 struct Measurements: Sendable {
     let connect: OperationCalls
     let reconnect: OperationCalls
+    /// A reconnect in a warm process that already holds the user's data key.
+    let reconnectKeyCached: OperationCalls
     let profile: OperationCalls
     /// Per refreshed grant (the run's listing and client-ID read apart).
     let refresh: OperationCalls
@@ -21,7 +23,7 @@ struct Measurements: Sendable {
     let freshTokenRefreshed: OperationCalls
     let disconnect: OperationCalls
 
-    var all: [OperationCalls] { [connect, reconnect, profile, refresh, idleRun, freshTokenServed, freshTokenRefreshed, disconnect] }
+    var all: [OperationCalls] { [connect, reconnect, reconnectKeyCached, profile, refresh, idleRun, freshTokenServed, freshTokenRefreshed, disconnect] }
 
     /// Runs every operation once on `store` through the functions as deployed. Every
     /// function is a fresh process (its own assembly and caches, as a Lambda function is),
@@ -56,6 +58,15 @@ struct Measurements: Sendable {
         try await bench.connect(again, user: warmUser)
         try await nextSecond()
         let reconnect = try await count("reconnect (store-tokens, same user)", users: [user(0)]) { try await bench.connect(again, user: user(0)) }
+        // The same process again: on DynamoDB it holds the user's data key now, so a store
+        // is the item's read and its conditional write, and no KMS call.
+        try await nextSecond()
+        let reconnectKeyCached = try await count("reconnect, warm (store-tokens, same user; DynamoDB: its data key cached)", users: [user(0)]) {
+            try await bench.connect(again, user: user(0))
+        }
+        if store.table != nil, reconnectKeyCached.kms != 0 || reconnectKeyCached.total > 2 {
+            throw CapacityError("a reconnect with the data key cached made \(reconnectKeyCached.summary): at most 2 AWS calls and no KMS call")
+        }
         let profile = try await count("profile (user-profile)", users: [user(0)]) {
             try await bench.request(profileHandlers, "GET", user: user(0), expect: 200)
         }
@@ -81,17 +92,25 @@ struct Measurements: Sendable {
 
         let fresh = try await handlers(.freshToken)
         let served = try await count("fresh-token, token still fresh", users: [user(0)]) { try await bench.freshToken(fresh, user: user(0)) }
-        let expiring = try await handlers(.freshToken, ["REFRESH_WINDOW_SECONDS": "86400"])
-        try await bench.freshToken(expiring, user: warmUser)  // the client-ID read, cached from then on
+        // fresh-token serves a token Google issued within the last minute whatever the window
+        // (a concurrent caller's refresh), so these grants' tokens live 30 s: each read renews.
+        let shortLived = "\(store.userPrefix)short-lived", warmShortLived = "\(store.userPrefix)warmup-short-lived"
+        for grantee in [shortLived, warmShortLived] { try await bench.connect(tokens, user: grantee, expiresIn: 30) }
+        let expiring = try await handlers(.freshToken)
+        try await bench.freshToken(expiring, user: warmShortLived)  // the client-ID read, cached from then on
         try await nextSecond()
-        let freshRefreshed = try await count("fresh-token, refreshed", users: [user(1)]) { try await bench.freshToken(expiring, user: user(1)) }
+        let freshRefreshed = try await count("fresh-token, refreshed", users: [shortLived]) { try await bench.freshToken(expiring, user: shortLived) }
+        // A row named for a refresh must have measured one (a write of the renewed set).
+        guard freshRefreshed.writes + freshRefreshed.dynamoDBWrites > 0 else {
+            throw CapacityError("fresh-token, refreshed made no write (\(freshRefreshed.summary)): it served the stored token")
+        }
 
         let disconnectHandlers = try await handlers(.disconnect)
         let disconnect = try await count("disconnect", users: [user(2)]) {
             try await bench.request(disconnectHandlers, "DELETE", user: user(2), expect: 200)
         }
         return Measurements(
-            connect: connect, reconnect: reconnect, profile: profile, refresh: refresh, idleRun: idleRun, listedGrants: everyone.count,
+            connect: connect, reconnect: reconnect, reconnectKeyCached: reconnectKeyCached, profile: profile, refresh: refresh, idleRun: idleRun, listedGrants: everyone.count,
             freshTokenServed: served, freshTokenRefreshed: freshRefreshed, disconnect: disconnect
         )
     }
