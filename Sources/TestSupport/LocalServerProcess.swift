@@ -38,22 +38,11 @@ public final class LocalServerProcess: Sendable {
             [binaryDirectory.appendingPathComponent("paypulse").path, "serve", "--port", "0"] + arguments,
             environment: base.merging(environment) { _, new in new }, stdoutPath: outputPath, stderrPath: logPath
         )
-        let deadline = Date().addingTimeInterval(30)
-        while true {
-            let output = (try? String(contentsOfFile: outputPath, encoding: .utf8)) ?? ""
-            if let range = output.range(of: #"http://127\.0\.0\.1:[0-9]+"#, options: .regularExpression) {
-                baseURL = String(output[range])
-                return
-            }
-            if let exit = try process.exitIfEnded() {
-                let log = (try? String(contentsOfFile: logPath, encoding: .utf8)) ?? ""
-                throw SpawnedProcess.Failure(description: "paypulse serve ended at start (\(exit)): \(log.suffix(800))")
-            }
-            guard Date() < deadline else {
-                process.terminate()
-                throw SpawnedProcess.Failure(description: "paypulse serve did not announce its port within 30 s")
-            }
-            Thread.sleep(forTimeInterval: 0.05)
+        do {
+            baseURL = try process.awaitOutput(matching: #"http://127\.0\.0\.1:[0-9]+"#, in: outputPath, within: .seconds(30))
+        } catch {
+            let log = (try? String(contentsOfFile: logPath, encoding: .utf8)) ?? ""
+            throw SpawnedProcess.Failure(description: "paypulse serve did not start: \(error); its log: \(log.suffix(800))")
         }
     }
 

@@ -127,6 +127,25 @@ extension SpawnedProcess {
             try waitForChild(options: WNOHANG)
         }
 
+        /// The first text matching `pattern` (a regular expression) that the child writes to
+        /// the file at `path`: what a server that binds port 0 prints about where it listens.
+        /// - Throws: ``SpawnedProcess/Failure`` when the child ends first (with how it ended),
+        ///   or when `limit` passes (the child is then stopped).
+        public func awaitOutput(matching pattern: String, in path: String, within limit: Duration) throws -> String {
+            let deadline = ContinuousClock.now + limit
+            while true {
+                let text = (try? String(contentsOfFile: path, encoding: .utf8)) ?? ""
+                if let range = text.range(of: pattern, options: .regularExpression) { return String(text[range]) }
+                if let exit = try exitIfEnded() { throw Failure(description: "\(pid) ended before printing /\(pattern)/ (\(exit))") }
+                guard ContinuousClock.now < deadline else {
+                    terminate()
+                    _ = try? wait()
+                    throw Failure(description: "\(pid) printed nothing matching /\(pattern)/ within \(limit)")
+                }
+                Thread.sleep(forTimeInterval: 0.05)
+            }
+        }
+
         /// Asks the child to end (SIGTERM); ``wait()`` then reaps it.
         public func terminate() {
             kill(pid, SIGTERM)

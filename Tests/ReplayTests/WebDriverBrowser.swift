@@ -33,20 +33,8 @@ final class WebDriverBrowser {
             [driverPath, "--port=0"], environment: ["PATH": "/usr/bin:/bin:/opt/homebrew/bin:/usr/local/bin", "HOME": NSTemporaryDirectory()],
             stdoutPath: output, stderrPath: "/dev/null"
         )
-        var announced: String?
-        for _ in 0..<Int(TestTime.scaled(.seconds(10)) / .milliseconds(50)) where announced == nil {
-            let text = (try? String(contentsOfFile: output, encoding: .utf8)) ?? ""
-            if let range = text.range(of: #"started successfully on port [0-9]+"#, options: .regularExpression) {
-                announced = String(text[range].split(separator: " ").last ?? "")
-            } else {
-                try await Task.sleep(for: .milliseconds(50))
-            }
-        }
-        guard let port = announced else {
-            driver.terminate()
-            throw ReplayError("chromedriver did not say which port it listens on")
-        }
-        endpoint = "http://127.0.0.1:\(port)"
+        let announced = try driver.awaitOutput(matching: #"started successfully on port [0-9]+"#, in: output, within: TestTime.scaled(.seconds(10)))
+        endpoint = "http://127.0.0.1:\(announced.split(separator: " ").last ?? "")"
         var started: String?
         for _ in 0..<100 where started == nil {
             try await Task.sleep(for: .milliseconds(100))
@@ -65,7 +53,7 @@ final class WebDriverBrowser {
         }
         guard let started else {
             driver.terminate()
-            throw ReplayError("chromedriver did not answer on port \(port)")
+            throw ReplayError("chromedriver did not answer at \(endpoint)")
         }
         session = started
     }

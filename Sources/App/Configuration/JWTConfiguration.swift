@@ -62,7 +62,7 @@ public struct JWTConfiguration: Sendable, Equatable {
 
     /// The authentication mode the environment names.
     /// - Throws: ``ConfigurationError`` for an unknown mode or the retired trust variable.
-    public func authMode() throws(ConfigurationError) -> AuthSettings.Mode {
+    func authMode() throws(ConfigurationError) -> AuthSettings.Mode {
         if retiredTrustVariable != nil {
             throw ConfigurationError(
                 variable: Self.retiredTrustVariableName,
