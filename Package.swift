@@ -8,7 +8,7 @@
 // layer 0 system libraries: CCurl CSQLite
 // layer 1 vocabulary: PayPulseCoding PayPulsePorts
 // layer 2 transport: PayPulseTransport
-// layer 3 adapters and domain: PayPulseAWS PayPulseGoogle PayPulseEmbedded PayPulseDomain
+// layer 3 adapters and domain: PayPulseAWS PayPulseGoogle PayPulseIssuerKeys PayPulseEmbedded PayPulseDomain
 // layer 4 runtime: PayPulseRuntime
 // layer 5 handlers: PayPulseHandlers
 // layer 6 composition root: PayPulseApp
@@ -82,6 +82,11 @@ let package = Package(
             dependencies: ["PayPulsePorts", "PayPulseTransport", "PayPulseCoding", .product(name: "Logging", package: "swift-log")],
             path: "Sources/Adapters/Google"
         ),
+        .target(
+            name: "PayPulseIssuerKeys",
+            dependencies: ["PayPulsePorts", "PayPulseTransport", "PayPulseCoding", .product(name: "Logging", package: "swift-log")],
+            path: "Sources/Adapters/IssuerKeys"
+        ),
         .systemLibrary(
             name: "CSQLite",
             path: "Sources/CSQLite",
@@ -101,6 +106,8 @@ let package = Package(
             dependencies: [
                 "PayPulsePorts", "PayPulseCoding",
                 .product(name: "Crypto", package: "swift-crypto"),
+                // RSA public keys (RS256 under an identity provider's JWKS); nothing else of it.
+                .product(name: "_CryptoExtras", package: "swift-crypto"),
                 .product(name: "Logging", package: "swift-log"),
             ],
             path: "Sources/Domain"
@@ -125,7 +132,7 @@ let package = Package(
             name: "PayPulseApp",
             dependencies: [
                 "PayPulseRuntime", "PayPulseHandlers", "PayPulseDomain", "PayPulsePorts", "PayPulseAWS",
-                "PayPulseEmbedded", "PayPulseTransport", "PayPulseGoogle", .product(name: "Logging", package: "swift-log"),
+                "PayPulseEmbedded", "PayPulseTransport", "PayPulseGoogle", "PayPulseIssuerKeys", .product(name: "Logging", package: "swift-log"),
             ],
             path: "Sources/App"
         ),
@@ -251,8 +258,9 @@ let package = Package(
         .testTarget(
             name: "AuthTests",
             dependencies: [
-                "PayPulseApp", "PayPulseDomain", "PayPulseHandlers", "PayPulsePorts", "PayPulseTestSupport",
-                .product(name: "JWTKit", package: "jwt-kit"),
+                "PayPulseApp", "PayPulseDomain", "PayPulseHandlers", "PayPulseIssuerKeys", "PayPulsePorts", "PayPulseTestSupport",
+                .product(name: "JWTKit", package: "jwt-kit"), .product(name: "Crypto", package: "swift-crypto"),
+                .product(name: "_CryptoExtras", package: "swift-crypto"),
             ]
         ),
         .testTarget(name: "HandlerTests", dependencies: ["PayPulseCoding", "PayPulseHandlers", "PayPulseDomain", "PayPulseTestSupport"]),

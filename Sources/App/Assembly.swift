@@ -3,6 +3,7 @@ import PayPulseAWS
 import PayPulseDomain
 import PayPulseEmbedded
 import PayPulseGoogle
+import PayPulseIssuerKeys
 import PayPulsePorts
 import PayPulseTransport
 
@@ -100,6 +101,17 @@ public struct Assembly: Sendable {
             logger.notice("JWTs are verified with the documented development key (PAYPULSE_JWT_SECRET is not set)")
         }
         return settings
+    }
+
+    /// The authenticator the API functions share: under `jwks` it fetches the issuer's keys
+    /// through the transport that trusts the system's CAs (the same as Google's), on the
+    /// first token, not at start.
+    ///
+    /// - Throws: ``ConfigurationError`` naming the variable at fault, or the store's error.
+    public func authenticator(secrets: any SecretStore) async throws -> Authenticator {
+        let settings = try await authSettings(secrets: secrets)
+        guard let location = try configuration.jwt.issuerKeyLocation() else { return Authenticator(settings: settings) }
+        return Authenticator(settings: settings, issuerKeys: HTTPIssuerKeySource(location: location, transport: transport, logger: logger))
     }
 
     /// Every store at once, for the developer tools that use them all (`paypulse`, `serve`).

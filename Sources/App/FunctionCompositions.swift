@@ -113,7 +113,6 @@ extension Assembly {
     // on a composition with this async call inlined into it.
     @inline(never)
     private func requestGuard(_ secrets: any SecretStore) async throws -> RequestGuard {
-        let settings = try await authSettings(secrets: secrets)
-        return RequestGuard(authenticator: Authenticator(settings: settings))
+        RequestGuard(authenticator: try await authenticator(secrets: secrets))
     }
 }

@@ -81,6 +81,13 @@ public struct APIError: Error, Sendable, Equatable {
         headers: ["retry-after": "60"]
     )
 
+    /// 503: the identity provider's keys could not be fetched, so no token can be checked;
+    /// nothing was read or written. Not a 401: the caller's sign-in is not at fault.
+    public static let signInKeysUnavailable = APIError(
+        status: 503, code: "upstream_unavailable", message: "Sign-in cannot be checked right now; nothing was changed. Try again.",
+        headers: ["retry-after": "10"]
+    )
+
     /// 500: our own fault; details go to the log only.
     public static let internalError = APIError(status: 500, code: "internal_error", message: "Something went wrong on our side.")
 }

@@ -39,7 +39,7 @@ public struct RequestGuard: Sendable {
     }
 
     /// Checks the method and authenticates the caller.
-    /// - Throws: ``APIError`` 405 or 401.
+    /// - Throws: ``APIError`` 405, 401, or 503 when the issuer's keys cannot be fetched.
     public func admit(_ request: APIRequest, method: String, logger: Logger) async throws(APIError) -> AuthenticatedUser {
         guard request.method == method else { throw .methodNotAllowed(allowed: method) }
         do {
@@ -49,7 +49,7 @@ public struct RequestGuard: Sendable {
         } catch {
             // The reason is for operators; the caller gets one generic answer.
             logger.info("authentication refused", metadata: ["reason": "\(error)"])
-            throw .unauthorized
+            throw error.isUnavailable ? .signInKeysUnavailable : .unauthorized
         }
     }
 }

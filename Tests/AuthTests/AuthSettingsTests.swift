@@ -1,5 +1,6 @@
 import PayPulseApp
 import PayPulseDomain
+import PayPulseIssuerKeys
 import Testing
 
 @Suite("AuthSettings")
@@ -131,6 +132,50 @@ struct AuthSettingsTests {
         }
         await expectConfigurationError("PAYPULSE_JWT_SECRET_ID") {
             try await load(["PAYPULSE_AUTH_MODE": "apigateway", "PAYPULSE_JWT_SECRET_ID": "paypulse/jwt"])
+        }
+    }
+
+    private static let jwks = [
+        "PAYPULSE_AUTH_MODE": "jwks", "PAYPULSE_JWT_ISSUER": "https://cognito-idp.eu-west-1.amazonaws.com/eu-west-1_Example1",
+        "PAYPULSE_JWT_AUDIENCE": "3n4b5urk1ft4fl3mg5e62d9ado",
+    ]
+
+    private func keyLocation(_ environment: [String: String]) throws -> HTTPIssuerKeySource.Location? {
+        try JWTConfiguration.fromEnvironment(environment, insideLambda: true).issuerKeyLocation()
+    }
+
+    @Test("jwks mode: no key, no secret read, works inside Lambda; the keys are found through discovery or at the URL given")
+    func issuerKeyMode() async throws {
+        let settings = try await load(Self.jwks, insideLambda: true)
+        #expect(settings.mode == .jwks && settings.keys.isEmpty && settings.tokenUse == nil)
+        #expect(settings.issuer == Self.jwks["PAYPULSE_JWT_ISSUER"] && settings.audience == Self.jwks["PAYPULSE_JWT_AUDIENCE"])
+        #expect(throws: InvalidAuthSettings.self) { try DevelopmentTokenMinter(settings: settings) }
+        #expect(try keyLocation(Self.jwks) == .discovery(issuer: "https://cognito-idp.eu-west-1.amazonaws.com/eu-west-1_Example1"))
+        let given = Self.jwks.merging(["PAYPULSE_JWT_JWKS_URL": "http://127.0.0.1:8123/.well-known/jwks.json", "PAYPULSE_JWT_TOKEN_USE": "access"]) { $1 }
+        #expect(try keyLocation(given) == .keySet("http://127.0.0.1:8123/.well-known/jwks.json"))
+        #expect(try await load(given).tokenUse == "access")
+        #expect(try keyLocation(["PAYPULSE_AUTH_MODE": "hs256"]) == nil)
+    }
+
+    @Test("jwks mode names what is missing or wrong: issuer, audience, a key variable, a URL that is not HTTPS")
+    func issuerKeyModeErrors() async {
+        for variable in ["PAYPULSE_JWT_ISSUER", "PAYPULSE_JWT_AUDIENCE"] {
+            await expectConfigurationError(variable) { try await load(Self.jwks.filter { $0.key != variable }) }
+        }
+        for variable in ["PAYPULSE_JWT_SECRET", "PAYPULSE_JWT_SECRET_ID"] {
+            await expectConfigurationError(variable, notContaining: Self.goodKey) { try await load(Self.jwks.merging([variable: Self.goodKey]) { $1 }) }
+        }
+        for url in ["http://issuer.example.com/jwks.json", "ftp://127.0.0.1/jwks", "http://127.0.0.1.attacker.example/jwks", "http://user@127.0.0.1/x", "https://"] {
+            await expectConfigurationError("PAYPULSE_JWT_JWKS_URL") { try await load(Self.jwks.merging(["PAYPULSE_JWT_JWKS_URL": url]) { $1 }) }
+        }
+        await expectConfigurationError("PAYPULSE_JWT_ISSUER") { try await load(Self.jwks.merging(["PAYPULSE_JWT_ISSUER": "http://issuer.example.com"]) { $1 }) }
+        // An empty variable is unset, as everywhere; the domain refuses an empty token use itself.
+        expectInvalid(.tokenUse) { try AuthSettings.issuerKeys(issuer: "https://issuer.example", audience: "app", tokenUse: "") }
+        // The jwks companions under another mode would be silently ignored: refused instead.
+        for (variable, value) in [("PAYPULSE_JWT_JWKS_URL", "https://issuer.example.com/jwks.json"), ("PAYPULSE_JWT_TOKEN_USE", "id")] {
+            for mode in ["hs256", "apigateway"] {
+                await expectConfigurationError(variable) { try await load(["PAYPULSE_AUTH_MODE": mode, variable: value]) }
+            }
         }
     }
 

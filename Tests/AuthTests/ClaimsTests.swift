@@ -24,6 +24,8 @@ struct ClaimsTests {
         try await expectRefusedPayload(TokenForge.payload(["aud": "[]"]), .wrongAudience)
         try await expectRefusedPayload(TokenForge.payload(["aud": #"["other-api"]"#]), .wrongAudience)
         try await expectRefusedPayload(TokenForge.payload(["aud": "7"]), .malformedClaims)
+        // Only under jwks may client_id stand for a missing aud (Cognito's access tokens).
+        try await expectRefusedPayload(TokenForge.payload(["aud": nil, "client_id": #""paypulse-api""#]), .wrongAudience)
         let user = try await acceptedPayload(TokenForge.payload(["aud": #"["other-api","paypulse-api"]"#]))
         #expect(user.userID.rawValue == "user-1")
     }

@@ -21,7 +21,7 @@ struct HandlerAttackTests {
         let userProfile: UserProfileHandler
         let disconnect: DisconnectHandler
 
-        init() async throws {
+        init(authenticator: Authenticator? = nil) async throws {
             let secrets = CallRecordingSecretStore(InMemorySecretStore(), log: log)
             let users = CallRecordingUserDirectory(
                 InMemoryUserDirectory([UserRecord(userID: "user-1", name: "Ada", email: "ada@example.com", createdOn: "2024-11-01T10:00:00Z")]),
@@ -30,7 +30,8 @@ struct HandlerAttackTests {
             let vault = TokenVault(secrets: secrets, now: { AuthFixture.now })
             _ = try await vault.store(IncomingTokens(accessToken: "ya29.seeded", refreshToken: "1//seeded"), for: UserID("user-1")!)
             log.reset()
-            let guardian = RequestGuard(authenticator: try await AuthFixture.authenticator(), now: { AuthFixture.now })
+            let chosen = if let authenticator { authenticator } else { try await AuthFixture.authenticator() }
+            let guardian = RequestGuard(authenticator: chosen, now: { AuthFixture.now })
             // Google is recorded too: an attack must not reach it either.
             let google = CallRecordingGoogleOAuth(log: log)
             let verifier = GrantVerifier(google: google, clientID: { "attack-test-client" }, health: OAuthClientHealth(google: google))
@@ -89,5 +90,39 @@ struct HandlerAttackTests {
             #expect(calls.contains("UserDirectory.user(user-1)"), "\(control)")
             #expect(calls.contains("GoogleOAuth.revoke"), "\(control)")
         }
+    }
+
+    @Test("under jwks, every attack is 401 on every route (503 with no usable key set), an unreachable issuer 503, with no call to any port")
+    func issuerKeyAttacksTouchNothing() async throws {
+        let attacks = try await IssuerKeyAttacks.all()
+        for attack in attacks {
+            let source = ScriptedKeySource(document: try attack.keySet ?? TestIssuer.standardKeySet())
+            let routes = try await Routes(authenticator: Authenticator(settings: try TestIssuer.settings(), issuerKeys: source))
+            for (route, response) in await routes.send("Bearer \(attack.token)") {
+                #expect(response.status == attack.status, "\(route) answered \(response.status) to \(attack.name)")
+                if attack.status == 401 {
+                    #expect(response.headers["www-authenticate"] == AuthenticationError.challenge, "\(route), \(attack.name)")
+                }
+            }
+            #expect(routes.log.calls.isEmpty, "\(attack.name) reached the ports: \(routes.log.calls)")
+            #expect(await source.fetches <= 1, "\(attack.name): three requests, at most one fetch")
+        }
+        #expect(attacks.count == IssuerKeyAttacks.count)
+
+        let down = ScriptedKeySource(document: "")
+        await down.setUnreachable(true)
+        let routes = try await Routes(authenticator: Authenticator(settings: try TestIssuer.settings(), issuerKeys: down))
+        for (route, response) in await routes.send("Bearer \(try TestIssuer.rs256())") {
+            #expect(response.status == 503, "\(route)")
+            #expect(response.body.contains(#""error":"upstream_unavailable""#), "\(route)")
+            #expect(response.headers["retry-after"] != nil, "\(route)")
+        }
+        #expect(routes.log.calls.isEmpty, "an unchecked token reached the ports: \(routes.log.calls)")
+
+        // Control: the same routes accept a good token and reach the ports.
+        let good = try await Routes(authenticator: Authenticator(settings: try TestIssuer.settings(), issuerKeys: ScriptedKeySource(document: try TestIssuer.standardKeySet())))
+        let statuses = await good.send("Bearer \(try TestIssuer.es256())").map { "\($0.0) \($0.1.status)" }
+        #expect(statuses == ["store-tokens 201", "user-profile 200", "disconnect 200"])
+        #expect(good.log.calls.contains("UserDirectory.user(user-1)"))
     }
 }

@@ -4,11 +4,13 @@ import FoundationEssentials
 import Foundation
 #endif
 import PayPulseDomain
+import PayPulseIssuerKeys
 
 /// How API requests are authenticated, as the environment says.
 ///
 /// - `PAYPULSE_AUTH_MODE`: `hs256` (the default) verifies the `Authorization` header's
-///   HS256 token here; `apigateway` takes the claims API Gateway's JWT authorizer verified,
+///   HS256 token here; `jwks` verifies an identity provider's RS256 / ES256 token under the
+///   keys it publishes; `apigateway` takes the claims API Gateway's JWT authorizer verified,
 ///   holds no key, and refuses an event without them.
 /// - `PAYPULSE_JWT_SECRET`: the HS256 key string, at least 32 bytes.
 /// - `PAYPULSE_JWT_SECRET_ID`: instead, the secret that holds the key, as a plain string,
@@ -16,6 +18,11 @@ import PayPulseDomain
 ///   `{"keys": ["new", "old"]}` (the first signs, any verifies); read at start by
 ///   ``authSettings(loadSecret:)``.
 /// - `PAYPULSE_JWT_ISSUER` (default `paypulse`), `PAYPULSE_JWT_AUDIENCE` (default `paypulse-api`).
+///   Under `jwks` both are required (a provider's issuer is never `paypulse`), and:
+///   - `PAYPULSE_JWT_JWKS_URL`: the key set's URL; when unset, it is found through
+///     `{PAYPULSE_JWT_ISSUER}/.well-known/openid-configuration`. HTTPS, or `http://` to a
+///     loopback host.
+///   - `PAYPULSE_JWT_TOKEN_USE`: the `token_use` required (Cognito: `id` or `access`), if set.
 ///
 /// Outside Lambda, with neither key variable set, the public development key is used (the
 /// caller warns). Inside Lambda a missing key or the development key is an error.
@@ -30,6 +37,12 @@ public struct JWTConfiguration: Sendable, Equatable {
     public let issuer: String
     /// The value `aud` must contain.
     public let audience: String
+    /// `PAYPULSE_JWT_ISSUER` and `PAYPULSE_JWT_AUDIENCE` as set (`jwks` has no defaults).
+    let issuerSet: String?, audienceSet: String?
+    /// `PAYPULSE_JWT_JWKS_URL`, if set.
+    public let jwksURL: String?
+    /// `PAYPULSE_JWT_TOKEN_USE`, if set.
+    public let tokenUse: String?
     /// The retired `PAYPULSE_TRUST_API_GATEWAY_AUTHORIZER`, if still set: refused, so a
     /// deployment that relied on it learns of `PAYPULSE_AUTH_MODE` instead of silently
     /// verifying differently.
@@ -41,6 +54,10 @@ public struct JWTConfiguration: Sendable, Equatable {
     static let secretVariable = "PAYPULSE_JWT_SECRET"
     static let secretIDVariable = "PAYPULSE_JWT_SECRET_ID"
     static let retiredTrustVariableName = "PAYPULSE_TRUST_API_GATEWAY_AUTHORIZER"
+    static let issuerVariable = "PAYPULSE_JWT_ISSUER"
+    static let audienceVariable = "PAYPULSE_JWT_AUDIENCE"
+    static let jwksURLVariable = "PAYPULSE_JWT_JWKS_URL"
+    static let tokenUseVariable = "PAYPULSE_JWT_TOKEN_USE"
 
     /// Reads the variables. They are checked only by ``authSettings(loadSecret:)``: a
     /// function that serves no API route (token-refresh) needs no key and is not refused
@@ -49,8 +66,12 @@ public struct JWTConfiguration: Sendable, Equatable {
         mode = reader.value(Self.modeVariable)
         secret = reader.value(Self.secretVariable)
         secretID = reader.value(Self.secretIDVariable)
-        issuer = reader.value("PAYPULSE_JWT_ISSUER") ?? AuthSettings.defaultIssuer
-        audience = reader.value("PAYPULSE_JWT_AUDIENCE") ?? AuthSettings.defaultAudience
+        issuerSet = reader.value(Self.issuerVariable)
+        audienceSet = reader.value(Self.audienceVariable)
+        issuer = issuerSet ?? AuthSettings.defaultIssuer
+        audience = audienceSet ?? AuthSettings.defaultAudience
+        jwksURL = reader.value(Self.jwksURLVariable)
+        tokenUse = reader.value(Self.tokenUseVariable)
         retiredTrustVariable = reader.value(Self.retiredTrustVariableName)
         self.insideLambda = insideLambda
     }
@@ -83,13 +104,55 @@ public struct JWTConfiguration: Sendable, Equatable {
     ///   `PAYPULSE_JWT_SECRET_ID` is set under `hs256`.
     /// - Throws: ``ConfigurationError`` naming the variable at fault; never the key.
     public func authSettings(loadSecret: @Sendable (String) async throws -> String) async throws(ConfigurationError) -> AuthSettings {
-        if try authMode() == .apigateway {
+        let mode = try authMode()
+        if mode != .jwks, let variable = [(Self.jwksURLVariable, jwksURL), (Self.tokenUseVariable, tokenUse)].first(where: { $0.1 != nil })?.0 {
+            throw ConfigurationError(variable: variable, problem: "is used only when \(Self.modeVariable)=jwks; remove it")
+        }
+        if mode != .hs256 {
             // A key here would suggest the functions still verify something with it.
             if let variable = secret != nil ? Self.secretVariable : secretID != nil ? Self.secretIDVariable : nil {
-                throw ConfigurationError(variable: variable, problem: "is not used when \(Self.modeVariable)=apigateway (API Gateway's authorizer verifies the token); remove it")
+                throw ConfigurationError(variable: variable, problem: "is not used when \(Self.modeVariable)=\(mode.rawValue) (\(mode == .jwks ? "the issuer's published keys verify" : "API Gateway's authorizer verifies") the token); remove it")
             }
-            return .apiGatewayAuthorizer
         }
+        switch mode {
+        case .apigateway: return .apiGatewayAuthorizer
+        case .jwks: return try issuerKeySettings()
+        case .hs256: return try await sharedKeySettings(loadSecret: loadSecret)
+        }
+    }
+
+    /// Where the issuer's keys are fetched under `jwks`, or `nil` under another mode.
+    /// - Throws: ``ConfigurationError`` for a URL that is not HTTPS (or loopback HTTP).
+    public func issuerKeyLocation() throws(ConfigurationError) -> HTTPIssuerKeySource.Location? {
+        guard try authMode() == .jwks else { return nil }
+        if let jwksURL {
+            guard HTTPIssuerKeySource.isAllowed(url: jwksURL) else {
+                throw ConfigurationError(variable: Self.jwksURLVariable, problem: "must be an https:// URL (http:// only to a loopback host), got '\(jwksURL)'")
+            }
+            return .keySet(jwksURL)
+        }
+        guard HTTPIssuerKeySource.isAllowed(url: issuer) else {
+            throw ConfigurationError(
+                variable: Self.issuerVariable, problem: "must be an https:// URL to find the keys through discovery (or set \(Self.jwksURLVariable)), got '\(issuer)'"
+            )
+        }
+        return .discovery(issuer: issuer)
+    }
+
+    private func issuerKeySettings() throws(ConfigurationError) -> AuthSettings {
+        guard issuerSet != nil else { throw ConfigurationError(variable: Self.issuerVariable, problem: "required when \(Self.modeVariable)=jwks (the identity provider's iss)") }
+        guard audienceSet != nil else {
+            throw ConfigurationError(variable: Self.audienceVariable, problem: "required when \(Self.modeVariable)=jwks (the app's client or project id)")
+        }
+        _ = try issuerKeyLocation()
+        do {
+            return try AuthSettings.issuerKeys(issuer: issuer, audience: audience, tokenUse: tokenUse)
+        } catch {
+            throw Self.configurationError(error, keyVariable: Self.jwksURLVariable)
+        }
+    }
+
+    private func sharedKeySettings(loadSecret: @Sendable (String) async throws -> String) async throws(ConfigurationError) -> AuthSettings {
         let keys: [String], variable: String
         switch (secret, secretID) {
         case (.some, .some):
@@ -117,15 +180,21 @@ public struct JWTConfiguration: Sendable, Equatable {
         do {
             return try AuthSettings(keys: keys.map { Array($0.utf8) }, issuer: issuer, audience: audience)
         } catch {
-            let variable =
-                switch error.setting {
-                case .key: variable
-                case .issuer: "PAYPULSE_JWT_ISSUER"
-                case .audience: "PAYPULSE_JWT_AUDIENCE"
-                case .leeway: "leeway"
-                }
-            throw ConfigurationError(variable: variable, problem: error.problem)
+            throw Self.configurationError(error, keyVariable: variable)
         }
+    }
+
+    /// The variable behind a setting the domain refused.
+    private static func configurationError(_ error: InvalidAuthSettings, keyVariable: String) -> ConfigurationError {
+        let variable =
+            switch error.setting {
+            case .key: keyVariable
+            case .issuer: issuerVariable
+            case .audience: audienceVariable
+            case .tokenUse: tokenUseVariable
+            case .leeway: "leeway"
+            }
+        return ConfigurationError(variable: variable, problem: error.problem)
     }
 
     /// A secret value is the key itself, a JSON object holding it under `key` or `secret`,
@@ -155,7 +224,7 @@ extension JWTConfiguration: CustomStringConvertible, CustomDebugStringConvertibl
     /// The settings without the key: which source is set, never its value.
     public var description: String {
         "JWTConfiguration(mode: \(mode ?? "unset"), secret: \(secret == nil ? "unset" : "set"), secretID: \(secretID ?? "unset"), issuer: \(issuer), "
-            + "audience: \(audience), insideLambda: \(insideLambda))"
+            + "audience: \(audience), jwksURL: \(jwksURL ?? "unset"), tokenUse: \(tokenUse ?? "unset"), insideLambda: \(insideLambda))"
     }
 
     /// The same as ``description``: a debugger or a test failure never shows the key.
@@ -163,6 +232,6 @@ extension JWTConfiguration: CustomStringConvertible, CustomDebugStringConvertibl
 
     /// A mirror without the key, so `dump` and reflection cannot print it either.
     public var customMirror: Mirror {
-        Mirror(self, children: ["mode": mode as Any, "secret": secret == nil ? "unset" : "[redacted]", "secretID": secretID as Any, "issuer": issuer, "audience": audience])
+        Mirror(self, children: ["mode": mode as Any, "secret": secret == nil ? "unset" : "[redacted]", "secretID": secretID as Any, "issuer": issuer, "audience": audience, "jwksURL": jwksURL as Any, "tokenUse": tokenUse as Any])
     }
 }

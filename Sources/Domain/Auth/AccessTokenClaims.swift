@@ -32,6 +32,12 @@ struct AccessTokenClaims: Encodable, Sendable {
     var issuedAt: Date?
     var name: String?
     var email: String?
+    /// Cognito access tokens name the app client here and carry no `aud`.
+    var clientID: String?
+    /// Cognito's `id` or `access`.
+    var tokenUse: String?
+    /// When the user signed in (OpenID Connect; Firebase requires it in the past).
+    var authTime: Date?
 
     private enum CodingKeys: String, CodingKey {
         case subject = "sub", issuer = "iss", audience = "aud", expiration = "exp"
@@ -90,6 +96,9 @@ extension AccessTokenClaims {
         expiration = try fields.double("exp").map(Date.init(timeIntervalSince1970:))
         notBefore = try fields.double("nbf").map(Date.init(timeIntervalSince1970:))
         issuedAt = try fields.double("iat").map(Date.init(timeIntervalSince1970:))
+        authTime = try fields.double("auth_time").map(Date.init(timeIntervalSince1970:))
+        clientID = try fields.string("client_id")
+        tokenUse = try fields.string("token_use")
         name = try? fields.string("name")
         email = try? fields.string("email")
     }
@@ -99,24 +108,30 @@ extension AccessTokenClaims {
     /// Checks the registered claims and returns the user.
     ///
     /// `now` is taken in whole seconds and compared with the claims as numbers (a claim may
-    /// carry a fraction): the token is accepted while `now - leeway < exp` and
-    /// `nbf <= now + leeway`. `exp` is
-    /// required: a token that never expires is refused.
+    /// carry a fraction): the token is accepted while `now - leeway < exp`, and `nbf`,
+    /// `iat` and `auth_time` (when present) are at most `now + leeway`. `exp` is required:
+    /// a token that never expires is refused. `aud` must contain the audience; under
+    /// ``AuthSettings/Mode/jwks`` a token without `aud` may name it in `client_id` instead
+    /// (Cognito's access tokens, as API Gateway's JWT authorizer accepts them). With
+    /// ``AuthSettings/tokenUse`` set, `token_use` must equal it.
     /// - Parameters:
-    ///   - issuer: The required `iss`.
-    ///   - audience: The value `aud` must contain.
+    ///   - settings: The issuer, audience, token use and leeway (clamped to 0...60 again).
     ///   - now: The current time.
-    ///   - leeway: Clock-skew leeway in seconds, already clamped to 0...60.
     /// - Throws: ``AuthenticationError`` naming the first claim that fails.
-    func check(issuer: String, audience: String, now: Date, leeway: Int) throws(AuthenticationError) -> AuthenticatedUser {
-        guard self.issuer == issuer else { throw .wrongIssuer }
-        guard self.audience?.contains(audience) == true else { throw .wrongAudience }
+    func check(_ settings: AuthSettings, now: Date) throws(AuthenticationError) -> AuthenticatedUser {
+        guard self.issuer == settings.issuer else { throw .wrongIssuer }
+        if let audience {
+            guard audience.contains(settings.audience) else { throw .wrongAudience }
+        } else {
+            guard settings.mode == .jwks, clientID == settings.audience else { throw .wrongAudience }
+        }
+        if let wanted = settings.tokenUse, tokenUse != wanted { throw .wrongTokenUse }
 
-        let nowSeconds = Self.wholeSeconds(now)
+        let nowSeconds = Self.wholeSeconds(now), leeway = Double(min(max(settings.leeway, 0), AuthSettings.maximumLeeway))
         guard let expiration else { throw .missingExpiry }
-        guard nowSeconds - Double(leeway) < expiration.timeIntervalSince1970 else { throw .expired }
-        if let notBefore, notBefore.timeIntervalSince1970 > nowSeconds + Double(leeway) {
-            throw .notYetValid
+        guard nowSeconds - leeway < expiration.timeIntervalSince1970 else { throw .expired }
+        for moment in [notBefore, issuedAt, authTime] {
+            if let moment, moment.timeIntervalSince1970 > nowSeconds + leeway { throw .notYetValid }
         }
 
         let raw: String

@@ -8,13 +8,17 @@ import Crypto
 /// The JWT settings, read once at start.
 ///
 /// Under ``Mode/hs256`` tokens are HS256, minted by PayPulse and checked here under one of
-/// a few shared keys (several while a key rotates). Under ``Mode/apigateway`` API
+/// a few shared keys (several while a key rotates). Under ``Mode/jwks`` an identity provider
+/// signs them (RS256, ES256) and publishes its public keys. Under ``Mode/apigateway`` API
 /// Gateway's JWT authorizer verified the token and the functions read its claims.
 public struct AuthSettings: Sendable {
     /// How API requests are authenticated (`PAYPULSE_AUTH_MODE`).
     public enum Mode: String, Sendable, CaseIterable {
         /// The `Authorization` header's HS256 token, verified here.
         case hs256
+        /// The `Authorization` header's RS256 or ES256 token, verified here under the keys
+        /// the identity provider publishes (Cognito, Firebase, any OpenID Connect issuer).
+        case jwks
         /// The claims API Gateway's JWT authorizer verified; an event without them is refused.
         case apigateway
     }
@@ -37,7 +41,7 @@ public struct AuthSettings: Sendable {
     /// How requests are authenticated.
     public let mode: Mode
     /// The HS256 keys (the UTF-8 of the configured strings): the first signs, any verifies.
-    /// Empty under ``Mode/apigateway``.
+    /// Empty under ``Mode/jwks`` and ``Mode/apigateway``.
     public let keys: [[UInt8]]
     /// The required `iss`.
     public var issuer: String
@@ -46,6 +50,8 @@ public struct AuthSettings: Sendable {
     /// Clock-skew leeway for `exp` and `nbf`, in seconds; never more than 60
     /// (``Authenticator`` clamps it again, since this property is mutable).
     public var leeway: Int
+    /// Under ``Mode/jwks``, the `token_use` a token must carry (Cognito: `id` or `access`), if set.
+    public let tokenUse: String?
 
     /// The key that signs (`paypulse jwt`, the console): the first.
     public var signingKey: [UInt8]? { keys.first }
@@ -75,6 +81,37 @@ public struct AuthSettings: Sendable {
         leeway: Int = AuthSettings.maximumLeeway
     ) throws(InvalidAuthSettings) {
         try Self.checkKeys(keys)
+        try Self.checkClaims(issuer: issuer, audience: audience, leeway: leeway)
+        self.init(mode: .hs256, keys: keys, issuer: issuer, audience: audience, leeway: leeway)
+    }
+
+    private init(mode: Mode, keys: [[UInt8]], issuer: String, audience: String, leeway: Int, tokenUse: String? = nil) {
+        self.mode = mode
+        self.keys = keys
+        self.issuer = issuer
+        self.audience = audience
+        self.leeway = leeway
+        self.tokenUse = tokenUse
+    }
+
+    /// Settings for tokens an identity provider signs with the keys it publishes; the
+    /// ``Authenticator`` is given where to fetch them.
+    /// - Parameters:
+    ///   - issuer: The required `iss`, exactly as the provider writes it; not empty.
+    ///   - audience: The value `aud` must contain (or, with no `aud`, `client_id` equal); not empty.
+    ///   - tokenUse: The `token_use` required, if any (Cognito: `id` or `access`).
+    ///   - leeway: Clock-skew leeway in seconds, 0...60.
+    /// - Throws: ``InvalidAuthSettings`` for an empty issuer, audience or token use, or a
+    ///   leeway outside 0...60.
+    public static func issuerKeys(issuer: String, audience: String, tokenUse: String? = nil, leeway: Int = AuthSettings.maximumLeeway)
+        throws(InvalidAuthSettings) -> AuthSettings
+    {
+        try checkClaims(issuer: issuer, audience: audience, leeway: leeway)
+        guard tokenUse?.isEmpty != true else { throw InvalidAuthSettings(setting: .tokenUse, problem: "must not be empty when set") }
+        return AuthSettings(mode: .jwks, keys: [], issuer: issuer, audience: audience, leeway: leeway, tokenUse: tokenUse)
+    }
+
+    private static func checkClaims(issuer: String, audience: String, leeway: Int) throws(InvalidAuthSettings) {
         guard !issuer.isEmpty else {
             throw InvalidAuthSettings(setting: .issuer, problem: "must not be empty")
         }
@@ -84,15 +121,6 @@ public struct AuthSettings: Sendable {
         guard (0...Self.maximumLeeway).contains(leeway) else {
             throw InvalidAuthSettings(setting: .leeway, problem: "must be 0...\(Self.maximumLeeway) seconds, got \(leeway)")
         }
-        self.init(mode: .hs256, keys: keys, issuer: issuer, audience: audience, leeway: leeway)
-    }
-
-    private init(mode: Mode, keys: [[UInt8]], issuer: String, audience: String, leeway: Int) {
-        self.mode = mode
-        self.keys = keys
-        self.issuer = issuer
-        self.audience = audience
-        self.leeway = leeway
     }
 
     /// Settings that trust API Gateway's JWT authorizer: its claims are the request's
@@ -142,7 +170,7 @@ struct HS256Key: Sendable {
 public struct InvalidAuthSettings: Error, Sendable, Equatable, CustomStringConvertible {
     /// The settings that can be wrong.
     public enum Setting: String, Sendable {
-        case key, issuer, audience, leeway
+        case key, issuer, audience, leeway, tokenUse
     }
 
     /// The setting at fault.

@@ -1,7 +1,9 @@
 /// Why authentication failed.
 ///
 /// Callers answer 401 with `WWW-Authenticate: Bearer` (``challenge``) and the generic
-/// ``publicMessage``, whatever the reason. ``reason`` is for debug logs only: it is a fixed
+/// ``publicMessage``, whatever the reason, except when ``isUnavailable``: then the token
+/// could not be checked at all (the issuer's keys could not be fetched) and the answer is a
+/// 503, so the app tries again instead of signing the user out. ``reason`` is for debug logs only: it is a fixed
 /// phrase chosen here, never a piece of the token or of any other request value.
 public struct AuthenticationError: Error, Sendable, Equatable, CustomStringConvertible {
     private enum Code: String, Sendable {
@@ -11,15 +13,18 @@ public struct AuthenticationError: Error, Sendable, Equatable, CustomStringConve
         case tokenTooLarge = "the token is larger than 8 KiB"
         case malformedToken = "the token is not a compact JWS"
         case malformedHeader = "the token header is not a JSON object"
-        case algorithmNotAllowed = "the token algorithm is not HS256"
-        case unexpectedHeaderParameter = "the token header has a parameter other than alg and typ"
+        case algorithmNotAllowed = "the token algorithm is not the one the mode (HS256) or the key (RS256, ES256) pins"
+        case unexpectedHeaderParameter = "the token header has a parameter other than alg, typ (and kid under jwks)"
+        case unknownKey = "no key of the issuer's set matches the token's kid (or the set has several and the token names none)"
+        case keysUnavailable = "the issuer's keys could not be fetched"
         case badSignature = "the token signature does not verify"
         case malformedClaims = "the token claims do not decode"
         case wrongIssuer = "iss is missing or not the configured issuer"
         case wrongAudience = "aud is missing or does not contain the configured audience"
         case missingExpiry = "exp is missing"
         case expired = "the token expired (beyond the leeway)"
-        case notYetValid = "the token is not valid yet (nbf beyond the leeway)"
+        case notYetValid = "the token is not valid yet (nbf, iat or auth_time beyond the leeway)"
+        case wrongTokenUse = "token_use is not the configured one"
         case missingSubject = "sub is missing"
         case subjectNotString = "sub is not a string"
         case unsafeSubject = "sub is not a safe user id"
@@ -30,6 +35,10 @@ public struct AuthenticationError: Error, Sendable, Equatable, CustomStringConve
     private init(_ code: Code) {
         self.code = code
     }
+
+    /// Whether the token could not be checked because the issuer's keys are unreachable:
+    /// a 503 `upstream_unavailable`, not a 401.
+    public var isUnavailable: Bool { code == .keysUnavailable }
 
     /// What went wrong, for debug logs. Never contains the token.
     public var reason: String { code.rawValue }
@@ -54,10 +63,17 @@ public struct AuthenticationError: Error, Sendable, Equatable, CustomStringConve
     public static let malformedToken = Self(.malformedToken)
     /// The header segment is not a JSON object.
     public static let malformedHeader = Self(.malformedHeader)
-    /// `alg` is not exactly `HS256` (`none`, HS384, RS256, ...).
+    /// `alg` is not the pinned one: not exactly `HS256` under `hs256` (`none`, HS384, RS256,
+    /// ...); under `jwks` not RS256 or ES256, or not the algorithm of the key it names.
     public static let algorithmNotAllowed = Self(.algorithmNotAllowed)
-    /// A header parameter such as `kid`, `jku`, `jwk`, `x5u` or `crit`.
+    /// A header parameter such as `jku`, `jwk`, `x5u` or `crit` (and `kid` under `hs256`).
     public static let unexpectedHeaderParameter = Self(.unexpectedHeaderParameter)
+    /// Under `jwks`: the `kid` names no key of the set, even after the one refetch allowed.
+    public static let unknownKey = Self(.unknownKey)
+    /// Under `jwks`: no key set could be fetched; answer 503, not 401.
+    public static let keysUnavailable = Self(.keysUnavailable)
+    /// `token_use` differs from the configured one (Cognito's `id` / `access`).
+    public static let wrongTokenUse = Self(.wrongTokenUse)
     /// The HS256 signature is wrong.
     public static let badSignature = Self(.badSignature)
     /// The payload is not a JSON object of well-typed claims.
@@ -70,7 +86,7 @@ public struct AuthenticationError: Error, Sendable, Equatable, CustomStringConve
     public static let missingExpiry = Self(.missingExpiry)
     /// `exp` passed by more than the leeway.
     public static let expired = Self(.expired)
-    /// `nbf` ahead by more than the leeway.
+    /// `nbf`, `iat` or `auth_time` ahead by more than the leeway.
     public static let notYetValid = Self(.notYetValid)
     /// No `sub`.
     public static let missingSubject = Self(.missingSubject)

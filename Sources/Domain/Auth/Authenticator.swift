@@ -4,20 +4,42 @@ import FoundationEssentials
 import Foundation
 #endif
 import PayPulseCoding
+import PayPulsePorts
 
-/// Verifies requests: the `Authorization: Bearer <JWT>` header under ``AuthSettings/Mode/hs256``,
-/// or the claims API Gateway's JWT authorizer verified under ``AuthSettings/Mode/apigateway``.
+/// Verifies requests: the `Authorization: Bearer <JWT>` header under ``AuthSettings/Mode/hs256``
+/// (shared keys) or ``AuthSettings/Mode/jwks`` (an identity provider's published keys), or
+/// the claims API Gateway's JWT authorizer verified under ``AuthSettings/Mode/apigateway``.
 ///
-/// Build one at start and share it; it holds the HS256 keys.
+/// Build one at start and share it; it holds the HS256 keys, or the issuer's keys once
+/// fetched (kept across warm invocations).
 public struct Authenticator: Sendable {
-    private let settings: AuthSettings
-    private let keys: [HS256Key]
+    private enum Verification: Sendable {
+        case sharedKeys([HS256Key])
+        case issuerKeys(IssuerKeyCache)
+        case apiGatewayClaims
+    }
 
-    /// Creates an authenticator.
+    private let settings: AuthSettings
+    private let verification: Verification
+
+    /// Creates an authenticator for ``AuthSettings/Mode/hs256`` or ``AuthSettings/Mode/apigateway``.
     /// - Parameter settings: The JWT settings (their keys were checked when they were made).
+    ///   Under ``AuthSettings/Mode/jwks`` use ``init(settings:issuerKeys:)``.
     public init(settings: AuthSettings) {
+        precondition(settings.mode != .jwks, "jwks settings need the issuer's key source")
         self.settings = settings
-        self.keys = settings.keys.map(HS256Key.init)
+        self.verification = settings.mode == .apigateway ? .apiGatewayClaims : .sharedKeys(settings.keys.map(HS256Key.init))
+    }
+
+    /// Creates an authenticator for ``AuthSettings/Mode/jwks``. Nothing is fetched until the
+    /// first token arrives, so a function's start pays for no key.
+    /// - Parameters:
+    ///   - settings: Settings from ``AuthSettings/issuerKeys(issuer:audience:tokenUse:leeway:)``.
+    ///   - issuerKeys: Where the issuer's JWKS is fetched.
+    public init(settings: AuthSettings, issuerKeys: any IssuerKeySource) {
+        precondition(settings.mode == .jwks, "only jwks settings verify with issuer keys")
+        self.settings = settings
+        self.verification = .issuerKeys(IssuerKeyCache(source: issuerKeys))
     }
 
     /// Authenticates one request.
@@ -25,11 +47,11 @@ public struct Authenticator: Sendable {
     /// Under ``AuthSettings/Mode/apigateway`` the authorizer's claims are the identity: API
     /// Gateway checked signature, `iss`, `aud` and `exp`, so only `sub` is checked (it must
     /// still be a valid ``UserID``), and an event without claims (a route deployed without
-    /// the authorizer) is refused. Under ``AuthSettings/Mode/hs256`` the header's token is
-    /// verified here: shape and size, header pinned to HS256 with no `kid` or other key
-    /// parameters, signature (HMAC-SHA256 under any configured key, constant-time compare),
-    /// `iss`, `aud`, `exp` (required) and `nbf` with the leeway, and `sub`; authorizer
-    /// claims are ignored.
+    /// the authorizer) is refused. Otherwise the header's token is verified here: shape and
+    /// size, the header (``TokenHeaderPolicy``), the signature (HMAC-SHA256 under any
+    /// configured key with a constant-time compare, or the issuer key its `kid` names,
+    /// whose algorithm must be the token's), then the claims
+    /// (``AccessTokenClaims/check(_:now:)``); authorizer claims are ignored.
     ///
     /// - Parameters:
     ///   - authorizationHeader: The raw `Authorization` header value, if any.
@@ -37,38 +59,40 @@ public struct Authenticator: Sendable {
     ///   - now: The current time.
     /// - Returns: The user.
     /// - Throws: ``AuthenticationError``; answer 401 with ``AuthenticationError/challenge``
-    ///   and ``AuthenticationError/publicMessage``.
+    ///   and ``AuthenticationError/publicMessage``, or 503 when it ``AuthenticationError/isUnavailable``.
     public func authenticate(
         authorizationHeader: String?,
         authorizerClaims: [String: String]?,
         now: Date
     ) async throws(AuthenticationError) -> AuthenticatedUser {
-        if settings.mode == .apigateway {
+        if case .apiGatewayClaims = verification {
             guard let authorizerClaims, !authorizerClaims.isEmpty else { throw .missingCredentials }
             return try Self.user(fromAuthorizerClaims: authorizerClaims)
         }
         guard let authorizationHeader else { throw .missingCredentials }
         let token = try BearerToken.extract(from: authorizationHeader)
         let segments = try BearerToken.segments(of: token)
-        try TokenHeaderPolicy.check(encodedHeader: segments.header)
-        let claims = try verifiedClaims(segments)
-        return try claims.check(
-            issuer: settings.issuer,
-            audience: settings.audience,
-            now: now,
-            leeway: min(max(settings.leeway, 0), AuthSettings.maximumLeeway)
-        )
-    }
-
-    /// The signature check over `header.payload`, then the payload's claims. Nothing of the
-    /// payload is decoded before its signature holds.
-    private func verifiedClaims(_ segments: BearerToken.Segments) throws(AuthenticationError) -> AccessTokenClaims {
         guard let signature = Base64URL.decode(segments.signature) else { throw .malformedToken }
-        guard keys.contains(where: { $0.isValid(signature: signature, for: segments.signingInput) }) else { throw .badSignature }
+        switch verification {
+        case .sharedKeys(let keys):
+            _ = try TokenHeaderPolicy.check(encodedHeader: segments.header, rule: .sharedKey)
+            guard keys.contains(where: { $0.isValid(signature: signature, for: segments.signingInput) }) else { throw .badSignature }
+        case .issuerKeys(let cache):
+            let header = try TokenHeaderPolicy.check(encodedHeader: segments.header, rule: .issuerKey)
+            let candidates = try await cache.keySet(for: header.keyID, now: now).candidates(kid: header.keyID)
+            guard !candidates.isEmpty else { throw .unknownKey }
+            // The key pins the algorithm: an RS256 key never checks an ES256 (or HS256) token.
+            let matching = candidates.filter { $0.algorithm.rawValue == header.algorithm }
+            guard !matching.isEmpty else { throw .algorithmNotAllowed }
+            guard matching.contains(where: { $0.isValid(signature: signature, for: segments.signingInput) }) else { throw .badSignature }
+        case .apiGatewayClaims:
+            throw .missingCredentials
+        }
+        // Nothing of the payload is decoded before its signature holds.
         guard let payload = Base64URL.decode(segments.payload), let claims = AccessTokenClaims.decode(Array(payload)) else {
             throw .malformedClaims
         }
-        return claims
+        return try claims.check(settings, now: now)
     }
 
     /// The user from claims an API Gateway authorizer verified; `sub` must be a valid id.
@@ -81,14 +105,34 @@ public struct Authenticator: Sendable {
 
 /// The JOSE header rules, checked on the raw header before the signature.
 ///
-/// The algorithm is pinned, never taken from the token: `alg` must be exactly `HS256`,
-/// and only `alg` and `typ` may appear. That refuses `none`, every other algorithm
-/// (HS/RS confusion), and key-selection parameters (`kid`, `jku`, `jwk`, `x5u`, `x5c`) and
-/// `crit`, which a verifier must otherwise understand.
+/// The algorithm is pinned, never taken from the token alone. Under ``Rule/sharedKey``
+/// `alg` must be exactly `HS256` and only `alg` and `typ` may appear. Under
+/// ``Rule/issuerKey`` `alg` must be RS256 or ES256 (and later the named key's own) and
+/// `kid` may appear too. Either way that refuses `none`, HS/RS confusion, and the
+/// key-carrying parameters (`jku`, `jwk`, `x5u`, `x5c`) and `crit`, which a verifier must
+/// otherwise understand.
 enum TokenHeaderPolicy {
-    /// The only algorithm accepted.
+    /// Which tokens the header may announce.
+    enum Rule {
+        /// HS256 under a shared key; no `kid`.
+        case sharedKey
+        /// RS256 or ES256 under an issuer's key, which `kid` may name.
+        case issuerKey
+    }
+
+    /// What the header says, once allowed.
+    struct Header: Equatable {
+        var algorithm: String
+        var keyID: String?
+    }
+
+    /// The only algorithm accepted under ``Rule/sharedKey``.
     static let algorithm = "HS256"
-    private static let allowedParameters: Set<String> = ["alg", "typ"]
+    /// The longest `kid` accepted: providers use 20 to 64 characters.
+    static let maximumKeyIDLength = 256
+    /// `typ` values allowed under ``Rule/issuerKey``: plain JWTs, and OAuth access tokens
+    /// (RFC 9068) as Auth0 and others mark them. PayPulse's own tokens are `JWT` only.
+    private static let issuerTypes: Set<String> = ["JWT", "AT+JWT", "APPLICATION/AT+JWT"]
 
     /// A header parameter's value: a string, or anything else JSON allows.
     enum HeaderValue: Decodable, Equatable {
@@ -102,15 +146,33 @@ enum TokenHeaderPolicy {
     }
 
     /// Checks the base64url header segment.
-    /// - Throws: ``AuthenticationError`` when the header is not JSON, pins another algorithm,
-    ///   or carries a parameter other than `alg` and `typ` (`typ`, when present, must be `JWT`).
-    static func check(encodedHeader: Substring) throws(AuthenticationError) {
+    /// - Returns: The algorithm and `kid`.
+    /// - Throws: ``AuthenticationError`` when the header is not JSON, announces an algorithm
+    ///   the rule does not allow, or carries a parameter the rule does not allow (`typ`,
+    ///   when present, must be `JWT`, or under ``Rule/issuerKey`` also `at+jwt`; `kid` a
+    ///   string of at most 256 characters).
+    static func check(encodedHeader: Substring, rule: Rule) throws(AuthenticationError) -> Header {
         guard let json = Base64URL.decode(encodedHeader), let fields = headerFields(Array(json)) else { throw .malformedHeader }
-        guard fields["alg"] == .string(algorithm) else { throw .algorithmNotAllowed }
+        guard case .string(let algorithm)? = fields["alg"] else { throw .algorithmNotAllowed }
+        let allowedParameters: Set<String>, allowedTypes: Set<String>
+        switch rule {
+        case .sharedKey:
+            guard algorithm == Self.algorithm else { throw .algorithmNotAllowed }
+            (allowedParameters, allowedTypes) = (["alg", "typ"], ["JWT"])
+        case .issuerKey:
+            guard AsymmetricAlgorithm(rawValue: algorithm) != nil else { throw .algorithmNotAllowed }
+            (allowedParameters, allowedTypes) = (["alg", "typ", "kid"], issuerTypes)
+        }
         guard fields.keys.allSatisfy(allowedParameters.contains) else { throw .unexpectedHeaderParameter }
         if let typ = fields["typ"] {
-            guard case .string(let value) = typ, value.uppercased() == "JWT" else { throw .unexpectedHeaderParameter }
+            guard case .string(let value) = typ, allowedTypes.contains(value.uppercased()) else { throw .unexpectedHeaderParameter }
         }
+        var keyID: String?
+        if let kid = fields["kid"] {
+            guard case .string(let value) = kid, (1...maximumKeyIDLength).contains(value.utf8.count) else { throw .unexpectedHeaderParameter }
+            keyID = value
+        }
+        return Header(algorithm: algorithm, keyID: keyID)
     }
 
     /// The header's members as `JSONDecoder` reads `[String: HeaderValue]`, through

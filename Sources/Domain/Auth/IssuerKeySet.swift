@@ -1,0 +1,118 @@
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
+import Foundation
+#endif
+import Crypto
+import _CryptoExtras
+import PayPulseCoding
+
+/// The algorithms an identity provider's key may verify: each key pins exactly one.
+public enum AsymmetricAlgorithm: String, Sendable, CaseIterable {
+    /// RSASSA-PKCS1-v1_5 with SHA-256 (RFC 7518 §3.3), keys of 2048 bits or more.
+    case rs256 = "RS256"
+    /// ECDSA on P-256 with SHA-256 (RFC 7518 §3.4), the signature as 64 bytes `r || s`.
+    case es256 = "ES256"
+}
+
+/// One public key of an issuer's JWKS, with the algorithm it verifies.
+///
+/// The algorithm comes from the key (`kty`, `crv`, and `alg` when present), never from a
+/// token: a token's `alg` must name the same algorithm or it fails, which rules out key
+/// confusion (an HS256 token MACed with a public key's bytes has no key that verifies it).
+struct IssuerKey: Sendable {
+    enum Verifier: Sendable {
+        case rsa(_RSA.Signing.PublicKey)
+        case p256(P256.Signing.PublicKey)
+    }
+
+    /// `kid`, if the set names it.
+    let id: String?
+    let verifier: Verifier
+
+    /// The one algorithm this key verifies.
+    var algorithm: AsymmetricAlgorithm {
+        switch verifier {
+        case .rsa: .rs256
+        case .p256: .es256
+        }
+    }
+
+    /// Whether `signature` is this key's signature of `signingInput`. An ES256 signature
+    /// must be the 64-byte JOSE form; a DER signature (longer) fails.
+    func isValid(signature: Data, for signingInput: Substring) -> Bool {
+        let message = Data(signingInput.utf8)
+        switch verifier {
+        case .rsa(let key):
+            return key.isValidSignature(_RSA.Signing.RSASignature(rawRepresentation: signature), for: message, padding: .insecurePKCS1v1_5)
+        case .p256(let key):
+            guard signature.count == 64, let parsed = try? P256.Signing.ECDSASignature(rawRepresentation: signature) else { return false }
+            return key.isValidSignature(parsed, for: message)
+        }
+    }
+}
+
+/// The usable keys of one JWKS document.
+///
+/// A key this backend cannot or must not use is left out, not fatal to the set: another
+/// algorithm or curve, a symmetric (`oct`) key, one marked for encryption (`use: enc`) or
+/// without `verify` in `key_ops`, an RSA modulus under 2048 bits, a point not on P-256.
+/// A token that names such a key finds none and fails.
+struct IssuerKeySet: Sendable {
+    /// The largest document read, in bytes: real sets are a few KiB (Google's is under 3).
+    static let maximumDocumentSize = 64 * 1024
+    /// The most keys kept: providers publish two or three while they rotate.
+    static let maximumKeyCount = 16
+
+    let keys: [IssuerKey]
+
+    init(keys: [IssuerKey]) {
+        self.keys = keys
+    }
+
+    /// Parses a JWKS document.
+    /// - Returns: The set, or `nil` when the document is too large, not JSON, or not an
+    ///   object whose `keys` is an array.
+    static func parse(_ document: [UInt8]) -> IssuerKeySet? {
+        guard document.count <= maximumDocumentSize, case .object(let fields)? = try? JSONValue.decode(document),
+            let entries = fields["keys"]?.arrayValue
+        else { return nil }
+        return IssuerKeySet(keys: Array(entries.lazy.compactMap(key(from:)).prefix(maximumKeyCount)))
+    }
+
+    /// The keys a token's header may use: the one named by `kid`, or the only key when the
+    /// header names none (with several keys a `kid` is required).
+    func candidates(kid: String?) -> [IssuerKey] {
+        guard let kid else { return keys.count == 1 ? keys : [] }
+        return keys.filter { $0.id == kid }
+    }
+
+    /// Whether the set names this `kid`.
+    func contains(kid: String) -> Bool { keys.contains { $0.id == kid } }
+
+    private static func key(from entry: JSONValue) -> IssuerKey? {
+        guard case .object(let fields) = entry, let type = fields["kty"]?.stringValue else { return nil }
+        if let use = fields["use"], use.stringValue != "sig" { return nil }
+        if let operations = fields["key_ops"] {
+            guard operations.arrayValue?.contains(.string("verify")) == true else { return nil }
+        }
+        let id = fields["kid"]?.stringValue
+        // `alg`, when the set states it, must be the algorithm the key type implies.
+        let allows = { (algorithm: AsymmetricAlgorithm) in fields["alg"].map { $0 == .string(algorithm.rawValue) } ?? true }
+        let component = { (name: String) in fields[name]?.stringValue.flatMap(Base64URL.decode) }
+        switch type {
+        case "RSA":
+            guard allows(.rs256), let modulus = component("n"), let exponent = component("e"),
+                let key = try? _RSA.Signing.PublicKey(n: modulus, e: exponent)
+            else { return nil }
+            return IssuerKey(id: id, verifier: .rsa(key))
+        case "EC":
+            guard allows(.es256), fields["crv"]?.stringValue == "P-256", let x = component("x"), let y = component("y"),
+                x.count == 32, y.count == 32, let key = try? P256.Signing.PublicKey(rawRepresentation: x + y)
+            else { return nil }
+            return IssuerKey(id: id, verifier: .p256(key))
+        default:
+            return nil
+        }
+    }
+}

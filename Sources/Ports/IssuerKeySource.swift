@@ -1,0 +1,34 @@
+/// Where an identity provider's public signing keys come from: its JWKS document (RFC 7517
+/// §5), fetched when the domain's cache needs it.
+public protocol IssuerKeySource: Sendable {
+    /// Fetches the key set the issuer publishes now.
+    /// - Throws: ``IssuerKeysUnavailable`` when no usable answer arrived (the issuer is
+    ///   unreachable, answered an error, or sent a document too large to be a key set).
+    func fetchKeySet() async throws(IssuerKeysUnavailable) -> PublishedKeySet
+}
+
+/// One answer of the issuer's key endpoint.
+public struct PublishedKeySet: Sendable, Equatable {
+    /// The JWKS document, as received.
+    public var document: [UInt8]
+    /// How long the answer may be cached, in seconds (`Cache-Control: max-age`), if it says.
+    public var maxAge: Int?
+
+    /// Creates an answer.
+    public init(document: [UInt8], maxAge: Int?) {
+        self.document = document
+        self.maxAge = maxAge
+    }
+}
+
+/// No key set could be fetched: why, for operators (never a token or key).
+public struct IssuerKeysUnavailable: Error, Sendable, Equatable, CustomStringConvertible {
+    /// What went wrong.
+    public var reason: String
+
+    /// Creates the error.
+    public init(reason: String) { self.reason = reason }
+
+    /// `issuer keys unavailable: <reason>`.
+    public var description: String { "issuer keys unavailable: \(reason)" }
+}
