@@ -68,13 +68,13 @@ contract:
 CHECK_SKIP = ConsoleBrowserTests|GrantMigrationTests|FaultMatrixTests|EventReplayTests|SecretHygieneTests|InputLimitTests|RefreshRunProofTests|RefreshScaleTests|ConcurrencySoakTests
 
 check: lint
-	scripts/ensure-deps.sh --with-moto --with-tls-relay
+	scripts/ensure-deps.sh --with-moto --with-tls-relay --with-pyjwt
 	scripts/build-checked.sh
 	scripts/with-moto.sh $(SWIFT) test --skip-build --skip '$(CHECK_SKIP)'
 
 # Every suite but the soak (no deploy proofs or fuzzing): the first part of `make test`.
 unit:
-	scripts/ensure-deps.sh --with-moto --with-browser --with-tls-relay
+	scripts/ensure-deps.sh --with-moto --with-browser --with-tls-relay --with-pyjwt
 	scripts/build-checked.sh
 	scripts/with-moto.sh $(SWIFT) test --skip-build --skip ConcurrencySoakTests
 

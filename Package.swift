@@ -258,7 +258,7 @@ let package = Package(
         .testTarget(
             name: "AuthTests",
             dependencies: [
-                "PayPulseApp", "PayPulseDomain", "PayPulseHandlers", "PayPulseIssuerKeys", "PayPulsePorts", "PayPulseTestSupport",
+                "PayPulseApp", "PayPulseDomain", "PayPulseHandlers", "PayPulseIssuerKeys", "PayPulsePorts", "PayPulseTestSupport", "PayPulseTransport",
                 .product(name: "JWTKit", package: "jwt-kit"), .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "_CryptoExtras", package: "swift-crypto"),
             ]

@@ -5,16 +5,18 @@
 # it checks for the command line tools and names what to install by hand.
 # `--with-moto` adds moto's server (PyPI) on either; `--with-tls-relay` adds nginx, socat and
 # the openssl command (TLS with a private CA: nginx in front of moto in the AWS_CA_BUNDLE and
-# keep-alive tests, socat in front of the stand-in for Google in the bundle proofs).
-# Installs nothing already there.
+# keep-alive tests, socat in front of the stand-in for Google in the bundle proofs);
+# `--with-pyjwt` adds PyJWT with `cryptography` (PyPI), the independent signer of the
+# PAYPULSE_AUTH_MODE=jwks tests. Installs nothing already there.
 set -euo pipefail
 
-want_moto=no want_browser=no want_tls_relay=no
+want_moto=no want_browser=no want_tls_relay=no want_pyjwt=no
 for argument in "$@"; do
   case "$argument" in
     --with-moto) want_moto=yes ;;
     --with-browser) want_browser=yes ;;
     --with-tls-relay) want_tls_relay=yes ;;
+    --with-pyjwt) want_pyjwt=yes ;;
     *) echo "ensure-deps: unknown option $argument" >&2; exit 2 ;;
   esac
 done
@@ -63,5 +65,9 @@ if [ "$want_moto" = yes ] && ! command -v moto_server >/dev/null 2>&1; then
   # pyenv finds a newly installed console script only after a rehash.
   if command -v pyenv >/dev/null 2>&1; then pyenv rehash; fi
   hash -r
+fi
+if [ "$want_pyjwt" = yes ] && ! python3 -c 'import jwt, cryptography' >/dev/null 2>&1; then
+  echo "ensure-deps: installing PyJWT[crypto] with pip" >&2
+  python3 -m pip install --quiet "PyJWT[crypto]==2.10.1"
 fi
 exit 0

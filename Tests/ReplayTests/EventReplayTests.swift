@@ -18,6 +18,13 @@ struct EventReplayTests {
         try await replay(replayCase, on: backend)
     }
 
+    @Test("embedded store, PAYPULSE_AUTH_MODE=jwks: every API event with its token signed again by PyJWT (RS256, ES256)", arguments: JWKSReplay.cases)
+    func issuerKeys(_ replayCase: ReplayManifest.Case) async throws {
+        let backend = try ReplayBackend.embedded()
+        defer { backend.cleanUp() }
+        try await replay(replayCase, on: backend, issuer: try JWKSReplay.shared())
+    }
+
     @Suite("moto_server", .serialized)
     struct OnMoto {
         @Test("AWS on moto_server", arguments: ReplayManifest.allCases)
@@ -32,7 +39,10 @@ struct EventReplayTests {
     }
 }
 
-private func replay(_ replayCase: ReplayManifest.Case, on backend: ReplayBackend) async throws {
+/// Replays one case. With `issuer`, every event's development token is replaced by the one
+/// PyJWT signed from it and the functions run in `jwks` mode against PyJWT's keys.
+private func replay(_ replayCase: ReplayManifest.Case, on backend: ReplayBackend, issuer: JWKSReplay? = nil) async throws {
+    let eventBytes = { (path: String) in issuer?.rewrite(ReplayManifest.bytes(path)) ?? ReplayManifest.bytes(path) }
     let seed = ReplayManifest.shared.user
     try await backend.users.putUser(UserRecord(userID: seed.user_id, name: seed.name, email: seed.email, createdOn: seed.created_on))
     // A fake Google on loopback that knows the manifest's grants, and its client ID where
@@ -48,7 +58,7 @@ private func replay(_ replayCase: ReplayManifest.Case, on backend: ReplayBackend
     backend.environment["GOOGLE_REVOKE_ENDPOINT"] = google.revokeEndpoint
     for name in replayCase.before {
         let earlier = try #require(ReplayManifest.named(name), "unknown case \(name)")
-        let result = try FunctionProcess.run(earlier.function, event: ReplayManifest.bytes(earlier.event), environment: backend.environment)
+        let result = try FunctionProcess.run(earlier.function, event: eventBytes(earlier.event), environment: backend.environment.merging(issuer?.environment ?? [:]) { $1 })
         #expect(result.status == 0, "set-up case \(name) failed: \(result.stderr)")
     }
 
@@ -59,8 +69,9 @@ private func replay(_ replayCase: ReplayManifest.Case, on backend: ReplayBackend
     case nil: break
     case let other?: Issue.record("unknown environment '\(other)' in \(replayCase)")
     }
+    environment.merge(issuer?.environment ?? [:]) { $1 }
     let started = Date()
-    let result = try FunctionProcess.run(replayCase.function, event: ReplayManifest.bytes(replayCase.event), environment: environment)
+    let result = try FunctionProcess.run(replayCase.function, event: eventBytes(replayCase.event), environment: environment)
     let finished = Date()
 
     #expect(result.exitedNormally, "killed by signal \(result.status)")
@@ -74,7 +85,7 @@ private func replay(_ replayCase: ReplayManifest.Case, on backend: ReplayBackend
     }
 
     // Every credential of this case and the ones before it, and every credential shape.
-    let scanner = SecretScanner.forEvents(([replayCase.event] + replayCase.before.compactMap { ReplayManifest.named($0)?.event }).map(ReplayManifest.bytes))
+    let scanner = SecretScanner.forEvents(([replayCase.event] + replayCase.before.compactMap { ReplayManifest.named($0)?.event }).map(eventBytes))
     let leaks = scanner.findings(in: result.stdout, source: "stdout") + scanner.findings(in: result.stderr, source: "stderr")
     #expect(leaks.isEmpty, "secrets in the output of \(replayCase): \(leaks)")
     #expect(!result.stderr.isEmpty, "trace logs were written to stderr")

@@ -54,7 +54,10 @@ public struct HTTPIssuerKeySource: IssuerKeySource {
         } else {
             host = authority.prefix { $0 != ":" }
         }
-        return host == "localhost" || host == "::1" || host.split(separator: ".").first == "127" && host.split(separator: ".").count == 4
+        if host == "localhost" || host == "::1" { return true }
+        // 127.0.0.0/8 written as four decimal octets; a name such as 127.evil.example is not.
+        let octets = host.split(separator: ".", omittingEmptySubsequences: false)
+        return octets.count == 4 && octets.first == "127" && octets.allSatisfy { $0.count <= 3 && UInt8($0) != nil }
     }
 
     public func fetchKeySet() async throws(IssuerKeysUnavailable) -> PublishedKeySet {
