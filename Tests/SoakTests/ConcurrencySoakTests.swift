@@ -12,7 +12,9 @@ import Testing
 /// ``InvariantChecker`` checks the samples, the final and the restored states and the
 /// answers. store-tokens must never answer 409. The phases run one after the other: a
 /// private moto_server (grants as secrets), another with the DynamoDB token table and KMS,
-/// then one embedded state directory shared by every process.
+/// then one embedded state directory shared by every process. The embedded phase runs in
+/// `PAYPULSE_AUTH_MODE=jwks`, its tokens signed by PyJWT (RS256 and ES256) and the keys on
+/// loopback, so the soak covers both ways of verifying a token.
 ///
 /// Environment: `PAYPULSE_SOAK_SECONDS`, `PAYPULSE_SOAK_WORKERS` (default 8),
 /// `PAYPULSE_SOAK_STORM_WORKERS` (default 3), `PAYPULSE_SOAK_SEED` (default random; the
@@ -29,9 +31,9 @@ struct ConcurrencySoakTests {
         try await soak { try await SoakBackend.dynamoDB(google: $0) }
     }
 
-    @Test("embedded store shared by every process: no lost, stale or unexplained token set")
+    @Test("embedded store shared by every process, PAYPULSE_AUTH_MODE=jwks: no lost, stale or unexplained token set")
     func embedded() async throws {
-        try await soak { try SoakBackend.embedded(google: $0) }
+        try await soak(issuerKeys: true) { try SoakBackend.embedded(google: $0) }
     }
 }
 
@@ -39,7 +41,8 @@ private func setting(_ name: String) -> String? {
     ProcessInfo.processInfo.environment[name].flatMap { $0.isEmpty ? nil : $0 }
 }
 
-private func soak(on makeBackend: (FakeGoogleServer) async throws -> SoakBackend) async throws {
+/// - Parameter issuerKeys: Run in `jwks` mode with PyJWT's tokens, not with HS256 ones.
+private func soak(issuerKeys: Bool = false, on makeBackend: (FakeGoogleServer) async throws -> SoakBackend) async throws {
     let seconds = setting("PAYPULSE_SOAK_SECONDS").flatMap(Double.init) ?? 60
     let workers = setting("PAYPULSE_SOAK_WORKERS").flatMap(Int.init) ?? 8
     let stormWorkers = setting("PAYPULSE_SOAK_STORM_WORKERS").flatMap(Int.init) ?? 3
@@ -53,15 +56,34 @@ private func soak(on makeBackend: (FakeGoogleServer) async throws -> SoakBackend
         name: "Google-OAuth-Client-ID", value: google.clientID, tags: [:], clientRequestToken: SecretVersionID.random().rawValue
     )
 
-    let settings = try AuthSettings(key: Array(AuthSettings.developmentKey.utf8))
-    let minter = try DevelopmentTokenMinter(settings: settings)
-    var jwts: [String] = []
-    for user in 0..<SoakWorkload.userCount {
-        jwts.append(try minter.mint(
-            subject: SoakWorkload.userID(user), name: nil, email: nil, issuedAt: Date().addingTimeInterval(-60), expiresAt: Date().addingTimeInterval(86_400)
-        ))
+    var environment = backend.environment
+    let jwts: [String], issuer: PyJWTIssuer.Server?
+    if issuerKeys {
+        let now = Int(Date().timeIntervalSince1970)
+        let signed = try PyJWTIssuer.sign((0..<SoakWorkload.userCount).map { user in
+            PyJWTIssuer.Token(
+                claims: ["sub": SoakWorkload.userID(user), "iss": "https://soak.issuer.test", "aud": "paypulse-soak", "iat": now - 60, "exp": now + 86_400],
+                alg: user % 2 == 0 ? "RS256" : "ES256"
+            )
+        })
+        issuer = try signed.serve()
+        jwts = signed.tokens
+        environment.merge([
+            "PAYPULSE_AUTH_MODE": "jwks", "PAYPULSE_JWT_ISSUER": "https://soak.issuer.test", "PAYPULSE_JWT_AUDIENCE": "paypulse-soak",
+            "PAYPULSE_JWT_JWKS_URL": (issuer?.url ?? "") + "/jwks.json",
+        ]) { $1 }
+    } else {
+        let minter = try DevelopmentTokenMinter(settings: try AuthSettings(key: Array(AuthSettings.developmentKey.utf8)))
+        jwts = try (0..<SoakWorkload.userCount).map { user in
+            try minter.mint(
+                subject: SoakWorkload.userID(user), name: nil, email: nil, issuedAt: Date().addingTimeInterval(-60), expiresAt: Date().addingTimeInterval(86_400)
+            )
+        }
+        issuer = nil
     }
-    let workload = SoakWorkload(label: backend.name, jwts: jwts, google: google, environment: backend.environment)
+    defer { issuer?.stop() }
+    let label = backend.name + (issuerKeys ? "-jwks" : "")
+    let workload = SoakWorkload(label: label, jwts: jwts, google: google, environment: environment)
 
     // Every user exists and is connected before the soak: the first connection
     // (CreateSecret) is not what the soak is about, and moto answers 500 to creations
@@ -103,7 +125,7 @@ private func soak(on makeBackend: (FakeGoogleServer) async throws -> SoakBackend
     let violations = checker.violations(finalStates: finalStates, samples: samples, restored: restored)
 
     let report = SoakReport(
-        backend: backend.name, seed: seed, workers: workers, stormWorkers: stormWorkers,
+        backend: label, seed: seed, workers: workers, stormWorkers: stormWorkers,
         seconds: Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) / 1e18,
         records: records, samples: samples, samplingErrors: samplingErrors, restored: restored.count, deletedTaggedConnected: deletedTaggedConnected,
         tokenCalls: google.tokenCalls, invalidGrants: invalidGrants.count, revokeCalls: google.revokeCalls,

@@ -1,34 +1,40 @@
 import Foundation
-import PayPulseTestSupport
+import PayPulseFakeGoogle
 
 /// An identity provider played by an independent library: `Tests/Fixtures/pyjwt_issuer.py`
 /// (PyJWT with `cryptography`, from PyPI) makes fresh RS256 and ES256 keys and signs the
 /// tokens; its JWKS is served from loopback, where the functions fetch it.
-struct PyJWTIssuer: Sendable {
+public struct PyJWTIssuer: Sendable {
     /// One token to sign: its claims (any JSON object), algorithm, and optional header fields.
-    struct Token: Sendable {
-        var claims: [String: any Sendable]
-        var alg: String
-        var kid: String? = nil
-        var typ: String? = nil
+    public struct Token: Sendable {
+        public var claims: [String: any Sendable]
+        public var alg: String
+        public var kid: String?
+        public var typ: String?
+
+        /// A token of `claims` signed with `alg` (`RS256` or `ES256`).
+        public init(claims: [String: any Sendable], alg: String, kid: String? = nil, typ: String? = nil) {
+            self.claims = claims
+            self.alg = alg
+            self.kid = kid
+            self.typ = typ
+        }
     }
 
     /// The published key set, as PyJWT exported it.
-    let jwks: String
+    public let jwks: String
     /// The signed tokens, in the order asked.
-    let tokens: [String]
+    public let tokens: [String]
     /// The `resign` answers, in the order asked.
-    let resigned: [String]
+    public let resigned: [String]
 
-    static let script = URL(fileURLWithPath: #filePath)
-        .deletingLastPathComponent().deletingLastPathComponent()
-        .appendingPathComponent("Fixtures/pyjwt_issuer.py")
+    static let script = BuiltExecutables.repositoryRoot.appendingPathComponent("Tests/Fixtures/pyjwt_issuer.py")
 
     /// Runs the script once.
     /// - Parameters:
     ///   - tokens: Tokens to sign.
     ///   - resign: HS256 tokens to sign again (RS256 and ES256 in turn) when `key` verifies them.
-    static func sign(_ tokens: [Token], resign: (key: String, tokens: [String]) = ("", [])) throws -> PyJWTIssuer {
+    public static func sign(_ tokens: [Token], resign: (key: String, tokens: [String]) = ("", [])) throws -> PyJWTIssuer {
         let request: [String: Any] = [
             "tokens": tokens.map { token -> [String: Any] in
                 var entry: [String: Any] = ["claims": token.claims, "alg": token.alg]
@@ -53,7 +59,7 @@ struct PyJWTIssuer: Sendable {
             let object = try JSONSerialization.jsonObject(with: answer) as? [String: Any],
             let jwks = object["jwks"], let signed = object["tokens"] as? [String], let resigned = object["resigned"] as? [String]
         else {
-            throw ReplayError("pyjwt_issuer.py failed (PyJWT is installed by scripts/ensure-deps.sh --with-pyjwt): \(String(decoding: complaint, as: UTF8.self))")
+            throw PyJWTIssuerError("pyjwt_issuer.py failed (PyJWT is installed by scripts/ensure-deps.sh --with-pyjwt): \(String(decoding: complaint, as: UTF8.self))")
         }
         return PyJWTIssuer(
             jwks: String(decoding: try JSONSerialization.data(withJSONObject: jwks), as: UTF8.self), tokens: signed, resigned: resigned
@@ -61,7 +67,7 @@ struct PyJWTIssuer: Sendable {
     }
 
     /// A loopback server publishing this key set (see ``Server``).
-    func serve() throws -> Server {
+    public func serve() throws -> Server {
         let server = try Server()
         server.publish(jwks)
         return server
@@ -70,12 +76,13 @@ struct PyJWTIssuer: Sendable {
     /// A loopback issuer: the JWKS at `/jwks.json` and, for discovery,
     /// `/.well-known/openid-configuration` naming the server itself as the issuer. It
     /// listens before anything is published, so tokens can carry its URL as `iss`.
-    final class Server: @unchecked Sendable {
+    public final class Server: @unchecked Sendable {
         private let lock = NSLock()
         private var published = #"{"keys":[]}"#
         private var http: ScriptedHTTPServer!
 
-        init() throws {
+        /// Starts listening on a free loopback port, publishing an empty set.
+        public init() throws {
             http = try ScriptedHTTPServer { [unowned self] _, request in
                 let url = "http://" + (request.headers["host"] ?? "")
                 return switch request.target {
@@ -90,62 +97,20 @@ struct PyJWTIssuer: Sendable {
         }
 
         /// `http://127.0.0.1:<port>`: the issuer's URL for discovery.
-        var url: String { http.url }
+        public var url: String { http.url }
         /// What was asked, in order.
-        var requests: [ScriptedHTTPServer.Request] { http.requests }
+        public var requests: [ScriptedHTTPServer.Request] { http.requests }
 
         /// Serves `jwks` from now on.
-        func publish(_ jwks: String) { lock.withLock { published = jwks } }
+        public func publish(_ jwks: String) { lock.withLock { published = jwks } }
 
-        func stop() { http.stop() }
+        /// Stops listening.
+        public func stop() { http.stop() }
     }
 }
 
-/// The replay of `events/` in `jwks` mode: every development token of the API events
-/// (store-tokens, user-profile, disconnect, and the cases they run first) signed again by
-/// PyJWT, RS256 and ES256 in turn, with the same claims, so each case must answer exactly
-/// as it does under `hs256`. Forged tokens stay as they are (PyJWT signs again only what the
-/// development key verifies), and are refused as before.
-struct JWKSReplay: Sendable {
-    /// The API cases run without a special environment.
-    static let cases = ReplayManifest.allCases.filter { ["store-tokens", "user-profile", "disconnect"].contains($0.function) && $0.environment == nil }
-
-    /// PyJWT's token for each development token.
-    let replacements: [String: String]
-    /// What the functions run with on top of the backend's environment.
-    let environment: [String: String]
-    private let server: PyJWTIssuer.Server
-
-    private static let made: Result<JWKSReplay, any Error> = Result { try JWKSReplay() }
-
-    /// One signing and one key server for the whole run.
-    static func shared() throws -> JWKSReplay { try made.get() }
-
-    private init() throws {
-        let events = Set(Self.cases.flatMap { [$0.event] + $0.before.compactMap { ReplayManifest.named($0)?.event } })
-        let tokens = Array(Set(events.flatMap { Self.bearerTokens(in: ReplayManifest.bytes($0)) })).sorted()
-        let signed = try PyJWTIssuer.sign([], resign: (key: "paypulse-local-development-jwt-key-do-not-deploy", tokens: tokens))
-        replacements = Dictionary(uniqueKeysWithValues: zip(tokens, signed.resigned).filter { $0 != $1 })
-        // A case whose token was not replaced answers 401 where it expects more, so the
-        // replay itself shows every accepted token was PyJWT's; this only names the cause.
-        guard !replacements.isEmpty else { throw ReplayError("PyJWT signed none of the \(tokens.count) tokens again") }
-        server = try signed.serve()
-        environment = [
-            "PAYPULSE_AUTH_MODE": "jwks", "PAYPULSE_JWT_ISSUER": "paypulse", "PAYPULSE_JWT_AUDIENCE": "paypulse-api",
-            "PAYPULSE_JWT_JWKS_URL": server.url + "/jwks.json",
-        ]
-    }
-
-    /// The event with each development token replaced.
-    func rewrite(_ event: Data) -> Data {
-        var text = String(decoding: event, as: UTF8.self)
-        for token in Self.bearerTokens(in: event) {
-            if let replacement = replacements[token] { text = text.replacing(token, with: replacement) }
-        }
-        return Data(text.utf8)
-    }
-
-    private static func bearerTokens(in event: Data) -> [String] {
-        String(decoding: event, as: UTF8.self).matches(of: /Bearer ([A-Za-z0-9_\-]+\.[A-Za-z0-9_\-]+\.[A-Za-z0-9_\-]*)/).map { String($0.1) }
-    }
+/// The signing script failed: its standard error.
+public struct PyJWTIssuerError: Error, CustomStringConvertible {
+    public let description: String
+    init(_ description: String) { self.description = description }
 }
