@@ -111,9 +111,13 @@ test-deploy: bundles
 # Side-by-side benchmark against ../shared/peers/python-boto3 (docs/performance.md).
 bench:
 	scripts/bench/run.sh
+	scripts/ensure-deps.sh --with-pyjwt
+	python3 scripts/bench/auth_cost.py --bin-dir .build-lambda/release
 
 bench-quick:
 	scripts/bench/run.sh --quick --out .build-bench/quick
+	scripts/ensure-deps.sh --with-pyjwt
+	python3 scripts/bench/auth_cost.py --bin-dir .build-lambda/release --runs 9
 
 # The capacity and cost model (docs/operating.md, "Capacity and cost"): counts each operation's AWS
 # calls against a moto_server of its own, prints the table, writes CAPACITY_OUT/capacity.{md,svg}.

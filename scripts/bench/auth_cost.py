@@ -1,0 +1,117 @@
+#!/usr/bin/env python3
+"""What verifying a token costs a cold function, by PAYPULSE_AUTH_MODE (issue 25, point 7).
+
+Runs the built user-profile cold (one process, one event on standard input, the embedded
+store, the manifest's user seeded) with the same request under each mode:
+  hs256  the development key's HS256 token (`paypulse jwt`);
+  jwks   RS256 and ES256 tokens PyJWT signed (Tests/Fixtures/pyjwt_issuer.py), the JWKS
+         on a loopback HTTP server that counts its fetches (a cold process must make one).
+Prints, per mode: instructions of one cold invocation under callgrind (when valgrind is
+installed; stable on a shared machine) and the median wall time of --runs cold invocations
+(loopback, not production), each with its ratio to hs256. It asserts nothing but that every
+invocation answered 200 and each cold jwks process fetched the keys exactly once.
+
+Usage: scripts/bench/auth_cost.py [--bin-dir .build-lambda/release] [--cli-dir .build/debug] [--runs 15]
+(callgrind reads release builds; a debug build gets wall times only)
+"""
+import argparse, http.server, json, os, re, shutil, statistics, subprocess, sys, tempfile, threading, time
+
+REPO = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+EVENT = os.path.join(REPO, "events/user-profile/v2-not-connected.json")
+
+
+class KeyServer(http.server.BaseHTTPRequestHandler):
+    jwks = b""
+    fetches = 0
+
+    def do_GET(self):
+        KeyServer.fetches += 1
+        self.send_response(200)
+        self.send_header("Content-Type", "application/json")
+        self.send_header("Cache-Control", "public, max-age=3600")
+        self.send_header("Content-Length", str(len(KeyServer.jwks)))
+        self.end_headers()
+        self.wfile.write(KeyServer.jwks)
+
+    def log_message(self, *args):
+        pass
+
+
+def main():
+    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    parser.add_argument("--bin-dir", default=os.path.join(REPO, ".build/debug"))
+    parser.add_argument("--cli-dir", default=os.path.join(REPO, ".build/debug"), help="where `paypulse` is (seeding, the HS256 token)")
+    parser.add_argument("--runs", type=int, default=15)
+    args = parser.parse_args()
+    binaries = os.path.abspath(args.bin_dir)
+    state = tempfile.mkdtemp(prefix="paypulse-auth-cost-")
+    base = {"PATH": os.environ.get("PATH", "/usr/bin:/bin"), "HOME": state, "LOG_LEVEL": "error",
+            "PAYPULSE_STORE": "embedded", "PAYPULSE_STATE_DIR": state}
+    try:
+        subprocess.run([os.path.join(args.cli_dir, "paypulse"), "users", "put", "--id", "user-1", "--name", "Jane Smith",
+                        "--email", "jane@example.com", "--created-on", "2024-11-01T10:00:00Z"], env=base, check=True, capture_output=True)
+        hs256 = subprocess.run([os.path.join(args.cli_dir, "paypulse"), "jwt", "--sub", "user-1", "--ttl", "3600"], env=base,
+                               check=True, capture_output=True, text=True).stdout.strip()
+        now = int(time.time())
+        claims = {"sub": "user-1", "iss": "https://issuer.bench.test", "aud": "paypulse-bench", "iat": now - 60, "exp": now + 3600}
+        signed = json.loads(subprocess.run([sys.executable, os.path.join(REPO, "Tests/Fixtures/pyjwt_issuer.py")],
+                                           input=json.dumps({"tokens": [{"claims": claims, "alg": "RS256"}, {"claims": claims, "alg": "ES256"}]}),
+                                           check=True, capture_output=True, text=True).stdout)
+        KeyServer.jwks = json.dumps(signed["jwks"]).encode()
+        server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), KeyServer)
+        threading.Thread(target=server.serve_forever, daemon=True).start()
+        jwks_env = dict(base, PAYPULSE_AUTH_MODE="jwks", PAYPULSE_JWT_ISSUER=claims["iss"], PAYPULSE_JWT_AUDIENCE=claims["aud"],
+                        PAYPULSE_JWT_JWKS_URL=f"http://127.0.0.1:{server.server_address[1]}/jwks.json")
+        modes = [("hs256", hs256, base), ("jwks RS256", signed["tokens"][0], jwks_env), ("jwks ES256", signed["tokens"][1], jwks_env)]
+        event = open(EVENT).read()
+        original = re.search(r"Bearer ([A-Za-z0-9_.-]+)", event).group(1)
+        rows = []
+        for name, token, env in modes:
+            request = event.replace(original, token).encode()
+            walls = []
+            for _ in range(args.runs):
+                before = KeyServer.fetches
+                started = time.perf_counter()
+                answer = subprocess.run([os.path.join(binaries, "user-profile")], input=request, env=env, capture_output=True)
+                walls.append((time.perf_counter() - started) * 1000)
+                if b'"statusCode":200' not in answer.stdout:
+                    sys.exit(f"auth-cost: {name} did not answer 200: {answer.stdout[:300]!r} {answer.stderr[-600:]!r}")
+                fetched = KeyServer.fetches - before
+                if fetched != (1 if name.startswith("jwks") else 0):
+                    sys.exit(f"auth-cost: a cold {name} process fetched the keys {fetched} times")
+            rows.append((name, instructions(binaries, request, env), statistics.median(walls)))
+        server.shutdown()
+    finally:
+        shutil.rmtree(state, ignore_errors=True)
+
+    print(f"Cold user-profile by PAYPULSE_AUTH_MODE ({os.path.relpath(binaries, REPO)}, embedded store, loopback JWKS, "
+          f"median of {args.runs} cold runs)\n")
+    print("| mode | instructions (callgrind) | vs hs256 | median wall ms | vs hs256 |")
+    print("| --- | ---: | ---: | ---: | ---: |")
+    base_ins, base_wall = rows[0][1], rows[0][2]
+    for name, ins, wall in rows:
+        ins_text = f"{ins:,}" if ins else "n/a"
+        ratio = f"{ins / base_ins:.2f}" if ins and base_ins else "n/a"
+        print(f"| {name} | {ins_text} | {ratio} | {wall:.1f} | {wall / base_wall:.2f} |")
+
+
+def instructions(binaries, request, env):
+    """Instructions one cold invocation executed, under callgrind; None without valgrind."""
+    if not shutil.which("valgrind"):
+        return None
+    with tempfile.TemporaryDirectory() as scratch:
+        out = os.path.join(scratch, "callgrind.out")
+        run = subprocess.run(["valgrind", "--tool=callgrind", f"--callgrind-out-file={out}", os.path.join(binaries, "user-profile")],
+                             input=request, env=env, capture_output=True)
+        if b'"statusCode":200' not in run.stdout:
+            # valgrind 3.19 cannot read a debug build's DWARF 5; a release build (what bench-quick passes) works.
+            print("auth-cost: callgrind could not run this build (valgrind reads release builds); wall times only", file=sys.stderr)
+            return None
+        for line in open(out):
+            if line.startswith("summary:") or line.startswith("totals:"):
+                return int(line.split()[1])
+    return None
+
+
+if __name__ == "__main__":
+    main()
