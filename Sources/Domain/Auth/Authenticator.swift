@@ -86,7 +86,7 @@ public struct Authenticator: Sendable {
             guard !matching.isEmpty else { throw .algorithmNotAllowed }
             guard matching.contains(where: { $0.isValid(signature: signature, for: segments.signingInput) }) else { throw .badSignature }
         case .apiGatewayClaims:
-            throw .missingCredentials
+            throw .missingCredentials  // answered above, from the claims alone
         }
         // Nothing of the payload is decoded before its signature holds.
         guard let payload = Base64URL.decode(segments.payload), let claims = AccessTokenClaims.decode(Array(payload)) else {
