@@ -36,12 +36,22 @@ TABLE_REQUIRED = {"SSESpecification": {"SSEEnabled": True}, "PointInTimeRecovery
 EXPECTED_ROUTES = {("POST", "/v1/auth/gmail-tokens"): "StoreTokensFunction", ("GET", "/v1/user/me"): "UserProfileFunction",
                    ("DELETE", "/v1/auth/gmail-tokens"): "DisconnectFunction"}
 # AuthMode: the PAYPULSE_AUTH_MODE each choice runs the functions with, and the authorizer APIGatewayJWT puts on each route.
-AUTH_MODES = {"PayPulseJWT": "hs256", "APIGatewayJWT": "apigateway"}
+AUTH_MODES = {"PayPulseJWT": "hs256", "APIGatewayJWT": "apigateway", "IssuerJWT": "jwks"}
+# The modes under which the functions verify the token themselves (no route authorizer), and the one that reads the key's
+# secret: JWTConfiguration reads PAYPULSE_JWT_SECRET_ID under hs256 only and refuses a key variable under the others.
+SELF_VERIFYING_MODES, KEY_MODE = {"hs256", "jwks"}, "hs256"
+# The variables that say how tokens are verified; which of them each mode sets is expected_auth_environment's.
+AUTH_VARIABLES = ("PAYPULSE_AUTH_MODE", "PAYPULSE_JWT_SECRET", "PAYPULSE_JWT_SECRET_ID", "PAYPULSE_JWT_ISSUER",
+                  "PAYPULSE_JWT_AUDIENCE", "PAYPULSE_JWT_JWKS_URL", "PAYPULSE_JWT_TOKEN_USE")
+# jwks's optional variables and their parameters, each deployed empty (its default: no variable) and set; JwtTokenUse
+# allows exactly Cognito's two values besides empty.
+ISSUER_OPTIONS = {"PAYPULSE_JWT_JWKS_URL": "JwtJwksUrl", "PAYPULSE_JWT_TOKEN_USE": "JwtTokenUse"}
+ISSUER_OPTION_VALUES = {"JwtJwksUrl": ["", "<JwtJwksUrl>"], "JwtTokenUse": ["", "id", "access"]}
 JWT_AUTHORIZER = {"ApiId": {"Ref": "HttpApi"}, "Name": "identity-provider-jwt", "AuthorizerType": "JWT",
                   "IdentitySource": ["$request.header.Authorization"],
                   "JwtConfiguration": {"Issuer": "<JwtIssuer>", "Audience": ["<JwtAudience>"]}}
 # Deployed with these values, the authorizer shows that it takes its issuer and audience from the parameters.
-ISSUER_PARAMETERS = {"JwtIssuer": "<JwtIssuer>", "JwtAudience": "<JwtAudience>"}
+ISSUER_PARAMETERS = {"JwtIssuer": "<JwtIssuer>", "JwtAudience": "<JwtAudience>", "JwtKeySecretName": "<JwtKeySecretName>"}
 # Quotas and sizes (docs/perf/capacity.md): Secrets Manager's writes share 50/s per region. A refresh
 # on DynamoDB is one UpdateItem (2 table units, under the index's 4 and so under its bounds), its due-index
 # entry deleted and put (4 units, in its user's bucket) and one KMS Decrypt. A partition key takes 1,000
@@ -173,7 +183,8 @@ def normalized_condition(condition):
 
 def check_policies(template, facts, errors):
     """Least privilege: under each TokenStore and AuthMode choice each function's inline statements grant what
-    `paypulse iam FUNCTION --store STORE` prints (under APIGatewayJWT without the JWT key), no more; and
+    `paypulse iam FUNCTION --store STORE` prints (without the JWT key under any mode but hs256: APIGatewayJWT's authorizer
+    or IssuerJWT's published keys verify, and no key secret is read), no more; and
     user-profile, whatever its code says, reads no token value."""
     choices = token_store_choices(template)
     if set(choices) != set(STORE_OF_CHOICE) or template["Parameters"]["TokenStore"].get("Default") != "SecretsManager":
@@ -194,7 +205,7 @@ def check_policies(template, facts, errors):
                 if "secretsmanager:GetSecretValue" in actions and text != JWT_KEY or any(a.startswith("kms:") for a in actions):
                     errors.append(f"{label}: user-profile must not read or open token values ({sorted(actions)} on {text})")
             expected = facts["access"].get((name, store), {})
-            if AUTH_MODES[auth] == "apigateway":  # the authorizer verified the token: no key is read
+            if AUTH_MODES[auth] != KEY_MODE:  # the authorizer or the issuer's published keys verify: no key is read
                 expected = {text: statement for text, statement in expected.items() if text != JWT_KEY}
             wanted = {text: set(statement["Action"]) for text, statement in expected.items()}
             if granted != wanted:
@@ -281,10 +292,10 @@ def auth_mode_choices(template):
 
 def check_routes(template, errors):
     """The three routes, each one AWS_PROXY integration (payload 2.0) on its function; under AuthMode=APIGatewayJWT
-    every route carries the JWT authorizer on the identity provider's issuer and audience, and the functions run with
-    PAYPULSE_AUTH_MODE=apigateway; under PayPulseJWT no route has one and they run with hs256. Nothing else reaches a
-    function over HTTP: no SAM API event, no other route or integration, and API Gateway may invoke each function only
-    through its own route."""
+    every route carries the JWT authorizer on the identity provider's issuer and audience; under PayPulseJWT and IssuerJWT
+    (the functions verify) no route has one and no authorizer is deployed (the modes' variables: check_auth_environment).
+    Nothing else reaches a function over HTTP: no SAM API event, no other route or integration, and API Gateway may invoke
+    each function only through its own route."""
     parameter = template["Parameters"].get("AuthMode", {})
     if parameter.get("Default") != "PayPulseJWT" or sorted(parameter.get("AllowedValues", [])) != sorted(AUTH_MODES):
         errors.append(f"AuthMode must allow {sorted(AUTH_MODES)} and default to PayPulseJWT (today's tokens)")
@@ -312,8 +323,10 @@ def check_routes(template, errors):
             if mode == "apigateway" and (route.get("AuthorizationType") != "JWT" or authorizer != JWT_AUTHORIZER):
                 errors.append(f"{label}: route {route.get('RouteKey')} must carry the JWT authorizer {JWT_AUTHORIZER} (has "
                               f"{route.get('AuthorizationType')}, {authorizer})")
-            if mode == "hs256" and (route.get("AuthorizationType", "NONE") != "NONE" or "AuthorizerId" in route):
-                errors.append(f"{label}: route {route.get('RouteKey')} has an authorizer, but the functions verify the PayPulse JWT")
+            if mode in SELF_VERIFYING_MODES and (route.get("AuthorizationType", "NONE") != "NONE" or "AuthorizerId" in route):
+                errors.append(f"{label}: route {route.get('RouteKey')} has an authorizer, but the functions verify the token ({mode})")
+        if mode in SELF_VERIFYING_MODES and authorizers:
+            errors.append(f"{label}: authorizers {sorted(authorizers)} are deployed, but the functions verify the token ({mode})")
         if routes != EXPECTED_ROUTES:
             errors.append(f"{label}: routes are {sorted(routes.items())}, expected exactly {sorted(EXPECTED_ROUTES.items())} on HttpApi")
         if set(integrations) - used:
@@ -325,10 +338,41 @@ def check_routes(template, errors):
             source = resource_text(permission.get("SourceArn")).rpartition(":")[2]
             if wanted.get(source) != (permission.get("FunctionName") or {}).get("Ref"):
                 errors.append(f"{label}: permission {name} lets API Gateway invoke {permission.get('FunctionName')} from {source}, not only its route")
-        for name in sorted(set(EXPECTED_ROUTES.values())):
-            found = variables_of(resolved, resources.get(name, {})).get("PAYPULSE_AUTH_MODE")
-            if found != mode:
-                errors.append(f"{label}: {name} runs with PAYPULSE_AUTH_MODE={found}, expected {mode}")
+
+
+def expected_auth_environment(mode, parameters):
+    """The auth variables an API function runs with under mode, deployed with these parameters: the mode, the issuer and
+    audience; the key's secret under hs256 only; under jwks each optional variable whose parameter is set."""
+    wanted = {"PAYPULSE_AUTH_MODE": mode, "PAYPULSE_JWT_ISSUER": parameters["JwtIssuer"], "PAYPULSE_JWT_AUDIENCE": parameters["JwtAudience"]}
+    if mode == KEY_MODE:
+        wanted["PAYPULSE_JWT_SECRET_ID"] = parameters["JwtKeySecretName"]
+    if mode == "jwks":
+        wanted.update({variable: parameters[name] for variable, name in ISSUER_OPTIONS.items() if parameters[name] != ""})
+    return wanted
+
+
+def check_auth_environment(template, errors):
+    """Under each AuthMode, with IssuerJWT's optional parameters empty and set, each API function runs with exactly the
+    auth variables expected_auth_environment names (no key variable but under hs256, issuer and audience from their
+    parameters, PAYPULSE_JWT_JWKS_URL and PAYPULSE_JWT_TOKEN_USE only under jwks and only when set), and the other
+    functions with none but those; the optional parameters default to empty."""
+    for name, values in ISSUER_OPTION_VALUES.items():
+        spec = template["Parameters"].get(name, {})
+        if spec.get("Default") != "" or name == "JwtTokenUse" and sorted(spec.get("AllowedValues") or []) != sorted(values):
+            errors.append(f"parameter {name} must default to empty (no variable){f' and allow {values}' if name == 'JwtTokenUse' else ''}")
+    api = set(EXPECTED_ROUTES.values())
+    for choice, mode in AUTH_MODES.items():
+        for url in ISSUER_OPTION_VALUES["JwtJwksUrl"]:
+            for use in ISSUER_OPTION_VALUES["JwtTokenUse"]:
+                parameters = ISSUER_PARAMETERS | {"JwtJwksUrl": url, "JwtTokenUse": use}
+                resolved, wanted = deployed(template, AuthMode=choice, **parameters), expected_auth_environment(mode, parameters)
+                label = f"AuthMode={choice}, JwtJwksUrl={url!r}, JwtTokenUse={use!r}"
+                for name, resource in functions(resolved).items():
+                    variables = variables_of(resolved, resource)
+                    found = {variable: variables[variable] for variable in AUTH_VARIABLES if variable in variables}
+                    for variable in sorted(set(found) | (set(wanted) if name in api else set())):
+                        if found.get(variable, NO_VALUE) != wanted.get(variable, NO_VALUE):
+                            errors.append(f"{label}: {name} runs with {variable}={found.get(variable, 'unset')}, expected {wanted.get(variable, 'unset')}")
 
 
 def rate_seconds(expression):
@@ -427,6 +471,7 @@ def run_checks(template, facts, build_dir=None, built=False):
     check_token_table(template, facts, errors)
     check_environment(template, facts, errors)
     check_routes(template, errors)
+    check_auth_environment(template, errors)
     check_schedule(template, facts, errors)
     check_alarms(template, facts, errors)
     for name in functions(template) if build_dir else ():
@@ -465,6 +510,7 @@ def self_test(template, facts):
     table, env, props = "Resources/TokensTable/Properties/", "Globals/Function/Environment/Variables/", "Resources/{}/Properties/"
     token_sets = at(template, statements(profile) + "/0/Resource")
     body = at(template, "Resources/Dashboard/Properties/DashboardBody/Fn::Sub/0")
+    issuer = "AuthMode=IssuerJWT, JwtJwksUrl='', JwtTokenUse=''"
     breakages = [  # (what the check reports, a change of the template, a change of the code's facts)
         ("Runtime must be", put("Globals/Function/Runtime", "provided.al2"), None),
         ("the code has", None, lambda f: f["functions"].append("security-events")),
@@ -497,7 +543,29 @@ def self_test(template, facts):
         ("are on no checked route", put("Resources/SpareIntegration", at(template, "Resources/DisconnectIntegration")), None),
         ("not only its route", put(props.format("StoreTokensPermission") + "SourceArn", {"Fn::Sub": "arn:${AWS::Partition}:execute-api:${AWS::Region}:${AWS::AccountId}:${HttpApi}/*/*"}), None),
         ("runs with PAYPULSE_AUTH_MODE=hs256, expected apigateway", put(env + "PAYPULSE_AUTH_MODE", "hs256"), None),
-        ("AuthMode=APIGatewayJWT: DisconnectFunction: grants", put(props.format(disconnect) + "Policies/1", at(template, props.format(disconnect) + "Policies/1/Fn::If/2")), None),
+        ("AuthMode=APIGatewayJWT: DisconnectFunction: grants", put(props.format(disconnect) + "Policies/1", at(template, props.format(disconnect) + "Policies/1/Fn::If/1")), None),
+        ("TokenStore=SecretsManager, AuthMode=IssuerJWT: UserProfileFunction: grants", put("Conditions/AuthBySharedKey", {"Fn::Not": [{"Condition": "AuthByAPIGateway"}]}), None),
+        ("AuthMode must allow", put("Parameters/AuthMode/AllowedValues", ["PayPulseJWT", "APIGatewayJWT"]), None),
+        ("AuthMode=IssuerJWT: route POST /v1/auth/gmail-tokens has an authorizer",
+         put(props.format("StoreTokensRoute") + "AuthorizationType", {"Fn::If": ["AuthBySharedKey", "NONE", "JWT"]}), None),
+        ("AuthMode=IssuerJWT: authorizers ['JwtAuthorizer'] are deployed", drop("Resources/JwtAuthorizer/Condition"), None),
+        (f"{issuer}: StoreTokensFunction runs with PAYPULSE_AUTH_MODE=hs256, expected jwks",
+         put(env + "PAYPULSE_AUTH_MODE", {"Fn::If": ["AuthByAPIGateway", "apigateway", "hs256"]}), None),
+        (f"{issuer}: UserProfileFunction runs with PAYPULSE_JWT_SECRET_ID=<JwtKeySecretName>, expected unset",
+         put(env + "PAYPULSE_JWT_SECRET_ID", {"Fn::If": ["AuthByAPIGateway", {"Ref": "AWS::NoValue"}, {"Ref": "JwtKeySecretName"}]}), None),
+        (f"{issuer}: TokenRefreshFunction runs with PAYPULSE_JWT_SECRET_ID=<JwtKeySecretName>, expected unset",
+         put(props.format(refresh) + "Environment/Variables/PAYPULSE_JWT_SECRET_ID", {"Ref": "JwtKeySecretName"}), None),
+        (f"{issuer}: DisconnectFunction runs with PAYPULSE_JWT_ISSUER=https://issuer.example, expected <JwtIssuer>",
+         put(env + "PAYPULSE_JWT_ISSUER", {"Fn::If": ["AuthByIssuerKeys", "https://issuer.example", {"Ref": "JwtIssuer"}]}), None),
+        (f"{issuer}: StoreTokensFunction runs with PAYPULSE_JWT_JWKS_URL=, expected unset", put(env + "PAYPULSE_JWT_JWKS_URL", {"Ref": "JwtJwksUrl"}), None),
+        ("AuthMode=IssuerJWT, JwtJwksUrl='<JwtJwksUrl>', JwtTokenUse='': UserProfileFunction runs with PAYPULSE_JWT_JWKS_URL=unset, expected <JwtJwksUrl>",
+         drop(env + "PAYPULSE_JWT_JWKS_URL"), None),
+        ("AuthMode=IssuerJWT, JwtJwksUrl='', JwtTokenUse='access': StoreTokensFunction runs with PAYPULSE_JWT_TOKEN_USE=id, expected access",
+         put(env + "PAYPULSE_JWT_TOKEN_USE", {"Fn::If": ["HasTokenUse", "id", {"Ref": "AWS::NoValue"}]}), None),
+        ("AuthMode=PayPulseJWT, JwtJwksUrl='', JwtTokenUse='id': StoreTokensFunction runs with PAYPULSE_JWT_TOKEN_USE=id, expected unset",
+         put("Conditions/HasTokenUse", {"Fn::Not": [{"Fn::Equals": [{"Ref": "JwtTokenUse"}, ""]}]}), None),
+        ("parameter JwtJwksUrl must default to empty", put("Parameters/JwtJwksUrl/Default", "https://issuer.example/jwks"), None),
+        ("parameter JwtTokenUse must default to empty (no variable) and allow", put("Parameters/JwtTokenUse/AllowedValues", ["", "id", "access", "refresh"]), None),
         ("twice per 60 s", None, put("refresh/window_seconds_default", 60)),
         ("expected one schedule rule", put(props.format("TokenRefreshSchedule") + "ScheduleExpression", "rate(1 hour)"), None),
         ("no Lambda permission", drop("Resources/TokenRefreshSchedulePermission"), None),
