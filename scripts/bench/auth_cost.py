@@ -79,26 +79,36 @@ def main():
                 fetched = KeyServer.fetches - before
                 if fetched != (1 if name.startswith("jwks") else 0):
                     sys.exit(f"auth-cost: a cold {name} process fetched the keys {fetched} times")
-            rows.append((name, instructions(binaries, request, env), statistics.median(walls)))
+            counted, jwks_functions = instructions(binaries, request, env)
+            rows.append((name, counted, statistics.median(walls), jwks_functions))
         server.shutdown()
     finally:
         shutil.rmtree(state, ignore_errors=True)
 
     print(f"Cold user-profile by PAYPULSE_AUTH_MODE ({os.path.relpath(binaries, REPO)}, embedded store, loopback JWKS, "
           f"median of {args.runs} cold runs)\n")
-    print("| mode | instructions (callgrind) | vs hs256 | median wall ms | vs hs256 |")
-    print("| --- | ---: | ---: | ---: | ---: |")
+    print("| mode | instructions (callgrind) | vs hs256 | median wall ms | vs hs256 | key-set and RSA/EC functions run |")
+    print("| --- | ---: | ---: | ---: | ---: | ---: |")
     base_ins, base_wall = rows[0][1], rows[0][2]
-    for name, ins, wall in rows:
+    for name, ins, wall, jwks_functions in rows:
         ins_text = f"{ins:,}" if ins else "n/a"
         ratio = f"{ins / base_ins:.2f}" if ins and base_ins else "n/a"
-        print(f"| {name} | {ins_text} | {ratio} | {wall:.1f} | {wall / base_wall:.2f} |")
+        ran = str(len(jwks_functions)) if jwks_functions is not None else "n/a"
+        print(f"| {name} | {ins_text} | {ratio} | {wall:.1f} | {wall / base_wall:.2f} | {ran} |")
+    print("\nThe last column counts the functions callgrind saw run whose names are the key set's or\n"
+          "RSA/EC verification's (IssuerKey*, _RSA, P256 signing, the JWKS fetch): 0 under hs256 means\n"
+          "a function that does not need them pays nothing for them at start.")
+
+
+# Symbols of the jwks path: the key set and its cache, the adapter, swift-crypto's RSA and P-256 verifiers.
+JWKS_SYMBOLS = re.compile(r"IssuerKey|HTTPIssuerKeySource|_RSA|RSASignature|P256.*Signing|ECDSASignature")
 
 
 def instructions(binaries, request, env):
-    """Instructions one cold invocation executed, under callgrind; None without valgrind."""
+    """(Instructions one cold invocation executed, the jwks-path functions it ran) under
+    callgrind; (None, None) without valgrind or when it cannot read the build."""
     if not shutil.which("valgrind"):
-        return None
+        return None, None
     with tempfile.TemporaryDirectory() as scratch:
         out = os.path.join(scratch, "callgrind.out")
         run = subprocess.run(["valgrind", "--tool=callgrind", f"--callgrind-out-file={out}", os.path.join(binaries, "user-profile")],
@@ -106,11 +116,15 @@ def instructions(binaries, request, env):
         if b'"statusCode":200' not in run.stdout:
             # valgrind 3.19 cannot read a debug build's DWARF 5; a release build (what bench-quick passes) works.
             print("auth-cost: callgrind could not run this build (valgrind reads release builds); wall times only", file=sys.stderr)
-            return None
-        for line in open(out):
-            if line.startswith("summary:") or line.startswith("totals:"):
-                return int(line.split()[1])
-    return None
+            return None, None
+        total, ran = None, set()
+        demangled = subprocess.run(["swift", "demangle", "--simplified"], stdin=open(out), capture_output=True, text=True).stdout
+        for line in demangled.splitlines():
+            if line.startswith(("summary:", "totals:")):
+                total = int(line.split()[1])
+            elif line.startswith("fn=") and JWKS_SYMBOLS.search(line):
+                ran.add(line.split(" ", 1)[-1])
+        return total, ran
 
 
 if __name__ == "__main__":
