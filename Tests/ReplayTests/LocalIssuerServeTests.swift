@@ -31,10 +31,12 @@ struct LocalIssuerServeTests {
         #expect(mode == 0o600, "the key file is the owner's alone: \(String(mode ?? 0, radix: 8))")
 
         let environment = ["PAYPULSE_STORE": "embedded", "PAYPULSE_STATE_DIR": server.stateDirectory, "HOME": NSTemporaryDirectory()]
+        var tokens: [String] = []
         for alg in ["ES256", "RS256"] {
             let minted = try FunctionProcess.cli(["jwt", "--alg", alg, "--sub", "ios-dev"], environment: environment)
             #expect(minted.status == 0, "\(alg): \(minted.stderr)")
             let token = minted.stdout.trimmingCharacters(in: .whitespacesAndNewlines)
+            tokens.append(token)
             let header = try #require(Data(base64URL: String(token.prefix { $0 != "." })).flatMap { try? JSONSerialization.jsonObject(with: $0) as? [String: Any] })
             #expect(header["alg"] as? String == alg)
             #expect((header["kid"] as? String)?.isEmpty == false, "the header names the key")
@@ -61,6 +63,9 @@ struct LocalIssuerServeTests {
         #expect(pressed.status == 303)
         let notice = try await get(server.baseURL + "/").bodyText
         #expect(notice.contains("ios-dev") && !notice.contains("HTTP 401") && !notice.contains("failed"), "\(notice)")
+        // The server logs at trace level: still no token and no private key.
+        let log = server.log
+        #expect(!log.isEmpty && !log.contains("PRIVATE KEY") && tokens.allSatisfy { !log.contains($0.split(separator: ".")[2]) })
         withExtendedLifetime(database) {}
     }
 
