@@ -142,7 +142,7 @@ let package = Package(
         .target(
             name: "PayPulseLocalServer",
             dependencies: [
-                "PayPulseApp", "PayPulseCoding", "PayPulseDomain", "PayPulseFakeGoogle", "PayPulseHandlers",
+                "PayPulseApp", "PayPulseCoding", "PayPulseDomain", "PayPulseEmbedded", "PayPulseFakeGoogle", "PayPulseHandlers",
                 "PayPulsePorts", "PayPulseRuntime", .product(name: "Hummingbird", package: "hummingbird"), .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "HTTPTypes", package: "swift-http-types"),
                 .product(name: "Logging", package: "swift-log"), .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
@@ -242,7 +242,9 @@ let package = Package(
                 .product(name: "OpenAPIURLSession", package: "swift-openapi-urlsession"), .product(name: "Logging", package: "swift-log"),
             ]
         ),
-        .testTarget(name: "LocalServerTests", dependencies: ["PayPulseLocalServer", "PayPulseFakeGoogle", "PayPulseApp", "PayPulseTestSupport"]),
+        .testTarget(
+            name: "LocalServerTests", dependencies: ["PayPulseLocalServer", "PayPulseFakeGoogle", "PayPulseApp", "PayPulseCoding", "PayPulseDomain", "PayPulseTestSupport"]
+        ),
         .testTarget(name: "TransportTests", dependencies: ["PayPulseTransport", "PayPulseTestSupport"]),
         .testTarget(name: "SigV4Tests", dependencies: ["PayPulseAWS"]),
         .testTarget(name: "AWSTests", dependencies: ["PayPulseAWS", "PayPulseTestSupport"]),

@@ -16,12 +16,12 @@ actor ConsoleActivity {
 
     private let refresh: EventHandlers
     private let disconnect: EventHandlers
-    private let minter: DevelopmentTokenMinter
+    private let minter: any TokenMinter
     private let logger: Logger
     private(set) var lastRefresh: RefreshRun?
     private var notice: String?
 
-    init(refresh: EventHandlers, disconnect: EventHandlers, minter: DevelopmentTokenMinter, logger: Logger) {
+    init(refresh: EventHandlers, disconnect: EventHandlers, minter: any TokenMinter, logger: Logger) {
         self.refresh = refresh
         self.disconnect = disconnect
         self.minter = minter

@@ -16,6 +16,8 @@ struct LocalResponder: HTTPResponder {
     /// The API's routes: path, then method, then the function that answers.
     let api: [String: [String: GatewayBridge]]
     let fakeGoogle: FakeGoogleEndpoints?
+    /// With `--issuer`, the local issuer's discovery document and key set.
+    let issuer: IssuerDocuments?
     let activity: ConsoleActivity
     let backends: (grants: any GrantStore, users: any UserDirectory)
     let storeDescription: String
@@ -25,6 +27,17 @@ struct LocalResponder: HTTPResponder {
     /// How long a request's body may take to arrive once its head has.
     let readTimeout: Duration
     let logger: Logger
+
+    /// The local issuer's documents, encoded once: its keys do not change while it serves.
+    struct IssuerDocuments: Sendable {
+        let discovery: [UInt8]
+        let keySet: [UInt8]
+
+        init(_ issuer: LocalIssuer) throws {
+            discovery = try issuer.discoveryDocument()
+            keySet = try issuer.keySetDocument()
+        }
+    }
 
     /// Where the stand-in Google's endpoints are mounted.
     static let fakeGooglePrefix = "/fake-google"
@@ -65,6 +78,11 @@ struct LocalResponder: HTTPResponder {
         }
         if let fakeGoogle, path.hasPrefix(Self.fakeGooglePrefix + "/") {
             return await answerFakeGoogle(fakeGoogle, request, method: method, context: context)
+        }
+        if let issuer, let document = [LocalIssuer.discoveryPath: issuer.discovery, LocalIssuer.keySetPath: issuer.keySet][path] {
+            guard method == "GET" else { return GatewayBridge.response(.methodNotAllowed(allowed: "GET, HEAD")) }
+            // The keys stay for the server's life; the functions keep the set this long between fetches.
+            return GatewayBridge.response(status: 200, headers: ["content-type": "application/json", "cache-control": "max-age=300"], body: document)
         }
         switch (method, path) {
         case ("GET", "/healthz"):

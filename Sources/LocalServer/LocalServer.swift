@@ -31,9 +31,9 @@ public enum LocalServer {
         if port != 0, ["127.0.0.1", "0.0.0.0", "localhost"].contains(settings.host), !FreePort.isFree(host: settings.host, port: port) {
             throw LocalServerError.addressInUse(host: settings.host, port: port)
         }
-        guard port == 0, settings.fakeGoogle else { return try await serve(settings, port: port) }
-        // The handlers must know the stand-in's address before the server listens, so serve
-        // picks the port itself, and picks again if another process binds it first.
+        guard port == 0, settings.fakeGoogle || settings.issuer else { return try await serve(settings, port: port) }
+        // The handlers must know the stand-in's and the issuer's address before the server
+        // listens, so serve picks the port itself, and picks again if another process binds it first.
         try await onPickedPort(host: settings.host, pick: { FreePort.pick(host: settings.host) }) { try await serve(settings, port: $0) }
     }
 
@@ -52,14 +52,25 @@ public enum LocalServer {
 
     /// Builds the handlers and stores and serves on `port` until SIGINT or SIGTERM.
     private static func serve(_ settings: LocalServerSettings, port: Int) async throws {
-        let fakeGoogleURL = ownBaseURL(host: settings.host, port: port) + LocalResponder.fakeGooglePrefix
-        let overrides = settings.fakeGoogle
+        let baseURL = ownBaseURL(host: settings.host, port: port), fakeGoogleURL = baseURL + LocalResponder.fakeGooglePrefix
+        var overrides = settings.fakeGoogle
             ? ["GOOGLE_TOKEN_ENDPOINT": fakeGoogleURL + "/token", "GOOGLE_REVOKE_ENDPOINT": fakeGoogleURL + "/revoke"] : [:]
-        let reading = AppConfiguration.read(overrides: overrides, defaultLogLevel: .info)
+        var reading = AppConfiguration.read(overrides: overrides, defaultLogLevel: .info)
         let logger = LogSetup.makeLogger(label: "paypulse-serve", settings: reading.process.logging)
+        var issuer: LocalIssuer?
+        if settings.issuer {
+            // The issuer's overrides keep the environment's audience, so the configuration is read again with them.
+            let plain = try reading.configuration.get()
+            let made = try LocalIssuer.prepare(url: baseURL, stateDirectory: plain.stateDirectory, insideLambda: plain.insideLambda, logger: logger)
+            overrides.merge(plain.jwt.localIssuerOverrides(issuer: made.url, keySetURL: made.keySetURL)) { _, new in new }
+            reading = AppConfiguration.read(overrides: overrides, defaultLogLevel: .info)
+            issuer = made
+        }
         let assembly = try Assembly.build(configuration: try reading.configuration.get(), logger: logger)
         let backends = try assembly.backends()
         let authSettings = try await assembly.authSettings(secrets: backends.secrets)
+        // The console signs as the app's tokens are signed: by the issuer, or with the HS256 key.
+        let minter: any TokenMinter = try issuer.map { $0.minter(.es256, audience: authSettings.audience) } ?? DevelopmentTokenMinter(settings: authSettings)
 
         var fakeGoogle: FakeGoogleEndpoints?
         var googleDescription = assembly.configuration.google.tokenEndpoint
@@ -81,7 +92,7 @@ public enum LocalServer {
         let disconnect = try await assembly.eventHandlers(for: .disconnect)
         let activity = ConsoleActivity(
             refresh: try await assembly.eventHandlers(for: .tokenRefresh), disconnect: disconnect,
-            minter: try DevelopmentTokenMinter(settings: authSettings), logger: logger
+            minter: minter, logger: logger
         )
         let consoleGuard = ConsoleGuard(host: settings.host, port: port)
         let responder = LocalResponder(
@@ -89,12 +100,12 @@ public enum LocalServer {
                 "/v1/auth/gmail-tokens": ["POST": GatewayBridge(handlers: storeTokens), "DELETE": GatewayBridge(handlers: disconnect)],
                 "/v1/user/me": ["GET": GatewayBridge(handlers: userProfile)],
             ],
-            fakeGoogle: fakeGoogle, activity: activity, backends: (backends.grants, backends.users),
+            fakeGoogle: fakeGoogle, issuer: try issuer.map(LocalResponder.IssuerDocuments.init), activity: activity, backends: (backends.grants, backends.users),
             storeDescription: describeStore(assembly.configuration), googleDescription: googleDescription,
             deletionDateMeaning: ConsoleGrant.DeletionDateMeaning(store: assembly.configuration.store), consoleGuard: consoleGuard,
             readTimeout: settings.readTimeout, logger: logger
         )
-        let host = settings.host, chosenPort = port
+        let host = settings.host, chosenPort = port, issuerNote = issuer == nil ? "" : ", issuer at \(LocalIssuer.discoveryPath)"
         let app = Application(
             responder: responder,
             // Closes a connection that sends nothing (or only part of a request head) for this long.
@@ -103,7 +114,7 @@ public enum LocalServer {
             onServerRunning: { channel in
                 let bound = channel.localAddress?.port ?? chosenPort
                 consoleGuard.listening(on: bound)
-                announce("paypulse serve: listening on http://\(host):\(bound) (console at /, contract at /openapi.yaml)")
+                announce("paypulse serve: listening on http://\(host):\(bound) (console at /, contract at /openapi.yaml\(issuerNote))")
             },
             logger: logger
         )

@@ -9,6 +9,9 @@ public struct LocalServerSettings: Sendable {
     /// Whether to answer Google's token and revoke endpoints here, under `/fake-google/`,
     /// and point the handlers at them (no network needed).
     public var fakeGoogle: Bool
+    /// Whether to run a local identity provider here (``LocalIssuer``) and have the API
+    /// functions verify its RS256 / ES256 tokens (`PAYPULSE_AUTH_MODE=jwks`).
+    public var issuer: Bool
     /// Grants the stand-in Google knows from the start, besides the documented local one.
     public var grants: [FakeGoogleGrantSpec]
     /// How often to run the refresh job; `nil` never on its own.
@@ -23,12 +26,13 @@ public struct LocalServerSettings: Sendable {
     public var shutdownGrace: Duration
 
     /// Creates settings.
-    public init(host: String = "127.0.0.1", port: Int = 8080, fakeGoogle: Bool = false, grants: [FakeGoogleGrantSpec] = [], refreshEvery: Duration? = nil,
+    public init(host: String = "127.0.0.1", port: Int = 8080, fakeGoogle: Bool = false, issuer: Bool = false, grants: [FakeGoogleGrantSpec] = [], refreshEvery: Duration? = nil,
         idleTimeout: Duration = .seconds(30), readTimeout: Duration = .seconds(30), shutdownGrace: Duration = .seconds(5)
     ) {
         self.host = host
         self.port = port
         self.fakeGoogle = fakeGoogle
+        self.issuer = issuer
         self.grants = grants
         self.refreshEvery = refreshEvery
         self.idleTimeout = idleTimeout

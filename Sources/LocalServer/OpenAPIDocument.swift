@@ -277,7 +277,18 @@ components:
       type: http
       scheme: bearer
       bearerFormat: JWT
-      description: The PayPulse access token (HS256; `sub` is the user id, with `iss`, `aud` and `exp`).
+      description: |
+        A JWT whose `sub` is the user id, with `iss`, `aud` and `exp` (checked against the
+        configured issuer and audience). Which tokens are accepted depends on the
+        deployment's `PAYPULSE_AUTH_MODE`:
+
+        - `hs256` (the default): HS256 PayPulse access tokens, signed with the shared key.
+        - `jwks`: RS256 or ES256 tokens of the configured identity provider
+          (`PAYPULSE_JWT_ISSUER`), verified under the keys it publishes (JWKS); the
+          algorithm comes from the key the header's `kid` names, never from the token.
+          `paypulse serve --issuer` runs such a provider locally.
+        - `apigateway`: whatever API Gateway's JWT authorizer accepts; the functions read
+          the claims it verified.
   responses:
     Unauthorized:
       description: |

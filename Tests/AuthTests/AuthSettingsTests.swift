@@ -179,6 +179,19 @@ struct AuthSettingsTests {
         }
     }
 
+    @Test("serve --issuer's overrides: jwks under the local issuer, the environment's audience kept, its key and token use set aside")
+    func localIssuerOverrides() async throws {
+        let local = "http://127.0.0.1:8080", keySet = "http://127.0.0.1:8080/.well-known/jwks.json"
+        let developer = ["PAYPULSE_JWT_SECRET": Self.goodKey, "PAYPULSE_JWT_TOKEN_USE": "id", "PAYPULSE_JWT_AUDIENCE": "my-ios-app"]
+        for (environment, audience) in [(developer, "my-ios-app"), ([:], AuthSettings.defaultAudience)] {
+            let overrides = JWTConfiguration.fromEnvironment(environment, insideLambda: false).localIssuerOverrides(issuer: local, keySetURL: keySet)
+            let merged = environment.merging(overrides) { $1 }
+            let settings = try await load(merged)
+            #expect(settings.mode == .jwks && settings.issuer == local && settings.audience == audience && settings.tokenUse == nil)
+            #expect(try keyLocation(merged) == .keySet(keySet))
+        }
+    }
+
     @Test("an unknown mode, and the retired trust flag, name their variables", arguments: ["jwt", "jwks ", "hs512", "api-gateway"])
     func badMode(mode: String) async {
         await expectConfigurationError("PAYPULSE_AUTH_MODE") { try await load(["PAYPULSE_AUTH_MODE": mode]) }

@@ -39,6 +39,22 @@ enum FunctionProcess {
             exitedNormally: exit.status != nil
         )
     }
+
+    /// Runs the built `paypulse` CLI with `arguments` and only `environment`.
+    static func cli(_ arguments: [String], environment: [String: String]) throws -> Result {
+        let scratch = FileManager.default.temporaryDirectory.appendingPathComponent("cli-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: scratch, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: scratch) }
+        let output = scratch.appendingPathComponent("stdout").path, errors = scratch.appendingPathComponent("stderr").path
+        let running = try SpawnedProcess.Running.start(
+            [binaryDirectory.appendingPathComponent("paypulse").path] + arguments, environment: environment, stdoutPath: output, stderrPath: errors
+        )
+        let exit = try running.wait()
+        return Result(
+            stdout: (try? String(contentsOfFile: output, encoding: .utf8)) ?? "", stderr: (try? String(contentsOfFile: errors, encoding: .utf8)) ?? "",
+            status: exit.status ?? exit.signal ?? -1, exitedNormally: exit.status != nil
+        )
+    }
 }
 
 struct ReplayError: Error, CustomStringConvertible {

@@ -81,6 +81,21 @@ public struct JWTConfiguration: Sendable, Equatable {
         JWTConfiguration(EnvironmentReader(variables: environment), insideLambda: insideLambda)
     }
 
+    /// The variables that point the API functions at a local issuer (`paypulse serve
+    /// --issuer`): `jwks` mode, that issuer and its key set, and this configuration's
+    /// audience (`PAYPULSE_JWT_AUDIENCE` or the default). The flag replaces the environment's
+    /// verification, so a shared key and a required `token_use` are blanked (read as unset).
+    /// - Parameters:
+    ///   - issuer: The local issuer's URL, the `iss` required.
+    ///   - keySetURL: Where it publishes its keys.
+    /// - Returns: Values for ``AppConfiguration/read(overrides:defaultLogLevel:)``.
+    public func localIssuerOverrides(issuer: String, keySetURL: String) -> [String: String] {
+        [
+            Self.modeVariable: AuthSettings.Mode.jwks.rawValue, Self.issuerVariable: issuer, Self.jwksURLVariable: keySetURL,
+            Self.audienceVariable: audience, Self.secretVariable: "", Self.secretIDVariable: "", Self.tokenUseVariable: "",
+        ]
+    }
+
     /// The authentication mode the environment names.
     /// - Throws: ``ConfigurationError`` for an unknown mode or the retired trust variable.
     func authMode() throws(ConfigurationError) -> AuthSettings.Mode {

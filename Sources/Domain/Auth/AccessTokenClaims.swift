@@ -73,6 +73,12 @@ struct AccessTokenClaims: Encodable, Sendable {
         try container.encodeIfPresent(name, forKey: .name)
         try container.encodeIfPresent(email, forKey: .email)
     }
+
+    /// The JWS signing input (RFC 7515 §5.1): `header`'s base64url, a dot, and the
+    /// base64url of these claims as ``encode(to:)`` writes them. Every minter signs this.
+    func signingInput(header: String) throws -> String {
+        Base64URL.encode(header.utf8) + "." + Base64URL.encode(try JSONCoding.encode(self))
+    }
 }
 
 extension AccessTokenClaims {

@@ -3,13 +3,12 @@ import FoundationEssentials
 #else
 import Foundation
 #endif
-import PayPulseCoding
 
 /// Mints HS256 tokens with the configured signing key (the first), issuer and audience, for
 /// the `paypulse jwt` CLI, tests and sample events.
 ///
 /// The subject is not validated here, so tests can mint hostile tokens; the CLI checks it.
-public struct DevelopmentTokenMinter: Sendable {
+public struct DevelopmentTokenMinter: TokenMinter {
     private let settings: AuthSettings
     private let key: HS256Key
 
@@ -44,7 +43,7 @@ public struct DevelopmentTokenMinter: Sendable {
             name: name,
             email: email
         )
-        let signingInput = Base64URL.encode(Self.header.utf8) + "." + Base64URL.encode(try JSONCoding.encode(claims))
+        let signingInput = try claims.signingInput(header: Self.header)
         return signingInput + "." + key.sign(signingInput)
     }
 

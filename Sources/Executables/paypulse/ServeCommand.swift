@@ -14,13 +14,19 @@ struct ServeCommand: AsyncParsableCommand {
             configuration and store as the Lambda functions (the embedded store unless the environment names AWS). \
             With --fake-google, Google's token and revoke endpoints are answered on this server under /fake-google/ \
             (it knows the refresh token \(LocalServer.localGrant.refreshToken) for \(LocalServer.localGrant.account.email ?? "")); \
-            add grants with --grants FILE or POST /fake-google/grants. Ctrl-C stops it. The console answers only at the server's own address (127.0.0.1, localhost, [::1] or --host) and its buttons carry a token of the page; the API answers any Host.
+            add grants with --grants FILE or POST /fake-google/grants. \
+            With --issuer, this server is also a development identity provider (\(LocalIssuer.discoveryPath), \(LocalIssuer.keySetPath); \
+            an RS256 and an ES256 key kept in PAYPULSE_STATE_DIR/\(LocalIssuer.fileName)) and the API verifies its tokens as under \
+            PAYPULSE_AUTH_MODE=jwks (issuer: this server's URL; audience: PAYPULSE_JWT_AUDIENCE or paypulse-api); \
+            `paypulse jwt --alg ES256` (or RS256) mints them. Ctrl-C stops it. The console answers only at the server's own address (127.0.0.1, localhost, [::1] or --host) and its buttons carry a token of the page; the API answers any Host.
             """
     )
 
     @Option(help: "The address to listen on (0.0.0.0 for a device on your network, ::1 for IPv6 loopback).") var host = "127.0.0.1"
     @Option(help: "The port to listen on; 0 picks a free one.") var port = 8080
     @Flag(help: "Answer Google's token and revoke endpoints locally (no network, no Google account).") var fakeGoogle = false
+    @Flag(help: "Be a local identity provider too (RS256/ES256 keys, OIDC discovery, JWKS) and verify its tokens, as PAYPULSE_AUTH_MODE=jwks.")
+    var issuer = false
     @Option(help: "A JSON file of grants the stand-in Google knows (a list, or an object with google_grants such as events/manifest.json).")
     var grants: String?
     @Option(help: "Run the refresh job every this many seconds.") var refreshEvery: Int?
@@ -48,12 +54,14 @@ struct ServeCommand: AsyncParsableCommand {
             }
         }
         let settings = LocalServerSettings(
-            host: host, port: port, fakeGoogle: fakeGoogle, grants: specs, refreshEvery: refreshEvery.map { .seconds($0) },
+            host: host, port: port, fakeGoogle: fakeGoogle, issuer: issuer, grants: specs, refreshEvery: refreshEvery.map { .seconds($0) },
             idleTimeout: .seconds(idleTimeout), readTimeout: .seconds(readTimeout), shutdownGrace: .seconds(shutdownGrace)
         )
         do {
             try await LocalServer.run(settings)
         } catch let error as LocalServerError {
+            throw CLIError(error.description)
+        } catch let error as LocalIssuerError {
             throw CLIError(error.description)
         }
     }
