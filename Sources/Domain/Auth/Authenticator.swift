@@ -65,7 +65,7 @@ public struct Authenticator: Sendable {
         authorizerClaims: [String: String]?,
         now: Date
     ) async throws(AuthenticationError) -> AuthenticatedUser {
-        if case .apiGatewayClaims = verification {
+        if settings.mode == .apigateway {
             guard let authorizerClaims, !authorizerClaims.isEmpty else { throw .missingCredentials }
             return try Self.user(fromAuthorizerClaims: authorizerClaims)
         }
