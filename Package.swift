@@ -308,7 +308,10 @@ if Context.environment["PAYPULSE_FUZZ"] == "1" {
         .target(name: "PayPulseFuzzSupport", dependencies: ["CLibFuzzer"], path: "Fuzz/Support"),
         fuzzTarget("event-decoder", ["PayPulseRuntime", "PayPulseHandlers", "PayPulseCoding"]),
         fuzzTarget("store-tokens-body", ["PayPulseHandlers", "PayPulseDomain", "PayPulseCoding"]),
-        fuzzTarget("jwt-front", ["PayPulseDomain", .product(name: "Crypto", package: "swift-crypto")]),
+        fuzzTarget("jwt-front", [
+            "PayPulseDomain", "PayPulsePorts", .product(name: "Crypto", package: "swift-crypto"),
+            .product(name: "_CryptoExtras", package: "swift-crypto"),
+        ]),
         fuzzTarget("aws-error", [
             "PayPulseAWS", "PayPulsePorts", "PayPulseTransport", .product(name: "Logging", package: "swift-log"),
         ]),

@@ -1,6 +1,7 @@
 #!/usr/bin/env python3
 """Writes the seed corpora of the event-decoder, store-tokens-body and jwt-front fuzz
-targets into Fuzz/corpus/ (aws-error's seeds are captured answers, kept by hand).
+targets into Fuzz/corpus/ (aws-error's seeds are captured answers, kept by hand). Needs
+`cryptography` (PyPI) for the jwks seeds: scripts/ensure-deps.sh --with-pyjwt.
 
 Seeds are real inputs: every sample and replay event under events/ (except the 64 KiB
 one), the store-tokens bodies of those events with their Content-Type, and JWTs minted
@@ -15,11 +16,51 @@ product command that signs any header and claims would be a forger shipped in th
 """
 import base64, glob, hashlib, hmac, json, os
 
+from cryptography.hazmat.primitives import hashes, serialization
+from cryptography.hazmat.primitives.asymmetric import ec, padding
+from cryptography.hazmat.primitives.asymmetric.utils import decode_dss_signature
+
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 CORPUS = os.path.join(ROOT, "Fuzz", "corpus")
 KEY = b"paypulse-local-development-jwt-key-do-not-deploy"
 NOW = 1_767_225_600  # 2026-01-01T00:00:00Z, JWTFront.now
 MAX_SEED = 16 * 1024
+# The jwks side of jwt-front: the private halves of JWTFront.issuerKeySet, made for the
+# fuzzer's seeds alone (nothing else trusts them).
+ISSUER, AUDIENCE = "https://issuer.fuzz.test", "paypulse-fuzz"
+ISSUER_RSA_PEM = b"""-----BEGIN PRIVATE KEY-----
+MIIEvAIBADANBgkqhkiG9w0BAQEFAASCBKYwggSiAgEAAoIBAQC09rrhIQ8YAr4d
+N3ep60epbwNf8mCcNUBkVo7MuhmKDhlGbttIWETWGXYiKNN8eAmfZGTvanbfRTA2
+xXKMor+Sg0U9HSGQSGEZW12oFqnZ+8fFrxOaeq/eJA8RYwonqyFcyDOlmfjEZ50I
+CUfs+tOoYsNFRlk0P+gkv5SUtAf7ssEMN7fooWgI80JAsHK+pz886MbyUO7ph7Yw
+QDuhWRNEmmuSfgdQ+MSNCrLJlnBuIUBIhx+4CWpFuuJF5zyEEKoi5OHZ9DNsw9ob
+mtNxVLRufmPMTKJHYs7a1DvW4Y2wwLeqtQm/8FhIMihywvJt+dx1Gz4/D2CY2nEI
+2wkKowMxAgMBAAECggEAB0Qm8dY5fG3Tw2mQQP7lBD0kZgxd67fJq528IyVP1DbH
+tgfKf0eoD+66yxlXkJZjUIaf9OsR9doZ2wEnndUFGzVxKMiMKfZ2C6YbBx5N2KZe
++aWThG7rs+A/yKNw63HYJ5kUVdBuaDh+2i1BOZdCu26nx5bRCyOLxzn4FdZ6wZT1
+AV9efwiAJfUANOmvekdmQFZEY5JrkMZw6b94l/JhOo/gSBsM+jM2QQtn2D8OXZZO
+wd8zhuYIa1+JWZvTTHewiJTirRI9IXJ385qvPdQR8uNAVcvxCW1EMjkparkIhbPY
+ssSOpsRVa0lUEgYUo8PyhwtXUF98+dcLMH0b1fcJyQKBgQDu6BIRRFGXFjzjmtpX
+eYofj2CdwxiuZGqMkSxowhpvdNW+ihg0EnpPzUzxqjVfcBrcTU7cjC+fv9Uei5nh
+Wr9pX/XFMOk8BVQmm1Mc0fU1xtCfjvpnqU0fWfj3O0YnM6LMGLuRkVRZ05ueDrDm
+qGO6bfuO0OM8ydvJIXHy18o01QKBgQDB6VoM8b/R4FwsKpbiHqZ7+fIg7lnAq9T1
+2TcarMHn9sS9YMusHKt0MGEaadvgC4fKvkari9CErtugG6pRpdc2IZkjLrfFFzeH
+t3mV+52VOo536pqTNNf/CHuTnOBmE6BWbKRB6lF1CBfw2B1EKYlDWRjwGkj/u7sX
+C+lGJuSy7QKBgGzTP6+n3DajhZb0KfNgxL89k3gpr6t4yGRBmOYbTOlqYhcKVp4Z
+sKd7UEphCzDvIv0pJfwmy2bMfmsMkkrqCHkaohxx/Dw//SYc6M4fAcC+ULft7Die
+EShv1o3f7UPcLJMlzQMxHShR0Pg9nu1i1RLOGKHkmy5MkRZcasiA7XYFAoGAa0A9
+5lrv1Y1abbNAsOBzBK9CFKTAT6i6qR/zMnXK6hm6x2P6Qr+4tRLtIkbarhiyipij
+Tc6PDlQIdY3XrkEjv3Tl1mfIjOJCfHYmcaYxipBQrFK+HB1mOlDeyM5D7zF7xVFh
+qHOJiklntHZT+ZdfrDhjaqmfJpMW77BO3dY1OCECgYAbxe8iLerfJeM3bC4xkEMa
+UGx5C2Cez6gn6GPUqZxdF1vv1PstWsLd2kCS2KytUNtRrVY4xFXk2e94Y0FSonIq
+XGo+QDK/HNBhHsv2glNnXND027w8MtlSjBY2CWbES8zqEPm962902cFLUuKNsxns
+64xIbAD+gjYRhGrsLia8VQ==
+-----END PRIVATE KEY-----"""
+ISSUER_EC_PEM = b"""-----BEGIN PRIVATE KEY-----
+MIGHAgEAMBMGByqGSM49AgEGCCqGSM49AwEHBG0wawIBAQQgOlIbtSpTORQ2Nqw2
+1xy/8NPsha1vfB9TEIxY7Njqg7mhRANCAAQcgYyfZQHBGLjnv2stYYZZvQGxLRdg
+XogwIr3clz/9qxy5JGI/tLHU/cV6/qsh7rLswVJjUUwHtP31LV6fI5zo
+-----END PRIVATE KEY-----"""
 
 
 def write(target, name, data):
@@ -156,7 +197,54 @@ def jwts():
             write("jwt-front", "event-" + name, value[7:])
 
 
+def issuer_token(header, claims, der=False, key=None):
+    """`header.claims` signed as the header's alg says, with the fixture's key of that alg
+    (or `key`); ES256 as JOSE's r || s unless `der`."""
+    signing_input = (b64url(json.dumps(header, separators=(",", ":")).encode()) + "." +
+                     b64url(json.dumps(claims, separators=(",", ":")).encode())).encode()
+    if header["alg"] == "RS256":
+        rsa_key = key or serialization.load_pem_private_key(ISSUER_RSA_PEM, password=None)
+        signature = rsa_key.sign(signing_input, padding.PKCS1v15(), hashes.SHA256())
+    else:
+        ec_key = key or serialization.load_pem_private_key(ISSUER_EC_PEM, password=None)
+        der_signature = ec_key.sign(signing_input, ec.ECDSA(hashes.SHA256()))
+        r, s = decode_dss_signature(der_signature)
+        signature = der_signature if der else r.to_bytes(32, "big") + s.to_bytes(32, "big")
+    return signing_input.decode() + "." + b64url(signature)
+
+
+def issuer_jwts():
+    """Seeds for the jwks side: the provider shapes and the attacks of issue 25."""
+    good = {"sub": "user-1", "iss": ISSUER, "aud": AUDIENCE, "iat": NOW - 60, "exp": NOW + 3600}
+    rs, es = {"alg": "RS256", "kid": "fuzz-rsa", "typ": "JWT"}, {"alg": "ES256", "kid": "fuzz-ec", "typ": "JWT"}
+    cases = {
+        "issuer-rs256": (rs, good, {}),
+        "issuer-es256": (es, good, {}),
+        "issuer-es256-at-jwt": ({**es, "typ": "at+jwt"}, good, {}),
+        "issuer-cognito-access": (rs, {**{k: v for k, v in good.items() if k != "aud"}, "client_id": AUDIENCE, "token_use": "access"}, {}),
+        "issuer-firebase": (rs, {**good, "auth_time": NOW - 600, "firebase": {"sign_in_provider": "apple.com"}}, {}),
+        "issuer-auth-time-ahead": (es, {**good, "auth_time": NOW + 600}, {}),
+        "issuer-es256-der": (es, good, {"der": True}),
+        "issuer-kid-unknown": ({**rs, "kid": "no-such-key"}, good, {}),
+        "issuer-kid-path": ({**rs, "kid": "../../etc/passwd"}, good, {}),
+        "issuer-no-kid": ({"alg": "ES256"}, good, {}),
+        "issuer-alg-crossed": ({"alg": "ES256", "kid": "fuzz-rsa"}, good, {}),
+        "issuer-stranger-key": (es, good, {"key": ec.derive_private_key(20261126, ec.SECP256R1())}),
+        "issuer-jku": ({**es, "jku": "https://attacker.example/jwks.json"}, good, {}),
+    }
+    for name, (head, claims, options) in cases.items():
+        write("jwt-front", name, issuer_token(head, claims, **options))
+    # HS256 MACed with the RSA public key's PEM: the confusion a jwks verifier must refuse.
+    public_pem = serialization.load_pem_private_key(ISSUER_RSA_PEM, password=None).public_key().public_bytes(
+        serialization.Encoding.PEM, serialization.PublicFormat.SubjectPublicKeyInfo)
+    signing_input = b64url(json.dumps({"alg": "HS256", "kid": "fuzz-rsa"}, separators=(",", ":")).encode()) + "." + b64url(
+        json.dumps(good, separators=(",", ":")).encode())
+    write("jwt-front", "issuer-hs256-public-key",
+          signing_input + "." + b64url(hmac.new(public_pem, signing_input.encode(), hashlib.sha256).digest()))
+
+
 if __name__ == "__main__":
     events()
     bodies()
     jwts()
+    issuer_jwts()

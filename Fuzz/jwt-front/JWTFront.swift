@@ -1,7 +1,9 @@
 import Crypto
 import Foundation
+import _CryptoExtras
 import PayPulseDomain
 import PayPulseFuzzSupport
+import PayPulsePorts
 
 /// The fixed setting every input is checked against; the seeds in Fuzz/corpus/jwt-front
 /// are minted for it (Fuzz/make-seeds.py).
@@ -17,6 +19,55 @@ enum JWTFront {
         } catch {
             preconditionFailure("the fuzz authenticator could not be built: \(error)")
         }
+    }()
+
+    /// The `jwks` side: an identity provider's RS256 and ES256 public keys, served by
+    /// ``FixedKeySet`` (their private halves are in Fuzz/make-seeds.py, which signs seeds).
+    static let issuer = "https://issuer.fuzz.test"
+    static let audience = "paypulse-fuzz"
+    static let issuerKeySet = #"{"keys":[{"kty":"RSA","kid":"fuzz-rsa","n":"tPa64SEPGAK-HTd3qetHqW8DX_JgnDVAZFaOzLoZig4ZRm7bSFhE1hl2IijTfHgJn2Rk72p230UwNsVyjKK_koNFPR0hkEhhGVtdqBap2fvHxa8Tmnqv3iQPEWMKJ6shXMgzpZn4xGedCAlH7PrTqGLDRUZZND_oJL-UlLQH-7LBDDe36KFoCPNCQLByvqc_POjG8lDu6Ye2MEA7oVkTRJprkn4HUPjEjQqyyZZwbiFASIcfuAlqRbriRec8hBCqIuTh2fQzbMPaG5rTcVS0bn5jzEyiR2LO2tQ71uGNsMC3qrUJv_BYSDIocsLybfncdRs-Pw9gmNpxCNsJCqMDMQ","e":"AQAB"},{"kty":"EC","crv":"P-256","kid":"fuzz-ec","x":"HIGMn2UBwRi4579rLWGGWb0BsS0XYF6IMCK93Jc__as","y":"HLkkYj-0sdT9xXr-qyHusuzBUmNRTAe0_fUtXp8jnOg"}]}"#
+
+    static let issuerAuthenticator: Authenticator = {
+        do {
+            return Authenticator(settings: try AuthSettings.issuerKeys(issuer: issuer, audience: audience), issuerKeys: FixedKeySet())
+        } catch {
+            preconditionFailure("the fuzz issuer authenticator could not be built: \(error)")
+        }
+    }()
+
+    /// The key endpoint: always the fixture's set, kept a day (so one fetch per process).
+    struct FixedKeySet: IssuerKeySource {
+        func fetchKeySet() async throws(IssuerKeysUnavailable) -> PublishedKeySet {
+            PublishedKeySet(document: Array(issuerKeySet.utf8), maxAge: 86_400)
+        }
+    }
+
+    /// An oracle written apart from `IssuerKeySet`, `TokenHeaderPolicy` and `BearerToken`:
+    /// the third segment verifies over the first two under one of the fixture's keys, as
+    /// RS256 (PKCS#1 v1.5, SHA-256) or as ES256 (64 bytes `r || s`).
+    static func hasValidIssuerSignature(_ token: String) -> Bool {
+        let words = token.split(whereSeparator: { $0 == " " || $0 == "\t" })
+        guard words.count == 1, let word = words.first else { return false }
+        let segments = word.split(separator: ".", omittingEmptySubsequences: false)
+        guard segments.count == 3, let signature = base64URLDecoded(segments[2]) else { return false }
+        let message = Data(word.utf8.prefix(segments[0].utf8.count + 1 + segments[1].utf8.count))
+        let rsaValid = fixtureRSA.isValidSignature(_RSA.Signing.RSASignature(rawRepresentation: signature), for: message, padding: .insecurePKCS1v1_5)
+        let ecValid = signature.count == 64 && (try? P256.Signing.ECDSASignature(rawRepresentation: signature)).map { fixtureEC.isValidSignature($0, for: message) } == true
+        return rsaValid || ecValid
+    }
+
+    private static let fixtureRSA: _RSA.Signing.PublicKey = {
+        guard let n = base64URLDecoded("tPa64SEPGAK-HTd3qetHqW8DX_JgnDVAZFaOzLoZig4ZRm7bSFhE1hl2IijTfHgJn2Rk72p230UwNsVyjKK_koNFPR0hkEhhGVtdqBap2fvHxa8Tmnqv3iQPEWMKJ6shXMgzpZn4xGedCAlH7PrTqGLDRUZZND_oJL-UlLQH-7LBDDe36KFoCPNCQLByvqc_POjG8lDu6Ye2MEA7oVkTRJprkn4HUPjEjQqyyZZwbiFASIcfuAlqRbriRec8hBCqIuTh2fQzbMPaG5rTcVS0bn5jzEyiR2LO2tQ71uGNsMC3qrUJv_BYSDIocsLybfncdRs-Pw9gmNpxCNsJCqMDMQ"), let e = base64URLDecoded("AQAB"), let key = try? _RSA.Signing.PublicKey(n: n, e: e) else {
+            preconditionFailure("the fixture RSA key does not parse")
+        }
+        return key
+    }()
+
+    private static let fixtureEC: P256.Signing.PublicKey = {
+        guard let x = base64URLDecoded("HIGMn2UBwRi4579rLWGGWb0BsS0XYF6IMCK93Jc__as"), let y = base64URLDecoded("HLkkYj-0sdT9xXr-qyHusuzBUmNRTAe0_fUtXp8jnOg"), let key = try? P256.Signing.PublicKey(rawRepresentation: x + y) else {
+            preconditionFailure("the fixture P-256 key does not parse")
+        }
+        return key
     }()
 
     /// An oracle written apart from `HS256Key` and `BearerToken`: the third segment is the HMAC-SHA256 of the first two.

@@ -21,34 +21,39 @@ public enum AsymmetricAlgorithm: String, Sendable, CaseIterable {
 /// token: a token's `alg` must name the same algorithm or it fails, which rules out key
 /// confusion (an HS256 token MACed with a public key's bytes has no key that verifies it).
 struct IssuerKey: Sendable {
-    enum Verifier: Sendable {
-        case rsa(_RSA.Signing.PublicKey)
-        case p256(P256.Signing.PublicKey)
-    }
-
     /// `kid`, if the set names it.
     let id: String?
-    let verifier: Verifier
+    // One of the two is set. Not an enum with a payload each: Swift would keep the case in
+    // the key pointer's spare bits, hidden from LeakSanitizer (the fuzzers).
+    private let rsa: _RSA.Signing.PublicKey?
+    private let p256: P256.Signing.PublicKey?
+
+    init(id: String?, rsa key: _RSA.Signing.PublicKey) {
+        (self.id, self.rsa, self.p256) = (id, key, nil)
+    }
+
+    init(id: String?, p256 key: P256.Signing.PublicKey) {
+        (self.id, self.rsa, self.p256) = (id, nil, key)
+    }
 
     /// The one algorithm this key verifies.
-    var algorithm: AsymmetricAlgorithm {
-        switch verifier {
-        case .rsa: .rs256
-        case .p256: .es256
-        }
-    }
+    var algorithm: AsymmetricAlgorithm { rsa != nil ? .rs256 : .es256 }
 
     /// Whether `signature` is this key's signature of `signingInput`. An ES256 signature
     /// must be the 64-byte JOSE form; a DER signature (longer) fails.
     func isValid(signature: Data, for signingInput: Substring) -> Bool {
         let message = Data(signingInput.utf8)
-        switch verifier {
-        case .rsa(let key):
-            return key.isValidSignature(_RSA.Signing.RSASignature(rawRepresentation: signature), for: message, padding: .insecurePKCS1v1_5)
-        case .p256(let key):
-            guard signature.count == 64, let parsed = try? P256.Signing.ECDSASignature(rawRepresentation: signature) else { return false }
-            return key.isValidSignature(parsed, for: message)
+        if let rsa {
+            return rsa.isValidSignature(_RSA.Signing.RSASignature(rawRepresentation: signature), for: message, padding: .insecurePKCS1v1_5)
         }
+        guard let p256, let parsed = Self.joseSignature(signature) else { return false }
+        return p256.isValidSignature(parsed, for: message)
+    }
+
+    /// An ES256 signature as JOSE writes it: exactly 64 bytes, `r || s`. A DER signature
+    /// (what most crypto libraries emit, 70 to 72 bytes) is refused, not converted.
+    private static func joseSignature(_ bytes: Data) -> P256.Signing.ECDSASignature? {
+        bytes.count == 64 ? try? P256.Signing.ECDSASignature(rawRepresentation: bytes) : nil
     }
 }
 
@@ -105,12 +110,12 @@ struct IssuerKeySet: Sendable {
             guard allows(.rs256), let modulus = component("n"), let exponent = component("e"),
                 let key = try? _RSA.Signing.PublicKey(n: modulus, e: exponent)
             else { return nil }
-            return IssuerKey(id: id, verifier: .rsa(key))
+            return IssuerKey(id: id, rsa: key)
         case "EC":
             guard allows(.es256), fields["crv"]?.stringValue == "P-256", let x = component("x"), let y = component("y"),
                 x.count == 32, y.count == 32, let key = try? P256.Signing.PublicKey(rawRepresentation: x + y)
             else { return nil }
-            return IssuerKey(id: id, verifier: .p256(key))
+            return IssuerKey(id: id, p256: key)
         default:
             return nil
         }
