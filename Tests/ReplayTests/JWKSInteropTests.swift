@@ -13,9 +13,9 @@ struct JWKSInteropTests {
 
     /// The v2 profile event of the manifest's user, its bearer token replaced.
     private static func profileEvent(bearer token: String) throws -> Data {
-        let event = String(decoding: ReplayManifest.bytes("user-profile/v2-not-connected.json"), as: UTF8.self)
-        let original = try #require(event.firstMatch(of: /Bearer ([A-Za-z0-9_.-]+)/)?.1)
-        return Data(event.replacing(original, with: token).utf8)
+        let event = ReplayManifest.bytes("user-profile/v2-not-connected.json")
+        let original = try #require(JWKSReplay.bearerTokens(in: event).first)
+        return Data(String(decoding: event, as: UTF8.self).replacing(original, with: token).utf8)
     }
 
     private static func seededBackend() async throws -> ReplayBackend {
@@ -87,8 +87,8 @@ struct JWKSInteropTests {
         #expect(run.posted.count == 3 && run.posted.allSatisfy { $0.contains(#""statusCode":200"#) }, "\(run.posted) \(run.stderr.suffix(800))")
         #expect(issuerServer.requests.map(\.target) == ["/.well-known/openid-configuration", "/jwks.json"], "one discovery and one key fetch for three invocations")
 
-        let hs256 = try #require(String(decoding: ReplayManifest.bytes("user-profile/v2-not-connected.json"), as: UTF8.self).firstMatch(of: /Bearer ([A-Za-z0-9_.-]+)/)?.1)
-        let refused = try Self.profile(String(hs256), environment)
+        let hs256 = try #require(JWKSReplay.bearerTokens(in: ReplayManifest.bytes("user-profile/v2-not-connected.json")).first)
+        let refused = try Self.profile(hs256, environment)
         #expect(refused.stdout.contains(#""statusCode":401"#), "\(refused.stdout)")
     }
 

@@ -45,7 +45,8 @@ struct JWKSReplay: Sendable {
         return Data(text.utf8)
     }
 
-    private static func bearerTokens(in event: Data) -> [String] {
+    /// The bearer tokens an event's headers carry, in order.
+    static func bearerTokens(in event: Data) -> [String] {
         String(decoding: event, as: UTF8.self).matches(of: /Bearer ([A-Za-z0-9_\-]+\.[A-Za-z0-9_\-]+\.[A-Za-z0-9_\-]*)/).map { String($0.1) }
     }
 }
