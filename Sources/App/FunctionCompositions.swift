@@ -45,8 +45,8 @@ extension Assembly {
     private func storeTokens() async throws -> EventHandlers {
         let secrets = try secretStore(), grants = try grantStore(), google = googleOAuth()
         let guardian = try await requestGuard(secrets)
-        let clientID = CachedClientID(secrets: secrets, secretID: configuration.google.clientIDSecretID)
-        let verifier = GrantVerifier(google: google, clientID: { try await clientID.value() }, health: OAuthClientHealth(google: google))
+        let clients = CachedGoogleClients(secrets: secrets, secretID: configuration.google.clientIDSecretID)
+        let verifier = GrantVerifier(google: google, clients: { try await clients.value() }, health: OAuthClientHealth(google: google))
         let handler = StoreTokensHandler(guardian: guardian, vault: TokenVault(grants: grants), verifier: verifier)
         return EventHandlers(http: handler.handle)
     }
@@ -79,9 +79,9 @@ extension Assembly {
     static let freshTokenReach = FunctionOperations(grants: [.read, .replace, .state], readsUsers: false, secrets: [.googleClientID])
 
     private func freshToken() throws -> EventHandlers {
-        let clientID = CachedClientID(secrets: try secretStore(), secretID: configuration.google.clientIDSecretID)
+        let clients = CachedGoogleClients(secrets: try secretStore(), secretID: configuration.google.clientIDSecretID)
         let refresher = TokenRefresher(
-            vault: TokenVault(grants: try grantStore()), google: googleOAuth(), clientID: { try await clientID.value() },
+            vault: TokenVault(grants: try grantStore()), google: googleOAuth(), clients: { try await clients.value() },
             windowSeconds: configuration.refresh.windowSeconds
         )
         return EventHandlers(direct: FreshTokenHandler(tokens: FreshTokens(refresher: refresher)).handle)
@@ -93,15 +93,15 @@ extension Assembly {
         grants: [.listDue, .read, .replace, .mark, .state], readsUsers: false, secrets: [.googleClientID]
     )
 
-    /// A job per run: the client ID is read once per run, so a rotated secret is picked up
+    /// A job per run: the client IDs are read once per run, so a rotated secret is picked up
     /// by the next run without a redeploy.
     private func tokenRefresh(metrics: any MetricsSink) throws -> EventHandlers {
         let secrets = try secretStore(), grants = try grantStore(), google = googleOAuth(), settings = configuration.refresh
         let clientIDSecret = configuration.google.clientIDSecretID
         let handler = TokenRefreshHandler(metrics: metrics) {
-            let clientID = try await GoogleClientID.load(from: secrets, secretID: clientIDSecret)
+            let clients = try await GoogleClients.load(from: secrets, secretID: clientIDSecret)
             let refresher = TokenRefresher(
-                vault: TokenVault(grants: grants), google: google, clientID: clientID, windowSeconds: settings.windowSeconds,
+                vault: TokenVault(grants: grants), google: google, clients: clients, windowSeconds: settings.windowSeconds,
                 keepAliveSeconds: settings.keepAlive, limiter: WriteRateLimiter(writesPerSecond: settings.maxWritesPerSecond)
             )
             return RefreshJob(grants: grants, refresher: refresher, settings: settings)

@@ -22,7 +22,8 @@ public struct GmailTokenSet: Sendable, Equatable, CustomStringConvertible, Custo
 
     /// The document format this code writes: 2 added `google_sub`, `email_verified`,
     /// `verified` and `verified_at`. Format 1 documents are read as verified sets without a
-    /// known subject.
+    /// known subject. `client_id` was added within format 2: it is optional, and a reader
+    /// that ignores it refreshes with the default client, as for sets stored before it.
     public static let currentFormat = 2
 
     /// The document format, so it can evolve.
@@ -45,6 +46,10 @@ public struct GmailTokenSet: Sendable, Equatable, CustomStringConvertible, Custo
     public var googleSubject: String?
     /// Google's `email_verified` for ``googleEmail``, when Google said.
     public var emailVerified: Bool?
+    /// The OAuth client Google renews the grant with (``GoogleClients``); `nil` for sets
+    /// stored before grants recorded it, which belong to the default client, and for
+    /// unverified sets whose app named none of ours.
+    public var googleClientID: String?
     /// `false` while the refresh token is stored as the app sent it, unconfirmed (Google
     /// could not be reached at connect time): the next refresh run verifies it first.
     public var verified: Bool
@@ -61,7 +66,7 @@ public struct GmailTokenSet: Sendable, Equatable, CustomStringConvertible, Custo
     public init(
         version: Int = GmailTokenSet.currentFormat, accessToken: String, refreshToken: String?, tokenType: String = "Bearer",
         expiresAt: Date, scope: String, googleEmail: String?, googleSubject: String? = nil, emailVerified: Bool? = nil,
-        verified: Bool = true, verifiedAt: Date? = nil, connectedAt: Date, updatedAt: Date, status: Status = .active
+        googleClientID: String? = nil, verified: Bool = true, verifiedAt: Date? = nil, connectedAt: Date, updatedAt: Date, status: Status = .active
     ) {
         self.version = version
         self.accessToken = accessToken
@@ -72,6 +77,7 @@ public struct GmailTokenSet: Sendable, Equatable, CustomStringConvertible, Custo
         self.googleEmail = googleEmail
         self.googleSubject = googleSubject
         self.emailVerified = emailVerified
+        self.googleClientID = googleClientID
         self.verified = verified
         self.verifiedAt = verifiedAt
         self.connectedAt = connectedAt
@@ -122,6 +128,7 @@ extension GmailTokenSet {
         if let googleEmail { fields["google_email"] = .string(googleEmail) }
         if let googleSubject { fields["google_sub"] = .string(googleSubject) }
         if let emailVerified { fields["email_verified"] = .bool(emailVerified) }
+        if let googleClientID { fields["client_id"] = .string(googleClientID) }
         if let verifiedAt { fields["verified_at"] = .string(RFC3339.string(from: verifiedAt)) }
         return .object(fields)
     }
@@ -147,7 +154,7 @@ extension GmailTokenSet {
             version: try fields.integer("version") ?? 1, accessToken: accessToken, refreshToken: try fields.string("refresh_token"),
             tokenType: try fields.string("token_type") ?? "Bearer", expiresAt: expiresAt, scope: try fields.string("scope") ?? "",
             googleEmail: try fields.string("google_email"), googleSubject: try fields.string("google_sub"),
-            emailVerified: try fields.bool("email_verified"),
+            emailVerified: try fields.bool("email_verified"), googleClientID: try fields.string("client_id"),
             // Format 1 had no verification: its sets count as verified (the refresh job
             // renews them on schedule, which records Google's identity).
             verified: try fields.bool("verified") ?? true, verifiedAt: try fields.string("verified_at").flatMap(RFC3339.date(from:)),

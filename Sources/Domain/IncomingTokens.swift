@@ -17,13 +17,17 @@ public struct IncomingTokens: Sendable, Equatable {
     public var subject: String?
     /// Google's `email_verified`, when Google said.
     public var emailVerified: Bool?
+    /// The OAuth client that holds the grant: Google's word once verified; before, the
+    /// app's `client_id` (a hint that orders the trial of our clients).
+    public var clientID: String?
     /// Whether Google confirmed ``refreshToken`` (always `true` when none is sent).
     public var verified: Bool
 
     /// Creates validated input.
     public init(
         accessToken: String, refreshToken: String? = nil, expiresIn: Int = 3600, scopes: [String]? = nil, email: String? = nil,
-        tokenType: String = "Bearer", subject: String? = nil, emailVerified: Bool? = nil, verified: Bool = true
+        tokenType: String = "Bearer", subject: String? = nil, emailVerified: Bool? = nil, clientID: String? = nil,
+        verified: Bool = true
     ) {
         self.accessToken = accessToken
         self.refreshToken = refreshToken
@@ -33,6 +37,7 @@ public struct IncomingTokens: Sendable, Equatable {
         self.tokenType = tokenType
         self.subject = subject
         self.emailVerified = emailVerified
+        self.clientID = clientID
         self.verified = verified
     }
 }

@@ -50,7 +50,8 @@ extension GmailTokenSet {
             let set = GmailTokenSet(
                 accessToken: incoming.accessToken, refreshToken: incoming.refreshToken, tokenType: incoming.tokenType,
                 expiresAt: expiresAt, scope: incomingScope ?? "", googleEmail: incoming.email, googleSubject: incoming.subject,
-                emailVerified: incoming.emailVerified, verified: confirmed, verifiedAt: verifiedAt, connectedAt: now, updatedAt: now
+                emailVerified: incoming.emailVerified, googleClientID: incoming.clientID, verified: confirmed, verifiedAt: verifiedAt,
+                connectedAt: now, updatedAt: now
             )
             return (set, .firstConnection)
         }
@@ -61,6 +62,8 @@ extension GmailTokenSet {
                 tokenType: incoming.tokenType, expiresAt: expiresAt, scope: incomingScope ?? previous.scope,
                 googleEmail: incoming.email ?? previous.googleEmail, googleSubject: incoming.subject ?? previous.googleSubject,
                 emailVerified: incoming.email == nil ? previous.emailVerified : incoming.emailVerified,
+                // The kept refresh token keeps the client that holds it.
+                googleClientID: keepsRefreshToken ? previous.googleClientID : incoming.clientID,
                 verified: keepsRefreshToken ? previous.verified : confirmed,
                 verifiedAt: keepsRefreshToken ? previous.verifiedAt : verifiedAt,
                 connectedAt: previous.connectedAt, updatedAt: now
@@ -70,7 +73,8 @@ extension GmailTokenSet {
         let set = GmailTokenSet(
             accessToken: incoming.accessToken, refreshToken: incoming.refreshToken, tokenType: incoming.tokenType,
             expiresAt: expiresAt, scope: incomingScope ?? "", googleEmail: incoming.email, googleSubject: incoming.subject,
-            emailVerified: incoming.emailVerified, verified: confirmed, verifiedAt: verifiedAt, connectedAt: now, updatedAt: now
+            emailVerified: incoming.emailVerified, googleClientID: incoming.clientID, verified: confirmed, verifiedAt: verifiedAt,
+            connectedAt: now, updatedAt: now
         )
         return (set, .accountSwitched)
     }

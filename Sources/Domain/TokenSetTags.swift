@@ -21,10 +21,14 @@ public enum TokenSetTags {
     /// `expires_in`): a refresh that renews the token with the same lifetime writes no tags,
     /// and the listing's last-change date plus this tells the new expiry.
     public static let lifetime = "paypulse:lifetime"
+    /// The OAuth client that holds the grant (``GmailTokenSet/googleClientID``), so a
+    /// listing shows it; absent while the set names none (the default client's, or not
+    /// yet verified).
+    public static let client = "paypulse:client"
 
     /// The tags describing `tokenSet`.
     public static func tags(for tokenSet: GmailTokenSet) -> [String: String] {
-        [
+        var tags = [
             status: tokenSet.status.rawValue,
             expiresAt: String(Int64(tokenSet.expiresAt.timeIntervalSince1970.rounded(.down))),
             refreshable: tokenSet.isRefreshable ? "true" : "false",
@@ -33,6 +37,8 @@ public enum TokenSetTags {
             // gives the same tag as the one written.
             lifetime: String(Int64(tokenSet.expiresAt.timeIntervalSince1970.rounded(.down)) - Int64(tokenSet.updatedAt.timeIntervalSince1970.rounded(.down))),
         ]
+        if let clientID = tokenSet.googleClientID { tags[client] = clientID }
+        return tags
     }
 
     /// The expiry a listing shows, if the tag is there and readable.

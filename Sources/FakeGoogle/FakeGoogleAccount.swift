@@ -16,7 +16,8 @@ public struct FakeGoogleAccount: Sendable, Equatable {
     public var email: String?
     /// `email_verified`.
     public var emailVerified: Bool
-    /// The client the grant was issued to; `nil` is the fake's own client.
+    /// The client the grant was issued to: one of the fake's (a second client of ours) or
+    /// any other (another project's); `nil` is the fake's first client.
     public var issuedTo: String?
     /// What Google answers when the grant belongs to another client.
     public var foreignRefusal: ForeignRefusal

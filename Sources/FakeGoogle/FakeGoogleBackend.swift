@@ -6,7 +6,7 @@ import Synchronization
 final class FakeGoogleBackend: Sendable {
     let state: Mutex<FakeGoogleState>
 
-    init(clientID: String) { state = Mutex(FakeGoogleState(clientID: clientID)) }
+    init(clientIDs: [String]) { state = Mutex(FakeGoogleState(clientIDs: clientIDs)) }
 
     func handle(_ raw: ScriptedHTTPServer.Request) -> ScriptedHTTPServer.Action {
         let request = FakeGoogleRequest(raw)

@@ -15,14 +15,15 @@ public final class FakeGoogleEndpoints: Sendable {
         public var body: String
     }
 
-    /// The one client ID the stand-in knows.
-    public let clientID: String
+    /// The client IDs the stand-in knows, the first the one grants are issued to by default.
+    public let clientIDs: [String]
     private let backend: FakeGoogleBackend
 
-    /// A stand-in for `clientID` that knows no grant yet.
-    public init(clientID: String) {
-        self.clientID = clientID
-        backend = FakeGoogleBackend(clientID: clientID)
+    /// A stand-in for the clients `clientIDs` (not empty) that knows no grant yet.
+    public init(clientIDs: [String]) {
+        precondition(!clientIDs.isEmpty, "the stand-in needs a client")
+        self.clientIDs = clientIDs
+        backend = FakeGoogleBackend(clientIDs: clientIDs)
     }
 
     /// Makes `grant` a live grant (see ``FakeGoogleServer/addGrant(refreshToken:scope:rotateTo:account:)``).

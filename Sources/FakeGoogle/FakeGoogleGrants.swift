@@ -14,7 +14,9 @@ struct FakeGoogleGrants: Sendable {
         var refreshes = 0
     }
 
-    let clientID: String
+    /// The project's OAuth clients (ours); the first is the one a grant is issued to when
+    /// its account names none.
+    let clientIDs: [String]
     /// Our OAuth client was deleted in the Cloud console: every refresh is refused.
     var clientDeleted = false
     private var grants: [Grant] = []
@@ -29,7 +31,7 @@ struct FakeGoogleGrants: Sendable {
     /// Refresh tokens refused as issued to another client, in order (repeats included).
     private(set) var foreignRefreshTokens: [String] = []
 
-    init(clientID: String) { self.clientID = clientID }
+    init(clientIDs: [String]) { self.clientIDs = clientIDs }
 
     mutating func add(refreshToken: String, scope: String, rotateTo: String?, account: FakeGoogleAccount) {
         var account = account
@@ -74,7 +76,7 @@ struct FakeGoogleGrants: Sendable {
         guard form["grant_type"] == "refresh_token" else {
             return .error(400, "unsupported_grant_type", "Invalid grant_type: \(form["grant_type"] ?? "")")
         }
-        guard form["client_id"] == clientID else {
+        guard let clientID = form["client_id"], clientIDs.contains(clientID) else {
             return .error(401, "invalid_client", "The OAuth client was not found.")
         }
         guard !clientDeleted else {
@@ -93,7 +95,7 @@ struct FakeGoogleGrants: Sendable {
             return .error(400, "invalid_grant", "Token has been expired or revoked.")
         }
         // A token of another client is refused as such whether or not it still lives.
-        if let owner = grants[index].account.issuedTo, owner != clientID {
+        if (grants[index].account.issuedTo ?? clientIDs[0]) != clientID {
             foreignRefreshTokens.append(refreshToken)
             return switch grants[index].account.foreignRefusal {
             case .unauthorizedClient: .error(401, "unauthorized_client", "Unauthorized")

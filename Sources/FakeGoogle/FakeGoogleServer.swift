@@ -2,14 +2,17 @@ import Synchronization
 
 /// A local stand-in for Google's OAuth endpoints on 127.0.0.1: `POST /token`
 /// (`grant_type=refresh_token`, form-encoded) and `POST /revoke`, answering with Google's
-/// status codes and error JSON for one public (iOS) client.
+/// status codes and error JSON for the public (iOS) clients of one project.
 ///
 /// Tests add grants, script faults (429, 5xx, stalls, resets), hold answers in flight,
 /// add latency, and read back what arrived: every request's form, call counters, the
 /// in-flight high-water mark, refreshes per grant and revoked tokens. Thread-safe.
 public final class FakeGoogleServer: Sendable {
-    /// The one client ID the fake knows.
-    public let clientID: String
+    /// The client IDs the fake knows (ours), the first the one grants are issued to when
+    /// their account names none.
+    public let clientIDs: [String]
+    /// The first of ``clientIDs``.
+    public var clientID: String { clientIDs[0] }
     /// `http://127.0.0.1:<port>/token`.
     public let tokenEndpoint: String
     /// `http://127.0.0.1:<port>/revoke`.
@@ -19,12 +22,14 @@ public final class FakeGoogleServer: Sendable {
     private let server: ScriptedHTTPServer
 
     /// Starts on a free loopback port.
-    /// - Parameter clientID: the iOS client ID refreshes must carry.
-    public init(clientID: String = "fake-ios-client.apps.googleusercontent.com") throws {
-        let backend = FakeGoogleBackend(clientID: clientID)
+    /// - Parameter clientIDs: the client IDs refreshes may carry (not empty); a grant
+    ///   refreshes only with the one it was issued to (``FakeGoogleAccount/issuedTo``).
+    public init(clientIDs: [String] = ["fake-ios-client.apps.googleusercontent.com"]) throws {
+        precondition(!clientIDs.isEmpty, "the fake needs a client")
+        let backend = FakeGoogleBackend(clientIDs: clientIDs)
         server = try ScriptedHTTPServer { _, request in backend.handle(request) }
         self.backend = backend
-        self.clientID = clientID
+        self.clientIDs = clientIDs
         tokenEndpoint = server.url + "/token"
         revokeEndpoint = server.url + "/revoke"
     }

@@ -11,7 +11,7 @@ struct FakeGoogleState: Sendable {
     var tokenCallsInFlight = 0
     var maxConcurrentTokenCalls = 0
 
-    init(clientID: String) { grants = FakeGoogleGrants(clientID: clientID) }
+    init(clientIDs: [String]) { grants = FakeGoogleGrants(clientIDs: clientIDs) }
 
     /// Records and counts a request and decides its reply now (as Google would on arrival);
     /// returns the reply with the hold and latency to apply before it is sent.

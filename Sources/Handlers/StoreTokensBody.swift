@@ -86,9 +86,12 @@ enum StoreTokensBody {
             throw .invalidRequest("email must be an email address.")
         }
         let tokenType = try optionalString(fields, "token_type", maxBytes: 32) ?? "Bearer"
+        // The OAuth client the app signed in with (its GIDClientID): only the order in which
+        // our clients are tried, so any string is taken; Google's answer decides.
+        let clientID = try optionalString(fields, "client_id", maxBytes: 256)
         return IncomingTokens(
             accessToken: accessToken, refreshToken: refreshToken, expiresIn: try expiresIn(fields),
-            scopes: try scopes(fields), email: email, tokenType: tokenType
+            scopes: try scopes(fields), email: email, tokenType: tokenType, clientID: clientID
         )
     }
 

@@ -1,17 +1,17 @@
 import PayPulseDomain
 import PayPulsePorts
 
-/// The OAuth client ID the stand-in Google serves: the one already stored (a developer's
-/// own), else a documented local one, stored where the functions read it.
+/// The OAuth clients the stand-in Google serves: those already stored (a developer's own),
+/// else a documented local one, stored where the functions read it.
 public enum LocalClientID {
     /// The client ID used when none is stored.
     public static let placeholder = "paypulse-local-ios-client.apps.googleusercontent.com"
 
-    /// The stored client ID, storing ``placeholder`` first when there is none.
+    /// The stored clients, storing ``placeholder`` first when there is none.
     /// - Throws: `StoreError` when the store fails.
-    public static func ensure(in secrets: any SecretStore, secretID: String) async throws -> String {
-        if let stored = try? await GoogleClientID.load(from: secrets, secretID: secretID) { return stored }
+    public static func ensure(in secrets: any SecretStore, secretID: String) async throws -> GoogleClients {
+        if let stored = try? await GoogleClients.load(from: secrets, secretID: secretID) { return stored }
         _ = try await secrets.createSecret(name: secretID, value: placeholder, tags: [:], clientRequestToken: SecretVersionID.random().rawValue)
-        return placeholder
+        return GoogleClients(ids: [placeholder])
     }
 }

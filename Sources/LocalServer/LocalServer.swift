@@ -75,18 +75,18 @@ public enum LocalServer {
         var fakeGoogle: FakeGoogleEndpoints?
         var googleDescription = assembly.configuration.google.tokenEndpoint
         if settings.fakeGoogle {
-            let clientID: String
+            let clients: GoogleClients
             do {
-                clientID = try await LocalClientID.ensure(in: backends.secrets, secretID: assembly.configuration.google.clientIDSecretID)
+                clients = try await LocalClientID.ensure(in: backends.secrets, secretID: assembly.configuration.google.clientIDSecretID)
             } catch {
                 // The store may be down now and back later; the handlers will say so per request.
                 logger.warning("the client ID could not be read or stored; the stand-in Google uses the local one", metadata: ["reason": "\(error)"])
-                clientID = LocalClientID.placeholder
+                clients = GoogleClients(ids: [LocalClientID.placeholder])
             }
-            let endpoints = FakeGoogleEndpoints(clientID: clientID)
+            let endpoints = FakeGoogleEndpoints(clientIDs: clients.ids)
             ([localGrant] + settings.grants).forEach(endpoints.addGrant)
             fakeGoogle = endpoints
-            googleDescription = "local stand-in at \(fakeGoogleURL) (client \(clientID))"
+            googleDescription = "local stand-in at \(fakeGoogleURL) (clients \(clients.ids.joined(separator: ", ")))"
         }
         let storeTokens = try await assembly.eventHandlers(for: .storeTokens), userProfile = try await assembly.eventHandlers(for: .userProfile)
         let disconnect = try await assembly.eventHandlers(for: .disconnect)

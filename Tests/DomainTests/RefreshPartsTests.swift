@@ -21,29 +21,46 @@ struct RefreshPartsTests {
         #expect(Shard(index: 2, count: 2) == nil && Shard(index: -1, count: 2) == nil && Shard(index: 0, count: 0) == nil)
     }
 
-    @Test("the client ID secret may be a plain string or JSON with client_id")
-    func clientID() async throws {
-        #expect(try GoogleClientID.parse("  abc.apps.googleusercontent.com\n", secretID: "s") == "abc.apps.googleusercontent.com")
-        #expect(try GoogleClientID.parse(#"{"client_id": "json.apps.googleusercontent.com"}"#, secretID: "s") == "json.apps.googleusercontent.com")
-        #expect(throws: GoogleClientID.LoadError.self) { try GoogleClientID.parse(#"{"id": 1}"#, secretID: "s") }
-        #expect(throws: GoogleClientID.LoadError.self) { try GoogleClientID.parse("", secretID: "s") }
+    @Test("the client ID secret is a plain ID, JSON with client_id, or JSON with a client_ids list, the default first")
+    func clientIDs() async throws {
+        #expect(try GoogleClients.parse("  abc.apps.googleusercontent.com\n", secretID: "s").ids == ["abc.apps.googleusercontent.com"])
+        #expect(try GoogleClients.parse(#"{"client_id": "json.apps.googleusercontent.com"}"#, secretID: "s").ids == ["json.apps.googleusercontent.com"])
+        let listed = try GoogleClients.parse(#"{"client_ids": ["store.apps", "debug.apps"]}"#, secretID: "s")
+        #expect(listed.ids == ["store.apps", "debug.apps"] && listed.defaultID == "store.apps")
+        for broken in [
+            #"{"id": 1}"#, "", "two words", #"{"client_ids": []}"#, #"{"client_ids": ["a", "a"]}"#, #"{"client_ids": ["a", 1]}"#,
+            #"{"client_ids": ["a b"]}"#, #"{"client_id": "a", "client_ids": ["b"]}"#, #"{"client_ids": "a"}"#, #"{"client_id": ""}"#, "{not json",
+        ] {
+            #expect(throws: GoogleClients.LoadError.self, "\(broken)") { try GoogleClients.parse(broken, secretID: "s") }
+        }
+        // The error names the secret, never its text.
+        let error = try #require(throws: GoogleClients.LoadError.self) { try GoogleClients.parse(#"{"client_ids": ["secret-ish", 7]}"#, secretID: "the-secret") }
+        #expect(error.description.contains("the-secret") && !error.description.contains("secret-ish"))
         let store = InMemorySecretStore()
-        await #expect(throws: GoogleClientID.LoadError.self) { try await GoogleClientID.load(from: store, secretID: "Google-OAuth-Client-ID") }
+        await #expect(throws: GoogleClients.LoadError.self) { try await GoogleClients.load(from: store, secretID: "Google-OAuth-Client-ID") }
         _ = try await store.createSecret(name: "Google-OAuth-Client-ID", value: "id.apps", tags: [:], clientRequestToken: "t")
-        #expect(try await GoogleClientID.load(from: store, secretID: "Google-OAuth-Client-ID") == "id.apps")
+        #expect(try await GoogleClients.load(from: store, secretID: "Google-OAuth-Client-ID").ids == ["id.apps"])
     }
 
-    @Test("a cached client ID is read again only after its lifetime: a rotated secret is picked up, a fresh one is not reread")
+    @Test("a grant of unknown client is tried with the app's client first when it is ours, and never with one that is not")
+    func trialOrder() {
+        let clients = GoogleClients(ids: ["store.apps", "debug.apps", "web.apps"])
+        #expect(clients.trialOrder(preferring: nil) == ["store.apps", "debug.apps", "web.apps"])
+        #expect(clients.trialOrder(preferring: "web.apps") == ["web.apps", "store.apps", "debug.apps"])
+        #expect(clients.trialOrder(preferring: "someone-elses.apps") == ["store.apps", "debug.apps", "web.apps"])
+    }
+
+    @Test("cached client IDs are read again only after their lifetime: a rotated secret is picked up, a fresh one is not reread")
     func clientIDLifetime() async throws {
         let store = InMemorySecretStore()
         _ = try await store.createSecret(name: "Google-OAuth-Client-ID", value: "old.apps", tags: [:], clientRequestToken: "t1")
-        let kept = CachedClientID(secrets: store, secretID: "Google-OAuth-Client-ID", lifetime: .seconds(3600))
-        let expiring = CachedClientID(secrets: store, secretID: "Google-OAuth-Client-ID", lifetime: .zero)
-        #expect(try await kept.value() == "old.apps")
-        #expect(try await expiring.value() == "old.apps")
-        _ = try await store.putSecretValue(name: "Google-OAuth-Client-ID", value: "new.apps", clientRequestToken: "t2")
-        #expect(try await kept.value() == "old.apps")
-        #expect(try await expiring.value() == "new.apps")
+        let kept = CachedGoogleClients(secrets: store, secretID: "Google-OAuth-Client-ID", lifetime: .seconds(3600))
+        let expiring = CachedGoogleClients(secrets: store, secretID: "Google-OAuth-Client-ID", lifetime: .zero)
+        #expect(try await kept.value().ids == ["old.apps"])
+        #expect(try await expiring.value().ids == ["old.apps"])
+        _ = try await store.putSecretValue(name: "Google-OAuth-Client-ID", value: #"{"client_ids": ["old.apps", "new.apps"]}"#, clientRequestToken: "t2")
+        #expect(try await kept.value().ids == ["old.apps"])
+        #expect(try await expiring.value().ids == ["old.apps", "new.apps"])
     }
 
     @Test("the summary is one Embedded Metric Format line with every count")

@@ -168,8 +168,8 @@ enum FaultScenario: String, CaseIterable, Sendable {
 
     /// Wired as the composition root wires it: the client ID read through the proxied store.
     private func verifier(_ bench: FaultBench) -> GrantVerifier {
-        let clientID = CachedClientID(secrets: bench.proxiedSecrets, secretID: FaultBench.clientIDSecret)
-        return GrantVerifier(google: bench.proxiedGoogle, clientID: { try await clientID.value() }, health: OAuthClientHealth(google: bench.proxiedGoogle))
+        let clients = CachedGoogleClients(secrets: bench.proxiedSecrets, secretID: FaultBench.clientIDSecret)
+        return GrantVerifier(google: bench.proxiedGoogle, clients: { try await clients.value() }, health: OAuthClientHealth(google: bench.proxiedGoogle))
     }
 
     /// Wired as the composition root wires it: the client ID read once per run, then the job
@@ -179,9 +179,9 @@ enum FaultScenario: String, CaseIterable, Sendable {
         let vault = bench.vault(grants)
         let settings = RefreshSettings(windowSeconds: 900, concurrency: 2, maxWritesPerSecond: 1000, stopMarginSeconds: 1)
         return TokenRefreshHandler(functionName: "token-refresh", metrics: DiscardedMetrics()) {
-            let clientID = try await GoogleClientID.load(from: secrets, secretID: FaultBench.clientIDSecret)
+            let clients = try await GoogleClients.load(from: secrets, secretID: FaultBench.clientIDSecret)
             let refresher = TokenRefresher(
-                vault: vault, google: google, clientID: clientID, windowSeconds: settings.windowSeconds,
+                vault: vault, google: google, clients: clients, windowSeconds: settings.windowSeconds,
                 limiter: WriteRateLimiter(writesPerSecond: settings.maxWritesPerSecond), now: { now }
             )
             return RefreshJob(grants: grants, refresher: refresher, settings: settings, userPrefix: userPrefix, now: { now })

@@ -32,8 +32,8 @@ struct HandlerFixture {
 
     var vault: TokenVault { TokenVault(secrets: secrets, now: { HandlerFixture.now }) }
     var verifier: GrantVerifier {
-        let clientID = google.clientID
-        return GrantVerifier(google: google, clientID: { clientID }, health: OAuthClientHealth(google: google))
+        let clients = GoogleClients(ids: [google.clientID])
+        return GrantVerifier(google: google, clients: { clients }, health: OAuthClientHealth(google: google))
     }
     var storeTokens: StoreTokensHandler { StoreTokensHandler(guardian: guardian, vault: vault, verifier: verifier) }
     var userProfile: UserProfileHandler { UserProfileHandler(guardian: guardian, users: users, grants: vault.grants) }

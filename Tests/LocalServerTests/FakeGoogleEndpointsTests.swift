@@ -7,13 +7,13 @@ struct FakeGoogleEndpointsTests {
     private let form = ["content-type": "application/x-www-form-urlencoded"]
 
     private func refresh(_ google: FakeGoogleEndpoints, token: String, client: String? = nil) -> FakeGoogleEndpoints.Answer {
-        let body = "grant_type=refresh_token&client_id=\(client ?? google.clientID)&refresh_token=\(token)"
+        let body = "grant_type=refresh_token&client_id=\(client ?? google.clientIDs[0])&refresh_token=\(token)"
         return google.answer(method: "POST", target: "/token", headers: form, body: Array(body.utf8))
     }
 
     @Test("Google's rules: a known grant refreshes with an id_token, an unknown one is invalid_grant, another client is refused")
     func rules() throws {
-        let google = FakeGoogleEndpoints(clientID: "local.apps.googleusercontent.com")
+        let google = FakeGoogleEndpoints(clientIDs: ["local.apps.googleusercontent.com"])
         google.addGrant(FakeGoogleGrantSpec(refreshToken: "1//known", account: FakeGoogleAccount(subject: "1234", email: "a@gmail.com")))
 
         let ok = refresh(google, token: "1//known")

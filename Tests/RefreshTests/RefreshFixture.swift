@@ -26,8 +26,9 @@ struct RefreshFixture {
 
     /// - Parameter due: the due rule every write keys a due index by (the processes'
     ///   `REFRESH_MODE`); the default refresh settings' unless a test runs another mode.
+    /// - Parameter clientIDs: the OAuth clients the fake Google knows, the first its default.
     init(
-        _ stores: StoreFactory.Stores, due: GrantDuePolicy = .defaultRefresh,
+        _ stores: StoreFactory.Stores, due: GrantDuePolicy = .defaultRefresh, clientIDs: [String] = ["fake-ios-client.apps.googleusercontent.com"],
         retry: RetryPolicy = RetryPolicy(maxAttempts: 2, baseDelay: .milliseconds(5), maxDelay: .milliseconds(20), totalBudget: .seconds(3))
     ) throws {
         self.stores = stores
@@ -37,7 +38,7 @@ struct RefreshFixture {
         } else {
             grants = stores.grants is SecretsManagerGrantStore ? SecretsManagerGrantStore(recorder) : stores.grants
         }
-        google = try FakeGoogleServer()
+        google = try FakeGoogleServer(clientIDs: clientIDs)
         client = GoogleOAuthClient(
             tokenEndpoint: google.tokenEndpoint, revokeEndpoint: google.revokeEndpoint, transport: CurlHTTPClient(),
             retry: retry, logger: logs.logger
@@ -53,24 +54,30 @@ struct RefreshFixture {
     func user(_ index: Int) -> UserID { UserID("\(run)-\(index)")! }
 
     /// Stores a set for user `index` that expires in `expiresIn` seconds, with a refresh
-    /// token Google knows unless `knownToGoogle` is false.
+    /// token Google knows unless `knownToGoogle` is false, held by `clientID` (by default
+    /// Google's first client, as a verified connect records it).
     @discardableResult
-    func seed(_ index: Int, expiresIn: Int = 60, knownToGoogle: Bool = true, refreshToken: String? = nil) async throws -> String {
+    func seed(
+        _ index: Int, expiresIn: Int = 60, knownToGoogle: Bool = true, refreshToken: String? = nil, clientID: String? = nil
+    ) async throws -> String {
         let token = refreshToken ?? "1//\(run)-refresh-\(index)"
         if knownToGoogle { google.addGrant(refreshToken: token) }
         _ = try await vault.store(
-            IncomingTokens(accessToken: "ya29.\(run)-seed-\(index)", refreshToken: token, expiresIn: expiresIn, scopes: [GmailScopes.readonly], email: "u\(index)@gmail.com"),
+            IncomingTokens(
+                accessToken: "ya29.\(run)-seed-\(index)", refreshToken: token, expiresIn: expiresIn, scopes: [GmailScopes.readonly],
+                email: "u\(index)@gmail.com", clientID: clientID ?? google.clientID
+            ),
             for: user(index)
         )
         return token
     }
 
     func refresher(
-        windowSeconds: Int = 900, keepAliveSeconds: Int? = nil, writesPerSecond: Int = 1000, clientID: String? = nil,
+        windowSeconds: Int = 900, keepAliveSeconds: Int? = nil, writesPerSecond: Int = 1000, clients: GoogleClients? = nil,
         now: @escaping @Sendable () -> Date = { Date() }
     ) -> TokenRefresher {
         TokenRefresher(
-            vault: vault, google: client, clientID: clientID ?? google.clientID, windowSeconds: windowSeconds, keepAliveSeconds: keepAliveSeconds,
+            vault: vault, google: client, clients: clients ?? GoogleClients(ids: google.clientIDs), windowSeconds: windowSeconds, keepAliveSeconds: keepAliveSeconds,
             limiter: WriteRateLimiter(writesPerSecond: writesPerSecond, onGrant: permits.record), now: now
         )
     }
@@ -78,13 +85,13 @@ struct RefreshFixture {
     /// A job over this fixture's users; `now` is the job's and its refresher's clock.
     func job(
         _ settings: RefreshSettings = RefreshSettings(windowSeconds: 900, concurrency: 8, maxWritesPerSecond: 1000, stopMarginSeconds: 1),
-        clientID: String? = nil, now: @escaping @Sendable () -> Date = { Date() }
+        clients: GoogleClients? = nil, now: @escaping @Sendable () -> Date = { Date() }
     ) -> RefreshJob {
         RefreshJob(
             grants: grants,
             refresher: refresher(
                 windowSeconds: settings.windowSeconds, keepAliveSeconds: settings.keepAlive, writesPerSecond: settings.maxWritesPerSecond,
-                clientID: clientID, now: now
+                clients: clients, now: now
             ),
             settings: settings, userPrefix: "\(run)-", now: now
         )

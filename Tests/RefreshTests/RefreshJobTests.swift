@@ -192,10 +192,12 @@ struct RefreshJobTests {
         try await factory.withStores { stores in
             let fixture = try RefreshFixture(stores)
             defer { fixture.google.stop() }
-            try await fixture.seed(0, expiresIn: 30)
+            // The grant's client, and the list's, is one Google does not know (deleted, or a typo).
+            let wrong = "wrong-client.apps.googleusercontent.com"
+            try await fixture.seed(0, expiresIn: 30, clientID: wrong)
             let before = try await fixture.raw(0)
             await #expect(throws: TokenRefresher.ConfigurationFailure.self) {
-                try await fixture.job(clientID: "wrong-client.apps.googleusercontent.com").run(deadline: nil, logger: fixture.logs.logger)
+                try await fixture.job(clients: GoogleClients(ids: [wrong])).run(deadline: nil, logger: fixture.logs.logger)
             }
             #expect(try await fixture.raw(0) == before)
         }

@@ -29,7 +29,7 @@ struct RefreshPerGrantTests {
         }
 
         func job(health: OAuthClientHealth? = nil, concurrency: Int = 4) -> RefreshJob {
-            let refresher = TokenRefresher(vault: vault, google: google, clientID: google.clientID, windowSeconds: 900, health: health)
+            let refresher = TokenRefresher(vault: vault, google: google, clients: GoogleClients(ids: [google.clientID]), windowSeconds: 900, health: health)
             return RefreshJob(
                 secrets: stores.secrets, refresher: refresher,
                 settings: RefreshSettings(windowSeconds: 900, concurrency: concurrency, maxWritesPerSecond: 1000, stopMarginSeconds: 1),
@@ -41,7 +41,7 @@ struct RefreshPerGrantTests {
 
         /// Refreshes user `index` whether due or not (the console's refresh button).
         func forceRefresh(_ index: Int) async throws {
-            let refresher = TokenRefresher(vault: vault, google: google, clientID: google.clientID, windowSeconds: 900)
+            let refresher = TokenRefresher(vault: vault, google: google, clients: GoogleClients(ids: [google.clientID]), windowSeconds: 900)
             _ = try await refresher.refreshIfDue(user(index), force: true, logger: logs.logger)
         }
     }
@@ -107,7 +107,7 @@ struct RefreshPerGrantTests {
         try await StoreFactory.inMemory.withStores { stores in
             let bench = Bench(stores: stores)
             try await bench.seed(0, refreshToken: "1//\(bench.run)-0")
-            let refresher = TokenRefresher(vault: bench.vault, google: bench.google, clientID: "not-our-client", windowSeconds: 900)
+            let refresher = TokenRefresher(vault: bench.vault, google: bench.google, clients: GoogleClients(ids: ["not-our-client"]), windowSeconds: 900)
             let job = RefreshJob(
                 secrets: stores.secrets, refresher: refresher, settings: RefreshSettings(windowSeconds: 900, concurrency: 1, maxWritesPerSecond: 1000, stopMarginSeconds: 1),
                 listPrefix: "gmail/user/\(bench.run)-"

@@ -2,15 +2,16 @@ import Logging
 import PayPulsePorts
 
 /// Proves a refresh token the app sent before it is stored: one refresh at Google's token
-/// endpoint with our client ID. Google's answer then replaces what the app claimed: the
-/// access token, its lifetime, the granted scopes and the account (`sub`, `email`,
-/// `email_verified` from the answer's `id_token`).
+/// endpoint with each of our clients in turn (``ClientTrial``), the one the app named first.
+/// Google's answer then replaces what the app claimed: the access token, its lifetime, the
+/// granted scopes, the account (`sub`, `email`, `email_verified` from the answer's
+/// `id_token`) and the client that holds the grant.
 public struct GrantVerifier: Sendable {
     /// Why a connect is refused; nothing is stored for any of them.
     public enum Refusal: Error, Sendable, Equatable {
         /// `invalid_grant`: the grant is dead; the user signs in with Google again.
         case invalidGrant
-        /// The tokens were issued to another OAuth client (our client is healthy).
+        /// The tokens were issued to an OAuth client that is none of ours (ours are healthy).
         case foreignClient
         /// Our own client or its configuration is broken: a fault of ours, never the user's.
         case clientBroken(String)
@@ -30,52 +31,49 @@ public struct GrantVerifier: Sendable {
     }
 
     let google: any GoogleOAuth
-    let clientID: @Sendable () async throws -> String
+    let clients: @Sendable () async throws -> GoogleClients
     let health: OAuthClientHealth
 
     /// Creates a verifier.
     /// - Parameters:
-    ///   - clientID: our iOS client ID (from its secret, e.g. ``CachedClientID/value()``).
+    ///   - clients: our OAuth clients (from their secret, e.g. ``CachedGoogleClients/value()``).
     ///   - health: tells a foreign grant from a broken client; shared across requests.
-    public init(google: any GoogleOAuth, clientID: @escaping @Sendable () async throws -> String, health: OAuthClientHealth) {
+    public init(google: any GoogleOAuth, clients: @escaping @Sendable () async throws -> GoogleClients, health: OAuthClientHealth) {
         self.google = google
-        self.clientID = clientID
+        self.clients = clients
         self.health = health
     }
 
-    /// Verifies `incoming`, which must carry a refresh token.
+    /// Verifies `incoming`, which must carry a refresh token; its ``IncomingTokens/clientID``
+    /// (the app's word) is tried first when it is one of ours.
     /// - Throws: ``Refusal``.
     public func verify(_ incoming: IncomingTokens, logger: Logger) async throws(Refusal) -> Result {
         guard let refreshToken = incoming.refreshToken else { return Result(tokens: incoming, reason: nil) }
-        let clientID: String
+        let clients: GoogleClients
         do {
-            clientID = try await self.clientID()
+            clients = try await self.clients()
         } catch let error as StoreError where error == .unavailable {
             throw .unavailable("the client ID secret cannot be read now: \(error)")
         } catch {
             throw .clientBroken("\(error)")
         }
+        // Until Google says whose it is, the app's word is only a hint, and only one of ours.
+        var unverified = incoming
+        unverified.verified = false
+        unverified.clientID = incoming.clientID.flatMap { clients.contains($0) ? $0 : nil }
 
-        let grant: GoogleTokenGrant
-        do {
-            grant = try await google.refresh(refreshToken: refreshToken, clientID: clientID)
-        } catch let error as GoogleOAuthError {
-            switch await health.read(error, clientID: clientID) {
-            case .dead: throw .invalidGrant
-            case .foreign: throw .foreignClient
-            case .ourClient(let reason): throw .clientBroken(reason)
-            case .undecided(let reason) where error.kind == .clientRefused:
-                // Google refused the grant's client and the probe could not tell whose fault.
-                throw .unavailable(reason)
-            case .undecided(let reason):
-                var unverified = incoming
-                unverified.verified = false
-                return Result(tokens: unverified, reason: reason)
-            }
-        } catch {
-            var unverified = incoming
-            unverified.verified = false
-            return Result(tokens: unverified, reason: "\(type(of: error))")
+        let grant: GoogleTokenGrant, clientID: String
+        switch await ClientTrial.refresh(refreshToken, candidates: clients.trialOrder(preferring: incoming.clientID), google: google, health: health) {
+        case .accepted(let answer, let accepting):
+            (grant, clientID) = (answer, accepting)
+        case .refused(.dead, _): throw .invalidGrant
+        case .refused(.foreign, _): throw .foreignClient
+        case .refused(.ourClient(let reason), _): throw .clientBroken(reason)
+        case .refused(.undecided(let reason), let cause) where cause?.kind == .clientRefused:
+            // Google refused the grant's client and the probe could not tell whose fault.
+            throw .unavailable(reason)
+        case .refused(.undecided(let reason), _):
+            return Result(tokens: unverified, reason: reason)
         }
 
         if let identity = grant.identity, !identity.isIssued(to: clientID) {
@@ -89,7 +87,7 @@ public struct GrantVerifier: Sendable {
             // account: the app's address stays, as the unconfirmed hint it is (no subject, no
             // email_verified), as when Google could not be asked at all.
             email: grant.identity.map(\.email) ?? incoming.email, tokenType: grant.tokenType, subject: grant.identity?.subject,
-            emailVerified: grant.identity?.emailVerified, verified: true
+            emailVerified: grant.identity?.emailVerified, clientID: clientID, verified: true
         )
         return Result(tokens: verified, reason: nil)
     }
@@ -136,7 +134,7 @@ extension OAuthClientHealth {
 /// probe is one refresh with our client ID and a refresh token that cannot exist: a healthy
 /// client hears `invalid_grant` (the token is unknown), a broken one hears the client
 /// refusal again. A healthy answer is kept for ``healthyFor``, so a run over many foreign
-/// grants probes once; concurrent checks share one probe.
+/// grants probes once per client; concurrent checks of a client share one probe.
 public actor OAuthClientHealth {
     /// What the probe found.
     public enum Verdict: Sendable, Equatable {
@@ -153,8 +151,9 @@ public actor OAuthClientHealth {
 
     private let google: any GoogleOAuth
     private let healthyFor: Duration
-    private var healthy: (clientID: String, at: ContinuousClock.Instant)?
-    private var probing: (clientID: String, task: Task<Verdict, Never>)?
+    /// Per client: when a probe last found it healthy, and the probe under way.
+    private var healthySince: [String: ContinuousClock.Instant] = [:]
+    private var probing: [String: Task<Verdict, Never>] = [:]
 
     /// Creates a checker.
     /// - Parameter healthyFor: how long a healthy verdict is reused without a new probe.
@@ -165,14 +164,14 @@ public actor OAuthClientHealth {
 
     /// Whether Google accepts `clientID`, probing unless a recent probe said so.
     public func check(clientID: String) async -> Verdict {
-        if let healthy, healthy.clientID == clientID, ContinuousClock.now - healthy.at < healthyFor { return .healthy }
-        if let probing, probing.clientID == clientID { return await probing.task.value }
+        if let since = healthySince[clientID], ContinuousClock.now - since < healthyFor { return .healthy }
+        if let running = probing[clientID] { return await running.value }
         let google = google
         let task = Task { await Self.probe(google, clientID: clientID) }
-        probing = (clientID, task)
+        probing[clientID] = task
         let verdict = await task.value
-        if probing?.clientID == clientID { probing = nil }
-        if verdict == .healthy { healthy = (clientID, ContinuousClock.now) }
+        probing[clientID] = nil
+        if verdict == .healthy { healthySince[clientID] = ContinuousClock.now }
         return verdict
     }
 

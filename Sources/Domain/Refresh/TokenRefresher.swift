@@ -52,8 +52,8 @@ public struct TokenRefresher: Sendable {
 
     let vault: TokenVault
     let google: any GoogleOAuth
-    /// The iOS client ID, asked for only when a refresh is about to happen.
-    let clientID: @Sendable () async throws -> String
+    /// Our OAuth clients, asked for only when a refresh is about to happen.
+    let clients: @Sendable () async throws -> GoogleClients
     let windowSeconds: Int
     /// In keep-alive mode, the age of the last verification that makes a grant due.
     let keepAliveSeconds: Int?
@@ -68,25 +68,25 @@ public struct TokenRefresher: Sendable {
     ///   - health: tells a foreign grant from a broken client of ours; by default one of its
     ///     own, so a run probes Google at most once however many grants are foreign.
     public init(
-        vault: TokenVault, google: any GoogleOAuth, clientID: String, windowSeconds: Int, keepAliveSeconds: Int? = nil,
+        vault: TokenVault, google: any GoogleOAuth, clients: GoogleClients, windowSeconds: Int, keepAliveSeconds: Int? = nil,
         limiter: WriteRateLimiter? = nil, health: OAuthClientHealth? = nil, now: @escaping @Sendable () -> Date = { Date() }
     ) {
         self.init(
-            vault: vault, google: google, clientID: { clientID }, windowSeconds: windowSeconds, keepAliveSeconds: keepAliveSeconds,
+            vault: vault, google: google, clients: { clients }, windowSeconds: windowSeconds, keepAliveSeconds: keepAliveSeconds,
             limiter: limiter, health: health, now: now
         )
     }
 
-    /// Creates a refresher that asks for the client ID only when it refreshes (a cache in
-    /// a long-lived process; a missing secret then fails the refresh, not every read).
+    /// Creates a refresher that asks for the clients only when it refreshes (a cache in a
+    /// long-lived process; a missing secret then fails the refresh, not every read).
     public init(
-        vault: TokenVault, google: any GoogleOAuth, clientID: @escaping @Sendable () async throws -> String, windowSeconds: Int,
+        vault: TokenVault, google: any GoogleOAuth, clients: @escaping @Sendable () async throws -> GoogleClients, windowSeconds: Int,
         keepAliveSeconds: Int? = nil, limiter: WriteRateLimiter? = nil, health: OAuthClientHealth? = nil,
         now: @escaping @Sendable () -> Date = { Date() }
     ) {
         self.vault = vault
         self.google = google
-        self.clientID = clientID
+        self.clients = clients
         self.windowSeconds = windowSeconds
         self.keepAliveSeconds = keepAliveSeconds
         self.limiter = limiter
@@ -150,30 +150,41 @@ public struct TokenRefresher: Sendable {
             return await skip("not due")
         }
 
-        let clientID: String
+        let clients: GoogleClients
         do {
-            clientID = try await self.clientID()
+            clients = try await self.clients()
         } catch {
-            throw ConfigurationFailure(description: "cannot read the Google client ID: \(error)")
+            throw ConfigurationFailure(description: "cannot read the Google client IDs: \(error)")
         }
-        let grant: GoogleTokenGrant
-        do {
-            grant = try await google.refresh(refreshToken: refreshToken, clientID: clientID)
-        } catch let error as GoogleOAuthError {
-            switch await health.read(error, clientID: clientID) {
-            case .dead:
-                logger.notice("grant refused by Google: marking revoked", metadata: ["user_id": "\(user)", "google": "\(error)"])
-                return await mark(set, .revoked, user: user, expected: stored.version, success: .revoked, logger: logger)
-            case .foreign:
-                logger.notice("grant issued to another OAuth client: marking rejected", metadata: ["user_id": "\(user)", "google": "\(error)"])
-                return await mark(set, .rejected, user: user, expected: stored.version, success: .rejected, logger: logger)
-            case .ourClient(let reason):
-                throw ConfigurationFailure(description: "\(reason); check the client ID secret and the Google endpoints")
-            case .undecided(let reason):
-                return .transientFailure("google: \(reason)")
+        // A verified set is renewed with the client that holds it; an unverified one is
+        // proved as a connect proves it, with each client in turn.
+        let candidates: [String]
+        if set.verified {
+            let own = set.googleClientID ?? clients.defaultID
+            guard clients.contains(own) else {
+                // Not marked rejected: a client dropped from the list by mistake must not
+                // cost its users their grants. The run reports it until the list is fixed.
+                logger.warning("the grant's OAuth client is not in the client list; not refreshed", metadata: ["user_id": "\(user)", "client_id": "\(own)"])
+                return .transientFailure("the grant's OAuth client \(own) is not in the client list")
             }
-        } catch {
-            return .transientFailure("google: \(type(of: error))")
+            candidates = [own]
+        } else {
+            candidates = clients.trialOrder(preferring: set.googleClientID)
+        }
+        let grant: GoogleTokenGrant, clientID: String
+        switch await ClientTrial.refresh(refreshToken, candidates: candidates, google: google, health: health) {
+        case .accepted(let answer, let accepting):
+            (grant, clientID) = (answer, accepting)
+        case .refused(.dead, let cause):
+            logger.notice("grant refused by Google: marking revoked", metadata: ["user_id": "\(user)", "google": "\(cause?.description ?? "")"])
+            return await mark(set, .revoked, user: user, expected: stored.version, success: .revoked, logger: logger)
+        case .refused(.foreign, let cause):
+            logger.notice("grant issued to another OAuth client: marking rejected", metadata: ["user_id": "\(user)", "google": "\(cause?.description ?? "")"])
+            return await mark(set, .rejected, user: user, expected: stored.version, success: .rejected, logger: logger)
+        case .refused(.ourClient(let reason), _):
+            throw ConfigurationFailure(description: "\(reason); check the client ID secret and the Google endpoints")
+        case .refused(.undecided(let reason), _):
+            return .transientFailure("google: \(reason)")
         }
 
         let refreshedAt = now()
@@ -186,6 +197,7 @@ public struct TokenRefresher: Sendable {
         renewed.updatedAt = refreshedAt
         renewed.verified = true
         renewed.verifiedAt = refreshedAt
+        renewed.googleClientID = clientID
         if let identity = grant.identity {
             if identity.isIssued(to: clientID) {
                 // The account's address can change; its subject cannot.

@@ -5,45 +5,57 @@ import Foundation
 #endif
 import ArgumentParser
 import PayPulseApp
+import PayPulseCoding
 import PayPulseDomain
 import PayPulsePorts
 
-/// `paypulse client-id [ID]`: shows or sets the iOS OAuth client ID secret
-/// (`GOOGLE_CLIENT_ID_SECRET_ID`) that store-tokens verifies refresh tokens with and
-/// token-refresh refreshes them with. On the embedded store this is the one set-up step
-/// a local run needs besides a user.
+/// `paypulse client-id [ID ...]`: shows or sets the OAuth client IDs secret
+/// (`GOOGLE_CLIENT_ID_SECRET_ID`) that store-tokens proves refresh tokens with and
+/// token-refresh refreshes them with: one ID, or several (the App Store build, a debug
+/// build, ...), the default first. On the embedded store this is the one set-up step a
+/// local run needs besides a user.
 struct ClientIDCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
-        commandName: "client-id", abstract: "Show or set the Google iOS OAuth client ID secret."
+        commandName: "client-id", abstract: "Show or set the Google OAuth client IDs secret."
     )
 
-    @Argument(help: "The client ID to store (e.g. 1234-abc.apps.googleusercontent.com); omit it to show the stored one.")
-    var clientID: String?
+    @Argument(help: "The client IDs to store, the default first (e.g. 1234-abc.apps.googleusercontent.com); omit them to show the stored ones.")
+    var clientIDs: [String] = []
 
     func run() async throws {
         let context = try await CLIContext.load()
         let secrets = try context.backends.secrets
         let name = context.configuration.google.clientIDSecretID
-        guard let clientID else {
-            print(try await GoogleClientID.load(from: secrets, secretID: name))
+        guard !clientIDs.isEmpty else {
+            let clients = try await GoogleClients.load(from: secrets, secretID: name)
+            for id in clients.ids { print(id == clients.defaultID && clients.ids.count > 1 ? "\(id) (default)" : id) }
             return
         }
-        try await Self.store(clientID, in: context)
-        print("\(name) = \(clientID) in the \(context.storeDescription)")
+        try await Self.store(clientIDs, in: context)
+        print("\(name) = \(clientIDs.joined(separator: ", ")) in the \(context.storeDescription)")
     }
 
-    /// Creates or replaces the client-ID secret with `clientID`, once it parses as one.
-    static func store(_ clientID: String, in context: CLIContext) async throws {
+    /// Creates or replaces the client-ID secret with `clientIDs` (one as a plain ID,
+    /// several as `{"client_ids": [...]}`), once it parses.
+    static func store(_ clientIDs: [String], in context: CLIContext) async throws {
         let secrets = try context.backends.secrets
         let name = context.configuration.google.clientIDSecretID
-        _ = try GoogleClientID.parse(clientID, secretID: name)
+        let value = Self.secretValue(of: clientIDs)
+        _ = try GoogleClients.parse(value, secretID: name)
         do {
             let current = try await secrets.getSecretValue(name: name, stage: .current)
             _ = try await secrets.replaceCurrent(
-                name: name, expected: current.versionID, value: clientID, clientRequestToken: SecretVersionID.random().rawValue
+                name: name, expected: current.versionID, value: value, clientRequestToken: SecretVersionID.random().rawValue
             )
         } catch let error as StoreError where error == .notFound {
-            _ = try await secrets.createSecret(name: name, value: clientID, tags: [:], clientRequestToken: SecretVersionID.random().rawValue)
+            _ = try await secrets.createSecret(name: name, value: value, tags: [:], clientRequestToken: SecretVersionID.random().rawValue)
         }
+    }
+
+    /// The secret's text for `clientIDs`.
+    static func secretValue(of clientIDs: [String]) -> String {
+        guard clientIDs.count > 1 else { return clientIDs.first ?? "" }
+        guard let bytes = JSONValue.object(["client_ids": .array(clientIDs.map(JSONValue.string))]).compactJSON() else { return "" }
+        return String(decoding: bytes, as: UTF8.self)
     }
 }

@@ -33,8 +33,8 @@ struct DemoCommand: AsyncParsableCommand {
     func run() async throws {
         let probe = try await CLIContext.load()
         // The client ID already stored (a developer's own), else the local one, stored.
-        let clientID = try await LocalClientID.ensure(in: probe.backends.secrets, secretID: probe.configuration.google.clientIDSecretID)
-        let google = try FakeGoogleServer(clientID: clientID)
+        let clients = try await LocalClientID.ensure(in: probe.backends.secrets, secretID: probe.configuration.google.clientIDSecretID)
+        let google = try FakeGoogleServer(clientIDs: clients.ids)
         defer { google.stop() }
         google.addGrant(
             refreshToken: Self.refreshToken,
@@ -46,7 +46,7 @@ struct DemoCommand: AsyncParsableCommand {
         ])
         let app = context.app
         print("store: \(context.storeDescription)")
-        print("google: a local stand-in at \(google.tokenEndpoint) (no network), client \(clientID)")
+        print("google: a local stand-in at \(google.tokenEndpoint) (no network), client \(clients.defaultID)")
         try await app.backends().users.putUser(
             UserRecord(userID: userID, name: "Jane Smith", email: "jane@example.com", createdOn: "2024-11-01T10:00:00Z")
         )

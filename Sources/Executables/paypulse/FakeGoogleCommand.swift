@@ -20,13 +20,18 @@ struct FakeGoogleCommand: AsyncParsableCommand {
 
     @Option(help: "A JSON file of grants (a list, or an object with google_grants such as events/manifest.json).")
     var grants: String = "events/manifest.json"
-    @Option(help: "The one iOS OAuth client ID the stand-in accepts.") var clientID: String
+    @Option(help: "An OAuth client ID the stand-in accepts; repeat it for several (the first is the one grants are issued to unless they say).")
+    var clientID: [String]
     @Option(help: "Where to write the port, once listening.") var portFile: String
     @Option(help: "Where to append one line per request.") var log: String?
 
+    func validate() throws {
+        guard !clientID.isEmpty else { throw ValidationError("give at least one --client-id") }
+    }
+
     func run() async throws {
         guard let data = FileManager.default.contents(atPath: grants) else { throw CLIError("cannot read \(grants)") }
-        let endpoints = FakeGoogleEndpoints(clientID: clientID)
+        let endpoints = FakeGoogleEndpoints(clientIDs: clientID)
         try FakeGoogleGrantSpec.list(fromJSON: data).forEach(endpoints.addGrant)
         let requestLog = try log.map(RequestLog.init(path:))
         let server = try ScriptedHTTPServer { _, request in

@@ -17,7 +17,12 @@ struct SeedCommand: AsyncParsableCommand {
     )
 
     @Option(help: "The events manifest whose `user` is stored.") var manifest: String = "events/manifest.json"
-    @Option(help: "The iOS OAuth client ID to store as the client-ID secret.") var clientID: String
+    @Option(help: "An OAuth client ID to store in the client-ID secret; repeat it for several, the default first.")
+    var clientID: [String]
+
+    func validate() throws {
+        guard !clientID.isEmpty else { throw ValidationError("give at least one --client-id") }
+    }
 
     /// The part of `events/manifest.json` seeded here.
     private struct Manifest: Decodable {

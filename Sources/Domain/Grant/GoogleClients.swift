@@ -1,0 +1,123 @@
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
+import Foundation
+#endif
+import PayPulseCoding
+import PayPulsePorts
+
+/// Our OAuth client IDs, read from their secret (`Google-OAuth-Client-ID`): one ID as a
+/// plain string or `{"client_id": "..."}`, or several as `{"client_ids": ["...", ...]}`
+/// (the App Store build, a debug build with another bundle ID, later Android or web).
+///
+/// Google refreshes a grant only with the client that obtained it, so a grant is proved
+/// with each of ours in turn and keeps the one Google accepted. The first ID is the
+/// default: the client of grants stored before grants recorded theirs.
+public struct GoogleClients: Sendable, Equatable {
+    /// Why the client IDs could not be read: a configuration error that stops the run.
+    public struct LoadError: Error, Sendable, CustomStringConvertible {
+        /// What went wrong (names the secret, never its value).
+        public let description: String
+    }
+
+    /// The IDs in the order the secret lists them: never empty, no repeats.
+    public let ids: [String]
+
+    /// Clients from `ids`, the first the default.
+    /// - Precondition: `ids` is not empty.
+    public init(ids: [String]) {
+        precondition(!ids.isEmpty, "a client list holds at least one client ID")
+        self.ids = ids
+    }
+
+    /// The client of a grant that does not name one (stored before grants recorded it).
+    public var defaultID: String { ids[0] }
+
+    /// Whether `id` is one of ours.
+    public func contains(_ id: String) -> Bool { ids.contains(id) }
+
+    /// The order to prove a grant of unknown client in: `preferred` first when it is one
+    /// of ours (the app named its client), then the others as listed. A client that is
+    /// not ours is never tried: the app's word only orders the trial.
+    public func trialOrder(preferring preferred: String?) -> [String] {
+        guard let preferred, contains(preferred) else { return ids }
+        return [preferred] + ids.filter { $0 != preferred }
+    }
+
+    /// Reads and parses the secret.
+    /// - Throws: ``LoadError`` when the secret is missing or holds no usable client ID;
+    ///   `StoreError.unavailable` when the store is down (the run can try again later).
+    public static func load(from secrets: any SecretStore, secretID: String) async throws -> GoogleClients {
+        let text: String
+        do {
+            text = try await secrets.getSecretValue(name: secretID, stage: .current).string
+        } catch let error as StoreError where error == .unavailable {
+            throw error
+        } catch {
+            throw LoadError(description: "cannot read the Google client ID secret '\(secretID)': \(error)")
+        }
+        return try parse(text, secretID: secretID)
+    }
+
+    /// Parses a plain ID, `{"client_id": "..."}` or `{"client_ids": [...]}`.
+    public static func parse(_ text: String, secretID: String) throws(LoadError) -> GoogleClients {
+        func refused(_ reason: String) -> LoadError { LoadError(description: "the Google client ID secret '\(secretID)' \(reason)") }
+        var slice = Substring(text)
+        while slice.first?.isWhitespace == true { slice.removeFirst() }
+        while slice.last?.isWhitespace == true { slice.removeLast() }
+        guard slice.hasPrefix("{") else {
+            guard isClientID(slice) else { throw refused("is empty or not a client ID") }
+            return GoogleClients(ids: [String(slice)])
+        }
+        guard case .object(let fields)? = try? JSONValue.decode(Array(slice.utf8)) else { throw refused("is not a JSON object") }
+        switch (fields["client_id"], fields["client_ids"]) {
+        case (.string(let id)?, nil):
+            guard isClientID(Substring(id)) else { throw refused("has a client_id that is empty or not a client ID") }
+            return GoogleClients(ids: [id])
+        case (nil, .array(let list)?):
+            var ids: [String] = []
+            for element in list {
+                guard case .string(let id) = element, isClientID(Substring(id)) else {
+                    throw refused("lists something that is not a client ID in client_ids")
+                }
+                guard !ids.contains(id) else { throw refused("lists a client ID twice in client_ids") }
+                ids.append(id)
+            }
+            guard !ids.isEmpty else { throw refused("has an empty client_ids list") }
+            return GoogleClients(ids: ids)
+        case (.some, .some):
+            throw refused("has both client_id and client_ids; keep client_ids")
+        default:
+            throw refused("is JSON without a client_id string or a client_ids list")
+        }
+    }
+
+    private static func isClientID(_ text: Substring) -> Bool { !text.isEmpty && !text.contains(where: \.isWhitespace) }
+}
+
+/// Our OAuth clients for long-lived processes (store-tokens in a warm Lambda): read from
+/// their secret on first use and again after ``lifetime``, so a rotated or extended list is
+/// picked up without a redeploy while most requests read nothing.
+public actor CachedGoogleClients {
+    private let secrets: any SecretStore
+    private let secretID: String
+    private let lifetime: Duration
+    private var cached: (value: GoogleClients, at: ContinuousClock.Instant)?
+
+    /// Creates a cache over the secret `secretID` in `secrets`.
+    public init(secrets: any SecretStore, secretID: String, lifetime: Duration = .seconds(300)) {
+        self.secrets = secrets
+        self.secretID = secretID
+        self.lifetime = lifetime
+    }
+
+    /// The clients.
+    /// - Throws: ``GoogleClients/LoadError`` (missing or unusable secret: our
+    ///   configuration), or `StoreError.unavailable`.
+    public func value() async throws -> GoogleClients {
+        if let cached, ContinuousClock.now - cached.at < lifetime { return cached.value }
+        let value = try await GoogleClients.load(from: secrets, secretID: secretID)
+        cached = (value, ContinuousClock.now)
+        return value
+    }
+}
