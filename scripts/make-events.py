@@ -70,6 +70,11 @@ def sample(version, template):
 JANE_SUB = "108234567890123456789"
 SIGN_IN = f"{GMAIL} {EMAIL_SCOPE} openid"
 DEBUG_CLIENT = "debug-build.apps.googleusercontent.com"
+# The functions' OAuth clients (the client-ID secret's list), both known to the fake Google:
+# the App Store build's (the default) and a TestFlight build's. DEBUG_CLIENT is neither.
+STORE_CLIENT = "replay-ios-client.apps.googleusercontent.com"
+SECOND_CLIENT = "testflight-build.apps.googleusercontent.com"
+GOOGLE_CLIENTS = [STORE_CLIENT, SECOND_CLIENT]
 
 
 def grant(refresh_token, sub=JANE_SUB, email="jane.smith@gmail.com", scope=SIGN_IN, **extra):
@@ -88,6 +93,8 @@ GOOGLE_GRANTS = [
     grant("1//0gABC-no-gmail-refresh", scope=f"{EMAIL_SCOPE} openid"),
     # Issued to a debug build's OAuth client, not ours: Google refuses it as unauthorized_client.
     grant("1//0gDEBUG-build-refresh", issued_to=DEBUG_CLIENT),
+    # Issued to our second client: proved, refreshed and revoked with it alone.
+    grant("1//0gTESTFLIGHT-build-refresh", issued_to=SECOND_CLIENT, expires_in=300),
     # Live at connect, then the user removes access in their Google account.
     grant("1//0gABC-revoked-later-refresh", expires_in=60, refreshes_before_revocation=1),
     # Google answers 503 to the connect's three attempts, then serves it.
@@ -413,6 +420,27 @@ MISCASED_SHARD = copy.deepcopy(SCHEDULED)
 MISCASED_SHARD["detail"] = {"Shard": 1, "Shards": 2}
 case("token-refresh", "scheduled-miscased-shard", MISCASED_SHARD, None, exit_code=1)
 
+# Several clients of ours: a grant of the second is proved by trying the default first (refused
+# as another client's, our client probed healthy), then the second; the app may name it.
+SECOND = {"access_token": "ya29.testflight", "refresh_token": "1//0gTESTFLIGHT-build-refresh", "scope": [GMAIL],
+          "email": "jane.smith@gmail.com"}
+SECOND_STORED = {"access_token": "ya29.fake-1", "refresh_token": SECOND["refresh_token"], "google_sub": JANE_SUB,
+                 "verified": True, "expires_in": 300, "tags": {"paypulse:client": SECOND_CLIENT, "paypulse:verified": "true"}}
+case("store-tokens", "v2-second-client-first-connection", event("v2", "POST", "post-gmail-tokens", SECOND),
+     response("v2", 201, stored_reply("First Gmail connection", "jane.smith@gmail.com", SIGN_IN_ANSWER)),
+     stored=SECOND_STORED)
+case("store-tokens", "v1-second-client-named-by-app",
+     event("v1", "POST", "post-gmail-tokens", {**SECOND, "client_id": SECOND_CLIENT}),
+     response("v1", 201, stored_reply("First Gmail connection", "jane.smith@gmail.com", SIGN_IN_ANSWER)),
+     stored=SECOND_STORED)
+case("token-refresh", "scheduled-refreshes-second-client-grant", SCHEDULED, summary(scanned=1, due=1, refreshed=1),
+     before=["v2-second-client-first-connection"],
+     stored={**SECOND_STORED, "access_token": "ya29.fake-2"})
+case("disconnect", "v2-second-client-disconnect", event("v2", "DELETE", "delete-gmail-tokens"),
+     response("v2", 200, {"message": "Gmail account disconnected",
+                          "data": {"google_email": "jane.smith@gmail.com", "revoked_at_google": True}}),
+     before=["v2-second-client-first-connection"])
+
 # fresh-token: a direct invocation (Lambda Invoke API) with {"user_id"}; what it cannot serve
 # is an error code in the answer, and the invocation succeeds (exit 0). The token it serves
 # is its product, which the replay's secret scan would rightly call a leak anywhere else:
@@ -581,7 +609,7 @@ def main():
     with open(os.path.join(ROOT, "events", "manifest.json"), "w") as f:
         json.dump({"user": {"user_id": "user-1", "name": "Jane Smith", "email": "jane@example.com",
                             "created_on": "2024-11-01T10:00:00Z"},
-                   "google_grants": GOOGLE_GRANTS, "cases": manifest}, f, indent=2)
+                   "google_clients": GOOGLE_CLIENTS, "google_grants": GOOGLE_GRANTS, "cases": manifest}, f, indent=2)
         f.write("\n")
     print(f"wrote {len(manifest)} cases")
 

@@ -11,6 +11,8 @@ struct ConsoleGrant: Sendable, Equatable {
     /// `connected`, `revoked`, `rejected`, `disconnected`, or `unreadable`.
     var status: String
     var verified: Bool?
+    /// The OAuth client that holds the grant, when the set records it.
+    var clientID: String?
     var accessTokenExpires: Date?
     var scopes: [String]
     /// The store's date for a disconnected grant; what it means depends on the store
@@ -62,6 +64,7 @@ struct ConsoleGrant: Sendable, Equatable {
                     row.status = set.status == .active ? "connected" : set.status.rawValue
                     row.googleEmail = set.googleEmail
                     row.verified = set.verified
+                    row.clientID = set.googleClientID
                     row.accessTokenExpires = set.expiresAt
                     row.scopes = set.scopes
                 } else {

@@ -86,7 +86,7 @@ struct ConsolePage {
         let rows = grants.map(row).joined(separator: "\n")
         return """
             <table id="grants">
-            <thead><tr><th>User</th><th>Google account</th><th>Status</th><th>Access token expires</th><th>Scopes</th><th></th></tr></thead>
+            <thead><tr><th>User</th><th>Google account</th><th>OAuth client</th><th>Status</th><th>Access token expires</th><th>Scopes</th><th></th></tr></thead>
             <tbody>
             \(rows)
             </tbody>
@@ -102,12 +102,16 @@ struct ConsolePage {
         let expires = grant.accessTokenExpires.map { date in
             Self.time(date) + (date < now ? " (expired)" : " (in \(Int(date.timeIntervalSince(now) / 60)) min)")
         } ?? "–"
+        // A set that names no client is the default client's once verified (stored before
+        // sets recorded it); unverified, Google has not said yet.
+        let client = grant.clientID ?? (grant.verified == true ? "default client" : "–")
         let button = grant.status == "disconnected" ? "" : """
             <form method="post" action="/console/disconnect">\(tokenField)<input type="hidden" name="user_id" value="\(grant.userID.htmlEscaped)">\
             <button type="submit" class="danger">Disconnect</button></form>
             """
         return """
             <tr data-user="\(grant.userID.htmlEscaped)"><td>\(user)</td><td>\((grant.googleEmail ?? "–").htmlEscaped)</td>\
+            <td class="client">\(client.htmlEscaped)</td>\
             <td class="status status-\(grant.status.htmlEscaped)">\(status.htmlEscaped)</td><td>\(expires.htmlEscaped)</td>\
             <td class="scopes">\(grant.scopes.map(\.htmlEscaped).joined(separator: "<br>"))</td><td>\(button)</td></tr>
             """

@@ -103,7 +103,7 @@ paths:
             `invalid_request`: the body is malformed (not JSON or a form, a repeated field,
             a missing `access_token`, a bad `expires_in` or `scope`). `invalid_grant`: Google
             no longer accepts the refresh token; sign in again. `foreign_client`: the tokens
-            were issued to another OAuth client.
+            were issued to an OAuth client that is none of the backend's (each was tried).
           content:
             application/json:
               schema:
@@ -381,6 +381,10 @@ components:
           type: [string, 'null']
           maxLength: 32
           default: Bearer
+        client_id:
+          type: [string, 'null']
+          maxLength: 256
+          description: The OAuth client the app signed in with (its GIDClientID). When it is one of the backend's clients it is tried first; Google's answer decides which client holds the grant, and a client that is none of the backend's is never used.
     ScopeList:
       type: array
       description: One scope per item (an item may also hold several, space-separated).
@@ -415,6 +419,9 @@ components:
         token_type:
           type: string
           maxLength: 32
+        client_id:
+          type: string
+          maxLength: 256
     StoreTokensResponse:
       type: object
       additionalProperties: false

@@ -182,3 +182,33 @@ extension StoreTokensVerificationTests {
         #expect(set.accessToken.hasPrefix("ya29.google-") && set.scope == gmailScope)
     }
 }
+
+/// The app may name the OAuth client it signed in with; it orders the trial of our clients
+/// and nothing more.
+@Suite("store-tokens reads the app's client_id as a hint")
+struct StoreTokensClientHintTests {
+    @Test("a client_id that is none of ours is never used: the grant is proved with ours and records ours")
+    func strangerHint() async throws {
+        let fixture = try await HandlerFixture()
+        let response = await fixture.storeTokens.handle(
+            try await fixture.post(json: #"{"access_token":"ya29.app","refresh_token":"1//first","client_id":"someone-elses.apps.googleusercontent.com"}"#),
+            logger: fixture.logs.logger
+        )
+        #expect(response.status == 201)
+        #expect(fixture.google.refreshes == ["1//first"])
+        #expect(try await fixture.vault.current(of: UserID("user-1")!)?.tokenSet.googleClientID == fixture.google.clientID)
+    }
+
+    @Test("a client_id that is not a string, or too long, is 400 invalid_request naming it, and nothing is asked or stored")
+    func malformedHint() async throws {
+        let fixture = try await HandlerFixture()
+        for json in [#"{"access_token":"a","refresh_token":"1//first","client_id":7}"#, #"{"access_token":"a","refresh_token":"1//first","client_id":"\#(String(repeating: "c", count: 257))"}"#] {
+            let response = await fixture.storeTokens.handle(try await fixture.post(json: json), logger: fixture.logs.logger)
+            #expect(response.status == 400)
+            #expect(try errorCode(response) == "invalid_request")
+            #expect((try body(response)["message"] as? String ?? "").contains("client_id"))
+        }
+        #expect(fixture.google.refreshes.isEmpty)
+        #expect(await fixture.secrets.calls.isEmpty)
+    }
+}

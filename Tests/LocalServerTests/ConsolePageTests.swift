@@ -47,6 +47,25 @@ struct ConsolePageTests {
         #expect(html.contains("\u{0600}&lt;svg/onload=alert(document.domain)//\u{0600}&gt;@gmail.com"))
     }
 
+    @Test("each grant's OAuth client is shown: the recorded one, the default for an older verified set, none yet while unverified")
+    func clientColumn() {
+        func grant(_ id: String, client: String?, verified: Bool) -> ConsoleGrant {
+            ConsoleGrant(
+                userID: id, userName: nil, googleEmail: nil, status: "connected", verified: verified, clientID: client, accessTokenExpires: nil,
+                scopes: [], deletionDate: nil
+            )
+        }
+        let html = page([
+            grant("u1", client: "testflight-build.apps.googleusercontent.com", verified: true), grant("u2", client: nil, verified: true),
+            grant("u3", client: nil, verified: false), grant("u4", client: "<b>x</b>", verified: true),
+        ])
+        #expect(html.contains("<th>OAuth client</th>"))
+        #expect(html.contains(#"<td class="client">testflight-build.apps.googleusercontent.com</td>"#))
+        #expect(html.contains(#"<td class="client">default client</td>"#))
+        #expect(html.contains(#"<td class="client">–</td>"#))
+        #expect(html.contains(#"<td class="client">&lt;b&gt;x&lt;/b&gt;</td>"#))
+    }
+
     @Test("the purge date is labelled as what the store means by it")
     func deletionLabels() {
         let grant = ConsoleGrant(

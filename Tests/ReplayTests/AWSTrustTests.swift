@@ -75,11 +75,10 @@ struct AWSTrustTests {
     func keptAliveToGoogle() async throws {
         var (backend, motoPort, moto) = try await Self.seededMoto()
         defer { withExtendedLifetime(moto) {} }
-        let google = try FakeGoogleServer()
+        let google = try ReplayManifest.shared.fakeGoogle()
         defer { google.stop() }
-        ReplayManifest.shared.addGrants(to: google)
-        _ = try await backend.secrets.createSecret(
-            name: "Google-OAuth-Client-ID", value: google.clientID, tags: [:], clientRequestToken: SecretVersionID.random().rawValue
+            _ = try await backend.secrets.createSecret(
+            name: "Google-OAuth-Client-ID", value: ReplayManifest.shared.clientIDSecret, tags: [:], clientRequestToken: SecretVersionID.random().rawValue
         )
         let googlePort = try #require(URL(string: google.tokenEndpoint)?.port)
         let event = ReplayManifest.bytes("store-tokens/v2-json-first-connection.json")

@@ -49,6 +49,8 @@ struct ConsoleBrowserTests {
         try await browser.open(server.baseURL + "/")
         #expect(try await browser.text(of: "\(row) .status") == "connected")
         #expect(try await browser.text(of: "\(row) td:nth-child(2)") == "jane.smith@gmail.com")
+        // The client Google accepted, recorded with the grant: serve's local one.
+        #expect(try await browser.text(of: "\(row) .client") == "paypulse-local-ios-client.apps.googleusercontent.com")
         #expect(try await browser.text(of: "\(row) .scopes")?.contains("https://www.googleapis.com/auth/gmail.readonly") == true)
         #expect(try await browser.text(of: "\(row) td:nth-child(1)")?.contains("Jane Smith") == true)
         let page = try await browser.source()

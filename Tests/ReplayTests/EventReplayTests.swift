@@ -47,11 +47,10 @@ private func replay(_ replayCase: ReplayManifest.Case, on backend: ReplayBackend
     try await backend.users.putUser(UserRecord(userID: seed.user_id, name: seed.name, email: seed.email, createdOn: seed.created_on))
     // A fake Google on loopback that knows the manifest's grants, and its client ID where
     // the functions read it.
-    let google = try FakeGoogleServer()
+    let google = try ReplayManifest.shared.fakeGoogle()
     defer { google.stop() }
-    ReplayManifest.shared.addGrants(to: google)
     _ = try await backend.secrets.createSecret(
-        name: "Google-OAuth-Client-ID", value: google.clientID, tags: [:], clientRequestToken: SecretVersionID.random().rawValue
+        name: "Google-OAuth-Client-ID", value: ReplayManifest.shared.clientIDSecret, tags: [:], clientRequestToken: SecretVersionID.random().rawValue
     )
     var backend = backend
     backend.environment["GOOGLE_TOKEN_ENDPOINT"] = google.tokenEndpoint

@@ -45,15 +45,26 @@ struct ReplayManifest: Decodable {
     }
 
     var user: User
+    /// The functions' OAuth clients, the default first: the client-ID secret lists them and
+    /// the fake Google knows them.
+    var google_clients: [String]
     /// The grants the fake Google knows (any other refresh token gets `invalid_grant`).
     var google_grants: [FakeGoogleGrantSpec]
     var cases: [Case]
 
-    /// Makes `google` know every grant of the manifest, as the manifest describes it.
-    func addGrants(to google: FakeGoogleServer) {
+    /// A fake Google on loopback that knows the manifest's clients and every grant, as the
+    /// manifest describes them.
+    func fakeGoogle() throws -> FakeGoogleServer {
+        let google = try FakeGoogleServer(clientIDs: google_clients)
         for grant in google_grants {
             google.addGrant(refreshToken: grant.refreshToken, scope: grant.scope, account: grant.account)
         }
+        return google
+    }
+
+    /// The client-ID secret's value: `{"client_ids": [...]}` of ``google_clients``.
+    var clientIDSecret: String {
+        String(decoding: (try? JSONSerialization.data(withJSONObject: ["client_ids": google_clients])) ?? Data(), as: UTF8.self)
     }
 
     /// The events folder of this checkout.

@@ -96,13 +96,12 @@ struct SecretHygieneTests {
     private func prepare(_ backend: ReplayBackend, logFormat: String) async throws -> ([String: String], FakeGoogleServer) {
         let seed = ReplayManifest.shared.user
         try await backend.users.putUser(UserRecord(userID: seed.user_id, name: seed.name, email: seed.email, createdOn: seed.created_on))
-        let google = try FakeGoogleServer()
-        ReplayManifest.shared.addGrants(to: google)
-        for grant in ["1//hygiene-refresh-json", "1//hygiene-refresh-form"] {
+        let google = try ReplayManifest.shared.fakeGoogle()
+            for grant in ["1//hygiene-refresh-json", "1//hygiene-refresh-form"] {
             google.addGrant(refreshToken: grant, scope: "openid https://www.googleapis.com/auth/gmail.readonly")
         }
         _ = try await backend.secrets.createSecret(
-            name: "Google-OAuth-Client-ID", value: google.clientID, tags: [:], clientRequestToken: SecretVersionID.random().rawValue
+            name: "Google-OAuth-Client-ID", value: ReplayManifest.shared.clientIDSecret, tags: [:], clientRequestToken: SecretVersionID.random().rawValue
         )
         var environment = backend.environment
         environment["LOG_LEVEL"] = "debug"

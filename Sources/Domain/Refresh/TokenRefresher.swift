@@ -164,8 +164,10 @@ public struct TokenRefresher: Sendable {
             guard clients.contains(own) else {
                 // Not marked rejected: a client dropped from the list by mistake must not
                 // cost its users their grants. The run reports it until the list is fixed.
-                logger.warning("the grant's OAuth client is not in the client list; not refreshed", metadata: ["user_id": "\(user)", "client_id": "\(own)"])
-                return .transientFailure("the grant's OAuth client \(own) is not in the client list")
+                // The client ID stays out of the log, as the secret's value does; the grant's
+                // paypulse:client tag names it.
+                logger.warning("the grant's OAuth client is not in the client list; not refreshed", metadata: ["user_id": "\(user)"])
+                return .transientFailure("the grant's OAuth client is not in the client list (its paypulse:client tag names it)")
             }
             candidates = [own]
         } else {

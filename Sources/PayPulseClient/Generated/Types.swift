@@ -431,6 +431,10 @@ extension Components {
             public var email: Swift.String?
             /// - Remark: Generated from `#/components/schemas/StoreTokensJSONBody/token_type`.
             public var tokenType: Swift.String?
+            /// The OAuth client the app signed in with (its GIDClientID). When it is one of the backend's clients it is tried first; Google's answer decides which client holds the grant, and a client that is none of the backend's is never used.
+            ///
+            /// - Remark: Generated from `#/components/schemas/StoreTokensJSONBody/client_id`.
+            public var clientId: Swift.String?
             /// Creates a new `StoreTokensJSONBody`.
             ///
             /// - Parameters:
@@ -440,13 +444,15 @@ extension Components {
             ///   - scope: The granted scopes, as a list or space-separated (at most 50, each at most 512 bytes); null reads as absent.
             ///   - email: A hint only; the stored account is Google's. A value that is no plausible email address (one @ between non-empty parts; no whitespace, control, format or markup characters) is 400 invalid_request.
             ///   - tokenType:
+            ///   - clientId: The OAuth client the app signed in with (its GIDClientID). When it is one of the backend's clients it is tried first; Google's answer decides which client holds the grant, and a client that is none of the backend's is never used.
             public init(
                 accessToken: Swift.String,
                 refreshToken: Swift.String? = nil,
                 expiresIn: Swift.Int? = nil,
                 scope: Components.Schemas.StoreTokensJSONBody.ScopePayload? = nil,
                 email: Swift.String? = nil,
-                tokenType: Swift.String? = nil
+                tokenType: Swift.String? = nil,
+                clientId: Swift.String? = nil
             ) {
                 self.accessToken = accessToken
                 self.refreshToken = refreshToken
@@ -454,6 +460,7 @@ extension Components {
                 self.scope = scope
                 self.email = email
                 self.tokenType = tokenType
+                self.clientId = clientId
             }
             public enum CodingKeys: String, CodingKey {
                 case accessToken = "access_token"
@@ -462,6 +469,7 @@ extension Components {
                 case scope
                 case email
                 case tokenType = "token_type"
+                case clientId = "client_id"
             }
         }
         /// One scope per item (an item may also hold several, space-separated).
@@ -488,6 +496,8 @@ extension Components {
             public var email: Swift.String?
             /// - Remark: Generated from `#/components/schemas/StoreTokensFormBody/token_type`.
             public var tokenType: Swift.String?
+            /// - Remark: Generated from `#/components/schemas/StoreTokensFormBody/client_id`.
+            public var clientId: Swift.String?
             /// Creates a new `StoreTokensFormBody`.
             ///
             /// - Parameters:
@@ -497,13 +507,15 @@ extension Components {
             ///   - scope:
             ///   - email:
             ///   - tokenType:
+            ///   - clientId:
             public init(
                 accessToken: Swift.String,
                 refreshToken: Swift.String? = nil,
                 expiresIn: Swift.Int? = nil,
                 scope: Swift.String? = nil,
                 email: Swift.String? = nil,
-                tokenType: Swift.String? = nil
+                tokenType: Swift.String? = nil,
+                clientId: Swift.String? = nil
             ) {
                 self.accessToken = accessToken
                 self.refreshToken = refreshToken
@@ -511,6 +523,7 @@ extension Components {
                 self.scope = scope
                 self.email = email
                 self.tokenType = tokenType
+                self.clientId = clientId
             }
             public enum CodingKeys: String, CodingKey {
                 case accessToken = "access_token"
@@ -519,6 +532,7 @@ extension Components {
                 case scope
                 case email
                 case tokenType = "token_type"
+                case clientId = "client_id"
             }
         }
         /// - Remark: Generated from `#/components/schemas/StoreTokensResponse`.
@@ -1428,7 +1442,7 @@ public enum Operations {
             /// `invalid_request`: the body is malformed (not JSON or a form, a repeated field,
             /// a missing `access_token`, a bad `expires_in` or `scope`). `invalid_grant`: Google
             /// no longer accepts the refresh token; sign in again. `foreign_client`: the tokens
-            /// were issued to another OAuth client.
+            /// were issued to an OAuth client that is none of the backend's (each was tried).
             ///
             ///
             /// - Remark: Generated from `#/paths//v1/auth/gmail-tokens/post(storeGmailTokens)/responses/400`.
