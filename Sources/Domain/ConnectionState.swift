@@ -10,6 +10,8 @@ public enum ConnectionState: String, Sendable, Equatable {
     case revoked
     /// Google refused the refresh token as issued to another OAuth client.
     case rejected
+    /// Google disabled the Google account; connected again when Google enables it.
+    case disabled
     /// Disconnected: the secret waits out its recovery window.
     case scheduledForDeletion
 
@@ -35,6 +37,7 @@ public enum ConnectionState: String, Sendable, Equatable {
         switch state.attributes[TokenSetTags.status] {
         case GmailTokenSet.Status.revoked.rawValue: return .revoked
         case GmailTokenSet.Status.rejected.rawValue: return .rejected
+        case GmailTokenSet.Status.disabled.rawValue: return .disabled
         default: return .connected
         }
     }

@@ -18,6 +18,11 @@ public struct GmailTokenSet: Sendable, Equatable, CustomStringConvertible, Custo
         /// (`unauthorized_client` while our client is healthy): the user must connect again
         /// from our app.
         case rejected
+        /// Google disabled the account (a Cross-Account Protection `account-disabled`
+        /// event): not connected and not refreshed, the refresh token kept. Google's
+        /// `account-enabled` makes the set active again, unverified, so the next refresh run
+        /// asks Google whether the grant still lives.
+        case disabled
     }
 
     /// The document format this code writes: 2 added `google_sub`, `email_verified`,
@@ -59,7 +64,7 @@ public struct GmailTokenSet: Sendable, Equatable, CustomStringConvertible, Custo
     public var connectedAt: Date
     /// When the set was last written.
     public var updatedAt: Date
-    /// `active`, `revoked` or `rejected`.
+    /// `active`, `revoked`, `rejected` or `disabled`.
     public var status: Status
 
     /// Creates a token set.

@@ -29,7 +29,8 @@ extension GmailTokenSet {
     /// - The same account keeps its stored refresh token when none is sent, unless that
     ///   grant is known dead (`revoked`) or another client's (`rejected`): then the set is
     ///   stored without one, so the app asks for consent again instead of the refresh job
-    ///   retrying a dead token.
+    ///   retrying a dead token. A `disabled` account's token is kept unverified: the user
+    ///   could sign in, so Google may have enabled the account, and the next refresh run asks.
     /// - Another account replaces the whole set; without a refresh token it is stored as
     ///   not refreshable.
     /// - A set stored without a refresh token of its own is unverified: only a refresh token
@@ -56,7 +57,8 @@ extension GmailTokenSet {
             return (set, .firstConnection)
         }
         if isSameAccount(previous, incoming) {
-            let keepsRefreshToken = incoming.refreshToken == nil && previous.status == .active
+            let keepsRefreshToken = incoming.refreshToken == nil && (previous.status == .active || previous.status == .disabled)
+            let keepsVerification = keepsRefreshToken && previous.status == .active
             let set = GmailTokenSet(
                 accessToken: incoming.accessToken, refreshToken: keepsRefreshToken ? previous.refreshToken : incoming.refreshToken,
                 tokenType: incoming.tokenType, expiresAt: expiresAt, scope: incomingScope ?? previous.scope,
@@ -64,7 +66,7 @@ extension GmailTokenSet {
                 emailVerified: incoming.email == nil ? previous.emailVerified : incoming.emailVerified,
                 // The kept refresh token keeps the client that holds it.
                 googleClientID: keepsRefreshToken ? previous.googleClientID : incoming.clientID,
-                verified: keepsRefreshToken ? previous.verified : confirmed,
+                verified: keepsVerification ? previous.verified : keepsRefreshToken ? false : confirmed,
                 verifiedAt: keepsRefreshToken ? previous.verifiedAt : verifiedAt,
                 connectedAt: previous.connectedAt, updatedAt: now
             )

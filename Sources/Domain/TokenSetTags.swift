@@ -8,7 +8,7 @@ import Foundation
 /// a listing and the profile can tell the connection state, both without reading (or being
 /// allowed to read) the value. The value stays the authority once read.
 public enum TokenSetTags {
-    /// `active`, `revoked` or `rejected`.
+    /// `active`, `revoked`, `rejected` or `disabled`.
     public static let status = "paypulse:status"
     /// The access token's expiry, whole seconds since 1970 (sortable, parseable).
     public static let expiresAt = "paypulse:expires-at"
@@ -71,11 +71,10 @@ public enum TokenSetTags {
 
 extension TokenSetTags {
     /// Whether a listing's tags show a set the refresh job never touches until the user
-    /// reconnects: revoked, rejected as another client's, or without a refresh token.
+    /// reconnects (or Google enables the account again): revoked, rejected as another
+    /// client's, disabled, or without a refresh token.
     public static func isSettled(_ tags: [String: String]) -> Bool {
-        let status = tags[Self.status]
-        return status == GmailTokenSet.Status.revoked.rawValue || status == GmailTokenSet.Status.rejected.rawValue
-            || tags[refreshable] == "false"
+        tags[Self.status].map { $0 != GmailTokenSet.Status.active.rawValue } == true || tags[refreshable] == "false"
     }
 
     /// Whether a listing's tags show a set stored unverified (Google unreachable at connect).

@@ -38,6 +38,7 @@ public struct FreshTokenHandler: Sendable {
             case .notConnected: Self.failure("not_connected", "No Gmail account is connected for this user.")
             case .revoked: Self.failure("revoked", "The user's Gmail grant was revoked; they must connect again.")
             case .rejected: Self.failure("rejected", "The stored grant belongs to another OAuth client; the user must connect again.")
+            case .disabled: Self.failure("disabled", "Google has disabled the user's Google account; no token until Google enables it.")
             case .unavailable: Self.failure("upstream_unavailable", "Google or the token store is unavailable; try again shortly.")
             }
         } catch {

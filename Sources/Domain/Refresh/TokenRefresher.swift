@@ -46,6 +46,8 @@ public struct TokenRefresher: Sendable {
         case revoked
         /// The grant was issued to another OAuth client; the user must connect again.
         case rejected
+        /// Google disabled the Google account; no token until it enables it again.
+        case disabled
         /// Google or the store failed for now.
         case unavailable
     }
@@ -293,6 +295,7 @@ public struct TokenRefresher: Sendable {
             let set = current.tokenSet
             if set.status == .revoked { throw FreshTokenError.revoked }
             if set.status == .rejected { throw FreshTokenError.rejected }
+            if set.status == .disabled { throw FreshTokenError.disabled }
             if set.expiresAt > now().addingTimeInterval(Double(windowSeconds)) || isJustRefreshed(set) { return set }
             switch try await refresh(user, when: .expiring, listedTags: nil, read: current, logger: logger) {
             case .refreshed(let renewed): return renewed
