@@ -77,12 +77,14 @@ public struct Authenticator: Sendable {
         guard let signature = Base64URL.decode(segments.signature) else { throw .malformedToken }
         if let issuerKeys {
             let header = try TokenHeaderPolicy.check(encodedHeader: segments.header, rule: .issuerKey)
-            let candidates = try await issuerKeys.keySet(for: header.keyID, now: now).candidates(kid: header.keyID)
-            guard !candidates.isEmpty else { throw .unknownKey }
-            // The key pins the algorithm: an RS256 key never checks an ES256 (or HS256) token.
-            let matching = candidates.filter { $0.algorithm.rawValue == header.algorithm }
-            guard !matching.isEmpty else { throw .algorithmNotAllowed }
-            guard matching.contains(where: { $0.isValid(signature: signature, for: segments.signingInput) }) else { throw .badSignature }
+            let keys: IssuerKeySet
+            do { keys = try await issuerKeys.keySet(for: header.keyID, now: now) } catch { throw .keysUnavailable }
+            switch keys.check(signature: signature, of: segments.signingInput, kid: header.keyID, algorithm: header.algorithm) {
+            case .verified: break
+            case .unknownKey: throw .unknownKey
+            case .algorithmMismatch: throw .algorithmNotAllowed
+            case .badSignature: throw .badSignature
+            }
         } else {
             _ = try TokenHeaderPolicy.check(encodedHeader: segments.header, rule: .sharedKey)
             guard sharedKeys.contains(where: { $0.isValid(signature: signature, for: segments.signingInput) }) else { throw .badSignature }
