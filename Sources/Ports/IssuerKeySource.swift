@@ -1,5 +1,6 @@
 /// Where an identity provider's public signing keys come from: its JWKS document (RFC 7517
-/// §5), fetched when the domain's cache needs it.
+/// §5) and, when the source learns it with them, the issuer they belong to; fetched when
+/// the domain's cache needs them.
 public protocol IssuerKeySource: Sendable {
     /// Fetches the key set the issuer publishes now.
     /// - Throws: ``IssuerKeysUnavailable`` when no usable answer arrived (the issuer is
@@ -13,11 +14,15 @@ public struct PublishedKeySet: Sendable, Equatable {
     public var document: [UInt8]
     /// How long the answer may be cached, in seconds (`Cache-Control: max-age`), if it says.
     public var maxAge: Int?
+    /// The issuer a discovery document named beside the keys (RISC: the document, not our
+    /// configuration, says who signs); `nil` when the issuer is configured instead.
+    public var issuer: String?
 
     /// Creates an answer.
-    public init(document: [UInt8], maxAge: Int?) {
+    public init(document: [UInt8], maxAge: Int?, issuer: String? = nil) {
         self.document = document
         self.maxAge = maxAge
+        self.issuer = issuer
     }
 }
 

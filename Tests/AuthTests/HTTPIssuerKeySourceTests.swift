@@ -92,6 +92,107 @@ struct HTTPIssuerKeySourceTests {
         #expect(logs.lines.contains { $0.contains("issuer keys unavailable") && $0.contains(reason) }, "\(name): \(logs.lines)")
     }
 
+    /// A loopback stand-in for Google's RISC endpoints: the discovery document at
+    /// `/.well-known/risc-configuration` (`document` given the server's own URL) and the
+    /// JWKS at `/oauth2/v3/certs`, each with its `Cache-Control` when given.
+    private static func riscServer(
+        document: @escaping @Sendable (String) -> String, documentCache: String? = nil, keys: String, keysCache: String? = nil
+    ) throws -> ScriptedHTTPServer {
+        try ScriptedHTTPServer { _, request in
+            switch request.target {
+            case "/.well-known/risc-configuration": Self.json(document(Self.ownURL(request)), headers: documentCache.map { ["cache-control": $0] } ?? [:])
+            case "/oauth2/v3/certs": Self.json(keys, headers: keysCache.map { ["cache-control": $0] } ?? [:])
+            default: .respond(status: 404)
+            }
+        }
+    }
+
+    /// Google's document, its JWKS on `url`.
+    private static func googleDocument(_ url: String) -> String {
+        #"{"issuer":"https://accounts.google.com","jwks_uri":"\#(url)/oauth2/v3/certs","#
+            + #""delivery_methods_supported":["https://schemas.openid.net/secevent/risc/delivery-method/push"],"#
+            + #""add_subject_endpoint":"https://risc.googleapis.com/v1beta/subjects:add"}"#
+    }
+
+    @Test("RISC discovery: the document at its URL names the issuer, carried with the keys; both are read again with each fetch")
+    func riscConfiguration() async throws {
+        let keys = try TestIssuer.standardKeySet()
+        let server = try Self.riscServer(document: Self.googleDocument, documentCache: "public, max-age=3600", keys: keys, keysCache: "public, max-age=21600")
+        defer { server.stop() }
+        let source = Self.source(.riscConfiguration(server.url + "/.well-known/risc-configuration"))
+        #expect(try await source.fetchKeySet() == PublishedKeySet(document: Array(keys.utf8), maxAge: 3600, issuer: "https://accounts.google.com"))
+        _ = try await source.fetchKeySet()
+        let both = ["/.well-known/risc-configuration", "/oauth2/v3/certs"]
+        #expect(server.requests.map(\.target) == both + both)
+        #expect(HTTPIssuerKeySource.Location.googleRISC == .riscConfiguration("https://accounts.google.com/.well-known/risc-configuration"))
+    }
+
+    @Test("RISC discovery: the answer is kept for the shorter of the document's and the key set's lifetimes", arguments: [
+        ("public, max-age=3600", "public, max-age=21600", 3600), ("max-age=86400", "max-age=600", 600), (nil, "max-age=600", 600),
+        ("max-age=600", nil, 600), ("no-cache", "max-age=21600", 0), (nil, nil, nil),
+    ] as [(String?, String?, Int?)])
+    func riscLifetime(_ scenario: (String?, String?, Int?)) async throws {
+        let server = try Self.riscServer(document: Self.googleDocument, documentCache: scenario.0, keys: try TestIssuer.standardKeySet(), keysCache: scenario.1)
+        defer { server.stop() }
+        #expect(try await Self.source(.riscConfiguration(server.url + "/.well-known/risc-configuration")).fetchKeySet().maxAge == scenario.2)
+    }
+
+    @Test("RISC discovery end to end: the document's issuer, not the document's URL, is what iss must name")
+    func riscChain() async throws {
+        let server = try Self.riscServer(document: Self.googleDocument, keys: try TestIssuer.standardKeySet())
+        defer { server.stop() }
+        let verifier = SecurityEventVerifier(
+            keys: Self.source(.riscConfiguration(server.url + "/.well-known/risc-configuration")), clientIDs: { [TestIssuer.audience] }
+        )
+        func token(iss: String) throws -> String {
+            try TestIssuer.rs256(payload: TestIssuer.payload([
+                "iss": #""\#(iss)""#, "iat": "\(AuthFixture.nowSeconds)", "jti": #""a1""#, "exp": nil, "sub": nil,
+                "events": #"{"https://schemas.openid.net/secevent/risc/event-type/sessions-revoked":{"subject":{"subject_type":"iss-sub","iss":"https://accounts.google.com/","sub":"42"}}}"#,
+            ]))
+        }
+        let verified = try await verifier.verify(try token(iss: "https://accounts.google.com/"), now: AuthFixture.now)
+        #expect(verified.events == [SecurityEvent(type: .sessionsRevoked, subject: .googleAccount(GoogleAccountSubject(subject: "42", issuer: "https://accounts.google.com/")))])
+        await expectRejected(verifier, try token(iss: server.url), "invalid_issuer", .wrongIssuer)
+    }
+
+    @Test("unusable RISC answers are unavailable, each logged with its reason", arguments: [
+        ("a jwks_uri over plain HTTP off the machine", "no jwks_uri over HTTPS"),
+        ("a document without issuer", "names no issuer"),
+        ("a document that is not JSON", "not a JSON object"),
+        ("the document answers 404", "answered HTTP 404"),
+        ("the JWKS answers 500", "answered HTTP 500"),
+    ])
+    func unusableRISC(_ scenario: (String, String)) async throws {
+        let (name, reason) = scenario
+        let server = try ScriptedHTTPServer { _, request in
+            let url = Self.ownURL(request)
+            if request.target == "/.well-known/risc-configuration" {
+                return switch name {
+                case "a jwks_uri over plain HTTP off the machine": Self.json(#"{"issuer":"https://accounts.google.com","jwks_uri":"http://www.googleapis.com/oauth2/v3/certs"}"#)
+                case "a document without issuer": Self.json(#"{"jwks_uri":"\#(url)/oauth2/v3/certs"}"#)
+                case "a document that is not JSON": .respond(status: 200, body: "<html>hello</html>")
+                case "the document answers 404": .respond(status: 404)
+                default: Self.json(Self.googleDocument(url))
+                }
+            }
+            return .respond(status: 500, body: "oops")
+        }
+        defer { server.stop() }
+        let logs = LogCapture()
+        await #expect(throws: IssuerKeysUnavailable.self, "\(name)") {
+            try await Self.source(.riscConfiguration(server.url + "/.well-known/risc-configuration"), logs: logs).fetchKeySet()
+        }
+        #expect(logs.lines.contains { $0.contains("issuer keys unavailable") && $0.contains(reason) }, "\(name): \(logs.lines)")
+    }
+
+    @Test("a RISC document URL over plain HTTP off the machine is not even asked")
+    func riscConfigurationOverHTTP() async throws {
+        let logs = LogCapture()
+        await #expect(throws: IssuerKeysUnavailable(reason: "the RISC configuration URL is not HTTPS")) {
+            try await Self.source(.riscConfiguration("http://accounts.google.com/.well-known/risc-configuration"), logs: logs).fetchKeySet()
+        }
+    }
+
     @Test("an issuer where nothing listens is unavailable")
     func unreachable() async throws {
         let port = try RefusingLoopbackPort.make()

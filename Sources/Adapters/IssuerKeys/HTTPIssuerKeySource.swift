@@ -4,7 +4,8 @@ import PayPulsePorts
 import PayPulseTransport
 
 /// ``IssuerKeySource`` over HTTP: an identity provider's JWKS, at a URL given or found
-/// through the issuer's OpenID Connect discovery document.
+/// through the issuer's OpenID Connect discovery document, or Google's RISC keys and issuer
+/// through the RISC discovery document.
 ///
 /// - Only HTTPS leaves the machine: plain `http://` is allowed to a loopback host alone
 ///   (a local issuer, `paypulse serve --issuer`, a test), for the URL given and for the
@@ -12,6 +13,11 @@ import PayPulseTransport
 /// - Discovery (OpenID Connect Discovery 1.0 §4) reads
 ///   `{issuer}/.well-known/openid-configuration` once; its `issuer` must equal the
 ///   configured one (§4.3), so a document cannot move the keys to another issuer's.
+/// - RISC discovery is the other way round: the document sits at a configured URL and
+///   tells the issuer, which the answer carries (``PayPulsePorts/PublishedKeySet/issuer``).
+///   It is read again with every key fetch, and the answer's `maxAge` is the shorter of the
+///   document's and the key set's, so the caller's key cache holds issuer, `jwks_uri` and
+///   keys each no longer than its own lifetime (a key fetch happens at most once a minute).
 /// - An answer is read whole up to 64 KiB; a larger one, a non-200 or a failed exchange
 ///   is ``IssuerKeysUnavailable``, logged here with its reason (never a token).
 public struct HTTPIssuerKeySource: IssuerKeySource {
@@ -21,6 +27,11 @@ public struct HTTPIssuerKeySource: IssuerKeySource {
         case keySet(String)
         /// The issuer whose discovery document names the JWKS URL (`PAYPULSE_JWT_ISSUER` alone).
         case discovery(issuer: String)
+        /// A RISC discovery document (RISC 1.0 §4), which names the issuer and the JWKS URL.
+        case riscConfiguration(String)
+
+        /// Google's RISC discovery document.
+        public static let googleRISC = Location.riscConfiguration("https://accounts.google.com/.well-known/risc-configuration")
     }
 
     /// The largest answer read, in bytes.
@@ -62,35 +73,56 @@ public struct HTTPIssuerKeySource: IssuerKeySource {
 
     public func fetchKeySet() async throws(IssuerKeysUnavailable) -> PublishedKeySet {
         do {
-            let url = try await keySetURL()
-            let response = try await get(url, what: "the JWKS")
-            return PublishedKeySet(document: response.body, maxAge: Self.maxAge(cacheControl: response.headers["cache-control"]))
+            switch location {
+            case .keySet(let url): return try await keySet(at: url)
+            case .discovery(let issuer): return try await keySet(at: discoveredKeySetURL(issuer: issuer))
+            case .riscConfiguration(let url): return try await riscKeySet(configuration: url)
+            }
         } catch {
             logger.warning("issuer keys unavailable", metadata: ["reason": "\(error.reason)"])
             throw error
         }
     }
 
-    private func keySetURL() async throws(IssuerKeysUnavailable) -> String {
-        switch location {
-        case .keySet(let url):
-            return url
-        case .discovery(let issuer):
-            if let known = await discovered.url { return known }
-            let base = issuer.hasSuffix("/") ? String(issuer.dropLast()) : issuer
-            let response = try await get(base + "/.well-known/openid-configuration", what: "the discovery document")
-            guard case .object(let fields)? = try? JSONValue.decode(response.body) else {
-                throw IssuerKeysUnavailable(reason: "the discovery document is not a JSON object")
-            }
-            guard fields["issuer"]?.stringValue == issuer else {
-                throw IssuerKeysUnavailable(reason: "the discovery document names another issuer")
-            }
-            guard let url = fields["jwks_uri"]?.stringValue, Self.isAllowed(url: url) else {
-                throw IssuerKeysUnavailable(reason: "the discovery document has no jwks_uri over HTTPS")
-            }
-            await discovered.remember(url)
-            return url
+    /// The JWKS at `url`, with its max-age.
+    private func keySet(at url: String) async throws(IssuerKeysUnavailable) -> PublishedKeySet {
+        let response = try await get(url, what: "the JWKS")
+        return PublishedKeySet(document: response.body, maxAge: Self.maxAge(cacheControl: response.headers["cache-control"]))
+    }
+
+    /// The keys the RISC document names, with its issuer and the shorter of the two lifetimes.
+    private func riscKeySet(configuration url: String) async throws(IssuerKeysUnavailable) -> PublishedKeySet {
+        let document = try await get(url, what: "the RISC configuration")
+        guard case .object(let fields)? = try? JSONValue.decode(document.body) else {
+            throw IssuerKeysUnavailable(reason: "the RISC configuration is not a JSON object")
         }
+        guard let issuer = fields["issuer"]?.stringValue, !issuer.isEmpty else {
+            throw IssuerKeysUnavailable(reason: "the RISC configuration names no issuer")
+        }
+        guard let keySetURL = fields["jwks_uri"]?.stringValue, Self.isAllowed(url: keySetURL) else {
+            throw IssuerKeysUnavailable(reason: "the RISC configuration has no jwks_uri over HTTPS")
+        }
+        let keys = try await get(keySetURL, what: "the JWKS")
+        let lifetimes = [document, keys].compactMap { Self.maxAge(cacheControl: $0.headers["cache-control"]) }
+        return PublishedKeySet(document: keys.body, maxAge: lifetimes.min(), issuer: issuer)
+    }
+
+    /// The JWKS URL the issuer's OpenID Connect discovery document names, read once.
+    private func discoveredKeySetURL(issuer: String) async throws(IssuerKeysUnavailable) -> String {
+        if let known = await discovered.url { return known }
+        let base = issuer.hasSuffix("/") ? String(issuer.dropLast()) : issuer
+        let response = try await get(base + "/.well-known/openid-configuration", what: "the discovery document")
+        guard case .object(let fields)? = try? JSONValue.decode(response.body) else {
+            throw IssuerKeysUnavailable(reason: "the discovery document is not a JSON object")
+        }
+        guard fields["issuer"]?.stringValue == issuer else {
+            throw IssuerKeysUnavailable(reason: "the discovery document names another issuer")
+        }
+        guard let url = fields["jwks_uri"]?.stringValue, Self.isAllowed(url: url) else {
+            throw IssuerKeysUnavailable(reason: "the discovery document has no jwks_uri over HTTPS")
+        }
+        await discovered.remember(url)
+        return url
     }
 
     private func get(_ url: String, what: String) async throws(IssuerKeysUnavailable) -> HTTPResponse {

@@ -77,12 +77,14 @@ public struct Authenticator: Sendable {
         guard let signature = Base64URL.decode(segments.signature) else { throw .malformedToken }
         if let issuerKeys {
             let header = try TokenHeaderPolicy.check(encodedHeader: segments.header, rule: .issuerKey)
-            let candidates = try await issuerKeys.keySet(for: header.keyID, now: now).candidates(kid: header.keyID)
-            guard !candidates.isEmpty else { throw .unknownKey }
-            // The key pins the algorithm: an RS256 key never checks an ES256 (or HS256) token.
-            let matching = candidates.filter { $0.algorithm.rawValue == header.algorithm }
-            guard !matching.isEmpty else { throw .algorithmNotAllowed }
-            guard matching.contains(where: { $0.isValid(signature: signature, for: segments.signingInput) }) else { throw .badSignature }
+            let keys: IssuerKeySet
+            do { keys = try await issuerKeys.keySet(for: header.keyID, now: now) } catch { throw .keysUnavailable }
+            switch keys.check(signature: signature, of: segments.signingInput, kid: header.keyID, algorithm: header.algorithm) {
+            case .verified: break
+            case .unknownKey: throw .unknownKey
+            case .algorithmMismatch: throw .algorithmNotAllowed
+            case .badSignature: throw .badSignature
+            }
         } else {
             _ = try TokenHeaderPolicy.check(encodedHeader: segments.header, rule: .sharedKey)
             guard sharedKeys.contains(where: { $0.isValid(signature: signature, for: segments.signingInput) }) else { throw .badSignature }
@@ -107,9 +109,9 @@ public struct Authenticator: Sendable {
 /// The algorithm is pinned, never taken from the token alone. Under ``Rule/sharedKey``
 /// `alg` must be exactly `HS256` and only `alg` and `typ` may appear. Under
 /// ``Rule/issuerKey`` `alg` must be RS256 or ES256 (and later the named key's own) and
-/// `kid` may appear too. Either way that refuses `none`, HS/RS confusion, and the
-/// key-carrying parameters (`jku`, `jwk`, `x5u`, `x5c`) and `crit`, which a verifier must
-/// otherwise understand.
+/// `kid` may appear too; under ``Rule/securityEvent`` likewise, RS256 alone. Every rule
+/// refuses `none`, HS/RS confusion, and the key-carrying parameters (`jku`, `jwk`, `x5u`,
+/// `x5c`) and `crit`, which a verifier must otherwise understand.
 enum TokenHeaderPolicy {
     /// Which tokens the header may announce.
     enum Rule {
@@ -117,6 +119,9 @@ enum TokenHeaderPolicy {
         case sharedKey
         /// RS256 or ES256 under an issuer's key, which `kid` may name.
         case issuerKey
+        /// RS256 under a key of Google's RISC set, which `kid` may name (Google signs
+        /// Security Event Tokens with nothing else).
+        case securityEvent
     }
 
     /// What the header says, once allowed.
@@ -132,6 +137,9 @@ enum TokenHeaderPolicy {
     /// `typ` values allowed under ``Rule/issuerKey``: plain JWTs, and OAuth access tokens
     /// (RFC 9068) as Auth0 and others mark them. PayPulse's own tokens are `JWT` only.
     private static let issuerTypes: Set<String> = ["JWT", "AT+JWT", "APPLICATION/AT+JWT"]
+    /// `typ` values allowed under ``Rule/securityEvent``: Google states none; RFC 8417 §2.3
+    /// recommends `secevent+jwt`.
+    private static let securityEventTypes: Set<String> = ["JWT", "SECEVENT+JWT", "APPLICATION/SECEVENT+JWT"]
 
     /// A header parameter's value: a string, or anything else JSON allows.
     enum HeaderValue: Decodable, Equatable {
@@ -148,8 +156,8 @@ enum TokenHeaderPolicy {
     /// - Returns: The algorithm and `kid`.
     /// - Throws: ``AuthenticationError`` when the header is not JSON, announces an algorithm
     ///   the rule does not allow, or carries a parameter the rule does not allow (`typ`,
-    ///   when present, must be `JWT`, or under ``Rule/issuerKey`` also `at+jwt`; `kid` a
-    ///   string of at most 256 characters).
+    ///   when present, must be `JWT`, or under ``Rule/issuerKey`` also `at+jwt`, under
+    ///   ``Rule/securityEvent`` `secevent+jwt`; `kid` a string of at most 256 characters).
     static func check(encodedHeader: Substring, rule: Rule) throws(AuthenticationError) -> Header {
         guard let json = Base64URL.decode(encodedHeader), let fields = headerFields(Array(json)) else { throw .malformedHeader }
         guard case .string(let algorithm)? = fields["alg"] else { throw .algorithmNotAllowed }
@@ -161,6 +169,9 @@ enum TokenHeaderPolicy {
         case .issuerKey:
             guard AsymmetricAlgorithm(rawValue: algorithm) != nil else { throw .algorithmNotAllowed }
             (allowedParameters, allowedTypes) = (["alg", "typ", "kid"], issuerTypes)
+        case .securityEvent:
+            guard algorithm == AsymmetricAlgorithm.rs256.rawValue else { throw .algorithmNotAllowed }
+            (allowedParameters, allowedTypes) = (["alg", "typ", "kid"], securityEventTypes)
         }
         guard fields.keys.allSatisfy(allowedParameters.contains) else { throw .unexpectedHeaderParameter }
         if let typ = fields["typ"] {

@@ -16,6 +16,11 @@ import PayPulsePorts
 ///   every user out) and is tried again after 10 seconds; with no keys at all the request
 ///   is unavailable, never unauthorized: the caller's token is not at fault.
 /// - Concurrent requests that need a fetch share one.
+/// - The issuer the source names with the keys (a RISC discovery document's) is kept with
+///   them, for the same lifetime.
+///
+/// It serves the ``Authenticator`` under `jwks` and the ``SecurityEventVerifier``; each maps
+/// ``PayPulsePorts/IssuerKeysUnavailable`` to its own "try again later" answer.
 actor IssuerKeyCache {
     static let defaultLifetime = 600
     static let lifetimeBounds = 60...86_400
@@ -29,6 +34,7 @@ actor IssuerKeyCache {
     private var expiresAt = Date.distantPast
     private var lastFetch = Date.distantPast
     private var nextRetry = Date.distantPast
+    private var lastFailure: IssuerKeysUnavailable?
     private var inFlight: Task<Void, Never>?
 
     init(source: any IssuerKeySource) {
@@ -36,14 +42,15 @@ actor IssuerKeyCache {
     }
 
     /// The key set to verify a token whose header names `kid`.
-    /// - Throws: ``AuthenticationError/keysUnavailable`` when no set was ever fetched.
-    func keySet(for kid: String?, now: Date) async throws(AuthenticationError) -> IssuerKeySet {
+    /// - Throws: ``PayPulsePorts/IssuerKeysUnavailable`` (the last fetch's reason) when no
+    ///   set was ever fetched.
+    func keySet(for kid: String?, now: Date) async throws(IssuerKeysUnavailable) -> IssuerKeySet {
         if current == nil || now >= expiresAt {
             if now >= nextRetry { await fetch(now: now) }
         } else if let kid, current?.contains(kid: kid) == false, now.timeIntervalSince(lastFetch) >= Self.unknownKeyRefetchInterval {
             await fetch(now: now)
         }
-        guard let current else { throw .keysUnavailable }
+        guard let current else { throw lastFailure ?? IssuerKeysUnavailable(reason: "no key set was fetched") }
         return current
     }
 
@@ -57,14 +64,17 @@ actor IssuerKeyCache {
 
     private func fetchOnce(now: Date) async {
         lastFetch = now
-        do {
+        do throws(IssuerKeysUnavailable) {
             let answer = try await source.fetchKeySet()
-            guard let set = IssuerKeySet.parse(answer.document) else { throw IssuerKeysUnavailable(reason: "the answer is not a JWKS document") }
+            guard let set = IssuerKeySet.parse(answer.document, issuer: answer.issuer) else {
+                throw IssuerKeysUnavailable(reason: "the answer is not a JWKS document")
+            }
             current = set
             let lifetime = min(max(answer.maxAge ?? Self.defaultLifetime, Self.lifetimeBounds.lowerBound), Self.lifetimeBounds.upperBound)
             expiresAt = now.addingTimeInterval(TimeInterval(lifetime))
         } catch {
             nextRetry = now.addingTimeInterval(Self.retryAfterFailure)
+            lastFailure = error
         }
     }
 }

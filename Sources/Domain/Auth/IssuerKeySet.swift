@@ -70,19 +70,52 @@ struct IssuerKeySet: Sendable {
     static let maximumKeyCount = 16
 
     let keys: [IssuerKey]
+    /// The issuer the key source named with the set (``PayPulsePorts/PublishedKeySet/issuer``).
+    let issuer: String?
 
-    init(keys: [IssuerKey]) {
+    init(keys: [IssuerKey], issuer: String? = nil) {
         self.keys = keys
+        self.issuer = issuer
     }
 
     /// Parses a JWKS document.
+    /// - Parameters:
+    ///   - document: The JWKS.
+    ///   - issuer: The issuer the source named with it, if any.
     /// - Returns: The set, or `nil` when the document is too large, not JSON, or not an
     ///   object whose `keys` is an array.
-    static func parse(_ document: [UInt8]) -> IssuerKeySet? {
+    static func parse(_ document: [UInt8], issuer: String? = nil) -> IssuerKeySet? {
         guard document.count <= maximumDocumentSize, case .object(let fields)? = try? JSONValue.decode(document),
             let entries = fields["keys"]?.arrayValue
         else { return nil }
-        return IssuerKeySet(keys: Array(entries.lazy.compactMap(key(from:)).prefix(maximumKeyCount)))
+        return IssuerKeySet(keys: Array(entries.lazy.compactMap(key(from:)).prefix(maximumKeyCount)), issuer: issuer)
+    }
+
+    /// What the set says of a token's signature.
+    enum SignatureCheck: Equatable {
+        /// A key the header names, of the header's algorithm, verifies it.
+        case verified
+        /// No key matches the `kid` (or the set has several and the header names none).
+        case unknownKey
+        /// The named keys pin another algorithm than the header's.
+        case algorithmMismatch
+        /// A key of the right algorithm is named, and the signature does not verify under it.
+        case badSignature
+    }
+
+    /// Checks a JWS signature under the key its header names. The key pins the algorithm:
+    /// an RS256 key never checks an ES256 (or HS256) token, whatever the header says.
+    /// - Parameters:
+    ///   - signature: The decoded signature segment.
+    ///   - signingInput: `header.payload`, as received.
+    ///   - kid: The header's `kid`, if any.
+    ///   - algorithm: The header's `alg`.
+    func check(signature: Data, of signingInput: Substring, kid: String?, algorithm: String) -> SignatureCheck {
+        let candidates = candidates(kid: kid)
+        guard !candidates.isEmpty else { return .unknownKey }
+        let matching = candidates.filter { $0.algorithm.rawValue == algorithm }
+        guard !matching.isEmpty else { return .algorithmMismatch }
+        return matching.contains { $0.isValid(signature: signature, for: signingInput) } ? .verified : .badSignature
     }
 
     /// The keys a token's header may use: the one named by `kid`, or the only key when the

@@ -66,17 +66,20 @@ struct TestIssuer: Sendable {
     }
 }
 
-/// A key endpoint the test scripts: the document it serves, its `max-age`, whether it is
-/// down, and how many times it was asked.
+/// A key endpoint the test scripts: the document it serves, its `max-age`, the issuer it
+/// names with them (as a RISC discovery document does), whether it is down, and how many
+/// times it was asked.
 actor ScriptedKeySource: IssuerKeySource {
     var document: String
     var maxAge: Int?
+    let issuer: String?
     var unreachable = false
     private(set) var fetches = 0
 
-    init(document: String, maxAge: Int? = nil) {
+    init(document: String, maxAge: Int? = nil, issuer: String? = nil) {
         self.document = document
         self.maxAge = maxAge
+        self.issuer = issuer
     }
 
     func serve(_ document: String, maxAge: Int? = nil) {
@@ -89,6 +92,6 @@ actor ScriptedKeySource: IssuerKeySource {
     func fetchKeySet() async throws(IssuerKeysUnavailable) -> PublishedKeySet {
         fetches += 1
         if unreachable { throw IssuerKeysUnavailable(reason: "connection refused") }
-        return PublishedKeySet(document: Array(document.utf8), maxAge: maxAge)
+        return PublishedKeySet(document: Array(document.utf8), maxAge: maxAge, issuer: issuer)
     }
 }
