@@ -3,6 +3,7 @@ import FoundationEssentials
 #else
 import Foundation
 #endif
+import PayPulsePorts
 
 /// The tags written with every token set, so that the refresh job can select due sets from
 /// a listing and the profile can tell the connection state, both without reading (or being
@@ -25,6 +26,10 @@ public enum TokenSetTags {
     /// listing shows it; absent while the set names none (the default client's, or not
     /// yet verified).
     public static let client = "paypulse:client"
+    /// The Google account's `sub` (``GmailTokenSet/googleSubject``), so Google's security
+    /// events find the account's grants (``GrantStore/users(withGoogleSubject:)``); absent
+    /// while unknown.
+    public static let googleSubject = GrantAttribute.googleSubject
 
     /// The tags describing `tokenSet`.
     public static func tags(for tokenSet: GmailTokenSet) -> [String: String] {
@@ -38,6 +43,7 @@ public enum TokenSetTags {
             lifetime: String(Int64(tokenSet.expiresAt.timeIntervalSince1970.rounded(.down)) - Int64(tokenSet.updatedAt.timeIntervalSince1970.rounded(.down))),
         ]
         if let clientID = tokenSet.googleClientID { tags[client] = clientID }
+        if let subject = tokenSet.googleSubject { tags[googleSubject] = subject }
         return tags
     }
 

@@ -84,6 +84,20 @@ public protocol GrantStore: GrantStates {
     /// Whether ``listDue(userPrefix:dueBy:cursor:limit:)`` lists only what may be due (a due
     /// index), so a refresh run's `scanned` counts those rather than every grant.
     var listsOnlyDue: Bool { get }
+
+    /// The users whose grant carries the listing attribute ``GrantAttribute/googleSubject``
+    /// equal to `subject`, found through an index, never a scan: Secrets Manager's
+    /// `tag-value` filter, DynamoDB's sparse subject index, the embedded store's index on tag
+    /// values. Grants scheduled for deletion may be included. An index may lag its writes
+    /// (Secrets Manager's listing by up to minutes), and an attribute may outlive the value
+    /// it described: the caller reads each grant and trusts its value alone.
+    func users(withGoogleSubject subject: String) async throws -> [String]
+}
+
+/// Listing attributes a store knows by name.
+public enum GrantAttribute {
+    /// The Google account's `sub`: what ``GrantStore/users(withGoogleSubject:)`` finds grants by.
+    public static let googleSubject = "paypulse:google-sub"
 }
 
 extension GrantStore {
@@ -227,7 +241,7 @@ public struct GrantDuePolicy: Sendable {
 /// The operations of ``GrantStore`` by name: a function's composition lists those it can
 /// reach, and each store says which calls (and so which IAM actions) serve each one.
 public enum GrantOperation: String, Sendable, CaseIterable, Comparable {
-    case state, read, create, replace, mark, delete, restore, list, listDue
+    case state, read, create, replace, mark, delete, restore, list, listDue, findBySubject
 
     public static func < (lhs: Self, rhs: Self) -> Bool { lhs.rawValue < rhs.rawValue }
 }

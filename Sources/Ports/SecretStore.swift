@@ -58,9 +58,11 @@ public protocol SecretStore: Sendable {
         name: String, expected: SecretVersionID, value: String, clientRequestToken: String
     ) async throws -> SecretVersionID
 
-    /// Lists secrets whose name starts with `namePrefix` (case-sensitive), one page at a time.
+    /// Lists secrets whose name starts with `namePrefix` (case-sensitive), one page at a
+    /// time; with `tagValue`, only those carrying a tag of exactly that value (Secrets
+    /// Manager's `tag-value` filter, a prefix match there, kept exact by the adapter).
     func listSecrets(
-        namePrefix: String, includePlannedDeletion: Bool, maxResults: Int, nextToken: String?
+        namePrefix: String, tagValue: String?, includePlannedDeletion: Bool, maxResults: Int, nextToken: String?
     ) async throws -> SecretPage
 
     /// Schedules the secret for deletion after a recovery window of 7 to 30 days.
@@ -78,6 +80,15 @@ public protocol SecretStore: Sendable {
 }
 
 extension SecretStore {
+    /// Lists secrets whose name starts with `namePrefix`, whatever their tags.
+    public func listSecrets(
+        namePrefix: String, includePlannedDeletion: Bool, maxResults: Int, nextToken: String?
+    ) async throws -> SecretPage {
+        try await listSecrets(
+            namePrefix: namePrefix, tagValue: nil, includePlannedDeletion: includePlannedDeletion, maxResults: maxResults, nextToken: nextToken
+        )
+    }
+
     /// Stores a new `AWSCURRENT` version.
     public func putSecretValue(
         name: String, value: String, clientRequestToken: String

@@ -49,10 +49,10 @@ public struct CallRecordingSecretStore: SecretStore {
         return try await inner.replaceCurrent(name: name, expected: expected, value: value, clientRequestToken: clientRequestToken)
     }
 
-    public func listSecrets(namePrefix: String, includePlannedDeletion: Bool, maxResults: Int, nextToken: String?) async throws -> SecretPage {
-        log.record("SecretStore.listSecrets(\(namePrefix))")
+    public func listSecrets(namePrefix: String, tagValue: String?, includePlannedDeletion: Bool, maxResults: Int, nextToken: String?) async throws -> SecretPage {
+        log.record(tagValue == nil ? "SecretStore.listSecrets(\(namePrefix))" : "SecretStore.listSecrets(\(namePrefix), tag value)")
         return try await inner.listSecrets(
-            namePrefix: namePrefix, includePlannedDeletion: includePlannedDeletion, maxResults: maxResults, nextToken: nextToken
+            namePrefix: namePrefix, tagValue: tagValue, includePlannedDeletion: includePlannedDeletion, maxResults: maxResults, nextToken: nextToken
         )
     }
 

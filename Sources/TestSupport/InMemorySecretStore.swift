@@ -121,9 +121,12 @@ public actor InMemorySecretStore: SecretStore {
         return SecretVersionID(clientRequestToken)
     }
 
-    public func listSecrets(namePrefix: String, includePlannedDeletion: Bool, maxResults: Int, nextToken: String?) throws -> SecretPage {
+    public func listSecrets(namePrefix: String, tagValue: String?, includePlannedDeletion: Bool, maxResults: Int, nextToken: String?) throws -> SecretPage {
         try enter("ListSecrets")
-        let names = secrets.keys.filter { $0.hasPrefix(namePrefix) && (includePlannedDeletion || secrets[$0]?.deletedDate == nil) }.sorted()
+        let names = secrets.keys.filter { name in
+            name.hasPrefix(namePrefix) && (includePlannedDeletion || secrets[name]?.deletedDate == nil)
+                && (tagValue.map { secrets[name]?.tags.values.contains($0) == true } ?? true)
+        }.sorted()
         let start = nextToken.flatMap(Int.init) ?? 0
         guard start >= 0, start <= names.count else { throw StoreError.invalidRequest }
         let end = min(start + max(maxResults, 1), names.count)

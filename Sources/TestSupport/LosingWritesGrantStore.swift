@@ -43,4 +43,8 @@ public struct LosingWritesGrantStore: GrantStore {
     public func list(userPrefix: String, includeDeleted: Bool, cursor: String?, limit: Int) async throws -> GrantPage {
         try await inner.list(userPrefix: userPrefix, includeDeleted: includeDeleted, cursor: cursor, limit: limit)
     }
+
+    public func users(withGoogleSubject subject: String) async throws -> [String] {
+        try await inner.users(withGoogleSubject: subject)
+    }
 }

@@ -34,8 +34,8 @@ public struct LosingWritesSecretStore: SecretStore {
         try await inner.updateSecretVersionStage(name: name, stage: stage, moveTo: moveTo, removeFrom: removeFrom)
     }
 
-    public func listSecrets(namePrefix: String, includePlannedDeletion: Bool, maxResults: Int, nextToken: String?) async throws -> SecretPage {
-        try await inner.listSecrets(namePrefix: namePrefix, includePlannedDeletion: includePlannedDeletion, maxResults: maxResults, nextToken: nextToken)
+    public func listSecrets(namePrefix: String, tagValue: String?, includePlannedDeletion: Bool, maxResults: Int, nextToken: String?) async throws -> SecretPage {
+        try await inner.listSecrets(namePrefix: namePrefix, tagValue: tagValue, includePlannedDeletion: includePlannedDeletion, maxResults: maxResults, nextToken: nextToken)
     }
 
     public func deleteSecret(name: String, recoveryWindowDays: Int) async throws -> Date {

@@ -49,8 +49,8 @@ public final class WriteRecordingSecretStore: SecretStore, @unchecked Sendable {
         return try await inner.replaceCurrent(name: name, expected: expected, value: value, clientRequestToken: clientRequestToken)
     }
 
-    public func listSecrets(namePrefix: String, includePlannedDeletion: Bool, maxResults: Int, nextToken: String?) async throws -> SecretPage {
-        try await inner.listSecrets(namePrefix: namePrefix, includePlannedDeletion: includePlannedDeletion, maxResults: maxResults, nextToken: nextToken)
+    public func listSecrets(namePrefix: String, tagValue: String?, includePlannedDeletion: Bool, maxResults: Int, nextToken: String?) async throws -> SecretPage {
+        try await inner.listSecrets(namePrefix: namePrefix, tagValue: tagValue, includePlannedDeletion: includePlannedDeletion, maxResults: maxResults, nextToken: nextToken)
     }
 
     public func deleteSecret(name: String, recoveryWindowDays: Int) async throws -> Date {

@@ -310,3 +310,32 @@ extension GrantStore {
         return all
     }
 }
+
+extension GrantStoreContractTests {
+    /// Google's security events name an account by its `sub`: each store finds that
+    /// account's grants through an index, exactly, whatever else the tags hold.
+    @Test(arguments: StoreFactory.allGrantStores)
+    func findsTheGrantsOfAGoogleSubject(_ factory: StoreFactory) async throws {
+        try await factory.withStores { stores in
+            let scope = GrantScope()
+            // Subjects unique to this run: the stores are shared with other tests.
+            let subject = "1\(UInt64.random(in: 10_000_000_000...99_999_999_999))0000000000"
+            let other = subject.dropLast() + "1"
+            let sub = GrantAttribute.googleSubject
+            _ = try await stores.grants.create(scope.user("a"), value: "a", attributes: ["status": "active", sub: subject])
+            _ = try await stores.grants.create(scope.user("b"), value: "b", attributes: ["status": "active", sub: subject])
+            // Another account whose subject extends ours (a prefix match would take it), and
+            // a grant holding the subject under another attribute name.
+            _ = try await stores.grants.create(scope.user("c"), value: "c", attributes: ["status": "active", sub: subject + "9"])
+            _ = try await stores.grants.create(scope.user("d"), value: "d", attributes: ["status": "active", sub: String(other), "note": subject])
+            _ = try await stores.grants.create(scope.user("e"), value: "e", attributes: ["status": "active"])
+            #expect(try await stores.grants.users(withGoogleSubject: subject).sorted() == [scope.user("a"), scope.user("b")])
+            #expect(try await stores.grants.users(withGoogleSubject: String(other)) == [scope.user("d")])
+            #expect(try await stores.grants.users(withGoogleSubject: "1" + subject).isEmpty)
+
+            // A mark that names the subject puts a grant in the index.
+            try await stores.grants.mark(scope.user("e"), attributes: ["status": "active", sub: subject], expected: nil)
+            #expect(try await stores.grants.users(withGoogleSubject: subject).sorted() == [scope.user("a"), scope.user("b"), scope.user("e")])
+        }
+    }
+}

@@ -53,6 +53,7 @@ struct MigrationProgressTests {
         func list(userPrefix: String, includeDeleted: Bool, cursor: String?, limit: Int) async throws -> GrantPage {
             try await base.list(userPrefix: userPrefix, includeDeleted: includeDeleted, cursor: cursor, limit: limit)
         }
+        func users(withGoogleSubject subject: String) async throws -> [String] { try await base.users(withGoogleSubject: subject) }
     }
 
     private func source(_ count: Int) async throws -> (SecretsManagerGrantStore, [String]) {

@@ -71,8 +71,8 @@ final class RacingSecretStore: SecretStore, @unchecked Sendable {
         try await inner.replaceCurrent(name: name, expected: expected, value: value, clientRequestToken: clientRequestToken)
     }
 
-    func listSecrets(namePrefix: String, includePlannedDeletion: Bool, maxResults: Int, nextToken: String?) async throws -> SecretPage {
-        try await inner.listSecrets(namePrefix: namePrefix, includePlannedDeletion: includePlannedDeletion, maxResults: maxResults, nextToken: nextToken)
+    func listSecrets(namePrefix: String, tagValue: String?, includePlannedDeletion: Bool, maxResults: Int, nextToken: String?) async throws -> SecretPage {
+        try await inner.listSecrets(namePrefix: namePrefix, tagValue: tagValue, includePlannedDeletion: includePlannedDeletion, maxResults: maxResults, nextToken: nextToken)
     }
 
     func deleteSecret(name: String, recoveryWindowDays: Int) async throws -> Date {

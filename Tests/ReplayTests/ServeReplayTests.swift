@@ -103,6 +103,11 @@ struct ServeReplayCase: CustomStringConvertible, Sendable {
         "store-tokens/v2-invalid-base64-body": "an HTTP body is bytes; only an event can carry bad base64",
         "store-tokens/v2-wrong-method": "PUT on a path two functions share: the server's router answers 405 for both (allow: DELETE, POST)",
         "disconnect/v2-wrong-method": "GET on a path two functions share: the server's router answers 405 for both (allow: DELETE, POST)",
+        // serve's OAuth clients are the developer's (its state directory's client-ID secret),
+        // not the manifest's list; the functions' own replays prove these on every store.
+        "store-tokens/v2-second-client-first-connection": "a grant of the manifest's second OAuth client, which serve does not list",
+        "store-tokens/v1-second-client-named-by-app": "a grant of the manifest's second OAuth client, which serve does not list",
+        "disconnect/v2-second-client-disconnect": "a grant of the manifest's second OAuth client, which serve does not list",
     ]
 
     /// Cases run with `PAYPULSE_AUTH_MODE=apigateway` are left out too: their identity is

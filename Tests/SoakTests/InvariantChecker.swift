@@ -272,13 +272,15 @@ struct InvariantChecker {
             return grant.map(google.invalidGrantRefreshTokens.contains) ?? false
         case .rejected:
             return false  // the soak's grants are all our client's
+        case .disabled:
+            return false  // the soak sends no security events yet
         }
     }
 }
 
 extension FinalState {
     /// What user-profile would answer from these tags (``TokenVault/connectionState(of:)``):
-    /// a live secret whose status tag is neither revoked nor rejected.
+    /// a live secret whose status tag is neither revoked, rejected nor disabled.
     var readsConnected: Bool {
         guard case .present(_, let tags) = self else { return false }
         return Self.readsConnected(tags: tags)
@@ -288,5 +290,6 @@ extension FinalState {
     static func readsConnected(tags: [String: String]) -> Bool {
         let status = tags[TokenSetTags.status]
         return status != GmailTokenSet.Status.revoked.rawValue && status != GmailTokenSet.Status.rejected.rawValue
+            && status != GmailTokenSet.Status.disabled.rawValue
     }
 }

@@ -72,9 +72,11 @@ public struct AWSSecretStore: SecretStore {
         return version
     }
 
-    public func listSecrets(namePrefix: String, includePlannedDeletion: Bool, maxResults: Int, nextToken: String?) async throws -> SecretPage {
+    public func listSecrets(namePrefix: String, tagValue: String?, includePlannedDeletion: Bool, maxResults: Int, nextToken: String?) async throws -> SecretPage {
         try await mapped {
-            try await client.listSecrets(namePrefix: namePrefix, includePlannedDeletion: includePlannedDeletion, maxResults: maxResults, nextToken: nextToken)
+            try await client.listSecrets(
+                namePrefix: namePrefix, tagValue: tagValue, includePlannedDeletion: includePlannedDeletion, maxResults: maxResults, nextToken: nextToken
+            )
         }
     }
 

@@ -31,10 +31,20 @@ enum DynamoDBGrantItem {
     /// Listing attribute `k` is stored as plain string attribute `a.k`.
     static let attributePrefix = "a."
 
-    /// The table as `paypulse setup` and the template create it: the user id as key, and the
-    /// sparse due index.
+    /// The listing attribute ``GrantAttribute/googleSubject`` as stored: the subject
+    /// index's key, so the index holds exactly the grants whose Google account is known.
+    static let subjectKey = attributePrefix + GrantAttribute.googleSubject
+
+    /// The sparse index Google's security events find an account's grants by: keys only,
+    /// since the caller reads each grant anyway.
+    static let subjectIndex = DynamoDBTableDefinition.GlobalIndex(
+        name: "google-sub-index", partitionKey: .init(subjectKey, .string), sortKey: nil, projection: .keysOnly
+    )
+
+    /// The table as `paypulse setup` and the template create it: the user id as key, the
+    /// sparse due index and the sparse subject index.
     static func table(named name: String) -> DynamoDBTableDefinition {
-        DynamoDBTableDefinition(name: name, partitionKey: .init(user, .string), indexes: [DynamoDBDueIndex.definition])
+        DynamoDBTableDefinition(name: name, partitionKey: .init(user, .string), indexes: [DynamoDBDueIndex.definition, subjectIndex])
     }
 
     static func key(_ user: String) -> DynamoDBItem { [Self.user: .string(user)] }

@@ -59,7 +59,7 @@ public struct DynamoDBGrantStore: GrantStore {
         case .replace: [get, seal, update]
         case .mark, .delete, .restore: [get, update]
         case .list: [DynamoDBClient.scanOperation]
-        case .listDue: [DynamoDBClient.queryIndexOperation]
+        case .listDue, .findBySubject: [DynamoDBClient.queryIndexOperation]
         }
     }
 
@@ -351,6 +351,22 @@ extension DynamoDBGrantStore {
             position = DynamoDBDueIndex.Cursor(bucket: position.bucket + 1, lastKey: nil)
             if grants.count >= limit { return GrantPage(grants: grants, cursor: position.encoded) }
         }
+    }
+
+    public func users(withGoogleSubject subject: String) async throws -> [String] {
+        let placeholders = DynamoDBExpressionValues(names: ["#sub": DynamoDBGrantItem.subjectKey], values: [":sub": .string(subject)])
+        var users: [String] = []
+        var lastKey: DynamoDBItem?
+        repeat {
+            let page = try await mapped {
+                try await client.query(
+                    table: table, index: DynamoDBGrantItem.subjectIndex.name, keyCondition: "#sub = :sub", placeholders: placeholders, startKey: lastKey
+                )
+            }
+            users += page.items.compactMap { $0[DynamoDBGrantItem.user]?.stringValue }
+            lastKey = page.lastEvaluatedKey
+        } while lastKey != nil
+        return users
     }
 
     /// One page of one bucket of the due index.

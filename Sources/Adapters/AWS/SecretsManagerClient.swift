@@ -83,16 +83,23 @@ public struct SecretsManagerClient: Sendable {
     /// `ListSecrets`: IAM `secretsmanager:ListSecrets` on `*` (it takes no resource).
     public static let listSecretsOperation = AWSOperation(.secretsManager, "ListSecrets", on: .any)
 
-    /// `ListSecrets` filtered by name prefix, one page.
-    public func listSecrets(namePrefix: String, includePlannedDeletion: Bool, maxResults: Int, nextToken: String?) async throws -> SecretPage {
+    /// `ListSecrets` filtered by name prefix, and by a tag's value when given, one page.
+    public func listSecrets(
+        namePrefix: String, tagValue: String? = nil, includePlannedDeletion: Bool, maxResults: Int, nextToken: String?
+    ) async throws -> SecretPage {
+        // The service ANDs the filters.
+        var filters: [SecretsManager.Filter] = [.init(Key: "name", Values: [namePrefix])]
+        if let tagValue { filters.append(.init(Key: "tag-value", Values: [tagValue])) }
         let input = SecretsManager.ListSecretsInput(
-            MaxResults: maxResults, NextToken: nextToken, Filters: [.init(Key: "name", Values: [namePrefix])],
-            IncludePlannedDeletion: includePlannedDeletion, SortOrder: "asc"
+            MaxResults: maxResults, NextToken: nextToken, Filters: filters, IncludePlannedDeletion: includePlannedDeletion, SortOrder: "asc"
         )
         let output: SecretsManager.ListSecretsOutput = try await client.call(Self.listSecretsOperation, input)
         let secrets = (output.SecretList ?? [])
-            // The service's name filter is a prefix match; keep it exact and case-sensitive here.
-            .filter { $0.Name.hasPrefix(namePrefix) }
+            // The service's name and tag-value filters are prefix matches; keep them exact
+            // and case-sensitive here.
+            .filter { secret in
+                secret.Name.hasPrefix(namePrefix) && (tagValue.map { value in (secret.Tags ?? []).contains { $0.Value == value } } ?? true)
+            }
             .map {
                 SecretSummary(
                     name: $0.Name, tags: ($0.Tags ?? []).dictionary, lastChangedDate: $0.LastChangedDate.map(Date.init(timeIntervalSince1970:)),

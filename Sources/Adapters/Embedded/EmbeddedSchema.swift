@@ -46,6 +46,8 @@ enum EmbeddedSchema {
             value       TEXT NOT NULL,
             PRIMARY KEY (secret_name, key)
         );
+        -- Finds the grants of a Google account (the tag paypulse:google-sub) without a scan.
+        CREATE INDEX IF NOT EXISTS secret_tags_value ON secret_tags (value);
 
         CREATE TABLE IF NOT EXISTS users (
             user_id    TEXT PRIMARY KEY NOT NULL,

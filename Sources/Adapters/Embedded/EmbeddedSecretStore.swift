@@ -308,13 +308,15 @@ extension EmbeddedSecretStore {
     /// Lists secrets whose name starts with `namePrefix` (case-sensitive), ordered by name.
     /// - Parameters:
     ///   - namePrefix: The prefix; "" lists everything.
+    ///   - tagValue: When given, only secrets with a tag of exactly this value (found
+    ///     through the index on tag values, not by scanning).
     ///   - includePlannedDeletion: Whether secrets scheduled for deletion are listed.
     ///   - maxResults: The page size, 1 to 100.
     ///   - nextToken: The previous page's ``SecretPage/nextToken``, or `nil` for the first page.
     /// - Throws: ``StoreError/invalidRequest`` for a bad page size or a token this store
     ///   did not issue.
     public func listSecrets(
-        namePrefix: String, includePlannedDeletion: Bool, maxResults: Int, nextToken: String?
+        namePrefix: String, tagValue: String?, includePlannedDeletion: Bool, maxResults: Int, nextToken: String?
     ) async throws -> SecretPage {
         try SecretRules.check(maxResults: maxResults)
         let after = try nextToken.map(ListingToken.decode) ?? ""
@@ -330,11 +332,12 @@ extension EmbeddedSecretStore {
                 WHERE name >= ?1 AND substr(name, 1, length(?1)) = ?1 AND name > ?2
                   AND (?3 OR deleted_date IS NULL)
                   AND (deletion_date IS NULL OR deletion_date > ?4)
+                  AND (?6 IS NULL OR name IN (SELECT secret_name FROM secret_tags WHERE value = ?6))
                 ORDER BY name LIMIT ?5
                 """,
                 [
                     .text(namePrefix), .text(after), .integer(includePlannedDeletion ? 1 : 0),
-                    .real(tables.now), .integer(Int64(maxResults) + 1),
+                    .real(tables.now), .integer(Int64(maxResults) + 1), tagValue.map { .text($0) } ?? .null,
                 ]
             ) { row in
                 SecretRecord(name: row.text(0), deletedDate: row.optionalReal(1).map(Self.date), lastChangedDate: row.optionalReal(2).map(Self.date))

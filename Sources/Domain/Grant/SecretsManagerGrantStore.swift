@@ -38,7 +38,7 @@ public struct SecretsManagerGrantStore: GrantStore {
         case .mark: [.tagResource]
         case .delete: [.deleteSecret]
         case .restore: [.restoreSecret]
-        case .list, .listDue: [.listSecrets]
+        case .list, .listDue, .findBySubject: [.listSecrets]
         }
     }
 
@@ -89,6 +89,18 @@ public struct SecretsManagerGrantStore: GrantStore {
 
     public func restore(_ user: String) async throws {
         try await secrets.restoreSecret(name: Self.secretName(of: user))
+    }
+
+    public func users(withGoogleSubject subject: String) async throws -> [String] {
+        var users: [String] = []
+        var next: String?
+        repeat {
+            let page = try await secrets.listSecrets(namePrefix: Self.prefix, tagValue: subject, includePlannedDeletion: false, maxResults: 100, nextToken: next)
+            // The filter matches any tag's value: keep the subject's tag alone.
+            users += page.secrets.filter { $0.tags[GrantAttribute.googleSubject] == subject }.map { String($0.name.dropFirst(Self.prefix.count)) }
+            next = page.nextToken
+        } while next != nil
+        return users
     }
 
     public func list(userPrefix: String, includeDeleted: Bool, cursor: String?, limit: Int) async throws -> GrantPage {
