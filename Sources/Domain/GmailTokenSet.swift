@@ -20,8 +20,8 @@ public struct GmailTokenSet: Sendable, Equatable, CustomStringConvertible, Custo
         case rejected
         /// Google disabled the account (a Cross-Account Protection `account-disabled`
         /// event): not connected and not refreshed, the refresh token kept. Google's
-        /// `account-enabled` makes the set active again, unverified, so the next refresh run
-        /// asks Google whether the grant still lives.
+        /// `account-enabled` marks it unverified: the next refresh run asks Google, and the
+        /// set is active (connected) again once Google renews it.
         case disabled
     }
 
@@ -90,8 +90,9 @@ public struct GmailTokenSet: Sendable, Equatable, CustomStringConvertible, Custo
         self.status = status
     }
 
-    /// Whether the refresh job can renew it: active and holding a refresh token.
-    public var isRefreshable: Bool { status == .active && !(refreshToken ?? "").isEmpty }
+    /// Whether the refresh job can renew it: holding a refresh token, and active or a
+    /// disabled account's set that Google has since enabled (unverified until it answers).
+    public var isRefreshable: Bool { (status == .active || status == .disabled && !verified) && !(refreshToken ?? "").isEmpty }
 
     /// The granted scopes as a list.
     public var scopes: [String] { scope.split(separator: " ").map(String.init) }

@@ -78,9 +78,11 @@ public enum TokenSetTags {
 extension TokenSetTags {
     /// Whether a listing's tags show a set the refresh job never touches until the user
     /// reconnects (or Google enables the account again): revoked, rejected as another
-    /// client's, disabled, or without a refresh token.
+    /// client's, or not refreshable (no refresh token; a disabled account).
     public static func isSettled(_ tags: [String: String]) -> Bool {
-        tags[Self.status].map { $0 != GmailTokenSet.Status.active.rawValue } == true || tags[refreshable] == "false"
+        let status = tags[Self.status]
+        return status == GmailTokenSet.Status.revoked.rawValue || status == GmailTokenSet.Status.rejected.rawValue
+            || tags[refreshable] == "false"
     }
 
     /// Whether a listing's tags show a set stored unverified (Google unreachable at connect).

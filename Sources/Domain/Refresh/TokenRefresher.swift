@@ -146,7 +146,8 @@ public struct TokenRefresher: Sendable {
             await repairTags(of: user, from: set, version: stored.version, listed: listedTags, logger: logger)
             return .skipped(reason)
         }
-        guard set.status == .active else { return await skip(set.status.rawValue) }
+        // A disabled account's set is asked about once Google says it enabled the account.
+        guard set.status == .active || set.status == .disabled && !set.verified else { return await skip(set.status.rawValue) }
         guard let refreshToken = set.refreshToken, !refreshToken.isEmpty else { return await skip("no refresh token") }
         guard !set.verified || isDue(set, rule) else {
             return await skip("not due")
@@ -199,6 +200,7 @@ public struct TokenRefresher: Sendable {
         renewed.scope = grant.scope ?? set.scope
         renewed.refreshToken = grant.refreshToken ?? refreshToken
         renewed.updatedAt = refreshedAt
+        renewed.status = .active
         renewed.verified = true
         renewed.verifiedAt = refreshedAt
         renewed.googleClientID = clientID

@@ -1,0 +1,136 @@
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
+import Foundation
+#endif
+import Logging
+import PayPulsePorts
+
+/// What Google's security events do to the grants of the Google account they name: every
+/// grant whose stored set has that account's `sub`, each changed through the
+/// compare-and-swap like any other write, so a refresh or a reconnect racing the event is
+/// never overwritten with a stale set.
+///
+/// | event | the account's grants |
+/// | --- | --- |
+/// | `tokens-revoked` | marked `revoked`, as Google's `invalid_grant` does |
+/// | `account-disabled` | marked `disabled`: not connected, not refreshed, refresh token kept |
+/// | `account-enabled` | a disabled set marked unverified: the next refresh run asks Google and makes it active again |
+/// | `account-purged` | deleted as a disconnect deletes, without calling Google |
+/// | `sessions-revoked`, `account-credential-change-required`, `verification`, others | nothing |
+///
+/// Applying an event again changes nothing more, so a redelivery after a failure (the store
+/// down halfway through an account's grants) finishes the work and undoes none of it.
+public struct GoogleAccountEvents: Sendable {
+    /// What applying one event did.
+    public struct Applied: Sendable, Equatable {
+        /// The users whose grant changed, in the order they were changed.
+        public var changed: [UserID]
+        /// Grants found for the account that this event leaves as they are (already in the
+        /// state it asks for, or the value names another account now).
+        public var unchanged: Int
+
+        /// Creates a result.
+        public init(changed: [UserID] = [], unchanged: Int = 0) {
+            self.changed = changed
+            self.unchanged = unchanged
+        }
+    }
+
+    /// How often a change that lost its compare-and-swap reads again and retries at once:
+    /// the winner's set is stored, and the change only needs to land on it.
+    static let rereadsAfterLostSwap = 4
+
+    let vault: TokenVault
+    let recoveryWindowDays: Int
+    let now: @Sendable () -> Date
+
+    /// Creates the actions over `vault`.
+    /// - Parameter recoveryWindowDays: the recovery window of a purged account's grants, as
+    ///   a disconnect's (`DISCONNECT_RECOVERY_DAYS`).
+    public init(vault: TokenVault, recoveryWindowDays: Int, now: @escaping @Sendable () -> Date = { Date() }) {
+        self.vault = vault
+        self.recoveryWindowDays = recoveryWindowDays
+        self.now = now
+    }
+
+    /// Applies `event` to the grants of the account its subject names. An event that is
+    /// not acted on, or whose subject is no Google account, changes nothing.
+    /// - Throws: `StoreError` when the store fails or a grant kept changing: the caller
+    ///   answers so that Google delivers the event again.
+    public func apply(_ event: SecurityEvent, logger: Logger) async throws -> Applied {
+        guard case .googleAccount(let account) = event.subject, let change = Change(event.type) else { return Applied() }
+        var applied = Applied()
+        for raw in try await vault.grants.users(withGoogleSubject: account.subject) {
+            guard let user = UserID(raw) else { continue }
+            if try await apply(change, to: user, subject: account.subject) {
+                applied.changed.append(user)
+                logger.notice("security event applied", metadata: ["user_id": "\(user)", "event": "\(change)"])
+            } else {
+                applied.unchanged += 1
+            }
+        }
+        return applied
+    }
+
+    /// What an event type does to one grant.
+    enum Change: String, Sendable {
+        case revoke, disable, enable, purge
+
+        init?(_ type: SecurityEventType) {
+            switch type {
+            case .tokensRevoked: self = .revoke
+            case .accountDisabled: self = .disable
+            case .accountEnabled: self = .enable
+            case .accountPurged: self = .purge
+            case .tokenRevoked, .sessionsRevoked, .accountCredentialChangeRequired, .verification, .other: return nil
+            }
+        }
+
+        /// `set` as the event leaves it; `nil` when the event leaves it as it is.
+        func applied(to set: GmailTokenSet, at now: Date) -> GmailTokenSet? {
+            var changed = set
+            switch self {
+            case .revoke:
+                guard set.status == .active || set.status == .disabled else { return nil }
+                changed.status = .revoked
+            case .disable:
+                guard set.status == .active || set.status == .disabled && !set.verified else { return nil }
+                changed.status = .disabled
+                changed.verified = true
+            case .enable:
+                guard set.status == .disabled, set.verified else { return nil }
+                changed.verified = false
+            case .purge:
+                return nil  // not a value change: the grant is deleted
+            }
+            changed.updatedAt = now
+            return changed
+        }
+    }
+
+    /// Changes one user's grant if its value still names `subject`; whether it changed.
+    private func apply(_ change: Change, to user: UserID, subject: String) async throws -> Bool {
+        for _ in 0..<Self.rereadsAfterLostSwap {
+            guard let stored = try await vault.current(of: user), stored.tokenSet.googleSubject == subject else { return false }
+            if change == .purge {
+                do {
+                    try await vault.disconnect(user, recoveryWindowDays: recoveryWindowDays)
+                    return true
+                } catch let error as StoreError where error == .notFound || error == .scheduledForDeletion {
+                    return false
+                }
+            }
+            guard let changed = change.applied(to: stored.tokenSet, at: now()) else { return false }
+            do {
+                try await vault.replace(changed, of: user, expected: stored.version)
+                return true
+            } catch let error as StoreError where error == .conflict {
+                continue  // a newer set (a refresh, a reconnect): decide again on it
+            } catch let error as StoreError where error == .notFound || error == .scheduledForDeletion {
+                return false
+            }
+        }
+        throw StoreError.conflict.with(message: "the grant of user \(user) kept changing while a security event was applied")
+    }
+}
