@@ -215,9 +215,12 @@ let package = Package(
         // MARK: the expected-response rule for events/ (replay tests, `paypulse match-response`)
         .target(name: "PayPulseResponseMatching", path: "Sources/ResponseMatching"),
 
-        // MARK: a local stand-in for Google's OAuth endpoints: the tests' peer, and the
-        // developer CLI's (`paypulse demo` runs offline against it). Never in a function.
-        .target(name: "PayPulseFakeGoogle", path: "Sources/FakeGoogle"),
+        // MARK: a local stand-in for Google's OAuth endpoints and RISC management API: the
+        // tests' peer, and the developer CLI's (`paypulse demo` runs offline against it).
+        // Never in a function. RSA checks the service accounts' tokens, apart from our signer.
+        .target(
+            name: "PayPulseFakeGoogle", dependencies: [.product(name: "_CryptoExtras", package: "swift-crypto")], path: "Sources/FakeGoogle"
+        ),
 
         // MARK: test support (real peers: moto_server, loopback fakes)
         .target(
