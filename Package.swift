@@ -258,7 +258,7 @@ let package = Package(
             dependencies: ["PayPulseApp", "PayPulseDomain", "PayPulseRuntime", "PayPulseAWS", "PayPulseHandlers", "PayPulsePorts", "PayPulseTestSupport"]
         ),
         .testTarget(name: "DomainTests", dependencies: ["PayPulseDomain", "PayPulseTestSupport"]),
-        .testTarget(name: "GoogleTests", dependencies: ["PayPulseGoogle", "PayPulsePorts", "PayPulseTestSupport", "PayPulseTransport"]),
+        .testTarget(name: "GoogleTests", dependencies: ["PayPulseDomain", "PayPulseGoogle", "PayPulsePorts", "PayPulseTestSupport", "PayPulseTransport"]),
         .testTarget(name: "RefreshTests", dependencies: ["PayPulseAWS", "PayPulseDomain", "PayPulseHandlers", "PayPulsePorts", "PayPulseTestSupport", "PayPulseGoogle", "PayPulseTransport", "PayPulseRuntime"]),
         .testTarget(
             name: "AuthTests",
