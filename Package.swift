@@ -170,7 +170,7 @@ let package = Package(
             dependencies: [
                 "PayPulseApp", "PayPulsePorts", "PayPulseAWS", "PayPulseEmbedded", "PayPulseDomain",
                 "PayPulseTransport", "PayPulseHandlers", "PayPulseRuntime", "PayPulseFakeGoogle", "PayPulseCoding",
-                "PayPulseResponseMatching", "PayPulseLocalServer", .product(name: "ArgumentParser", package: "swift-argument-parser"),
+                "PayPulseResponseMatching", "PayPulseLocalServer", "PayPulseGoogle", .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
             ],
             path: "Sources/Executables/paypulse"
