@@ -19,13 +19,15 @@ struct RISCManagementTests {
         #expect(request.status == 200 && request.refusal == nil)
         #expect(risc.fake.risc.stream?.receiver == RISCFixture.receiver)
         let token = try #require(request.bearerToken)
-        let verified = try PyJWTVerifier.verify(token, publicKeyPEM: risc.account.publicKeyPEM, audience: RISCManagementClient.audience)
+        // Google's audience spelled out, not the client's constant, so PyJWT checks it too.
+        let audience = "https://risc.googleapis.com/google.identity.risc.v1beta.RiscManagementService"
+        let verified = try PyJWTVerifier.verify(token, publicKeyPEM: risc.account.publicKeyPEM, audience: audience)
         #expect(verified.header["alg"] as? String == "RS256")
         #expect(verified.header["typ"] as? String == "JWT")
         #expect(verified.header["kid"] as? String == risc.account.keyID)
         #expect(verified.claims["iss"] as? String == risc.account.email)
         #expect(verified.claims["sub"] as? String == risc.account.email)
-        #expect(verified.claims["aud"] as? String == "https://risc.googleapis.com/google.identity.risc.v1beta.RiscManagementService")
+        #expect(verified.claims["aud"] as? String == audience)
         let iat = try #require(verified.claims["iat"] as? Double), exp = try #require(verified.claims["exp"] as? Double)
         #expect(exp - iat == 3600)
         #expect(iat >= before.rounded(.down) && iat <= Date().timeIntervalSince1970)
