@@ -88,6 +88,22 @@ struct RISCManagementTests {
         #expect(risc.fake.risc.verificationStates == ["paypulse-check-42"])
     }
 
+    @Test("an account whose public key the test registers signs in like a generated one")
+    func accountGivenByItsPublicKey() async throws {
+        let risc = try RISCFixture()
+        defer { risc.stop() }
+        let second = try FakeGoogleServiceAccount.generate(email: "second@paypulse-fake.iam.gserviceaccount.com")
+        risc.fake.risc.addServiceAccount(FakeGoogleServiceAccount(email: second.email, keyID: second.keyID, publicKeyPEM: second.publicKeyPEM))
+        let key = try ServiceAccountKey(json: Array(try #require(second.keyFile).utf8), file: "second.json")
+        let signingKey = try IssuerSigningKey(algorithm: .rs256, pemRepresentation: key.privateKey, id: key.privateKeyID)
+        let client = RISCManagementClient(
+            apiBase: risc.fake.riscAPIBase, serviceAccount: key.clientEmail, signer: RISCFixture.signer(signingKey), transport: CurlHTTPClient(),
+            retry: .none, logger: LogCapture().logger
+        )
+        try await client.updateStream(receiver: RISCFixture.receiver)
+        #expect(risc.fake.risc.requests.map(\.refusal) == [nil])
+    }
+
     @Test("short names and full URIs name the event types; anything else names none")
     func eventNames() {
         #expect(RISCEventType.uri(named: "tokens-revoked") == "https://schemas.openid.net/secevent/oauth/event-type/tokens-revoked")
