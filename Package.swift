@@ -170,7 +170,7 @@ let package = Package(
             dependencies: [
                 "PayPulseApp", "PayPulsePorts", "PayPulseAWS", "PayPulseEmbedded", "PayPulseDomain",
                 "PayPulseTransport", "PayPulseHandlers", "PayPulseRuntime", "PayPulseFakeGoogle", "PayPulseCoding",
-                "PayPulseResponseMatching", "PayPulseLocalServer", .product(name: "ArgumentParser", package: "swift-argument-parser"),
+                "PayPulseResponseMatching", "PayPulseLocalServer", "PayPulseGoogle", .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
             ],
             path: "Sources/Executables/paypulse"
@@ -215,9 +215,12 @@ let package = Package(
         // MARK: the expected-response rule for events/ (replay tests, `paypulse match-response`)
         .target(name: "PayPulseResponseMatching", path: "Sources/ResponseMatching"),
 
-        // MARK: a local stand-in for Google's OAuth endpoints: the tests' peer, and the
-        // developer CLI's (`paypulse demo` runs offline against it). Never in a function.
-        .target(name: "PayPulseFakeGoogle", path: "Sources/FakeGoogle"),
+        // MARK: a local stand-in for Google's OAuth endpoints and RISC management API: the
+        // tests' peer, and the developer CLI's (`paypulse demo` runs offline against it).
+        // Never in a function. RSA checks the service accounts' tokens, apart from our signer.
+        .target(
+            name: "PayPulseFakeGoogle", dependencies: [.product(name: "_CryptoExtras", package: "swift-crypto")], path: "Sources/FakeGoogle"
+        ),
 
         // MARK: test support (real peers: moto_server, loopback fakes)
         .target(
@@ -255,7 +258,7 @@ let package = Package(
             dependencies: ["PayPulseApp", "PayPulseDomain", "PayPulseRuntime", "PayPulseAWS", "PayPulseHandlers", "PayPulsePorts", "PayPulseTestSupport"]
         ),
         .testTarget(name: "DomainTests", dependencies: ["PayPulseDomain", "PayPulseTestSupport"]),
-        .testTarget(name: "GoogleTests", dependencies: ["PayPulseGoogle", "PayPulsePorts", "PayPulseTestSupport", "PayPulseTransport"]),
+        .testTarget(name: "GoogleTests", dependencies: ["PayPulseDomain", "PayPulseGoogle", "PayPulsePorts", "PayPulseTestSupport", "PayPulseTransport"]),
         .testTarget(name: "RefreshTests", dependencies: ["PayPulseAWS", "PayPulseDomain", "PayPulseHandlers", "PayPulsePorts", "PayPulseTestSupport", "PayPulseGoogle", "PayPulseTransport", "PayPulseRuntime"]),
         .testTarget(
             name: "AuthTests",

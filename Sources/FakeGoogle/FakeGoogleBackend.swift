@@ -5,10 +5,16 @@ import Synchronization
 /// connection's own thread, where blocking (latency, holds) is allowed.
 final class FakeGoogleBackend: Sendable {
     let state: Mutex<FakeGoogleState>
+    let risc: FakeGoogleRISC
 
-    init(clientIDs: [String]) { state = Mutex(FakeGoogleState(clientIDs: clientIDs)) }
+    init(clientIDs: [String]) {
+        state = Mutex(FakeGoogleState(clientIDs: clientIDs))
+        risc = FakeGoogleRISC(clientIDs: clientIDs)
+    }
 
     func handle(_ raw: ScriptedHTTPServer.Request) -> ScriptedHTTPServer.Action {
+        // The RISC management API keeps its own state; no fault or hold applies to it.
+        if raw.target.hasPrefix(FakeGoogleRISC.basePath + "/") { return risc.answer(raw).action }
         let request = FakeGoogleRequest(raw)
         let (reply, hold, latency) = state.withLock { $0.arrive(request) }
         defer { state.withLock { $0.depart(request) } }

@@ -2,7 +2,8 @@ import Synchronization
 
 /// A local stand-in for Google's OAuth endpoints on 127.0.0.1: `POST /token`
 /// (`grant_type=refresh_token`, form-encoded) and `POST /revoke`, answering with Google's
-/// status codes and error JSON for the public (iOS) clients of one project.
+/// status codes and error JSON for the public (iOS) clients of one project; and its RISC
+/// management API under `/risc/v1beta` (``risc``).
 ///
 /// Tests add grants, script faults (429, 5xx, stalls, resets), hold answers in flight,
 /// add latency, and read back what arrived: every request's form, call counters, the
@@ -17,6 +18,11 @@ public final class FakeGoogleServer: Sendable {
     public let tokenEndpoint: String
     /// `http://127.0.0.1:<port>/revoke`.
     public let revokeEndpoint: String
+    /// `http://127.0.0.1:<port>/risc/v1beta`: the RISC management API's base, as
+    /// `GOOGLE_RISC_API` names it for `paypulse risc`.
+    public let riscAPIBase: String
+    /// The RISC management API: its service accounts, its stream, what it received.
+    public var risc: FakeGoogleRISC { backend.risc }
 
     private let backend: FakeGoogleBackend
     private let server: ScriptedHTTPServer
@@ -32,6 +38,7 @@ public final class FakeGoogleServer: Sendable {
         self.clientIDs = clientIDs
         tokenEndpoint = server.url + "/token"
         revokeEndpoint = server.url + "/revoke"
+        riscAPIBase = server.url + FakeGoogleRISC.basePath
     }
 
     deinit { stop() }

@@ -1,4 +1,12 @@
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
+import Foundation
+#endif
+import Logging
 import PayPulseAWS
+import PayPulseGoogle
+import PayPulseRuntime
 
 /// How to reach AWS: region, credentials and one endpoint per service.
 public struct AWSConfiguration: Sendable, Equatable {
@@ -76,6 +84,40 @@ public struct GoogleSettings: Sendable, Equatable {
             tokenEndpoint: try reader.url("GOOGLE_TOKEN_ENDPOINT") ?? Self.productionTokenEndpoint,
             revokeEndpoint: try reader.url("GOOGLE_REVOKE_ENDPOINT") ?? Self.productionRevokeEndpoint,
             clientIDSecretID: reader.value("GOOGLE_CLIENT_ID_SECRET_ID") ?? Self.defaultClientIDSecretID
+        )
+    }
+}
+
+/// Where `paypulse risc` manages the Cross-Account Protection stream. Read by the CLI alone
+/// (no function manages the stream), so no deployment sets these and `deploy-facts` does
+/// not list them.
+public struct RISCManagementSettings: Sendable, Equatable {
+    /// `GOOGLE_RISC_API`: Google's RISC management API base, without a trailing slash
+    /// (a local fake's in tests).
+    public let apiBase: String
+    /// `PAYPULSE_CA_BUNDLE`, as for Google's other calls.
+    public let caBundlePath: String?
+    /// Log level and format (`LOG_LEVEL`, …).
+    public let logging: LogSettings
+
+    /// Reads the process environment.
+    /// - Parameter defaultLogLevel: The level when no variable names one.
+    /// - Throws: ``ConfigurationError`` naming the bad variable.
+    public static func read(defaultLogLevel: Logger.Level = .warning) throws(ConfigurationError) -> RISCManagementSettings {
+        try fromEnvironment(ProcessInfo.processInfo.environment, defaultLogLevel: defaultLogLevel)
+    }
+
+    /// Reads `environment`.
+    /// - Throws: ``ConfigurationError`` naming the bad variable.
+    public static func fromEnvironment(
+        _ environment: [String: String], defaultLogLevel: Logger.Level = .warning
+    ) throws(ConfigurationError) -> RISCManagementSettings {
+        let reader = EnvironmentReader(variables: environment)
+        var base = try reader.url("GOOGLE_RISC_API") ?? RISCManagementClient.productionAPIBase
+        while base.hasSuffix("/") { base.removeLast() }
+        return RISCManagementSettings(
+            apiBase: base, caBundlePath: try reader.readableFile("PAYPULSE_CA_BUNDLE"),
+            logging: LogSettings.read(reader, defaultLevel: defaultLogLevel)
         )
     }
 }

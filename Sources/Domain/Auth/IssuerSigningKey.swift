@@ -8,10 +8,12 @@ import _CryptoExtras
 import PayPulseCoding
 
 /// A private key an identity provider signs tokens with: the counterpart of ``IssuerKey``,
-/// held by the local issuer of `paypulse serve --issuer` (never by a function).
+/// held by the local issuer of `paypulse serve --issuer` and by `paypulse risc` (a Google
+/// service account's key), never by a function.
 ///
 /// Its `kid` is the RFC 7638 thumbprint of the public key, so a new key never takes an old
-/// one's id and the same key always has the same one.
+/// one's id and the same key always has the same one, unless another party already named
+/// the key.
 public struct IssuerSigningKey: Sendable {
     private enum Signer: Sendable {
         case rsa(_RSA.Signing.PrivateKey)
@@ -22,9 +24,9 @@ public struct IssuerSigningKey: Sendable {
     /// The `kid` a token's header and the published JWK carry.
     public let id: String
 
-    private init(_ signer: Signer) throws {
+    private init(_ signer: Signer, id: String? = nil) throws {
         self.signer = signer
-        id = Base64URL.encode(SHA256.hash(data: try JSONCoding.encode(Self.thumbprintMembers(signer))))
+        self.id = try id ?? Base64URL.encode(SHA256.hash(data: try JSONCoding.encode(Self.thumbprintMembers(signer))))
     }
 
     /// A new random key: RSA-2048 for RS256, P-256 for ES256.
@@ -36,13 +38,19 @@ public struct IssuerSigningKey: Sendable {
         }
     }
 
-    /// Reads a key written by ``pemRepresentation``.
+    /// Reads a key written by ``pemRepresentation``, or a PKCS#8 PEM such as a Google
+    /// service account's `private_key`.
+    /// - Parameters:
+    ///   - algorithm: The one algorithm the key signs with.
+    ///   - pem: The private key.
+    ///   - id: The `kid` when another party named the key (a service account's
+    ///     `private_key_id`); `nil` takes the thumbprint.
     /// - Throws: swift-crypto's error for a PEM that is not such a key (an RSA key under
     ///   2048 bits included).
-    public init(algorithm: AsymmetricAlgorithm, pemRepresentation pem: String) throws {
+    public init(algorithm: AsymmetricAlgorithm, pemRepresentation pem: String, id: String? = nil) throws {
         switch algorithm {
-        case .rs256: try self.init(.rsa(_RSA.Signing.PrivateKey(pemRepresentation: pem)))
-        case .es256: try self.init(.p256(P256.Signing.PrivateKey(pemRepresentation: pem)))
+        case .rs256: try self.init(.rsa(_RSA.Signing.PrivateKey(pemRepresentation: pem)), id: id)
+        case .es256: try self.init(.p256(P256.Signing.PrivateKey(pemRepresentation: pem)), id: id)
         }
     }
 
