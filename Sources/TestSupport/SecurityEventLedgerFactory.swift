@@ -31,8 +31,9 @@ public struct SecurityEventLedgerFactory: Sendable, CustomStringConvertible {
     public let name: String
     /// Makes a fresh, empty ledger whose records expire by the clock it is given.
     public let make: @Sendable (_ now: @escaping @Sendable () -> Date) async throws -> Made
-    /// Makes a ledger whose store cannot be reached, where the test can cut it off from the
-    /// outside (`nil` for the embedded file, whose failures `Tests/EmbeddedTests` provoke).
+    /// Makes a ledger that fails as an unreachable store does (a scripted fault in memory, a
+    /// refusing port for DynamoDB); `nil` for the embedded file, whose SQLite failures
+    /// `Tests/EmbeddedTests` provoke.
     public let unreachable: (@Sendable () async throws -> any SecurityEventLedger)?
 
     /// Creates a factory.
