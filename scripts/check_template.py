@@ -33,6 +33,13 @@ TABLE_OUTPUTS = {"TokenStoreTable": {"Ref": "TokensTable"}, "TokenStoreKeyArn": 
 TABLE_SHAPE = {"AttributeDefinitions", "KeySchema", "GlobalSecondaryIndexes", "BillingMode", "TimeToLiveSpecification"}
 TABLE_PROTECTION = {"TableName", "SSESpecification", "PointInTimeRecoverySpecification", "Tags", "DeletionProtectionEnabled"}
 TABLE_REQUIRED = {"SSESpecification": {"SSEEnabled": True}, "PointInTimeRecoverySpecification": {"PointInTimeRecoveryEnabled": True}}
+# The security events table (the ledger of Google's events acted on), on every TokenStore: its shape is
+# deploy/security-events-table.json's (what `paypulse setup` sends, Tests/AWSTests proves; the code's default name,
+# Tests/ConfigurationTests), named by its parameter; a function that reads it gets its name from the stack.
+EVENTS_DEFINITION = os.path.join(HERE, "..", "deploy", "security-events-table.json")
+EVENTS_TABLE, EVENTS_PARAMETER, EVENTS_VARIABLE = "SecurityEventsTable", "SecurityEventsTableName", "SECURITY_EVENTS_TABLE"
+EVENTS_SHAPE = {"AttributeDefinitions", "KeySchema", "BillingMode", "TimeToLiveSpecification"}
+EVENTS_PROTECTION = {"TableName", "SSESpecification", "Tags"}
 EXPECTED_ROUTES = {("POST", "/v1/auth/gmail-tokens"): "StoreTokensFunction", ("GET", "/v1/user/me"): "UserProfileFunction",
                    ("DELETE", "/v1/auth/gmail-tokens"): "DisconnectFunction"}
 # AuthMode: the PAYPULSE_AUTH_MODE each choice runs the functions with, and the authorizer APIGatewayJWT puts on each route.
@@ -265,6 +272,39 @@ def check_table_definition(properties, facts, label, errors, definition):
     errors.extend(label + f"TokensTable must set {key}: {value}" for key, value in TABLE_REQUIRED.items() if properties.get(key) != value)
 
 
+def check_security_events_table(template, errors):
+    """The security events table exists under every TokenStore choice (both AWS stores keep their ledger in it), named
+    by its parameter whose default is setup's name, shaped as `paypulse setup` creates it, encrypted; every function
+    given SECURITY_EVENTS_TABLE gets this table's name."""
+    with open(EVENTS_DEFINITION, encoding="utf-8") as handle:
+        definition = json.load(handle)
+    setup = {**definition["CreateTable"], **definition["UpdateTimeToLive"]}
+    resource = template["Resources"].get(EVENTS_TABLE, {})
+    if resource.get("Type") != "AWS::DynamoDB::Table" or resource.get("Properties", {}).get("TableName") != {"Ref": EVENTS_PARAMETER}:
+        errors.append(f"{EVENTS_TABLE} must be an AWS::DynamoDB::Table named by the {EVENTS_PARAMETER} parameter")
+    default = template.get("Parameters", {}).get(EVENTS_PARAMETER, {}).get("Default")
+    names = [default, definition["CreateTable"]["TableName"], setup["TableName"]]
+    if len(set(map(str, names))) != 1:
+        errors.append(f"the security events table's names (the {EVENTS_PARAMETER} default, setup's two) {names} must agree")
+    for choice, resolved in token_store_choices(template).items():
+        label = f"TokenStore={choice}: "
+        if EVENTS_TABLE not in resolved["Resources"]:
+            errors.append(label + f"no {EVENTS_TABLE}: every AWS store keeps its security event ledger in it")
+            continue
+        properties = resolved["Resources"][EVENTS_TABLE].get("Properties", {})
+        errors.extend(label + f"{EVENTS_TABLE} declares {key}, which `paypulse setup` (deploy/security-events-table.json) does not"
+                      for key in sorted(set(properties) - EVENTS_SHAPE - EVENTS_PROTECTION))
+        for key in sorted(EVENTS_SHAPE):
+            if properties.get(key) != setup.get(key):
+                errors.append(label + f"{EVENTS_TABLE} {key} {properties.get(key)} is not setup's {setup.get(key)}")
+        if properties.get("SSESpecification") != TABLE_REQUIRED["SSESpecification"]:
+            errors.append(label + f"{EVENTS_TABLE} must set SSESpecification: {TABLE_REQUIRED['SSESpecification']}")
+    for name, resource in functions(template).items():
+        value = variables_of(template, resource).get(EVENTS_VARIABLE, {"Ref": EVENTS_TABLE})
+        if value != {"Ref": EVENTS_TABLE}:
+            errors.append(f"{name}: {EVENTS_VARIABLE} is {value}, it must be !Ref {EVENTS_TABLE}")
+
+
 def check_environment(template, facts, errors):
     """Every variable set is read by the code, the required ones are set; under each choice each function gets
     the code's store and its variables; under DynamoDB each runs with token-refresh's mode (it keys the due index)."""
@@ -469,6 +509,7 @@ def run_checks(template, facts, build_dir=None, built=False):
     check_functions(template, facts, errors, built)
     check_policies(template, facts, errors)
     check_token_table(template, facts, errors)
+    check_security_events_table(template, errors)
     check_environment(template, facts, errors)
     check_routes(template, errors)
     check_auth_environment(template, errors)
@@ -508,6 +549,7 @@ def self_test(template, facts):
         return lambda t: at(t, path).append(copy.deepcopy(item))
     profile, refresh, disconnect = "UserProfileFunction", "TokenRefreshFunction", "DisconnectFunction"
     table, env, props = "Resources/TokensTable/Properties/", "Globals/Function/Environment/Variables/", "Resources/{}/Properties/"
+    events = "Resources/SecurityEventsTable/Properties/"
     token_sets = at(template, statements(profile) + "/0/Resource")
     body = at(template, "Resources/Dashboard/Properties/DashboardBody/Fn::Sub/0")
     issuer = "AuthMode=IssuerJWT, JwtJwksUrl='', JwtTokenUse=''"
@@ -529,6 +571,13 @@ def self_test(template, facts):
         ("names (template, setup's two", None, put("tokens_table_default", "tokens")),
         ("is not setup's", put(table + "GlobalSecondaryIndexes/0/Projection/ProjectionType", "KEYS_ONLY"), None),
         ("TokensTable must set", drop(table + "PointInTimeRecoverySpecification"), None),
+        ("named by the SecurityEventsTableName parameter", put(events + "TableName", "paypulse-security-events"), None),
+        ("the security events table's names", put("Parameters/SecurityEventsTableName/Default", "events"), None),
+        ("no SecurityEventsTable", put("Resources/SecurityEventsTable/Condition", "TokensInDynamoDB"), None),
+        ("SecurityEventsTable declares", put(events + "StreamSpecification", {"StreamViewType": "KEYS_ONLY"}), None),
+        ("SecurityEventsTable TimeToLiveSpecification", put(events + "TimeToLiveSpecification/AttributeName", "ttl"), None),
+        ("SecurityEventsTable must set SSESpecification", drop(events + "SSESpecification"), None),
+        ("it must be !Ref SecurityEventsTable", put(env + "SECURITY_EVENTS_TABLE", "paypulse-security-events"), None),
         ("never reads", None, lambda f: f["environment"].remove("LOG_LEVEL")),
         ("is not set", drop(env + "GOOGLE_CLIENT_ID_SECRET_ID"), None),
         ("has KEEPALIVE_SECONDS=3600", put(env + "KEEPALIVE_SECONDS", {"Fn::If": ["TokensInDynamoDB", "3600", {"Ref": "AWS::NoValue"}]}), None),

@@ -72,6 +72,16 @@ public struct Assembly: Sendable {
         return wrappers.users(DynamoDBUserDirectory(client: try dynamoDB(aws), table: configuration.usersTable))
     }
 
+    /// The security events acted on: the `security_events` table of the embedded store, or
+    /// the DynamoDB table ``AppConfiguration/securityEventsTable`` on both AWS stores (a
+    /// deployment has DynamoDB either way, for its users).
+    public func securityEventLedger() throws -> any SecurityEventLedger {
+        guard let aws = configuration.aws else {
+            return wrappers.ledger(EmbeddedSecurityEventLedger(database: try embedded(), logger: logger))
+        }
+        return wrappers.ledger(DynamoDBSecurityEventLedger(client: try dynamoDB(aws), table: configuration.securityEventsTable))
+    }
+
     /// Where token sets live, values and all: secrets `gmail/user/{id}` in ``secretStore()``,
     /// or the DynamoDB token table with its KMS envelope cipher.
     public func grantStore() throws -> any GrantStore {
@@ -163,6 +173,8 @@ public struct PortWrappers: Sendable {
     public var grants: @Sendable (any GrantStore) -> any GrantStore = { $0 }
     /// Around each ``GrantStates``.
     public var states: @Sendable (any GrantStates) -> any GrantStates = { $0 }
+    /// Around each ``SecurityEventLedger``.
+    public var ledger: @Sendable (any SecurityEventLedger) -> any SecurityEventLedger = { $0 }
     /// Around (or instead of) each ``GoogleOAuth``.
     public var google: @Sendable (any GoogleOAuth) -> any GoogleOAuth = { $0 }
 

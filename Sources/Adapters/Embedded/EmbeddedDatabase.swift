@@ -1,11 +1,12 @@
 import Logging
 import PayPulsePorts
 
-/// The embedded store's one SQLite file, `<stateDirectory>/paypulse.sqlite3`, holding both
-/// secrets and users.
+/// The embedded store's one SQLite file, `<stateDirectory>/paypulse.sqlite3`, holding
+/// secrets, users and the security events acted on.
 ///
-/// Open it once per process and hand it to ``EmbeddedSecretStore`` and
-/// ``EmbeddedUserDirectory``: they then share one connection and one serial queue. Several
+/// Open it once per process and hand it to ``EmbeddedSecretStore``,
+/// ``EmbeddedUserDirectory`` and ``EmbeddedSecurityEventLedger``: they then share one
+/// connection and one serial queue. Several
 /// processes may open the same file at once (WAL mode, a 5 s busy timeout, `BEGIN IMMEDIATE`
 /// write transactions, whole-transaction retries on `SQLITE_BUSY`).
 ///

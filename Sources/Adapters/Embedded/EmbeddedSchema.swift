@@ -5,8 +5,9 @@ import PayPulsePorts
 /// Dates are seconds since 1970 (REAL). Text compares with the default BINARY collation,
 /// so names are case-sensitive as in Secrets Manager.
 enum EmbeddedSchema {
-    /// The schema version this code writes.
-    static let version = 1
+    /// The schema version this code writes. 2 added `security_events`; ``create`` is
+    /// idempotent, so a version 1 file is brought up by running it again.
+    static let version = 2
 
     /// Creates the tables. Idempotent, and run inside `BEGIN IMMEDIATE` so that two
     /// processes opening a new file at once do not both migrate it.
@@ -55,6 +56,14 @@ enum EmbeddedSchema {
             email      TEXT NOT NULL,
             created_on TEXT NOT NULL
         );
+
+        -- The security events acted on (EmbeddedSecurityEventLedger); expired rows are pruned
+        -- a few at a time, found through the index.
+        CREATE TABLE IF NOT EXISTS security_events (
+            jti        TEXT PRIMARY KEY NOT NULL,
+            expires_at REAL NOT NULL
+        );
+        CREATE INDEX IF NOT EXISTS security_events_expires_at ON security_events (expires_at);
         """
 
     /// Brings the database at `connection` to ``version``.

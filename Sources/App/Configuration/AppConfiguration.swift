@@ -30,6 +30,9 @@ public struct AppConfiguration: Sendable, Equatable {
     public let stateDirectory: String
     /// The users table name (`USERS_TABLE`).
     public let usersTable: String
+    /// The table of the security events acted on (`SECURITY_EVENTS_TABLE`), used unless
+    /// ``store`` is ``StoreBackend/embedded``.
+    public let securityEventsTable: String
     /// AWS settings; present unless ``store`` is ``StoreBackend/embedded``.
     public let aws: AWSConfiguration?
     /// The token table and its KMS key; present when ``store`` is ``StoreBackend/dynamodb``.
@@ -51,6 +54,8 @@ public struct AppConfiguration: Sendable, Equatable {
 
     /// The default users table name.
     public static let defaultUsersTable = "paypulse-users"
+    /// The default security events table name.
+    public static let defaultSecurityEventsTable = "paypulse-security-events"
     /// The default embedded state directory, relative to the working directory.
     public static let defaultStateDirectory = ".paypulse"
 }
@@ -125,9 +130,11 @@ extension AppConfiguration {
             store = process.insideLambda ? .aws : .embedded
         }
         let usersTable = try reader.tableName("USERS_TABLE", default: Self.defaultUsersTable)
+        let securityEventsTable = try reader.tableName("SECURITY_EVENTS_TABLE", default: Self.defaultSecurityEventsTable)
         let caBundlePath = try reader.readableFile("PAYPULSE_CA_BUNDLE")
         self.process = process
         self.usersTable = usersTable
+        self.securityEventsTable = securityEventsTable
         self.stateDirectory = reader.value("PAYPULSE_STATE_DIR") ?? Self.defaultStateDirectory
         self.caBundlePath = caBundlePath
         self.aws = store == .embedded ? nil : try AWSConfiguration(reader, store: store)

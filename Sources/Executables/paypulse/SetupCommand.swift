@@ -3,8 +3,9 @@ import PayPulseAWS
 import PayPulseApp
 
 /// `paypulse setup --store dynamodb`: creates the DynamoDB tables the configured store needs
-/// in the account and endpoint the environment names (the users table; with `dynamodb`, the
-/// token table keyed by `user_id` with its time-to-live attribute), leaving existing ones alone.
+/// in the account and endpoint the environment names (the users table and the security events
+/// table keyed by `jti` with its time to live on `expires_at`; with `dynamodb`, the token table
+/// keyed by `user_id` with its time-to-live attribute), leaving existing ones alone.
 struct SetupCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "setup", abstract: "Create the tables a store needs (a no-op for those that exist)."
@@ -23,6 +24,10 @@ struct SetupCommand: AsyncParsableCommand {
         if let grants = try context.backends.grants as? DynamoDBGrantStore, let tokenTable = context.configuration.tokenTable {
             try await grants.createTableIfNeeded()
             made.append("token table \(tokenTable.table) (time to live on purge_at)")
+        }
+        if let ledger = try context.app.securityEventLedger() as? DynamoDBSecurityEventLedger {
+            try await ledger.createTableIfNeeded()
+            made.append("security events table \(context.configuration.securityEventsTable) (time to live on expires_at)")
         }
         print(made.isEmpty ? "\(context.storeDescription): nothing to create" : "\(context.storeDescription): ready: " + made.joined(separator: ", "))
     }

@@ -1,0 +1,114 @@
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
+import Foundation
+#endif
+import PayPulsePorts
+
+/// The ``SecurityEventLedger`` on a DynamoDB table: one item per event, key `jti` (S), and
+/// `expires_at` (N, whole seconds since 1970, rounded up), the table's time-to-live
+/// attribute.
+///
+/// DynamoDB deletes an expired item some time after it expires (typically within days), so
+/// expiry is decided here against the ledger's clock: ``contains(_:)`` reads an expired item
+/// as absent, and ``record(_:until:)``'s condition lets a write replace it.
+public struct DynamoDBSecurityEventLedger: SecurityEventLedger {
+    /// The key attribute.
+    public static let jtiAttribute = "jti"
+    /// The expiry attribute, the table's time to live.
+    public static let expiresAtAttribute = "expires_at"
+
+    /// What ``contains(_:)`` and ``record(_:until:)`` call, both on the table.
+    public static let operations = [DynamoDBClient.getItemOperation, DynamoDBClient.putItemOperation]
+
+    let client: DynamoDBClient
+    let table: String
+    let now: @Sendable () -> Date
+
+    /// A ledger on `table` through `client`.
+    /// - Parameters:
+    ///   - client: The DynamoDB client.
+    ///   - table: The table (`SECURITY_EVENTS_TABLE`).
+    ///   - now: The clock records expire by; tests pass a fake one.
+    public init(client: DynamoDBClient, table: String, now: @escaping @Sendable () -> Date = { Date() }) {
+        self.client = client
+        self.table = table
+        self.now = now
+    }
+
+    /// The table as `paypulse setup` creates it and template.yaml declares it (checked
+    /// against `deploy/security-events-table.json`): partition key `jti`, nothing else.
+    public static func table(named name: String) -> DynamoDBTableDefinition {
+        DynamoDBTableDefinition(name: name, partitionKey: .init(jtiAttribute, .string))
+    }
+
+    /// Creates the table and turns on its time to live on `expires_at`; an existing table is
+    /// left as it is.
+    /// - Throws: ``StoreError`` when DynamoDB refuses or cannot be reached.
+    public func createTableIfNeeded() async throws {
+        do {
+            try await client.createTable(Self.table(named: table))
+        } catch let error as AWSError where error.type == "ResourceInUseException" {
+            return
+        } catch {
+            throw StoreError(mapping: error)
+        }
+        try await mapped { try await client.updateTimeToLive(table: table, attribute: Self.expiresAtAttribute) }
+    }
+
+    /// Whether `jti` was recorded and its record has not expired (a consistent read).
+    /// - Throws: ``StoreError``: `invalid_request` for an empty `jti`, `unavailable` when
+    ///   DynamoDB cannot be reached, `corrupt` for an item without a readable expiry.
+    public func contains(_ jti: String) async throws -> Bool {
+        try Self.check(jti)
+        let item = try await mapped { try await client.getItem(table: table, key: [Self.jtiAttribute: .string(jti)]) }
+        guard let item else { return false }
+        guard case .number(let text) = item[Self.expiresAtAttribute], let expiresAt = Double(text) else {
+            throw StoreError.corrupt.with(message: "the security event item \(jti) lacks a numeric \(Self.expiresAtAttribute)")
+        }
+        return expiresAt > now().timeIntervalSince1970
+    }
+
+    /// Records `jti` until `expiry` with a conditional `PutItem`: it writes when no item is
+    /// there or the one there has expired; a failed condition means a live record is there,
+    /// which stays, and is success.
+    /// - Throws: ``StoreError``: `invalid_request` for an empty `jti` or an expiry beyond any
+    ///   date, `unavailable` when DynamoDB cannot be reached.
+    public func record(_ jti: String, until expiry: Date) async throws {
+        try Self.check(jti)
+        // Whole seconds, as DynamoDB's time to live reads them; up, so a record never ends early.
+        let expiresAt = expiry.timeIntervalSince1970.rounded(.up)
+        guard expiresAt.magnitude < 1e15 else {
+            throw StoreError.invalidRequest.with(message: "expiry \(expiry) is out of range")
+        }
+        // Down: `expires_at <= :now` with whole-second expiries is then exactly "expired by now".
+        let now = Int64(self.now().timeIntervalSince1970.rounded(.down))
+        do {
+            try await client.putItem(
+                table: table, item: [Self.jtiAttribute: .string(jti), Self.expiresAtAttribute: .integer(Int64(expiresAt))],
+                condition: "attribute_not_exists(#jti) OR #expires <= :now",
+                placeholders: DynamoDBExpressionValues(
+                    names: ["#jti": Self.jtiAttribute, "#expires": Self.expiresAtAttribute], values: [":now": .integer(now)]
+                )
+            )
+        } catch let error as AWSError where error.isConditionalCheckFailed {
+            return
+        } catch {
+            throw StoreError(mapping: error)
+        }
+    }
+
+    /// An empty `jti` is refused before DynamoDB's `ValidationException`, with the message the
+    /// other ledgers give.
+    private static func check(_ jti: String) throws {
+        if jti.isEmpty { throw StoreError.invalidRequest.with(message: "an empty jti") }
+    }
+
+    private func mapped<T>(_ body: () async throws -> T) async throws -> T {
+        do {
+            return try await body()
+        } catch {
+            throw StoreError(mapping: error)
+        }
+    }
+}

@@ -1,0 +1,80 @@
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
+import Foundation
+#endif
+import Logging
+import PayPulsePorts
+
+/// The ``SecurityEventLedger`` in the embedded SQLite file: the `security_events` table
+/// (`jti` primary key, `expires_at` in seconds since 1970).
+///
+/// A record whose `expires_at` has come is absent: ``contains(_:)`` does not see it and
+/// ``record(_:until:)`` replaces it. Each record also deletes a few expired rows, so the
+/// table stays about as large as the events of one expiry period without a sweeper.
+public struct EmbeddedSecurityEventLedger: SecurityEventLedger {
+    /// How many expired rows one ``record(_:until:)`` deletes at most: more than one, so
+    /// pruning outpaces recording; few, so a record stays one short transaction.
+    static let pruneLimit = 8
+
+    let database: EmbeddedDatabase
+    let logger: Logger
+    let now: @Sendable () -> Date
+
+    /// A ledger on an open database, shared with the other embedded stores.
+    /// - Parameters:
+    ///   - database: The open embedded database.
+    ///   - logger: Receives debug lines with event ids (a `jti` is not a secret).
+    ///   - now: The clock records expire by; tests pass a fake one.
+    public init(database: EmbeddedDatabase, logger: Logger, now: @escaping @Sendable () -> Date = { Date() }) {
+        self.database = database
+        self.logger = logger
+        self.now = now
+    }
+
+    /// Whether `jti` was recorded and its record has not expired.
+    /// - Throws: ``StoreError/invalidRequest`` for an empty `jti`; ``StoreError/unavailable``
+    ///   when the database cannot be read.
+    public func contains(_ jti: String) async throws -> Bool {
+        try Self.check(jti)
+        let now = self.now().timeIntervalSince1970
+        return try await database.read { connection in
+            try connection.queryFirst(
+                "SELECT 1 FROM security_events WHERE jti = ?1 AND expires_at > ?2", [.text(jti), .real(now)]
+            ) { _ in true } ?? false
+        }
+    }
+
+    /// Records `jti` until `expiry`, unless a record that has not expired is there (it
+    /// stays, with its own expiry); then deletes a few expired rows of other events.
+    /// - Throws: ``StoreError/invalidRequest`` for an empty `jti`; ``StoreError/unavailable``
+    ///   when the database cannot be written.
+    public func record(_ jti: String, until expiry: Date) async throws {
+        try Self.check(jti)
+        let now = self.now().timeIntervalSince1970, expiresAt = expiry.timeIntervalSince1970
+        let written = try await database.write { connection in
+            // The conflict clause is the conditional write: an expired row is replaced, a live one kept.
+            let written = try connection.run(
+                """
+                INSERT INTO security_events (jti, expires_at) VALUES (?1, ?2)
+                ON CONFLICT (jti) DO UPDATE SET expires_at = excluded.expires_at WHERE security_events.expires_at <= ?3
+                """,
+                [.text(jti), .real(expiresAt), .real(now)]
+            )
+            try connection.run(
+                """
+                DELETE FROM security_events WHERE rowid IN
+                    (SELECT rowid FROM security_events WHERE expires_at <= ?1 ORDER BY expires_at LIMIT ?2)
+                """,
+                [.real(now), .integer(Int64(Self.pruneLimit))]
+            )
+            return written > 0
+        }
+        logger.debug(written ? "security event recorded" : "security event already recorded", metadata: ["jti": "\(jti)"])
+    }
+
+    /// An empty `jti` is refused here as DynamoDB refuses an empty key, so every ledger agrees.
+    private static func check(_ jti: String) throws {
+        if jti.isEmpty { throw StoreError.invalidRequest.with(message: "an empty jti") }
+    }
+}

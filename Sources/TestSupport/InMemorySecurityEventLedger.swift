@@ -1,0 +1,47 @@
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
+import Foundation
+#endif
+import PayPulsePorts
+
+/// A ``SecurityEventLedger`` in memory, for handler unit tests: the stores' semantics (it
+/// runs the contract suite too), a call log so a test can see that an event was not recorded,
+/// and a scripted fault.
+public actor InMemorySecurityEventLedger: SecurityEventLedger {
+    private var expiries: [String: Date] = [:]
+    private let now: @Sendable () -> Date
+    private var fault: StoreError?
+    /// Every call, in order: `contains(<jti>)` and `record(<jti>)`.
+    public private(set) var calls: [String] = []
+
+    /// An empty ledger whose records expire by `now`.
+    public init(now: @escaping @Sendable () -> Date = { Date() }) {
+        self.now = now
+    }
+
+    /// Makes every call fail with `error` (or succeed again with `nil`).
+    public func setFault(_ error: StoreError?) { fault = error }
+
+    /// The records that have not expired, by `jti`.
+    public var records: [String: Date] {
+        let now = self.now()
+        return expiries.filter { $0.value > now }
+    }
+
+    public func contains(_ jti: String) throws -> Bool {
+        try enter("contains(\(jti))", jti)
+        return records[jti] != nil
+    }
+
+    public func record(_ jti: String, until expiry: Date) throws {
+        try enter("record(\(jti))", jti)
+        if records[jti] == nil { expiries[jti] = expiry }
+    }
+
+    private func enter(_ call: String, _ jti: String) throws {
+        calls.append(call)
+        if let fault { throw fault }
+        if jti.isEmpty { throw StoreError.invalidRequest.with(message: "an empty jti") }
+    }
+}

@@ -1,0 +1,105 @@
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
+import Foundation
+#endif
+import Logging
+import PayPulseAWS
+import PayPulseEmbedded
+import PayPulsePorts
+
+/// A way to get a ``SecurityEventLedger`` for the contract suite in `Tests/ContractTests`,
+/// which runs the same tests against every factory in ``all``. Apart from ``StoreFactory``
+/// because a ledger takes the test's clock, and so that the other contracts do not create a
+/// ledger table they never use.
+public struct SecurityEventLedgerFactory: Sendable, CustomStringConvertible {
+    /// A ledger one test works with.
+    public struct Made: Sendable {
+        /// The ledger under test, empty.
+        public var ledger: any SecurityEventLedger
+        /// Releases what the factory made (e.g. removes a temporary directory).
+        public var tearDown: @Sendable () async -> Void
+
+        /// Wraps a ledger and how to release it.
+        public init(ledger: any SecurityEventLedger, tearDown: @escaping @Sendable () async -> Void = {}) {
+            self.ledger = ledger
+            self.tearDown = tearDown
+        }
+    }
+
+    /// The name test reports show, e.g. `embedded`.
+    public let name: String
+    /// Makes a fresh, empty ledger whose records expire by the clock it is given.
+    public let make: @Sendable (_ now: @escaping @Sendable () -> Date) async throws -> Made
+    /// Makes a ledger that fails as an unreachable store does (a scripted fault in memory, a
+    /// refusing port for DynamoDB); `nil` for the embedded file, whose SQLite failures
+    /// `Tests/EmbeddedTests` provoke.
+    public let unreachable: (@Sendable () async throws -> any SecurityEventLedger)?
+
+    /// Creates a factory.
+    public init(
+        name: String, make: @escaping @Sendable (_ now: @escaping @Sendable () -> Date) async throws -> Made,
+        unreachable: (@Sendable () async throws -> any SecurityEventLedger)?
+    ) {
+        self.name = name
+        self.make = make
+        self.unreachable = unreachable
+    }
+
+    public var description: String { name }
+
+    /// Makes a ledger on `now`, runs `body` with it and tears it down, also when `body` throws.
+    public func withLedger<T>(now: @escaping @Sendable () -> Date, _ body: (any SecurityEventLedger) async throws -> T) async throws -> T {
+        let made = try await make(now)
+        do {
+            let result = try await body(made.ledger)
+            await made.tearDown()
+            return result
+        } catch {
+            await made.tearDown()
+            throw error
+        }
+    }
+
+    /// Every ledger: in memory, embedded, and DynamoDB on moto.
+    public static var all: [SecurityEventLedgerFactory] { [inMemory, embedded, dynamoDB] }
+
+    /// The in-memory ledger the handler unit tests use: the contract keeps it honest.
+    public static var inMemory: SecurityEventLedgerFactory {
+        SecurityEventLedgerFactory(name: "in-memory") { now in
+            Made(ledger: InMemorySecurityEventLedger(now: now))
+        } unreachable: {
+            let ledger = InMemorySecurityEventLedger()
+            await ledger.setFault(.unavailable)
+            return ledger
+        }
+    }
+
+    /// The embedded SQLite ledger, in a fresh temporary state directory per test.
+    public static var embedded: SecurityEventLedgerFactory {
+        SecurityEventLedgerFactory(name: "embedded", make: { now in
+            let directory = FileManager.default.temporaryDirectory.appendingPathComponent("paypulse-ledger-\(UUID().uuidString)").path
+            let logger = Logger(label: "paypulse.contract.ledger") { _ in SwiftLogNoOpLogHandler() }
+            let database = try EmbeddedDatabase(stateDirectory: directory, logger: logger)
+            return Made(
+                ledger: EmbeddedSecurityEventLedger(database: database, logger: logger, now: now),
+                tearDown: { try? FileManager.default.removeItem(atPath: directory) }
+            )
+        }, unreachable: nil)
+    }
+
+    /// A DynamoDB table of its own on moto_server (``MotoServer/shared()``), created as
+    /// `paypulse setup` creates it; unreachable: an endpoint on a loopback port that refuses
+    /// connections.
+    public static var dynamoDB: SecurityEventLedgerFactory {
+        SecurityEventLedgerFactory(name: "dynamodb-on-moto") { now in
+            let client = try AWSTestClients.dynamoDB(endpoint: try await MotoServer.shared().endpoint)
+            let ledger = DynamoDBSecurityEventLedger(client: client, table: "events-\(UUID().uuidString.lowercased())", now: now)
+            try await ledger.createTableIfNeeded()
+            return Made(ledger: ledger)
+        } unreachable: {
+            let endpoint = "http://127.0.0.1:\(try RefusingLoopbackPort.make())"
+            return DynamoDBSecurityEventLedger(client: try AWSTestClients.dynamoDB(endpoint: endpoint), table: "events-unreachable")
+        }
+    }
+}
