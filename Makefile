@@ -137,8 +137,9 @@ clean:
 	rm -rf .build .build-fuzz .build-lambda .build-walk .aws-sam $(STATE_DIR)
 
 # AWS SAM (`sam build`, BuildMethod makefile) runs build-<LogicalId> with ARTIFACTS_DIR set;
-# samconfig.toml builds in source, so the four targets share one release build.
-.PHONY: build-StoreTokensFunction build-UserProfileFunction build-TokenRefreshFunction build-DisconnectFunction build-FreshTokenFunction
+# samconfig.toml builds in source, so the targets share one release build.
+.PHONY: build-StoreTokensFunction build-UserProfileFunction build-TokenRefreshFunction build-DisconnectFunction build-FreshTokenFunction \
+	build-SecurityEventsFunction
 build-StoreTokensFunction:
 	scripts/bundle.sh --function store-tokens --artifacts "$(ARTIFACTS_DIR)"
 build-UserProfileFunction:
@@ -149,6 +150,8 @@ build-DisconnectFunction:
 	scripts/bundle.sh --function disconnect --artifacts "$(ARTIFACTS_DIR)"
 build-FreshTokenFunction:
 	scripts/bundle.sh --function fresh-token --artifacts "$(ARTIFACTS_DIR)"
+build-SecurityEventsFunction:
+	scripts/bundle.sh --function security-events --artifacts "$(ARTIFACTS_DIR)"
 
 # cfn-lint, sam validate --lint, sam build (no container) and the template's own checks.
 check-template: deps

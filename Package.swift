@@ -14,7 +14,7 @@
 // layer 6 composition root: PayPulseApp
 // layer 7 local peers and client: PayPulseFakeGoogle PayPulseResponseMatching PayPulseClient
 // layer 8 local server and test support: PayPulseLocalServer PayPulseTestSupport
-// layer 9 executables: paypulse store-tokens user-profile token-refresh disconnect fresh-token capacity with-moto
+// layer 9 executables: paypulse store-tokens user-profile token-refresh disconnect fresh-token security-events capacity with-moto
 // Test targets may depend on any layer.
 
 import PackageDescription
@@ -29,6 +29,7 @@ let package = Package(
         .executable(name: "token-refresh", targets: ["token-refresh"]),
         .executable(name: "disconnect", targets: ["disconnect"]),
         .executable(name: "fresh-token", targets: ["fresh-token"]),
+        .executable(name: "security-events", targets: ["security-events"]),
         // The iOS app's client of the API, generated from openapi.yaml (URLSession transport).
         .library(name: "PayPulseClient", targets: ["PayPulseClient"]),
     ],
@@ -200,6 +201,11 @@ let package = Package(
             dependencies: ["PayPulseApp"],
             path: "Sources/Executables/fresh-token"
         ),
+        .executableTarget(
+            name: "security-events",
+            dependencies: ["PayPulseApp"],
+            path: "Sources/Executables/security-events"
+        ),
 
         // MARK: `make capacity`: the AWS calls each operation makes, counted against moto,
         // combined with the published quotas and prices. A developer tool, never deployed.
@@ -283,6 +289,7 @@ let package = Package(
             name: "ReplayTests",
             dependencies: [
                 "PayPulseTestSupport", "PayPulseDomain", "PayPulsePorts", "PayPulseAWS", "PayPulseEmbedded", "PayPulseTransport", "PayPulseResponseMatching", .product(name: "Logging", package: "swift-log"),
+                .product(name: "Crypto", package: "swift-crypto"), .product(name: "_CryptoExtras", package: "swift-crypto"),
             ]
         ),
         .testTarget(

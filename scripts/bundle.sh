@@ -19,7 +19,7 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
-all_functions=(store-tokens user-profile token-refresh disconnect fresh-token)
+all_functions=(store-tokens user-profile token-refresh disconnect fresh-token security-events)
 scratch=${PAYPULSE_LAMBDA_SCRATCH:-.build-lambda}
 functions=("${all_functions[@]}")
 artifacts=""

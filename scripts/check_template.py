@@ -41,7 +41,10 @@ EVENTS_TABLE, EVENTS_PARAMETER, EVENTS_VARIABLE = "SecurityEventsTable", "Securi
 EVENTS_SHAPE = {"AttributeDefinitions", "KeySchema", "BillingMode", "TimeToLiveSpecification"}
 EVENTS_PROTECTION = {"TableName", "SSESpecification", "Tags"}
 EXPECTED_ROUTES = {("POST", "/v1/auth/gmail-tokens"): "StoreTokensFunction", ("GET", "/v1/user/me"): "UserProfileFunction",
-                   ("DELETE", "/v1/auth/gmail-tokens"): "DisconnectFunction"}
+                   ("DELETE", "/v1/auth/gmail-tokens"): "DisconnectFunction",
+                   ("POST", "/v1/google/security-events"): "SecurityEventsFunction"}
+# Google pushes its security events with no PayPulse JWT (the signed token is the credential): never an authorizer.
+UNAUTHENTICATED_ROUTES = {("POST", "/v1/google/security-events")}
 # AuthMode: the PAYPULSE_AUTH_MODE each choice runs the functions with, and the authorizer APIGatewayJWT puts on each route.
 AUTH_MODES = {"PayPulseJWT": "hs256", "APIGatewayJWT": "apigateway", "IssuerJWT": "jwks"}
 # The modes under which the functions verify the token themselves (no route authorizer), and the one that reads the key's
@@ -71,7 +74,8 @@ DUE_POLICY_VARIABLES = ("REFRESH_MODE", "KEEPALIVE_SECONDS")
 REQUIRED_VARIABLES = ("PAYPULSE_STORE", "USERS_TABLE", "PAYPULSE_JWT_SECRET_ID", "GOOGLE_CLIENT_ID_SECRET_ID")
 PLATFORM_METRICS = {"AWS/Lambda": ("FunctionName", {"Errors", "Throttles", "Duration", "Invocations"}),
                     "AWS/ApiGateway": ("ApiId", {"5xx", "4xx", "Latency", "IntegrationLatency", "Count"})}
-REQUIRED_ALARMS = {"Remaining", "Revoked", "Rejected", "AWS/Lambda Errors", "AWS/ApiGateway 5xx"}
+REQUIRED_ALARMS = {"Remaining", "Revoked", "Rejected", "AWS/Lambda Errors", "AWS/ApiGateway 5xx",
+                   "PayPulse/SecurityEvents Invalid", "PayPulse/SecurityEvents Events"}
 RATE = re.compile(r"^rate\(([1-9]\d*) (minute|hour|day)s?\)$")  # over the template's value
 UNIT_SECONDS = {"minute": 60, "hour": 3600, "day": 86400}
 NO_VALUE = object()
@@ -360,6 +364,10 @@ def check_routes(template, errors):
                 errors.append(f"{label}: route {name} is not one AWS_PROXY (payload 2.0) integration on HttpApi")
             routes[(method.upper(), path)] = function
             authorizer = authorizers.get((route.get("AuthorizerId") or {}).get("Ref")) if isinstance(route.get("AuthorizerId"), dict) else None
+            if (method.upper(), path) in UNAUTHENTICATED_ROUTES:
+                if route.get("AuthorizationType", "NONE") != "NONE" or "AuthorizerId" in route:
+                    errors.append(f"{label}: route {route.get('RouteKey')} has an authorizer, but Google's pushes carry no PayPulse JWT")
+                continue
             if mode == "apigateway" and (route.get("AuthorizationType") != "JWT" or authorizer != JWT_AUTHORIZER):
                 errors.append(f"{label}: route {route.get('RouteKey')} must carry the JWT authorizer {JWT_AUTHORIZER} (has "
                               f"{route.get('AuthorizationType')}, {authorizer})")
@@ -473,9 +481,11 @@ def check_schedule(template, facts, errors):
 
 
 def check_metric(label, namespace, metric, dimensions, template, emitted, errors):
-    """One alarm's or dashboard line's metric must exist: the code's or the platform's, on this stack."""
-    if namespace == emitted["namespace"]:
-        if metric not in emitted["names"] or dimensions != emitted["dimensions"]:
+    """One alarm's or dashboard line's metric must exist: the code's (one of the families `paypulse deploy-facts`
+    reads back from the lines the code emits, its dimensions and their values exactly) or the platform's, on this stack."""
+    families = [family for family in emitted if family["namespace"] == namespace]
+    if families:
+        if not any(metric in family["names"] and dimensions == family["dimensions"] for family in families):
             errors.append(f"{label}: {namespace} {metric} by {dimensions} is not a metric the code emits")
         return
     dimension, names = PLATFORM_METRICS.get(namespace, (None, set()))
@@ -488,11 +498,12 @@ def check_alarms(template, facts, errors):
     """Each alarm and dashboard line measures a metric that exists, each alarm notifies AlarmTopicArn, and
     the refresh job's outcomes, the functions' errors and the API's 5xx have one."""
     emitted, seen = facts["metrics"], set()
+    refresh_namespace = emitted[0]["namespace"]
     for name, alarm in ((name, r) for name, r in template["Resources"].items() if r.get("Type") == "AWS::CloudWatch::Alarm"):
         props = alarm["Properties"]
         dimensions = {d["Name"]: d["Value"] for d in props.get("Dimensions", [])}
         check_metric(f"alarm {name}", props.get("Namespace"), props.get("MetricName"), dimensions, template, emitted, errors)
-        seen.add(props.get("MetricName") if props.get("Namespace") == emitted["namespace"] else f"{props.get('Namespace')} {props.get('MetricName')}")
+        seen.add(props.get("MetricName") if props.get("Namespace") == refresh_namespace else f"{props.get('Namespace')} {props.get('MetricName')}")
         if props.get("AlarmActions") != {"Fn::If": ["HasAlarmTopic", [{"Ref": "AlarmTopicArn"}], {"Ref": "AWS::NoValue"}]}:
             errors.append(f"alarm {name}: AlarmActions must notify the AlarmTopicArn parameter when it is set")
     errors.extend(f"no alarm on {missing}" for missing in sorted(REQUIRED_ALARMS - seen))
@@ -555,7 +566,7 @@ def self_test(template, facts):
     issuer = "AuthMode=IssuerJWT, JwtJwksUrl='', JwtTokenUse=''"
     breakages = [  # (what the check reports, a change of the template, a change of the code's facts)
         ("Runtime must be", put("Globals/Function/Runtime", "provided.al2"), None),
-        ("the code has", None, lambda f: f["functions"].append("security-events")),
+        ("the code has", None, lambda f: f["functions"].append("gmail-reader")),
         ("TokenStore must allow", put("Parameters/TokenStore/Default", "DynamoDB"), None),
         ("is not inline Allow", add(f"Resources/{refresh}/Properties/Policies", "SecretsManagerReadWrite"), None),
         ("`paypulse iam` needs", None, lambda f: f["access"][("StoreTokensFunction", "dynamodb")]["${TokensTable.Arn}"]["Action"].remove("dynamodb:PutItem")),
@@ -628,6 +639,14 @@ def self_test(template, facts):
         ("is not a platform metric", put(props.format("Api5xxAlarm") + "MetricName", "500"), None),
         ("must notify the AlarmTopicArn", drop(props.format("RevokedSpikeAlarm") + "AlarmActions"), None),
         ("no alarm on", drop("Resources/RejectedSpikeAlarm"), None),
+        ("no alarm on PayPulse/SecurityEvents Invalid", drop("Resources/InvalidSecurityEventsAlarm"), None),
+        ("PayPulse/SecurityEvents Events by {'Function': 'security-events', 'EventType': 'account-disabling'} is not a metric the code emits",
+         put(props.format("AccountDisabledSpikeAlarm") + "Dimensions/1/Value", "account-disabling"), None),
+        ("AuthMode=APIGatewayJWT: route POST /v1/google/security-events has an authorizer, but Google's pushes carry no PayPulse JWT",
+         lambda t: at(t, props.format("SecurityEventsRoute")).update(AuthorizationType={"Fn::If": ["AuthByAPIGateway", "JWT", "NONE"]},
+                                                                      AuthorizerId={"Fn::If": ["AuthByAPIGateway", {"Ref": "JwtAuthorizer"}, {"Ref": "AWS::NoValue"}]}), None),
+        ("SecurityEventsFunction: grants", drop(props.format("SecurityEventsFunction") + "Policies/1/Statement/1"), None),
+        ("SecurityEventsFunction: grants", drop(statements("SecurityEventsFunction", dynamodb=True) + "/0"), None),
         ("dashboard", put("Resources/Dashboard/Properties/DashboardBody/Fn::Sub/0", body.replace('"Conflicts"', '"Collisions"')), None),
     ]
     failures = ["the template itself fails: " + "; ".join(errors) for errors in [run_checks(template, facts)] if errors]

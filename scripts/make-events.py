@@ -53,6 +53,67 @@ def jwt(sub, key=DEV_KEY, **extra):
     return forged(HS256, {"sub": sub, **extra}, key)
 
 
+# Google's Cross-Account Protection, played here: the replay's fake Google publishes this
+# key's JWKS under a RISC discovery document (manifest `risc_keys`), and the security
+# events below are signed with it (RS256, PKCS#1 v1.5: the same bytes every run). Made for
+# these events alone; nothing else trusts it.
+RISC_ISSUER = "https://accounts.google.com/"
+RISC_KID = "replay-risc"
+RISC_PEM = b"""-----BEGIN PRIVATE KEY-----
+MIIEvgIBADANBgkqhkiG9w0BAQEFAASCBKgwggSkAgEAAoIBAQC5cPrWO502Qfd7
+0IwMqzhj7YopmzuAaBgCRrNCODNjTShlZmT2F+QkGc1efcqwilUIHwI/SO/HHwar
+oI1Dj0q/zEyffXtqKPSlwPvSUEFLEUey77vtdk3tr9tJRwvArSc0M+/jEdwgJagG
+XGBIjSiy1H381pP/CMctmfxMWu5m3nPYXWdz/4YUy+I8E4Tvy/4B2wmSwBGqad6k
+iswPxZ7bwD5dxz/891EGzi+JerNTLWItVokk3ZvT9Yuw2L07FTlZqGLq2ILHUHCJ
+eaHYjgAwBOx0zU1AOM4PL8lMV+jvzah0azbK9NzfUwB5DhqNC4cYryZcS2MPkps6
+rfDk0vifAgMBAAECggEAITNinXeH4p515jOE14HSM0XkniVeRlOctM+eqYTxYl5+
+lIT8H3lQjcwW0kuYPfpOVgljOBxhXZem9JRmpklh2ywDLezj6zJQ9tox28olnoCG
+AznbvhyXwC3jh1+ScZkuszB3SwK4FANZ7WWdkW/AcSANPHbYgWk7a+UtYChJlZ4B
+BWb4N5wja853XrY+0tTRcS0mEuLmw+4COBbRrllchVxKG5hsyowZdM2lUnpvEnis
+W3+eA9w88rHGfS4v15jgwcx8vtyHfxSDOyIDESPTaroGlkDP1KAFWfwPJm9EDtoO
+0PqjzXB4x1/NG7Oabp4nJcILuPcWw9oRAd+u6OoC6QKBgQDrL88sqVqVKkxJv7UK
+V8LHJRPcesLxLUPg0oO9zcTNY8v2jMrVv8FX2q2Aymyb+grSZbvKLma2HsORH+RQ
+j+dqgPKiDtCu7wLxAHxtJoQe8fFwCCvEO3AaHPD271704dk+WVYj0ahad5aAUDuP
+eiJWtwRcSlJ3RfR7SBCkxD+H6QKBgQDJ2i43rkjCiExzYXF7QfYeIck17d6y1f7m
+yh4k3k41hT7VOHIUzQlgpVAURefdfT/Hjaghg7rJrF1yZuALzVGwz3QwjzQvtOn4
+G8Cq9Ldinw7MnB6reHGbQlzRgGJ8jjKaR2JsWViXfBGfmVUkYhugSY3ew6OvO71e
+/ePfO2yvRwKBgQDD7lKEfJowRsrDbeifMznbunHvbn5VekZgWEDUsUZRbeCQB/87
+T8L9M/rznrAYyZiWa5ak+z8qXjrC/nSxARHj0oVQqVMFSa2DpcoDDOFo/lsL4GLF
+2lasCoxczFKpZDYeEUMIGDRPGe3R/AWCpFdTMql5UZmeMDNbOVBUVAIxcQKBgQCi
+d/inXKK34ZkXbaE3wpnlGvCndbTAYTpwbNLifgSZU4yFdo9sarRXk/fmuXWtczi4
+2C4x+6OG3DPC90byeOp91B0DUOCCXa3MxBnKAHry6G+zBR4yihl3DG1FO38KHjJg
+t4BjEW8bTwOoYHSFemoeE9YbLYE8dGsyYEzfyybp1QKBgGYjYEXq16NeRQznCypx
+GnvZWjei3sqOVfgI+9e5nvUYt+da9IujmRt3j/U1HePrO74mEwtmcnpIRXCyCj7J
+qHKB9u/5KZE169C1I/9RUxIh8oF5rj7J64xFks5R39CIZEmiBPHhO2Qt1p0bnhop
+wddLfFu2Jp0dKtRecDHUu3GK
+-----END PRIVATE KEY-----"""
+
+
+def risc_key():
+    from cryptography.hazmat.primitives import serialization
+    return serialization.load_pem_private_key(RISC_PEM, password=None)
+
+
+def risc_jwks():
+    numbers = risc_key().public_key().public_numbers()
+    as_bytes = lambda n: n.to_bytes((n.bit_length() + 7) // 8, "big")  # noqa: E731
+    return {"keys": [{"kty": "RSA", "alg": "RS256", "use": "sig", "kid": RISC_KID,
+                      "n": b64url(as_bytes(numbers.n)), "e": b64url(as_bytes(numbers.e))}]}
+
+
+def security_event(event_type, payload, header=None, **claims):
+    """A Security Event Token as Google sends it: one event, iss/aud/iat/jti, no exp; RS256
+    under the replay's RISC key unless `header` says otherwise (then unsigned bytes follow)."""
+    from cryptography.hazmat.primitives import hashes
+    from cryptography.hazmat.primitives.asymmetric import padding
+    body = {"iss": RISC_ISSUER, "aud": SECOND_CLIENT, "iat": 1732000000, "jti": f"replay-{event_type.rsplit('/', 1)[-1]}",
+            "events": {event_type: payload}, **claims}
+    head = b64url(json.dumps(header or {"alg": "RS256", "kid": RISC_KID, "typ": "secevent+jwt"}, separators=(",", ":")).encode())
+    data = b64url(json.dumps(body, separators=(",", ":"), sort_keys=True).encode())
+    signature = risc_key().sign(f"{head}.{data}".encode(), padding.PKCS1v15(), hashes.SHA256())
+    return f"{head}.{data}.{b64url(signature)}"
+
+
 USER_JWT = jwt("user-1", name="Jane Smith", email="jane@example.com")
 UNKNOWN_JWT = jwt("unknown-user")
 FORGED_JWT = jwt("user-1", key=b"an-attacker-key-that-is-long-enough-0123456789")
@@ -453,6 +514,60 @@ case("fresh-token", "revoked-grant", {"user_id": "user-1"},
      error("revoked", "The user's Gmail grant was revoked; they must connect again."),
      before=["v2-json-connection-revoked-later", "scheduled-revoked-grant"])
 
+# security-events: Google's Cross-Account Protection pushes, signed with the replay's RISC
+# key for our second client. The token is the credential: no Authorization header. A valid
+# token is 202 with no body (RFC 8935); an invalid one 400 with {"err", "description"}.
+JANE = {"subject": {"subject_type": "iss-sub", "iss": RISC_ISSUER, "sub": JANE_SUB}}
+RISC = "https://schemas.openid.net/secevent/risc/event-type/"
+OAUTH = "https://schemas.openid.net/secevent/oauth/event-type/"
+
+
+def pushed(version, token, method="POST"):
+    return event(version, method, "post-security-events", token, content_type="application/secevent+jwt", token=None)
+
+
+def set_error(err, description):
+    return {"err": err, "description": description}
+
+
+ACCEPTED = {"v1": response("v1", 202, ""), "v2": response("v2", 202, "")}
+case("security-events", "v2-account-disabled",
+     pushed("v2", security_event(RISC + "account-disabled", {**JANE, "reason": "hijacking"})), ACCEPTED["v2"],
+     before=["v2-json-first-connection"],
+     stored={"status": "disabled", "refresh_token": FIRST["refresh_token"], "google_sub": JANE_SUB,
+             "tags": {"paypulse:status": "disabled", "paypulse:refreshable": "false"}})
+case("user-profile", "v2-after-account-disabled", event("v2", "GET", "get-user-me"), response("v2", 200, NOT_CONNECTED),
+     before=["v2-json-first-connection", "v2-account-disabled"])
+case("security-events", "v2-account-enabled", pushed("v2", security_event(RISC + "account-enabled", JANE)), ACCEPTED["v2"],
+     before=["v2-json-first-connection", "v2-account-disabled"],
+     stored={"status": "disabled", "verified": False, "tags": {"paypulse:status": "disabled", "paypulse:verified": "false"}})
+case("security-events", "v1-tokens-revoked", pushed("v1", security_event(OAUTH + "tokens-revoked", JANE)), ACCEPTED["v1"],
+     before=["v2-json-first-connection"],
+     stored={"status": "revoked", "refresh_token": FIRST["refresh_token"], "tags": {"paypulse:status": "revoked"}})
+case("security-events", "v2-another-account", pushed("v2", security_event(
+     OAUTH + "tokens-revoked", {"subject": {"subject_type": "iss-sub", "iss": RISC_ISSUER, "sub": "117999999999999999999"}})),
+     ACCEPTED["v2"], before=["v2-json-first-connection"], stored={"status": "active", "tags": {"paypulse:status": "active"}})
+case("security-events", "v2-verification", pushed("v2", security_event(RISC + "verification", {"state": "replay-check"})),
+     ACCEPTED["v2"], before=["v2-json-first-connection"], stored={"status": "active"})
+case("security-events", "v2-not-a-jwt", pushed("v2", "hello"),
+     response("v2", 400, set_error("invalid_request", "the body is not a signed JWT (three non-empty base64url segments)")))
+case("security-events", "v2-wrong-audience",
+     pushed("v2", security_event(OAUTH + "tokens-revoked", JANE, aud="someone-elses.apps.googleusercontent.com")),
+     response("v2", 400, set_error("invalid_audience", "aud names none of our OAuth client IDs")),
+     before=["v2-json-first-connection"], stored={"status": "active"})
+case("security-events", "v2-unknown-kid",
+     pushed("v2", security_event(OAUTH + "tokens-revoked", JANE, header={"alg": "RS256", "kid": "rotated-away"})),
+     response("v2", 400, set_error("invalid_key", "kid names no key of the RISC key set (or is missing where the set has several)")),
+     before=["v2-json-first-connection"], stored={"status": "active"})
+case("security-events", "v1-wrong-method", pushed("v1", "hello", method="GET"),
+     response("v1", 405, error("method_not_allowed", "Use POST on this route."), {"allow": "POST"}))
+case("fresh-token", "disabled-grant", {"user_id": "user-1"},
+     error("disabled", "Google has disabled the user's Google account; no token until Google enables it."),
+     before=["v2-json-first-connection", "v2-account-disabled"])
+case("token-refresh", "scheduled-renews-enabled-account", SCHEDULED, summary(scanned=1, due=1, refreshed=1),
+     before=["v2-json-first-connection", "v2-account-disabled", "v2-account-enabled"],
+     stored={"status": "active", "verified": True, "tags": {"paypulse:status": "active", "paypulse:verified": "true"}})
+
 # Token attacks through the built executables (issue 6, part 4; the full catalogue runs
 # in-process in Tests/AuthTests/HandlerAttackTests): each is the one generic 401, and
 # nothing is stored.
@@ -609,7 +724,8 @@ def main():
     with open(os.path.join(ROOT, "events", "manifest.json"), "w") as f:
         json.dump({"user": {"user_id": "user-1", "name": "Jane Smith", "email": "jane@example.com",
                             "created_on": "2024-11-01T10:00:00Z"},
-                   "google_clients": GOOGLE_CLIENTS, "google_grants": GOOGLE_GRANTS, "cases": manifest}, f, indent=2)
+                   "google_clients": GOOGLE_CLIENTS, "google_grants": GOOGLE_GRANTS,
+                   "risc_keys": {"issuer": RISC_ISSUER, "jwks": risc_jwks()}, "cases": manifest}, f, indent=2)
         f.write("\n")
     print(f"wrote {len(manifest)} cases")
 

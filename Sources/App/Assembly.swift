@@ -124,6 +124,13 @@ public struct Assembly: Sendable {
         return Authenticator(settings: settings, issuerKeys: HTTPIssuerKeySource(location: location, transport: transport, logger: logger))
     }
 
+    /// Google's Cross-Account Protection keys and issuer, found through the RISC discovery
+    /// document (`GOOGLE_RISC_CONFIGURATION_URL`) over the transport that trusts the
+    /// system's CAs.
+    public func securityEventKeys() -> any IssuerKeySource {
+        HTTPIssuerKeySource(location: .riscConfiguration(configuration.google.riscConfigurationURL), transport: transport, logger: logger)
+    }
+
     /// Every store at once, for the developer tools that use them all (`paypulse`, `serve`).
     public func backends() throws -> Backends {
         Backends(secrets: try secretStore(), grants: try grantStore(), users: try userDirectory())

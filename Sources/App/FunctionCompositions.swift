@@ -22,6 +22,7 @@ extension Assembly {
         case .disconnect: try await disconnect()
         case .freshToken: try freshToken()
         case .tokenRefresh: try tokenRefresh(metrics: metrics)
+        case .securityEvents: try securityEvents(metrics: metrics)
         }
     }
 
@@ -32,6 +33,7 @@ extension Assembly {
         case .userProfile: userProfileReach
         case .disconnect: disconnectReach
         case .freshToken: freshTokenReach
+        case .securityEvents: securityEventsReach
         case .tokenRefresh: tokenRefreshReach
         }
     }
@@ -107,6 +109,26 @@ extension Assembly {
             return RefreshJob(grants: grants, refresher: refresher, settings: settings)
         }
         return EventHandlers(scheduled: { event, context in try await handler.handle(detail: event.detail, context: context) })
+    }
+
+    /// `GoogleAccountEvents`: find the account's grants; read, replace (and re-tag if
+    /// overtaken), or mark revoked and delete (a purge); the ledger of events acted on.
+    static let securityEventsReach = FunctionOperations(
+        grants: [.findBySubject, .read, .replace, .mark, .state, .delete], readsUsers: false, secrets: [.googleClientID],
+        recordsSecurityEvents: true
+    )
+
+    /// No PayPulse JWT: the token is its own credential, verified under Google's RISC keys
+    /// (kept across warm invocations) against our client IDs.
+    private func securityEvents(metrics: any MetricsSink) throws -> EventHandlers {
+        let secrets = try secretStore(), grants = try grantStore()
+        let clients = CachedGoogleClients(secrets: secrets, secretID: configuration.google.clientIDSecretID)
+        let handler = SecurityEventsHandler(
+            verifier: SecurityEventVerifier(keys: securityEventKeys(), clientIDs: { try await clients.value().ids }),
+            events: GoogleAccountEvents(vault: TokenVault(grants: grants), recoveryWindowDays: configuration.disconnectRecoveryDays),
+            ledger: try securityEventLedger(), metrics: metrics
+        )
+        return EventHandlers(http: handler.handle)
     }
 
     // Not inlined: Swift 6.3.1's release build crashes (signal 11, LLVM's coroutine split)

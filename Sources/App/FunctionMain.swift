@@ -73,6 +73,8 @@ public enum HandlerName: String, Sendable, CaseIterable {
     case disconnect
     /// A usable access token for one user, invoked directly by PayPulse's Gmail readers.
     case freshToken = "fresh-token"
+    /// `POST /v1/google/security-events`: Google's Cross-Account Protection receiver.
+    case securityEvents = "security-events"
 
     /// Whether one invocation makes its few calls one after another (everything but a
     /// refresh run, which keeps many transfers in flight).

@@ -24,12 +24,15 @@ public struct FunctionOperations: Sendable, Equatable {
     public var readsUsers: Bool
     /// The configuration secrets it reads.
     public var secrets: [ConfigurationSecret]
+    /// Whether it reads and records the security events acted on (``SecurityEventLedger``).
+    public var recordsSecurityEvents: Bool
 
     /// Declares a reach.
-    public init(grants: Set<GrantOperation>, readsUsers: Bool, secrets: [ConfigurationSecret]) {
+    public init(grants: Set<GrantOperation>, readsUsers: Bool, secrets: [ConfigurationSecret], recordsSecurityEvents: Bool = false) {
         self.grants = grants
         self.readsUsers = readsUsers
         self.secrets = secrets
+        self.recordsSecurityEvents = recordsSecurityEvents
     }
 
     /// The least-privilege statements for the function on `store` (``StoreBackend/aws`` or
@@ -45,12 +48,13 @@ public struct FunctionOperations: Sendable, Equatable {
             grant(AWSSecretStore.operations(for: .getSecretValue)) { _ in resource }
         }
         if readsUsers { grant(DynamoDBUserDirectory.userOperations) { _ in .usersTable } }
+        if recordsSecurityEvents { grant([DynamoDBClient.getItemOperation, DynamoDBClient.putItemOperation]) { _ in .securityEventsTable } }
         for operation in grants.sorted() {
             switch store {
             case .dynamodb:
                 grant(DynamoDBGrantStore.operations(for: operation)) { kind in
                     switch kind {
-                    case .index: .dueIndex
+                    case .index: operation == .findBySubject ? .subjectIndex : .dueIndex
                     case .key: .tokensKey
                     case .any: .any
                     case .table, .secret: .tokensTable
@@ -88,6 +92,10 @@ public struct IAMStatement: Sendable, Equatable {
         case tokensTable = "tokens-table"
         /// Its due index.
         case dueIndex = "due-index"
+        /// Its index of grants by Google account.
+        case subjectIndex = "google-sub-index"
+        /// The table of security events acted on.
+        case securityEventsTable = "security-events-table"
         /// The KMS key that wraps its data keys.
         case tokensKey = "tokens-key"
         /// `*`: actions that take no resource.

@@ -6,6 +6,7 @@ import Synchronization
 final class FakeGoogleBackend: Sendable {
     let state: Mutex<FakeGoogleState>
     let risc: FakeGoogleRISC
+    let riscKeys = FakeGoogleRISCKeys()
 
     init(clientIDs: [String]) {
         state = Mutex(FakeGoogleState(clientIDs: clientIDs))
@@ -15,6 +16,7 @@ final class FakeGoogleBackend: Sendable {
     func handle(_ raw: ScriptedHTTPServer.Request) -> ScriptedHTTPServer.Action {
         // The RISC management API keeps its own state; no fault or hold applies to it.
         if raw.target.hasPrefix(FakeGoogleRISC.basePath + "/") { return risc.answer(raw).action }
+        if raw.method == "GET", let published = riscKeys.answer(path: raw.target) { return published.action }
         let request = FakeGoogleRequest(raw)
         let (reply, hold, latency) = state.withLock { $0.arrive(request) }
         defer { state.withLock { $0.depart(request) } }

@@ -23,6 +23,11 @@ public final class FakeGoogleServer: Sendable {
     public let riscAPIBase: String
     /// The RISC management API: its service accounts, its stream, what it received.
     public var risc: FakeGoogleRISC { backend.risc }
+    /// `http://127.0.0.1:<port>/risc/.well-known/risc-configuration`: the RISC discovery
+    /// document, as `GOOGLE_RISC_CONFIGURATION_URL` names it (after ``publishRISCKeys(_:issuer:)``).
+    public let riscConfigurationURL: String
+    /// What the receiver fetched of the published keys.
+    public var riscKeys: FakeGoogleRISCKeys { backend.riscKeys }
 
     private let backend: FakeGoogleBackend
     private let server: ScriptedHTTPServer
@@ -39,6 +44,16 @@ public final class FakeGoogleServer: Sendable {
         tokenEndpoint = server.url + "/token"
         revokeEndpoint = server.url + "/revoke"
         riscAPIBase = server.url + FakeGoogleRISC.basePath
+        riscConfigurationURL = server.url + FakeGoogleRISCKeys.configurationPath
+        keySetURL = server.url + FakeGoogleRISCKeys.keySetPath
+    }
+
+    private let keySetURL: String
+
+    /// Serves `keySet` (the JWKS of whoever signs the test's security events) and a
+    /// discovery document naming `issuer` and it, as Google's RISC configuration does.
+    public func publishRISCKeys(_ keySet: String, issuer: String = "https://accounts.google.com/") {
+        backend.riscKeys.publish(keySet: keySet, issuer: issuer, keySetURL: keySetURL)
     }
 
     deinit { stop() }

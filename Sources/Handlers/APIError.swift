@@ -88,6 +88,13 @@ public struct APIError: Error, Sendable, Equatable {
         headers: ["retry-after": "10"]
     )
 
+    /// 503: a security event cannot be checked now (Google's keys or our client IDs out of
+    /// reach): Google delivers it again.
+    public static let securityEventKeysUnavailable = APIError(
+        status: 503, code: "upstream_unavailable", message: "The security event cannot be verified right now; deliver it again.",
+        headers: ["retry-after": "10"]
+    )
+
     /// 500: our own fault; details go to the log only.
     public static let internalError = APIError(status: 500, code: "internal_error", message: "Something went wrong on our side.")
 }

@@ -90,6 +90,7 @@ public enum LocalServer {
         }
         let storeTokens = try await assembly.eventHandlers(for: .storeTokens), userProfile = try await assembly.eventHandlers(for: .userProfile)
         let disconnect = try await assembly.eventHandlers(for: .disconnect)
+        let securityEvents = try await assembly.eventHandlers(for: .securityEvents)
         let activity = ConsoleActivity(
             refresh: try await assembly.eventHandlers(for: .tokenRefresh), disconnect: disconnect,
             minter: minter, logger: logger
@@ -99,6 +100,7 @@ public enum LocalServer {
             api: [
                 "/v1/auth/gmail-tokens": ["POST": GatewayBridge(handlers: storeTokens), "DELETE": GatewayBridge(handlers: disconnect)],
                 "/v1/user/me": ["GET": GatewayBridge(handlers: userProfile)],
+                "/v1/google/security-events": ["POST": GatewayBridge(handlers: securityEvents)],
             ],
             fakeGoogle: fakeGoogle, issuer: try issuer.map(LocalResponder.IssuerDocuments.init), activity: activity, backends: (backends.grants, backends.users),
             storeDescription: describeStore(assembly.configuration), googleDescription: googleDescription,

@@ -14,7 +14,8 @@ info:
     with one refresh at Google, stores Google's answer as the user's token set, keeps it
     fresh, and tells the app whether Gmail is connected.
 
-    Every API route needs the PayPulse JWT of the signed-in user (`Authorization: Bearer`).
+    Every API route needs the PayPulse JWT of the signed-in user (`Authorization: Bearer`),
+    but Google's security-event receiver, whose token is its own credential.
     Every error is JSON `{"error": CODE, "message": TEXT}` with a stable code and a readable
     message; no message ever holds a token.
 
@@ -28,6 +29,8 @@ tags:
     description: The user's Gmail connection.
   - name: user
     description: The signed-in user.
+  - name: google
+    description: What Google sends this backend.
   - name: local
     description: Offered by paypulse serve only.
 paths:
@@ -232,6 +235,55 @@ paths:
                     message: No PayPulse user with this id.
         '405':
           $ref: '#/components/responses/MethodNotAllowed'
+        '500':
+          $ref: '#/components/responses/InternalError'
+        '503':
+          $ref: '#/components/responses/Unavailable'
+  /v1/google/security-events:
+    post:
+      operationId: receiveSecurityEvent
+      tags: [google]
+      summary: Google's Cross-Account Protection (RISC) events, pushed by Google.
+      description: |
+        Google pushes one signed Security Event Token (RFC 8417) per event (RFC 8935 push
+        delivery). The token is its own credential: no PayPulse JWT. It is verified under
+        the keys Google's RISC discovery document names (RS256; `aud` one of our OAuth
+        client IDs; `iss` the document's issuer), and its events change the grants of the
+        Google account they name: `tokens-revoked` revokes them, `account-disabled`
+        disables them, `account-enabled` has the next refresh run ask Google again,
+        `account-purged` deletes them. An event delivered again (the same `jti`) acts once.
+      security: []
+      requestBody:
+        required: true
+        content:
+          application/secevent+jwt:
+            schema:
+              $ref: '#/components/schemas/SecurityEventToken'
+          application/jwt:
+            schema:
+              $ref: '#/components/schemas/SecurityEventToken'
+      responses:
+        '202':
+          description: A valid token, acted on (also when its event changes no grant, or was acted on before). No body.
+        '400':
+          description: The token is not valid; Google does not deliver it again (RFC 8935 §2.4).
+          content:
+            application/json:
+              schema:
+                $ref: '#/components/schemas/SecurityEventError'
+              examples:
+                wrongAudience:
+                  value:
+                    err: invalid_audience
+                    description: aud names none of our OAuth client IDs
+        '405':
+          $ref: '#/components/responses/MethodNotAllowed'
+        '413':
+          description: The body is over 64 KiB.
+          content:
+            application/json:
+              schema:
+                $ref: '#/components/schemas/PayloadTooLargeError'
         '500':
           $ref: '#/components/responses/InternalError'
         '503':
@@ -570,6 +622,21 @@ components:
           type: string
           const: conflict
         message:
+          type: string
+    SecurityEventToken:
+      type: string
+      description: One Security Event Token, a compact JWS (three base64url parts joined by dots).
+      maxLength: 65536
+    SecurityEventError:
+      type: object
+      description: RFC 8935's error object.
+      additionalProperties: false
+      required: [err, description]
+      properties:
+        err:
+          type: string
+          enum: [invalid_request, invalid_key, invalid_issuer, invalid_audience, authentication_failed]
+        description:
           type: string
     PayloadTooLargeError:
       type: object

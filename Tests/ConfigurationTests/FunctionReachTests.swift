@@ -12,7 +12,8 @@ import Testing
 /// its IAM statements) is exactly what its composition calls: the real compositions run on the
 /// embedded store with every port recorded, over a walk that takes each path a declaration
 /// names (first connection, reconnect, profile, fresh token, refresh with a refused grant,
-/// disconnect of a live and of a revoked grant, reconnect after a disconnect).
+/// disconnect of a live and of a revoked grant, reconnect after a disconnect, then Google's
+/// security events: the account's tokens revoked, then the account purged).
 @Suite("Each composition calls exactly what its reach declares")
 struct FunctionReachTests {
     @Test("the recorded grant operations, user reads and secrets equal each declaration")
@@ -24,6 +25,7 @@ struct FunctionReachTests {
             #expect(seen.grants == declared.grants, "\(name.rawValue): calls \(seen.grants.sorted()), declares \(declared.grants.sorted())")
             #expect(seen.readsUsers == declared.readsUsers, "\(name.rawValue): reads users \(seen.readsUsers)")
             #expect(seen.secrets == Set(declared.secrets.map { "\($0)" }), "\(name.rawValue): reads secrets \(seen.secrets.sorted())")
+            #expect(seen.recordsSecurityEvents == declared.recordsSecurityEvents, "\(name.rawValue): uses the security-event ledger \(seen.recordsSecurityEvents)")
         }
     }
 }
@@ -33,6 +35,7 @@ struct Reach: Sendable {
     var grants: Set<GrantOperation> = []
     var readsUsers = false
     var secrets: Set<String> = []
+    var recordsSecurityEvents = false
 }
 
 /// The calls of the function running now.
@@ -43,6 +46,7 @@ final class ReachLog: @unchecked Sendable {
     func grant(_ operation: GrantOperation) { lock.withLock { _ = reach.grants.insert(operation) } }
     func user() { lock.withLock { reach.readsUsers = true } }
     func secret(_ name: String) { lock.withLock { _ = reach.secrets.insert(name) } }
+    func ledger() { lock.withLock { reach.recordsSecurityEvents = true } }
     func take() -> Reach { lock.withLock { defer { reach = Reach() }; return reach } }
 }
 
@@ -50,15 +54,18 @@ final class ReachLog: @unchecked Sendable {
 struct ReachWalk {
     static let jwtSecretID = "paypulse/jwt-key", key = String(repeating: "k", count: 48)
     let assembly: Assembly, plain: Assembly, log = ReachLog(), secretCalls = StoreCallLog(), google = InMemoryGoogleOAuth(), minter: DevelopmentTokenMinter
+    /// Google's RISC side: PyJWT's key set published where the discovery document names it.
+    let risc: FakeGoogleServer
     /// The configuration secrets by ID, named as ``FunctionOperations/ConfigurationSecret`` names them.
     let configurationSecrets: [String: String]
 
     init() async throws {
         let directory = FileManager.default.temporaryDirectory.appendingPathComponent("reach-\(UUID().uuidString)").path
         // A window of a day: every stored grant is due, so fresh-token and the refresh run write.
+        risc = try FakeGoogleServer()
         let configuration = try AppConfiguration.fromEnvironment([
             "PAYPULSE_STORE": "embedded", "PAYPULSE_STATE_DIR": directory, "PAYPULSE_JWT_SECRET_ID": Self.jwtSecretID,
-            "REFRESH_WINDOW_SECONDS": "86400",
+            "REFRESH_WINDOW_SECONDS": "86400", "GOOGLE_RISC_CONFIGURATION_URL": risc.riscConfigurationURL,
         ])
         plain = try Assembly.build(configuration: configuration, logger: Logger(label: "reach"))
         let secrets = try plain.secretStore()
@@ -78,6 +85,7 @@ struct ReachWalk {
         wrappers.users = { RecordingUsers(inner: $0, log: log) }
         wrappers.secrets = { CallRecordingSecretStore($0, log: secretCalls) }
         wrappers.google = { _ in google }
+        wrappers.ledger = { RecordingLedger(inner: $0, log: log) }
         assembly = plain.wrapping(wrappers)
     }
 
@@ -95,6 +103,7 @@ struct ReachWalk {
             seen[name, default: Reach()].grants.formUnion(reach.grants)
             seen[name, default: Reach()].readsUsers = seen[name, default: Reach()].readsUsers || reach.readsUsers
             seen[name, default: Reach()].secrets.formUnion(reach.secrets)
+            seen[name, default: Reach()].recordsSecurityEvents = seen[name, default: Reach()].recordsSecurityEvents || reach.recordsSecurityEvents
         }
         try await record(.storeTokens) { try await connect("user-1", "1//one", expect: 201) }
         try await record(.storeTokens) { try await connect("user-1", "1//one", expect: 200) }
@@ -125,7 +134,31 @@ struct ReachWalk {
         try await record(.disconnect) { try await http(.disconnect, "DELETE", "/v1/auth/gmail-tokens", user: "user-1", expect: 200) }
         google.addGrant("1//one", subject: "110000000000000000001", email: "one@gmail.com")  // the disconnect revoked it
         try await record(.storeTokens) { try await connect("user-1", "1//one", expect: 201) }
+        // Google's security events about user-1's account: its tokens revoked, then the account
+        // purged (a disconnect of a revoked grant: re-tagged, then deleted).
+        let subject = "110000000000000000001", issuer = "https://accounts.google.com/"
+        let signed = try PyJWTIssuer.sign(["oauth/event-type/tokens-revoked", "risc/event-type/account-purged"].map { type in
+            PyJWTIssuer.Token(claims: [
+                "iss": issuer, "aud": google.clientID, "iat": Int(Date().timeIntervalSince1970) - 5, "jti": UUID().uuidString,
+                "events": ["https://schemas.openid.net/secevent/\(type)": ["subject": ["subject_type": "iss-sub", "iss": issuer, "sub": subject]]],
+            ], alg: "RS256")
+        })
+        risc.publishRISCKeys(signed.jwks, issuer: issuer)
+        for token in signed.tokens {
+            try await record(.securityEvents) { try await push(token) }
+        }
         return seen
+    }
+
+    /// Posts one security event token to the composition, as Google pushes it.
+    private func push(_ token: String) async throws {
+        let request = APIRequest(
+            method: "POST", path: "/v1/google/security-events", headers: APIHeaders(["content-type": "application/secevent+jwt"]),
+            body: Array(token.utf8)
+        )
+        let handler = try #require(try await assembly.eventHandlers(for: .securityEvents, metrics: DiscardingMetrics()).http)
+        let response = await handler(request, context)
+        #expect(response.status == 202, "security-events: \(response.body)")
     }
 
     /// Changes `user`'s stored set behind the functions' back (through the unrecorded store).
@@ -153,6 +186,13 @@ struct ReachWalk {
         let response = await handler(request, context)
         #expect((200..<300).contains(response.status), "\(name.rawValue) \(method) for \(user): \(response.body)")
     }
+}
+
+/// Records that the security-event ledger is used.
+struct RecordingLedger: SecurityEventLedger {
+    let inner: any SecurityEventLedger, log: ReachLog
+    func contains(_ jti: String) async throws -> Bool { log.ledger(); return try await inner.contains(jti) }
+    func record(_ jti: String, until expiry: Date) async throws { log.ledger(); try await inner.record(jti, until: expiry) }
 }
 
 /// Records ``GrantOperation/state`` on a ``GrantStates``.

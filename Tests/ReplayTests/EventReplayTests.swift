@@ -55,6 +55,7 @@ private func replay(_ replayCase: ReplayManifest.Case, on backend: ReplayBackend
     var backend = backend
     backend.environment["GOOGLE_TOKEN_ENDPOINT"] = google.tokenEndpoint
     backend.environment["GOOGLE_REVOKE_ENDPOINT"] = google.revokeEndpoint
+    backend.environment["GOOGLE_RISC_CONFIGURATION_URL"] = google.riscConfigurationURL
     for name in replayCase.before {
         let earlier = try #require(ReplayManifest.named(name), "unknown case \(name)")
         let result = try FunctionProcess.run(earlier.function, event: eventBytes(earlier.event), environment: backend.environment.merging(issuer?.environment ?? [:]) { $1 })

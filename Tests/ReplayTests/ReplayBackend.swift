@@ -64,6 +64,9 @@ struct ReplayBackend {
         guard reset.status == 200 else { throw ReplayError("moto reset answered \(reset.status)") }
         let users = DynamoDBUserDirectory(client: try AWSTestClients.dynamoDB(endpoint: endpoint), table: "paypulse-users")
         try await users.createTableIfNeeded()
+        // The security events acted on (the default SECURITY_EVENTS_TABLE), as setup creates it.
+        try await DynamoDBSecurityEventLedger(client: try AWSTestClients.dynamoDB(endpoint: endpoint), table: "paypulse-security-events")
+            .createTableIfNeeded()
         var environment = baseEnvironment()
         environment["PAYPULSE_STORE"] = "aws"
         environment["AWS_REGION"] = AWSTestClients.region

@@ -50,7 +50,15 @@ struct ReplayManifest: Decodable {
     var google_clients: [String]
     /// The grants the fake Google knows (any other refresh token gets `invalid_grant`).
     var google_grants: [FakeGoogleGrantSpec]
+    /// The key set the security events are signed under, and their issuer: what the fake
+    /// Google publishes as its RISC discovery document names them.
+    var risc_keys: RISCKeys
     var cases: [Case]
+
+    struct RISCKeys: Decodable {
+        var issuer: String
+        var jwks: [String: [[String: String]]]
+    }
 
     /// A fake Google on loopback that knows the manifest's clients and every grant, as the
     /// manifest describes them.
@@ -59,6 +67,8 @@ struct ReplayManifest: Decodable {
         for grant in google_grants {
             google.addGrant(refreshToken: grant.refreshToken, scope: grant.scope, account: grant.account)
         }
+        let keySet = (try? JSONSerialization.data(withJSONObject: risc_keys.jwks)).map { String(decoding: $0, as: UTF8.self) } ?? "{}"
+        google.publishRISCKeys(keySet, issuer: risc_keys.issuer)
         return google
     }
 

@@ -25,6 +25,14 @@ struct ResponseMatchingTests {
         }
     }
 
+    @Test("an empty body (a 202 with none) matches only an expected empty body")
+    func emptyBody() {
+        let accepted = Data(#"{"statusCode": 202, "body": ""}"#.utf8)
+        #expect(ResponseMatching.mismatch(expected: accepted, actual: #"{"statusCode":202,"body":""}"#) == nil)
+        #expect(ResponseMatching.mismatch(expected: accepted, actual: #"{"statusCode":202,"body":"{}"}"#) != nil)
+        #expect(ResponseMatching.mismatch(expected: expected, actual: #"{"statusCode":201,"body":""}"#) != nil)
+    }
+
     @Test("a body that is not JSON, or an answer that is not one JSON object, is named")
     func unreadableAnswers() {
         #expect(ResponseMatching.mismatch(expected: expected, actual: #"{"statusCode":201,"body":"<html>"}"#)?.contains("not JSON") == true)

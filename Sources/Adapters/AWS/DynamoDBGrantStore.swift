@@ -42,6 +42,8 @@ public struct DynamoDBGrantStore: GrantStore {
 
     /// The name of the due index that ``listDue(userPrefix:dueBy:cursor:limit:)`` queries.
     public static let dueIndexName = DynamoDBDueIndex.name
+    /// The name of the index ``users(withGoogleSubject:)`` queries.
+    public static let subjectIndexName = DynamoDBGrantItem.subjectIndex.name
     /// How many partition keys (buckets) the due index spreads its entries over.
     public static let dueIndexBuckets = DynamoDBDueIndex.buckets
 

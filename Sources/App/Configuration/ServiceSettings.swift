@@ -60,6 +60,9 @@ public struct GoogleSettings: Sendable, Equatable {
     public let revokeEndpoint: String
     /// `GOOGLE_CLIENT_ID_SECRET_ID`: the secret holding the iOS client ID.
     public let clientIDSecretID: String
+    /// `GOOGLE_RISC_CONFIGURATION_URL`: Cross-Account Protection's discovery document, which
+    /// names the security events' issuer and keys.
+    public let riscConfigurationURL: String
 
     /// Google's production endpoints.
     public static let productionTokenEndpoint = "https://oauth2.googleapis.com/token"
@@ -67,15 +70,18 @@ public struct GoogleSettings: Sendable, Equatable {
     public static let productionRevokeEndpoint = "https://oauth2.googleapis.com/revoke"
     /// The default client-ID secret.
     public static let defaultClientIDSecretID = "Google-OAuth-Client-ID"
+    /// Google's RISC discovery document.
+    public static let productionRISCConfigurationURL = "https://accounts.google.com/.well-known/risc-configuration"
 
     /// Creates settings (Google's production endpoints, secret `Google-OAuth-Client-ID`).
     public init(
         tokenEndpoint: String = productionTokenEndpoint, revokeEndpoint: String = productionRevokeEndpoint,
-        clientIDSecretID: String = defaultClientIDSecretID
+        clientIDSecretID: String = defaultClientIDSecretID, riscConfigurationURL: String = productionRISCConfigurationURL
     ) {
         self.tokenEndpoint = tokenEndpoint
         self.revokeEndpoint = revokeEndpoint
         self.clientIDSecretID = clientIDSecretID
+        self.riscConfigurationURL = riscConfigurationURL
     }
 
     /// Reads the Google variables.
@@ -83,7 +89,8 @@ public struct GoogleSettings: Sendable, Equatable {
         self.init(
             tokenEndpoint: try reader.url("GOOGLE_TOKEN_ENDPOINT") ?? Self.productionTokenEndpoint,
             revokeEndpoint: try reader.url("GOOGLE_REVOKE_ENDPOINT") ?? Self.productionRevokeEndpoint,
-            clientIDSecretID: reader.value("GOOGLE_CLIENT_ID_SECRET_ID") ?? Self.defaultClientIDSecretID
+            clientIDSecretID: reader.value("GOOGLE_CLIENT_ID_SECRET_ID") ?? Self.defaultClientIDSecretID,
+            riscConfigurationURL: try reader.url("GOOGLE_RISC_CONFIGURATION_URL") ?? Self.productionRISCConfigurationURL
         )
     }
 }

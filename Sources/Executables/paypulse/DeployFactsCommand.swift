@@ -60,16 +60,28 @@ struct DeployFactsCommand: ParsableCommand {
         ])
     }
 
-    /// The namespace, dimension and metric names of the line a refresh run emits, read back
-    /// from that line itself.
+    /// The metric families the functions emit, each read back from its lines themselves:
+    /// the refresh run's, and the security events' (one line per event type).
     static func metrics() throws -> JSONValue {
-        let line = RefreshSummary().embeddedMetricFormat(function: TokenRefreshHandler.defaultFunctionName, timestamp: Date(timeIntervalSince1970: 0))
+        let epoch = Date(timeIntervalSince1970: 0)
+        let refresh = try family(RefreshSummary().embeddedMetricFormat(function: TokenRefreshHandler.defaultFunctionName, timestamp: epoch))
+        let events = try SecurityEventsHandler.metricEventTypes.map { type in
+            try family(SecurityEventsHandler.metricLine(
+                function: SecurityEventsHandler.defaultFunctionName, eventType: type, counts: ["Events": 0, "GrantsChanged": 0, "Invalid": 0],
+                timestamp: epoch
+            ))
+        }
+        return .array([refresh] + events)
+    }
+
+    /// The namespace, dimensions (with their values) and metric names of one EMF line.
+    private static func family(_ line: String) throws -> JSONValue {
         let document = try JSONValue.decode(Array(line.utf8))
         guard let directive = document["_aws"]?["CloudWatchMetrics"]?.arrayValue?.first,
               let namespace = directive["Namespace"]?.stringValue,
               let dimensions = directive["Dimensions"]?.arrayValue?.first?.arrayValue?.compactMap(\.stringValue),
               let names = directive["Metrics"]?.arrayValue?.compactMap({ $0["Name"]?.stringValue })
-        else { throw ValidationError("the refresh metrics line is not an EMF document") }
+        else { throw ValidationError("a metrics line is not an EMF document") }
         return .object([
             "namespace": .string(namespace),
             "dimensions": .object(Dictionary(uniqueKeysWithValues: dimensions.map { ($0, document[$0] ?? .null) })),

@@ -56,6 +56,8 @@ struct IAMCommand: ParsableCommand {
         case .usersTable: "arn:${AWS::Partition}:dynamodb:${AWS::Region}:${AWS::AccountId}:table/${Table}"
         case .tokensTable: "${TokensTable.Arn}"
         case .dueIndex: "${TokensTable.Arn}/index/" + DynamoDBGrantStore.dueIndexName
+        case .subjectIndex: "${TokensTable.Arn}/index/" + DynamoDBGrantStore.subjectIndexName
+        case .securityEventsTable: "${SecurityEventsTable.Arn}"
         case .tokensKey: "${TokensKey.Arn}"
         case .any: "*"
         }

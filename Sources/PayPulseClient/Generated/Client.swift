@@ -21,7 +21,8 @@ import HTTPTypes
 /// with one refresh at Google, stores Google's answer as the user's token set, keeps it
 /// fresh, and tells the app whether Gmail is connected.
 ///
-/// Every API route needs the PayPulse JWT of the signed-in user (`Authorization: Bearer`).
+/// Every API route needs the PayPulse JWT of the signed-in user (`Authorization: Bearer`),
+/// but Google's security-event receiver, whose token is its own credential.
 /// Every error is JSON `{"error": CODE, "message": TEXT}` with a stable code and a readable
 /// message; no message ever holds a token.
 ///

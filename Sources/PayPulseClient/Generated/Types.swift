@@ -821,63 +821,6 @@ extension Components {
                 ])
             }
         }
-        /// Every stable error code this API answers.
-        ///
-        /// - Remark: Generated from `#/components/schemas/ErrorCode`.
-        @frozen public enum ErrorCode: String, Codable, Hashable, Sendable, CaseIterable {
-            case invalidRequest = "invalid_request"
-            case invalidGrant = "invalid_grant"
-            case foreignClient = "foreign_client"
-            case unauthorized = "unauthorized"
-            case missingScope = "missing_scope"
-            case notFound = "not_found"
-            case methodNotAllowed = "method_not_allowed"
-            case conflict = "conflict"
-            case payloadTooLarge = "payload_too_large"
-            case unsupportedMediaType = "unsupported_media_type"
-            case internalError = "internal_error"
-            case upstreamUnavailable = "upstream_unavailable"
-        }
-        /// - Remark: Generated from `#/components/schemas/Error`.
-        public struct _Error: Codable, Hashable, Sendable {
-            /// - Remark: Generated from `#/components/schemas/Error/error`.
-            public var error: Components.Schemas.ErrorCode
-            /// Readable; never holds a token or a secret.
-            ///
-            /// - Remark: Generated from `#/components/schemas/Error/message`.
-            public var message: Swift.String
-            /// Creates a new `_Error`.
-            ///
-            /// - Parameters:
-            ///   - error:
-            ///   - message: Readable; never holds a token or a secret.
-            public init(
-                error: Components.Schemas.ErrorCode,
-                message: Swift.String
-            ) {
-                self.error = error
-                self.message = message
-            }
-            public enum CodingKeys: String, CodingKey {
-                case error
-                case message
-            }
-            public init(from decoder: any Swift.Decoder) throws {
-                let container = try decoder.container(keyedBy: CodingKeys.self)
-                self.error = try container.decode(
-                    Components.Schemas.ErrorCode.self,
-                    forKey: .error
-                )
-                self.message = try container.decode(
-                    Swift.String.self,
-                    forKey: .message
-                )
-                try decoder.ensureNoAdditionalProperties(knownKeys: [
-                    "error",
-                    "message"
-                ])
-            }
-        }
         /// - Remark: Generated from `#/components/schemas/StoreTokensBadRequest`.
         public struct StoreTokensBadRequest: Codable, Hashable, Sendable {
             /// - Remark: Generated from `#/components/schemas/StoreTokensBadRequest/error`.

@@ -1,0 +1,139 @@
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
+import Foundation
+#endif
+import Logging
+import PayPulseCoding
+import PayPulseDomain
+import PayPulsePorts
+import PayPulseRuntime
+
+/// `POST /v1/google/security-events`: Google's Cross-Account Protection (RISC) receiver
+/// (RFC 8935 push delivery). The body is one Security Event Token; the token is the
+/// credential, so no PayPulse JWT is asked for.
+///
+/// - A valid token is 202, also for an event this backend does not act on; its events are
+///   applied to the account's grants (``GoogleAccountEvents``) unless its `jti` was
+///   acted on before (``SecurityEventLedger``).
+/// - An invalid one is 400 with RFC 8935's `{"err", "description"}`: Google does not
+///   deliver it again.
+/// - Google's keys out of reach, or the store failing while acting, is 503 with nothing
+///   recorded: Google delivers the event again, and applying it again undoes nothing.
+public struct SecurityEventsHandler: APIRouteHandler {
+    /// How long an acted-on event's `jti` is remembered: longer than Google keeps
+    /// redelivering an event it did not see accepted.
+    public static let rememberedFor: TimeInterval = 30 * 86_400
+
+    let verifier: SecurityEventVerifier
+    let events: GoogleAccountEvents
+    let ledger: any SecurityEventLedger
+    let metrics: any MetricsSink
+    let functionName: String
+    let now: @Sendable () -> Date
+
+    /// The function name its metric lines carry unless told.
+    public static let defaultFunctionName = "security-events"
+
+    /// Creates the handler.
+    public init(
+        verifier: SecurityEventVerifier, events: GoogleAccountEvents, ledger: any SecurityEventLedger, metrics: any MetricsSink,
+        functionName: String = defaultFunctionName, now: @escaping @Sendable () -> Date = { Date() }
+    ) {
+        self.verifier = verifier
+        self.events = events
+        self.ledger = ledger
+        self.metrics = metrics
+        self.functionName = functionName
+        self.now = now
+    }
+
+    public func respond(to request: APIRequest, context: InvocationContext) async throws(APIError) -> APIResponse {
+        guard request.method == "POST" else { throw .methodNotAllowed(allowed: "POST") }
+        var logger = context.logger
+        // Google states no content type (RFC 8935 says application/secevent+jwt): the body is
+        // read as the token whatever the header says.
+        let token: SecurityEventToken
+        do {
+            token = try await verifier.verify(String(decoding: request.body, as: UTF8.self), now: now())
+        } catch {
+            switch error {
+            case .rejected(let rejection):
+                logger.notice("security event token refused", metadata: ["err": "\(rejection.err)", "reason": "\(rejection.description)"])
+                emit(eventType: "invalid", counts: ["Invalid": 1])
+                return Self.refusal(rejection)
+            case .unavailable(let reason):
+                logger.error("security event not verified: Google's keys or our client IDs are out of reach", metadata: ["reason": "\(reason)"])
+                throw .securityEventKeysUnavailable
+            }
+        }
+
+        logger[metadataKey: "jti"] = "\(token.jti)"
+        do {
+            if try await ledger.contains(token.jti) {
+                logger.info("security event delivered again; acted on before")
+                return Self.accepted
+            }
+        } catch {
+            logger.error("the security event ledger cannot be read", metadata: ["error": "\(error)"])
+            throw .upstreamUnavailable
+        }
+        for event in token.events {
+            let applied: GoogleAccountEvents.Applied
+            do {
+                applied = try await events.apply(event, logger: logger)
+            } catch {
+                logger.error("security event not applied; Google delivers it again", metadata: ["event": "\(event.type.uri)", "error": "\(error)"])
+                throw .upstreamUnavailable
+            }
+            logger.info("security event received", metadata: [
+                "event": "\(event.type.uri)", "grants_changed": "\(applied.changed.count)", "grants_unchanged": "\(applied.unchanged)",
+            ])
+            emit(eventType: Self.shortName(event.type), counts: ["Events": 1, "GrantsChanged": applied.changed.count])
+        }
+        do {
+            try await ledger.record(token.jti, until: now().addingTimeInterval(Self.rememberedFor))
+        } catch {
+            // Acted on already: a 5xx would only make Google deliver it again. A redelivery
+            // then acts again, which changes nothing unless the account changed meanwhile.
+            logger.error("security event applied but not recorded", metadata: ["error": "\(error)"])
+        }
+        return Self.accepted
+    }
+
+    /// RFC 8935 §2.3: 202 and no body.
+    static let accepted = APIResponse(status: 202, body: "")
+
+    /// RFC 8935 §2.4's error object.
+    static func refusal(_ rejection: SecurityEventRejection) -> APIResponse {
+        let body = JSONValue.object(["err": .string(rejection.err), "description": .string(rejection.description)]).compactJSON() ?? []
+        return APIResponse(status: 400, body: String(decoding: body, as: UTF8.self))
+    }
+
+    /// The type's last path segment (`account-disabled`), or `other`, as a metric dimension.
+    static func shortName(_ type: SecurityEventType) -> String {
+        if case .other = type { return "other" }
+        return String(type.uri.split(separator: "/").last ?? "other")
+    }
+
+    /// Every `EventType` a metric line carries: each known type's short name, `other`, and
+    /// `invalid` for a refused token.
+    public static let metricEventTypes = [
+        SecurityEventType.sessionsRevoked, .accountDisabled, .accountEnabled, .accountPurged, .accountCredentialChangeRequired,
+        .verification, .tokensRevoked, .tokenRevoked,
+    ].map(shortName) + ["other", "invalid"]
+
+    /// One Embedded Metric Format line: `counts` under the function and the event type
+    /// (`Events` and `GrantsChanged` per event; `Invalid` per refused token).
+    public static func metricLine(function: String, eventType: String, counts: [String: Int], timestamp: Date) -> String {
+        let names = counts.keys.sorted()
+        let millis = Int64((timestamp.timeIntervalSince1970 * 1000).rounded(.down))
+        let definitions = names.map { #"{"Name":"\#($0)","Unit":"Count"}"# }.joined(separator: ",")
+        let values = names.map { #""\#($0)":\#(counts[$0] ?? 0)"# }.joined(separator: ",")
+        return #"{"_aws":{"Timestamp":\#(millis),"CloudWatchMetrics":[{"Namespace":"PayPulse/SecurityEvents","Dimensions":[["Function","EventType"]],"Metrics":[\#(definitions)]}]},"Function":"\#(function)","EventType":"\#(eventType)",\#(values)}"#
+    }
+
+    private func emit(eventType: String, counts: [String: Int]) {
+        metrics.emit(Self.metricLine(function: functionName, eventType: eventType, counts: counts, timestamp: now()))
+    }
+}
