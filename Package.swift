@@ -274,7 +274,13 @@ let package = Package(
                 .product(name: "_CryptoExtras", package: "swift-crypto"),
             ]
         ),
-        .testTarget(name: "HandlerTests", dependencies: ["PayPulseCoding", "PayPulseHandlers", "PayPulseDomain", "PayPulseTestSupport"]),
+        .testTarget(
+            name: "HandlerTests",
+            dependencies: [
+                "PayPulseCoding", "PayPulseHandlers", "PayPulseDomain", "PayPulseTestSupport", "PayPulseIssuerKeys", "PayPulseTransport",
+                .product(name: "Logging", package: "swift-log"),
+            ]
+        ),
         .testTarget(
             name: "FaultTests",
             dependencies: [

@@ -26,7 +26,7 @@ cd "$(dirname "$0")/.."
 
 scratch=${PAYPULSE_LAMBDA_SCRATCH:-.build-lambda}
 bundles="$scratch/bundles"
-for f in store-tokens user-profile token-refresh disconnect fresh-token; do
+for f in store-tokens user-profile token-refresh disconnect fresh-token security-events; do
   [ -f "$bundles/$f.zip" ] || { echo "test-bundles-chroot: $bundles/$f.zip is missing; run scripts/bundle.sh" >&2; exit 1; }
 done
 
@@ -167,6 +167,14 @@ invoke "$root" fresh-token "$work/fresh-token/connected.json" "$work/fresh-token
 invoke "$root" fresh-token fresh-token/invalid-user-id.json fresh-token/invalid-user-id.expected.json
 [ "$(token_requests)" = 1 ] || fail "fresh-token asked Google for a token that was still fresh"
 echo "chroot fresh-token:   ok  the connected user's token served from the store, invalid_request for a bad id ($(describe "$root"))"
+
+# security-events: Google's push with a body that is no token, and GET, answered before
+# any key is fetched (the signed events are proven through the built function by the replay
+# tests and SecurityEventReceiverTests).
+root=$(make_root security-events)
+invoke "$root" security-events security-events/v2-not-a-jwt.json security-events/v2-not-a-jwt.expected.json
+invoke "$root" security-events security-events/v1-wrong-method.json security-events/v1-wrong-method.expected.json
+echo "chroot security-events: ok  400 invalid_request for a body that is no token, 405 for GET ($(describe "$root"))"
 
 root=$(make_root token-refresh)
 trust_google "$root"
