@@ -44,22 +44,9 @@ public struct PyJWTIssuer: Sendable {
             },
             "resign": ["key": resign.key, "tokens": resign.tokens.enumerated().map { ["token": $1, "alg": $0 % 2 == 0 ? "RS256" : "ES256"] }],
         ]
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
-        process.arguments = ["python3", script.path]
-        let input = Pipe(), output = Pipe(), errors = Pipe()
-        (process.standardInput, process.standardOutput, process.standardError) = (input, output, errors)
-        try process.run()
-        // The script reads all of its input before it writes, so this order cannot block.
-        input.fileHandleForWriting.write(try JSONSerialization.data(withJSONObject: request))
-        try input.fileHandleForWriting.close()
-        let answer = output.fileHandleForReading.readDataToEndOfFile(), complaint = errors.fileHandleForReading.readDataToEndOfFile()
-        process.waitUntilExit()
-        guard process.terminationStatus == 0,
-            let object = try JSONSerialization.jsonObject(with: answer) as? [String: Any],
-            let jwks = object["jwks"], let signed = object["tokens"] as? [String], let resigned = object["resigned"] as? [String]
-        else {
-            throw PyJWTIssuerError("pyjwt_issuer.py failed (PyJWT is installed by scripts/ensure-deps.sh --with-pyjwt): \(String(decoding: complaint, as: UTF8.self))")
+        let (object, complaint) = try PythonScript.run(script, request: request)
+        guard let jwks = object?["jwks"], let signed = object?["tokens"] as? [String], let resigned = object?["resigned"] as? [String] else {
+            throw PyJWTIssuerError("pyjwt_issuer.py failed (PyJWT is installed by scripts/ensure-deps.sh --with-pyjwt): \(complaint)")
         }
         return PyJWTIssuer(
             jwks: String(decoding: try JSONSerialization.data(withJSONObject: jwks), as: UTF8.self), tokens: signed, resigned: resigned

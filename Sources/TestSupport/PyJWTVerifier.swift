@@ -19,21 +19,9 @@ public struct PyJWTVerifier {
     /// - Throws: ``PyJWTIssuerError`` with PyJWT's reason when it refuses the token or
     ///   cannot run (PyJWT is installed by scripts/ensure-deps.sh --with-pyjwt).
     public static func verify(_ token: String, publicKeyPEM: String, audience: String) throws -> PyJWTVerifier {
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
-        process.arguments = ["python3", script.path]
-        let input = Pipe(), output = Pipe(), errors = Pipe()
-        (process.standardInput, process.standardOutput, process.standardError) = (input, output, errors)
-        try process.run()
-        // The script reads all of its input before it writes, so this order cannot block.
-        input.fileHandleForWriting.write(try JSONSerialization.data(withJSONObject: ["token": token, "public_key_pem": publicKeyPEM, "audience": audience]))
-        try input.fileHandleForWriting.close()
-        let answer = output.fileHandleForReading.readDataToEndOfFile(), complaint = errors.fileHandleForReading.readDataToEndOfFile()
-        process.waitUntilExit()
-        guard process.terminationStatus == 0, let object = try? JSONSerialization.jsonObject(with: answer) as? [String: Any],
-              let header = object["header"] as? [String: Any], let claims = object["claims"] as? [String: Any]
-        else {
-            throw PyJWTIssuerError("pyjwt_verify.py: \(String(decoding: complaint, as: UTF8.self))")
+        let (object, complaint) = try PythonScript.run(script, request: ["token": token, "public_key_pem": publicKeyPEM, "audience": audience])
+        guard let header = object?["header"] as? [String: Any], let claims = object?["claims"] as? [String: Any] else {
+            throw PyJWTIssuerError("pyjwt_verify.py: \(complaint)")
         }
         return PyJWTVerifier(header: header, claims: claims)
     }

@@ -11,23 +11,9 @@ import Testing
 struct SecurityEventsTableDefinitionTests {
     @Test("createTableIfNeeded sends exactly the file's CreateTable, then its UpdateTimeToLive")
     func requestsAreTheCommittedDefinition() async throws {
-        let definition = try #require(try JSONSerialization.jsonObject(with: Data(contentsOf: Self.definitionFile)) as? [String: Any])
-        let createTable = try #require(definition["CreateTable"] as? [String: Any])
-        let updateTimeToLive = try #require(definition["UpdateTimeToLive"] as? [String: Any])
-        let name = try #require(createTable["TableName"] as? String)
-
-        let server = try ScriptedHTTPServer { _, _ in
-            .respond(status: 200, headers: ["Content-Type": "application/x-amz-json-1.0"], body: "{}")
+        try await SetupRequests.expectSent(definition: "security-events-table.json") { client, name in
+            try await DynamoDBSecurityEventLedger(client: client, table: name).createTableIfNeeded()
         }
-        defer { server.stop() }
-        let ledger = DynamoDBSecurityEventLedger(client: try AWSTestClients.dynamoDB(endpoint: server.url), table: name)
-        try await ledger.createTableIfNeeded()
-
-        let requests = server.requests
-        #expect(requests.map { $0.headers["x-amz-target"] } == ["DynamoDB_20120810.CreateTable", "DynamoDB_20120810.UpdateTimeToLive"])
-        try #require(requests.count == 2)
-        #expect(try Self.canonical(requests[0].body) == (try Self.canonical(createTable)))
-        #expect(try Self.canonical(requests[1].body) == (try Self.canonical(updateTimeToLive)))
     }
 
     @Test("an existing table is left alone: a ResourceInUseException ends the set-up without a second request")
@@ -42,19 +28,5 @@ struct SecurityEventsTableDefinitionTests {
         let ledger = DynamoDBSecurityEventLedger(client: try AWSTestClients.dynamoDB(endpoint: server.url), table: "paypulse-security-events")
         try await ledger.createTableIfNeeded()
         #expect(server.requests.map { $0.headers["x-amz-target"] } == ["DynamoDB_20120810.CreateTable"])
-    }
-
-    /// deploy/security-events-table.json, from this file's place in the repository.
-    static let definitionFile = URL(fileURLWithPath: #filePath)
-        .deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
-        .appendingPathComponent("deploy").appendingPathComponent("security-events-table.json")
-
-    /// JSON with sorted keys, so equal documents compare equal and a difference reads plainly.
-    private static func canonical(_ object: Any) throws -> String {
-        String(decoding: try JSONSerialization.data(withJSONObject: object, options: [.sortedKeys]), as: UTF8.self)
-    }
-
-    private static func canonical(_ body: [UInt8]) throws -> String {
-        try canonical(try JSONSerialization.jsonObject(with: Data(body)))
     }
 }

@@ -11,7 +11,26 @@ import Testing
 struct TokenTableDefinitionTests {
     @Test("createTableIfNeeded sends exactly the file's CreateTable, then its UpdateTimeToLive")
     func requestsAreTheCommittedDefinition() async throws {
-        let definition = try #require(try JSONSerialization.jsonObject(with: Data(contentsOf: Self.definitionFile)) as? [String: Any])
+        try await SetupRequests.expectSent(definition: "tokens-table.json") { client, name in
+            try await DynamoDBGrantStore(
+                client: client, table: name, cipher: EnvelopeCipher(keys: DataKeyCache(service: NoDataKeys(), keyID: "unused")), due: .defaultRefresh
+            ).createTableIfNeeded()
+        }
+    }
+}
+
+/// What a table's set-up sends, checked against its committed description under deploy/.
+enum SetupRequests {
+    /// Runs `create` (a table's `createTableIfNeeded`, under the file's table name) against a
+    /// server that answers every request with success, and expects exactly the file's
+    /// `CreateTable`, then its `UpdateTimeToLive`.
+    static func expectSent(
+        definition file: String, sourceLocation: SourceLocation = #_sourceLocation,
+        create: (DynamoDBClient, String) async throws -> Void
+    ) async throws {
+        let url = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
+            .appendingPathComponent("deploy").appendingPathComponent(file)
+        let definition = try #require(try JSONSerialization.jsonObject(with: Data(contentsOf: url)) as? [String: Any])
         let createTable = try #require(definition["CreateTable"] as? [String: Any])
         let updateTimeToLive = try #require(definition["UpdateTimeToLive"] as? [String: Any])
         let name = try #require(createTable["TableName"] as? String)
@@ -20,25 +39,17 @@ struct TokenTableDefinitionTests {
             .respond(status: 200, headers: ["Content-Type": "application/x-amz-json-1.0"], body: "{}")
         }
         defer { server.stop() }
-        let store = DynamoDBGrantStore(
-            client: try AWSTestClients.dynamoDB(endpoint: server.url), table: name,
-            cipher: EnvelopeCipher(keys: DataKeyCache(service: NoDataKeys(), keyID: "unused")), due: .defaultRefresh
-        )
-        try await store.createTableIfNeeded()
+        try await create(try AWSTestClients.dynamoDB(endpoint: server.url), name)
 
         let requests = server.requests
-        #expect(requests.map { $0.headers["x-amz-target"] } == ["DynamoDB_20120810.CreateTable", "DynamoDB_20120810.UpdateTimeToLive"])
-        try #require(requests.count == 2)
-        let (sentCreate, sentTimeToLive) = (try Self.canonical(requests[0].body), try Self.canonical(requests[1].body))
-        let (fileCreate, fileTimeToLive) = (try Self.canonical(createTable), try Self.canonical(updateTimeToLive))
-        #expect(sentCreate == fileCreate)
-        #expect(sentTimeToLive == fileTimeToLive)
+        #expect(
+            requests.map { $0.headers["x-amz-target"] } == ["DynamoDB_20120810.CreateTable", "DynamoDB_20120810.UpdateTimeToLive"],
+            sourceLocation: sourceLocation
+        )
+        try #require(requests.count == 2, sourceLocation: sourceLocation)
+        #expect(try canonical(requests[0].body) == (try canonical(createTable)), sourceLocation: sourceLocation)
+        #expect(try canonical(requests[1].body) == (try canonical(updateTimeToLive)), sourceLocation: sourceLocation)
     }
-
-    /// deploy/tokens-table.json, from this file's place in the repository.
-    private static let definitionFile = URL(fileURLWithPath: #filePath)
-        .deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
-        .appendingPathComponent("deploy").appendingPathComponent("tokens-table.json")
 
     /// JSON with sorted keys, so equal documents compare equal and a difference reads plainly.
     private static func canonical(_ object: Any) throws -> String {
