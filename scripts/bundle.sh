@@ -11,7 +11,7 @@
 # A binary built on Debian needs a newer glibc/libstdc++ and Debian's libcurl (with its own
 # ~26 libraries) than Amazon Linux 2023 has, so the bundle carries them all.
 #
-# Usage: scripts/bundle.sh                                  all four bundles and zips
+# Usage: scripts/bundle.sh                                  every bundle and zip
 #        scripts/bundle.sh --function F [--artifacts DIR]   one bundle (copied into DIR,
 #                                                           as SAM's `build-<LogicalId>` needs)
 # Incremental: SwiftPM rebuilds only what changed, and a zip is rewritten only when its
