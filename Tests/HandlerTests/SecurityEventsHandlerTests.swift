@@ -89,6 +89,21 @@ struct SecurityEventsHandlerTests {
         #expect(line["Function"] as? String == "security-events")
     }
 
+    @Test("the same jti delivered again is 202 and acts no more: a reconnect after tokens-revoked stays connected")
+    func redelivered() async throws {
+        let signed = try Self.sign(["https://schemas.openid.net/secevent/oauth/event-type/tokens-revoked"], jti: "jti-twice")
+        let bench = try await Bench(keySet: signed.jwks)
+        #expect(await bench.post(signed.tokens[0]).status == 202)
+        #expect(try await bench.status() == .revoked)
+        _ = try await bench.vault.store(
+            IncomingTokens(accessToken: "ya29.again", refreshToken: "1//again", scopes: [GmailScopes.readonly], subject: Self.subject),
+            for: UserID("user-1")!
+        )
+        #expect(await bench.post(signed.tokens[0]).status == 202)
+        #expect(try await bench.status() == .active)
+        #expect(bench.lines.all.count == 1, "the redelivery is not counted as another event")
+    }
+
     @Test("an invalid token is 400 with RFC 8935's object, recorded nowhere, counted as invalid; GET is 405")
     func refused() async throws {
         let signed = try Self.sign(["https://schemas.openid.net/secevent/risc/event-type/account-disabled"])
