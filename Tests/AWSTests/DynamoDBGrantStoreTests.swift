@@ -25,6 +25,34 @@ struct DynamoDBGrantStoreTests {
         return (store, client, table)
     }
 
+    @Test("set-up on a table of the earlier shape (the due index alone) adds the subject index, which finds the grants already there")
+    func earlierTableGainsTheSubjectIndex() async throws {
+        let endpoint = try await MotoServer.shared().endpoint
+        let client = try AWSTestClients.dynamoDB(endpoint: endpoint)
+        let kms = KMSClient(client: try AWSTestClients.jsonClient(.kms, endpoint: endpoint))
+        let table = "grants-earlier-\(UUID().uuidString.lowercased())"
+        let current = try await { () async throws -> DynamoDBTableDefinition in
+            let probe = "grants-shape-\(UUID().uuidString.lowercased())"
+            try await DynamoDBGrantStore(
+                client: client, table: probe, cipher: EnvelopeCipher(keys: DataKeyCache(service: kms, keyID: "unused")), due: .defaultRefresh
+            ).createTableIfNeeded()
+            return try await client.describeTable(probe)
+        }()
+        var earlier = current
+        earlier.name = table
+        earlier.indexes = current.indexes.filter { $0.name == DynamoDBGrantStore.dueIndexName }
+        try await client.createTable(earlier)
+        let store = DynamoDBGrantStore(
+            client: client, table: table, cipher: EnvelopeCipher(keys: DataKeyCache(service: kms, keyID: try await kms.createKey())), due: .defaultRefresh
+        )
+        _ = try await store.create("user-1", value: Self.value, attributes: [GrantAttribute.googleSubject: "104242424242424242424"])
+
+        try await store.createTableIfNeeded()
+        #expect(Set(try await client.indexNames(of: table)) == [DynamoDBGrantStore.dueIndexName, DynamoDBGrantStore.subjectIndexName])
+        #expect(try await store.users(withGoogleSubject: "104242424242424242424") == ["user-1"])
+        try await store.createTableIfNeeded()  // again: nothing left to add
+    }
+
     @Test("the raw items hold no token byte: not in a plain attribute, not in the sealed ones")
     func noTokenByteInTheRawItems() async throws {
         let (store, client, table) = try await store()

@@ -28,6 +28,8 @@ public struct DynamoDBClient: Sendable {
     public static let updateTimeToLiveOperation = AWSOperation(.dynamoDB, "UpdateTimeToLive", on: .table)
     /// `DescribeTable`: IAM `dynamodb:DescribeTable` on the table.
     public static let describeTableOperation = AWSOperation(.dynamoDB, "DescribeTable", on: .table)
+    /// `UpdateTable` (set-up only: adding an index a newer version declares).
+    public static let updateTableOperation = AWSOperation(.dynamoDB, "UpdateTable", on: .table)
 
     /// `GetItem` with a consistent read; string attributes only, `nil` when there is no item.
     public func getItem(table: String, keyName: String, key: String) async throws -> [String: String]? {
@@ -164,6 +166,20 @@ public struct DynamoDBClient: Sendable {
     public func updateTimeToLive(table: String, attribute: String, enabled: Bool = true) async throws {
         let input = DynamoDB.UpdateTimeToLiveInput(TableName: table, AttributeName: attribute, Enabled: enabled)
         let _: DynamoDB.Empty = try await client.call(Self.updateTimeToLiveOperation, input)
+    }
+
+    /// `UpdateTable` creating `index` on `table`: DynamoDB back-fills it from the items
+    /// (for local set-up and upgrades; no function calls it).
+    /// - Throws: ``AWSError`` (`ValidationException` when it exists or is being created).
+    public func addIndex(_ index: DynamoDBTableDefinition.GlobalIndex, to table: String) async throws {
+        let _: DynamoDB.Empty = try await client.call(Self.updateTableOperation, DynamoDB.CreateIndexInput(table: table, index: index))
+    }
+
+    /// `DescribeTable`, read for the names of the table's global secondary indexes alone.
+    /// - Throws: ``AWSError`` (`ResourceNotFoundException` for a missing table).
+    public func indexNames(of table: String) async throws -> [String] {
+        let output: DynamoDB.IndexNamesOutput = try await client.call(Self.describeTableOperation, DynamoDB.DescribeTableInput(TableName: table))
+        return output.names
     }
 
     /// `DescribeTable`: the table's keys and global secondary indexes as a definition (tools

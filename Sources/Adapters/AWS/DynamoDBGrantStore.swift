@@ -72,11 +72,20 @@ public struct DynamoDBGrantStore: GrantStore {
     }
 
     /// Creates the table as the template declares it (partition key `user_id`, the due
-    /// index) and turns on its time to live; an existing table is left as it is.
+    /// and subject indexes) and turns on its time to live; an existing table gains the indexes
+    /// it lacks and is otherwise left as it is.
     public func createTableIfNeeded() async throws {
         do {
             try await client.createTable(DynamoDBGrantItem.table(named: table))
         } catch let error as AWSError where error.type == "ResourceInUseException" {
+            // A table of an earlier version gains the indexes it lacks (google-sub-index):
+            // DynamoDB builds each from the items while the table stays in use.
+            try await mapped {
+                let existing = Set(try await client.indexNames(of: table))
+                for index in DynamoDBGrantItem.table(named: table).indexes where !existing.contains(index.name) {
+                    try await client.addIndex(index, to: table)
+                }
+            }
             return
         } catch {
             throw StoreError(mapping: error)

@@ -15,22 +15,40 @@ extension DynamoDB {
             for key in keys where declared.insert(key.name).inserted {
                 definitions.append(.object(["AttributeName": .string(key.name), "AttributeType": .string(key.type.rawValue)]))
             }
-            let indexes = table.indexes.map { index -> JSONValue in
-                let projection: JSONValue = switch index.projection {
-                case .all: .object(["ProjectionType": .string("ALL")])
-                case .keysOnly: .object(["ProjectionType": .string("KEYS_ONLY")])
-                case .include(let names): .object(["ProjectionType": .string("INCLUDE"), "NonKeyAttributes": .strings(names)])
-                }
-                return .object(["IndexName": .string(index.name), "KeySchema": Self.schema(index.partitionKey, index.sortKey), "Projection": projection])
-            }
+            let indexes = table.indexes.map(Self.index)
             return .members(["TableName": .string(table.name), "AttributeDefinitions": .array(definitions),
                              "KeySchema": Self.schema(table.partitionKey, table.sortKey),
                              "GlobalSecondaryIndexes": indexes.isEmpty ? nil : .array(indexes), "BillingMode": .string("PAY_PER_REQUEST")])
         }
 
+        /// One index as `CreateTable` and `UpdateTable` declare it.
+        static func index(_ index: DynamoDBTableDefinition.GlobalIndex) -> JSONValue {
+            let projection: JSONValue = switch index.projection {
+            case .all: .object(["ProjectionType": .string("ALL")])
+            case .keysOnly: .object(["ProjectionType": .string("KEYS_ONLY")])
+            case .include(let names): .object(["ProjectionType": .string("INCLUDE"), "NonKeyAttributes": .strings(names)])
+            }
+            return .object(["IndexName": .string(index.name), "KeySchema": schema(index.partitionKey, index.sortKey), "Projection": projection])
+        }
+
         private static func schema(_ partition: DynamoDBTableDefinition.Key, _ sort: DynamoDBTableDefinition.Key?) -> JSONValue {
             .array([.object(["AttributeName": .string(partition.name), "KeyType": .string("HASH")])]
                 + (sort.map { [.object(["AttributeName": .string($0.name), "KeyType": .string("RANGE")])] } ?? []))
+        }
+    }
+
+    /// `UpdateTable` creating one global secondary index on a table that lacks it.
+    struct CreateIndexInput: AWSJSONInput {
+        var table: String
+        var index: DynamoDBTableDefinition.GlobalIndex
+
+        var json: JSONValue {
+            let keys = [index.partitionKey, index.sortKey].compactMap { $0 }
+            return .object([
+                "TableName": .string(table),
+                "AttributeDefinitions": .array(keys.map { .object(["AttributeName": .string($0.name), "AttributeType": .string($0.type.rawValue)]) }),
+                "GlobalSecondaryIndexUpdates": .array([.object(["Create": CreateTableInput.index(index)])]),
+            ])
         }
     }
 
@@ -49,6 +67,22 @@ extension DynamoDB {
         var TableName: String
 
         var json: JSONValue { .object(["TableName": .string(TableName)]) }
+    }
+
+    /// The names of a table's global secondary indexes, from `DescribeTable`: all a set-up
+    /// needs to add what is missing, read without the keys' types (moto leaves an index
+    /// added by `UpdateTable` out of `AttributeDefinitions`).
+    struct IndexNamesOutput: AWSJSONOutput {
+        var names: [String]
+
+        init(json fields: [String: JSONValue]) throws(JSONTypeMismatch) {
+            guard let table = try fields.object("Table") else { throw JSONTypeMismatch(key: "Table") }
+            names = []
+            for index in try table.array("GlobalSecondaryIndexes") ?? [] {
+                guard case .object(let entry) = index, let name = try entry.string("IndexName") else { throw JSONTypeMismatch(key: "GlobalSecondaryIndexes") }
+                names.append(name)
+            }
+        }
     }
 
     /// The answer of `DescribeTable`: the keys, their types and the global secondary indexes.

@@ -8,7 +8,7 @@ import PayPulseApp
 /// keyed by `user_id` with its time-to-live attribute), leaving existing ones alone.
 struct SetupCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
-        commandName: "setup", abstract: "Create the tables a store needs (a no-op for those that exist)."
+        commandName: "setup", abstract: "Create the tables a store needs; an existing token table gains the indexes it lacks."
     )
 
     @Option(help: "The store to set up (overrides PAYPULSE_STORE): embedded, aws or dynamodb.")
