@@ -265,7 +265,9 @@ let package = Package(
         ),
         .testTarget(name: "DomainTests", dependencies: ["PayPulseDomain", "PayPulseTestSupport"]),
         .testTarget(name: "GoogleTests", dependencies: ["PayPulseDomain", "PayPulseGoogle", "PayPulsePorts", "PayPulseTestSupport", "PayPulseTransport"]),
-        .testTarget(name: "RefreshTests", dependencies: ["PayPulseAWS", "PayPulseDomain", "PayPulseHandlers", "PayPulsePorts", "PayPulseTestSupport", "PayPulseGoogle", "PayPulseTransport", "PayPulseRuntime"]),
+        .testTarget(name: "RefreshTests", dependencies: ["PayPulseAWS", "PayPulseDomain", "PayPulseHandlers", "PayPulsePorts", "PayPulseTestSupport", "PayPulseGoogle", "PayPulseTransport", "PayPulseRuntime",
+            .product(name: "Crypto", package: "swift-crypto"),
+        ]),
         .testTarget(
             name: "AuthTests",
             dependencies: [

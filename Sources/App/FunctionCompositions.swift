@@ -49,7 +49,8 @@ extension Assembly {
         let guardian = try await requestGuard(secrets)
         let clients = CachedGoogleClients(secrets: secrets, secretID: configuration.google.clientIDSecretID)
         let verifier = GrantVerifier(google: google, clients: { try await clients.value() }, health: OAuthClientHealth(google: google))
-        let handler = StoreTokensHandler(guardian: guardian, vault: TokenVault(grants: grants), verifier: verifier)
+        let vault = TokenVault(grants: grants, digester: { try await clients.value().tokenDigester })
+        let handler = StoreTokensHandler(guardian: guardian, vault: vault, verifier: verifier)
         return EventHandlers(http: handler.handle)
     }
 
@@ -83,7 +84,8 @@ extension Assembly {
     private func freshToken() throws -> EventHandlers {
         let clients = CachedGoogleClients(secrets: try secretStore(), secretID: configuration.google.clientIDSecretID)
         let refresher = TokenRefresher(
-            vault: TokenVault(grants: try grantStore()), google: googleOAuth(), clients: { try await clients.value() },
+            vault: TokenVault(grants: try grantStore(), digester: { try await clients.value().tokenDigester }), google: googleOAuth(),
+            clients: { try await clients.value() },
             windowSeconds: configuration.refresh.windowSeconds
         )
         return EventHandlers(direct: FreshTokenHandler(tokens: FreshTokens(refresher: refresher)).handle)
@@ -103,7 +105,8 @@ extension Assembly {
         let handler = TokenRefreshHandler(metrics: metrics) {
             let clients = try await GoogleClients.load(from: secrets, secretID: clientIDSecret)
             let refresher = TokenRefresher(
-                vault: TokenVault(grants: grants), google: google, clients: clients, windowSeconds: settings.windowSeconds,
+                vault: TokenVault(grants: grants, digester: { clients.tokenDigester }), google: google, clients: clients,
+                windowSeconds: settings.windowSeconds,
                 keepAliveSeconds: settings.keepAlive, limiter: WriteRateLimiter(writesPerSecond: settings.maxWritesPerSecond)
             )
             return RefreshJob(grants: grants, refresher: refresher, settings: settings)
@@ -111,10 +114,11 @@ extension Assembly {
         return EventHandlers(scheduled: { event, context in try await handler.handle(detail: event.detail, context: context) })
     }
 
-    /// `GoogleAccountEvents`: find the account's grants; read, replace (and re-tag if
+    /// `GoogleAccountEvents`: find the account's grants (by subject, or by a refresh token's
+    /// digest); read, replace (and re-tag if
     /// overtaken), or mark revoked and delete (a purge); the ledger of events acted on.
     static let securityEventsReach = FunctionOperations(
-        grants: [.findBySubject, .read, .replace, .mark, .state, .delete], readsUsers: false, secrets: [.googleClientID],
+        grants: [.findByAttribute, .read, .replace, .mark, .state, .delete], readsUsers: false, secrets: [.googleClientID],
         recordsSecurityEvents: true
     )
 
@@ -125,7 +129,10 @@ extension Assembly {
         let clients = CachedGoogleClients(secrets: secrets, secretID: configuration.google.clientIDSecretID)
         let handler = SecurityEventsHandler(
             verifier: SecurityEventVerifier(keys: securityEventKeys(), clientIDs: { try await clients.value().ids }),
-            events: GoogleAccountEvents(vault: TokenVault(grants: grants), recoveryWindowDays: configuration.disconnectRecoveryDays),
+            events: GoogleAccountEvents(
+                vault: TokenVault(grants: grants, digester: { try await clients.value().tokenDigester }),
+                recoveryWindowDays: configuration.disconnectRecoveryDays
+            ),
             ledger: try securityEventLedger(), metrics: metrics
         )
         return EventHandlers(http: handler.handle)

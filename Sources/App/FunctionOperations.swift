@@ -52,12 +52,16 @@ public struct FunctionOperations: Sendable, Equatable {
         for operation in grants.sorted() {
             switch store {
             case .dynamodb:
-                grant(DynamoDBGrantStore.operations(for: operation)) { kind in
-                    switch kind {
-                    case .index: operation == .findBySubject ? .subjectIndex : .dueIndex
-                    case .key: .tokensKey
-                    case .any: .any
-                    case .table, .secret: .tokensTable
+                // A lookup queries the index of each indexed attribute; a due listing, the due index.
+                let indexes: [IAMStatement.Resource] = operation == .findByAttribute ? IndexedGrantAttribute.allCases.map(IAMStatement.Resource.index) : [.dueIndex]
+                for index in indexes {
+                    grant(DynamoDBGrantStore.operations(for: operation)) { kind in
+                        switch kind {
+                        case .index: index
+                        case .key: .tokensKey
+                        case .any: .any
+                        case .table, .secret: .tokensTable
+                        }
                     }
                 }
             case .aws, .embedded:
@@ -94,6 +98,10 @@ public struct IAMStatement: Sendable, Equatable {
         case dueIndex = "due-index"
         /// Its index of grants by Google account.
         case subjectIndex = "google-sub-index"
+        /// Its index of grants by their refresh token's prefix digest.
+        case refreshTokenPrefixIndex = "rt-prefix-index"
+        /// Its index of grants by their refresh token's hash digest.
+        case refreshTokenHashIndex = "rt-hash-index"
         /// The table of security events acted on.
         case securityEventsTable = "security-events-table"
         /// The KMS key that wraps its data keys.
@@ -109,4 +117,15 @@ public struct IAMStatement: Sendable, Equatable {
     /// For KMS: the encryption context keys every call carries, which the statement
     /// requires (each present, no other); `nil` otherwise.
     public var encryptionContextKeys: [String]?
+}
+
+extension IAMStatement.Resource {
+    /// The tokens table's index of `attribute` (``GrantStore/users(with:equalTo:)``).
+    static func index(_ attribute: IndexedGrantAttribute) -> Self {
+        switch attribute {
+        case .googleSubject: .subjectIndex
+        case .refreshTokenPrefix: .refreshTokenPrefixIndex
+        case .refreshTokenHash: .refreshTokenHashIndex
+        }
+    }
 }

@@ -27,8 +27,9 @@ public struct GmailTokenSet: Sendable, Equatable, CustomStringConvertible, Custo
 
     /// The document format this code writes: 2 added `google_sub`, `email_verified`,
     /// `verified` and `verified_at`. Format 1 documents are read as verified sets without a
-    /// known subject. `client_id` was added within format 2: it is optional, and a reader
-    /// that ignores it refreshes with the default client, as for sets stored before it.
+    /// known subject. `client_id` and `rt_digests` were added within format 2: they are
+    /// optional; a reader that ignores `client_id` refreshes with the default client, as for
+    /// sets stored before it, and one that ignores `rt_digests` writes a set without them.
     public static let currentFormat = 2
 
     /// The document format, so it can evolve.
@@ -36,7 +37,14 @@ public struct GmailTokenSet: Sendable, Equatable, CustomStringConvertible, Custo
     /// The short-lived OAuth access token.
     public var accessToken: String
     /// The long-lived refresh token; absent when the app sent none for this account.
-    public var refreshToken: String?
+    /// Changing it drops ``refreshTokenDigests``: they described the token replaced.
+    public var refreshToken: String? {
+        didSet { if refreshToken != oldValue { refreshTokenDigests = nil } }
+    }
+    /// The refresh token's identifiers under the deployment's key, as Google's
+    /// `token-revoked` events name it; `nil` until the vault stamps them (``TokenVault``),
+    /// with no key configured, and for sets stored before them.
+    public var refreshTokenDigests: RefreshTokenDigests?
     /// Normally `Bearer`.
     public var tokenType: String
     /// When the access token expires.
@@ -71,7 +79,8 @@ public struct GmailTokenSet: Sendable, Equatable, CustomStringConvertible, Custo
     public init(
         version: Int = GmailTokenSet.currentFormat, accessToken: String, refreshToken: String?, tokenType: String = "Bearer",
         expiresAt: Date, scope: String, googleEmail: String?, googleSubject: String? = nil, emailVerified: Bool? = nil,
-        googleClientID: String? = nil, verified: Bool = true, verifiedAt: Date? = nil, connectedAt: Date, updatedAt: Date, status: Status = .active
+        googleClientID: String? = nil, verified: Bool = true, verifiedAt: Date? = nil, connectedAt: Date, updatedAt: Date, status: Status = .active,
+        refreshTokenDigests: RefreshTokenDigests? = nil
     ) {
         self.version = version
         self.accessToken = accessToken
@@ -88,6 +97,7 @@ public struct GmailTokenSet: Sendable, Equatable, CustomStringConvertible, Custo
         self.connectedAt = connectedAt
         self.updatedAt = updatedAt
         self.status = status
+        self.refreshTokenDigests = refreshTokenDigests
     }
 
     /// Whether the refresh job can renew it: holding a refresh token, and active or a
@@ -136,6 +146,9 @@ extension GmailTokenSet {
         if let emailVerified { fields["email_verified"] = .bool(emailVerified) }
         if let googleClientID { fields["client_id"] = .string(googleClientID) }
         if let verifiedAt { fields["verified_at"] = .string(RFC3339.string(from: verifiedAt)) }
+        if let refreshTokenDigests {
+            fields["rt_digests"] = .object(["prefix": .string(refreshTokenDigests.prefix), "hash": .string(refreshTokenDigests.hash)])
+        }
         return .object(fields)
     }
 
@@ -156,6 +169,11 @@ extension GmailTokenSet {
         } else {
             status = .active
         }
+        var digests: RefreshTokenDigests?
+        if let members = try fields.object("rt_digests") {
+            guard let prefix = try members.string("prefix"), let hash = try members.string("hash") else { throw JSONTypeMismatch(key: "rt_digests") }
+            digests = RefreshTokenDigests(prefix: prefix, hash: hash)
+        }
         self.init(
             version: try fields.integer("version") ?? 1, accessToken: accessToken, refreshToken: try fields.string("refresh_token"),
             tokenType: try fields.string("token_type") ?? "Bearer", expiresAt: expiresAt, scope: try fields.string("scope") ?? "",
@@ -164,7 +182,7 @@ extension GmailTokenSet {
             // Format 1 had no verification: its sets count as verified (the refresh job
             // renews them on schedule, which records Google's identity).
             verified: try fields.bool("verified") ?? true, verifiedAt: try fields.string("verified_at").flatMap(RFC3339.date(from:)),
-            connectedAt: connectedAt, updatedAt: (try? date("updated_at")) ?? connectedAt, status: status
+            connectedAt: connectedAt, updatedAt: (try? date("updated_at")) ?? connectedAt, status: status, refreshTokenDigests: digests
         )
     }
 }

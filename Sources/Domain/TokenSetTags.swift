@@ -27,9 +27,9 @@ public enum TokenSetTags {
     /// yet verified).
     public static let client = "paypulse:client"
     /// The Google account's `sub` (``GmailTokenSet/googleSubject``), so Google's security
-    /// events find the account's grants (``GrantStore/users(withGoogleSubject:)``); absent
+    /// events find the account's grants (``GrantStore/users(with:equalTo:)``); absent
     /// while unknown.
-    public static let googleSubject = GrantAttribute.googleSubject
+    public static let googleSubject = IndexedGrantAttribute.googleSubject.rawValue
 
     /// The tags describing `tokenSet`.
     public static func tags(for tokenSet: GmailTokenSet) -> [String: String] {
@@ -44,6 +44,11 @@ public enum TokenSetTags {
         ]
         if let clientID = tokenSet.googleClientID { tags[client] = clientID }
         if let subject = tokenSet.googleSubject { tags[googleSubject] = subject }
+        // The refresh token's keyed digests, so Google's `token-revoked` finds the grant.
+        if let digests = tokenSet.refreshTokenDigests {
+            tags[IndexedGrantAttribute.refreshTokenPrefix.rawValue] = digests.prefix
+            tags[IndexedGrantAttribute.refreshTokenHash.rawValue] = digests.hash
+        }
         return tags
     }
 

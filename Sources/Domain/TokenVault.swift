@@ -31,6 +31,9 @@ public struct TokenVault: Sendable {
     let lostRace: RetryPolicy
     /// The jitter source of ``lostRace``'s waits, `0...1`.
     let random: @Sendable () -> Double
+    /// The deployment's refresh-token digester, if it has a key: every set written with a
+    /// refresh token and no digests is stamped with them (``GmailTokenSet/refreshTokenDigests``).
+    let digester: @Sendable () async throws -> RefreshTokenDigester?
 
     /// How often a tag write or a revoked mark that lost a compare-and-swap reads again and
     /// retries at once, without waiting: the winner's value is already stored, and these
@@ -44,14 +47,31 @@ public struct TokenVault: Sendable {
     ///   - now: The clock.
     ///   - lostRace: How a store that lost a compare-and-swap race waits and tries again.
     ///   - random: The jitter source of those waits, `0...1` (tests pin it).
+    ///   - digester: The refresh-token digester (``GoogleClients/tokenDigester``); `nil`
+    ///     (the default) stamps nothing: a vault that writes only sets it read (a
+    ///     disconnect's mark) keeps their digests as they are.
     public init(
         grants: any GrantStore, now: @escaping @Sendable () -> Date = { Date() }, lostRace: RetryPolicy = .lostRace,
-        random: @escaping @Sendable () -> Double = { Double.random(in: 0...1) }
+        random: @escaping @Sendable () -> Double = { Double.random(in: 0...1) },
+        digester: @escaping @Sendable () async throws -> RefreshTokenDigester? = { nil }
     ) {
         self.grants = grants
         self.now = now
         self.lostRace = lostRace
         self.random = random
+        self.digester = digester
+    }
+
+    /// `tokenSet` with its refresh token's digests, when it has a refresh token without them
+    /// and the vault a digester.
+    /// - Throws: what reading the digester's key throws.
+    func stamped(_ tokenSet: GmailTokenSet) async throws -> GmailTokenSet {
+        guard tokenSet.refreshTokenDigests == nil, let token = tokenSet.refreshToken, !token.isEmpty, let digester = try await digester() else {
+            return tokenSet
+        }
+        var stamped = tokenSet
+        stamped.refreshTokenDigests = digester.digests(of: token)
+        return stamped
     }
 
     /// The connection state from the grant's listing attributes alone
@@ -87,6 +107,7 @@ public struct TokenVault: Sendable {
     public func replace(
         _ tokenSet: GmailTokenSet, of user: UserID, expected: GrantVersion, tagged: [String: String]? = nil
     ) async throws -> GrantVersion {
+        let tokenSet = try await stamped(tokenSet)
         // Where tags ride with the value for free, they are always written: a store's due
         // index is keyed from them at every write.
         let keepTags = !grants.writesAttributesWithValue && (tagged.map { TokenSetTags.stillDescribe($0, tokenSet) } ?? false)
@@ -216,7 +237,8 @@ extension TokenVault {
         do {
             value = try await grants.read(user.rawValue)
         } catch let error as StoreError where error == .notFound {
-            let (tokenSet, outcome) = GmailTokenSet.merging(incoming, over: nil, now: now())
+            let (merged, outcome) = GmailTokenSet.merging(incoming, over: nil, now: now())
+            let tokenSet = try await stamped(merged)
             do {
                 try await grants.create(user.rawValue, value: try tokenSet.jsonString(), attributes: TokenSetTags.tags(for: tokenSet))
                 return StoreResult(outcome: outcome, tokenSet: tokenSet)
@@ -239,7 +261,8 @@ extension TokenVault {
         }
 
         let previous = restored ? nil : try? GmailTokenSet.decode(value.value)
-        let (tokenSet, outcome) = GmailTokenSet.merging(incoming, over: previous, now: now())
+        let (merged, outcome) = GmailTokenSet.merging(incoming, over: previous, now: now())
+        let tokenSet = try await stamped(merged)
         do {
             try await replace(tokenSet, of: user, expected: value.version)
             return StoreResult(outcome: outcome, tokenSet: tokenSet)

@@ -85,19 +85,25 @@ public protocol GrantStore: GrantStates {
     /// index), so a refresh run's `scanned` counts those rather than every grant.
     var listsOnlyDue: Bool { get }
 
-    /// The users whose grant carries the listing attribute ``GrantAttribute/googleSubject``
-    /// equal to `subject`, found through an index, never a scan: Secrets Manager's
-    /// `tag-value` filter, DynamoDB's sparse subject index, the embedded store's index on tag
-    /// values. Grants scheduled for deletion may be included. An index may lag its writes
-    /// (Secrets Manager's listing by up to minutes), and an attribute may outlive the value
-    /// it described: the caller reads each grant and trusts its value alone.
-    func users(withGoogleSubject subject: String) async throws -> [String]
+    /// The users whose grant carries the listing attribute `attribute` equal to `value`,
+    /// found through an index, never a scan: Secrets Manager's `tag-value` filter, a sparse
+    /// DynamoDB index per attribute, the embedded store's index on tag values. Grants
+    /// scheduled for deletion may be included. An index may lag its writes (Secrets
+    /// Manager's listing by up to minutes), and an attribute may outlive the value it
+    /// described: the caller reads each grant and trusts its value alone.
+    func users(with attribute: IndexedGrantAttribute, equalTo value: String) async throws -> [String]
 }
 
-/// Listing attributes a store knows by name.
-public enum GrantAttribute {
-    /// The Google account's `sub`: what ``GrantStore/users(withGoogleSubject:)`` finds grants by.
-    public static let googleSubject = "paypulse:google-sub"
+/// The listing attributes every store keeps an index on, so that grants are found by their
+/// value (``GrantStore/users(with:equalTo:)``): what Google's security events name.
+public enum IndexedGrantAttribute: String, Sendable, CaseIterable {
+    /// The Google account's `sub`.
+    case googleSubject = "paypulse:google-sub"
+    /// A keyed digest of the refresh token's first 16 characters (`token-revoked`'s
+    /// `prefix` identifier).
+    case refreshTokenPrefix = "paypulse:rt-prefix"
+    /// A keyed digest of the refresh token's `hash_base64_sha512_sha512` identifier.
+    case refreshTokenHash = "paypulse:rt-hash"
 }
 
 extension GrantStore {
@@ -241,7 +247,7 @@ public struct GrantDuePolicy: Sendable {
 /// The operations of ``GrantStore`` by name: a function's composition lists those it can
 /// reach, and each store says which calls (and so which IAM actions) serve each one.
 public enum GrantOperation: String, Sendable, CaseIterable, Comparable {
-    case state, read, create, replace, mark, delete, restore, list, listDue, findBySubject
+    case state, read, create, replace, mark, delete, restore, list, listDue, findByAttribute
 
     public static func < (lhs: Self, rhs: Self) -> Bool { lhs.rawValue < rhs.rawValue }
 }

@@ -44,7 +44,7 @@ public struct LosingWritesGrantStore: GrantStore {
         try await inner.list(userPrefix: userPrefix, includeDeleted: includeDeleted, cursor: cursor, limit: limit)
     }
 
-    public func users(withGoogleSubject subject: String) async throws -> [String] {
-        try await inner.users(withGoogleSubject: subject)
+    public func users(with attribute: IndexedGrantAttribute, equalTo value: String) async throws -> [String] {
+        try await inner.users(with: attribute, equalTo: value)
     }
 }

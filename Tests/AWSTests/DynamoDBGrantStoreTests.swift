@@ -45,11 +45,12 @@ struct DynamoDBGrantStoreTests {
         let store = DynamoDBGrantStore(
             client: client, table: table, cipher: EnvelopeCipher(keys: DataKeyCache(service: kms, keyID: try await kms.createKey())), due: .defaultRefresh
         )
-        _ = try await store.create("user-1", value: Self.value, attributes: [GrantAttribute.googleSubject: "104242424242424242424"])
+        _ = try await store.create("user-1", value: Self.value, attributes: [IndexedGrantAttribute.googleSubject.rawValue: "104242424242424242424", IndexedGrantAttribute.refreshTokenHash.rawValue: "digest-1"])
 
         try await store.createTableIfNeeded()
-        #expect(Set(try await client.indexNames(of: table)) == [DynamoDBGrantStore.dueIndexName, DynamoDBGrantStore.subjectIndexName])
-        #expect(try await store.users(withGoogleSubject: "104242424242424242424") == ["user-1"])
+        #expect(Set(try await client.indexNames(of: table)) == Set([DynamoDBGrantStore.dueIndexName] + IndexedGrantAttribute.allCases.map(DynamoDBGrantStore.lookupIndexName)))
+        #expect(try await store.users(with: .googleSubject, equalTo: "104242424242424242424") == ["user-1"])
+        #expect(try await store.users(with: .refreshTokenHash, equalTo: "digest-1") == ["user-1"])
         try await store.createTableIfNeeded()  // again: nothing left to add
     }
 

@@ -225,8 +225,8 @@ struct RecordingGrants: GrantStore {
     func list(userPrefix: String, includeDeleted: Bool, cursor: String?, limit: Int) async throws -> GrantPage {
         log.grant(.list); return try await inner.list(userPrefix: userPrefix, includeDeleted: includeDeleted, cursor: cursor, limit: limit)
     }
-    func users(withGoogleSubject subject: String) async throws -> [String] {
-        log.grant(.findBySubject); return try await inner.users(withGoogleSubject: subject)
+    func users(with attribute: IndexedGrantAttribute, equalTo value: String) async throws -> [String] {
+        log.grant(.findByAttribute); return try await inner.users(with: attribute, equalTo: value)
     }
     func listDue(userPrefix: String, dueBy: Date, cursor: String?, limit: Int) async throws -> GrantPage {
         log.grant(.listDue); return try await inner.listDue(userPrefix: userPrefix, dueBy: dueBy, cursor: cursor, limit: limit)

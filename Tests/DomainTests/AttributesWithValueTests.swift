@@ -76,8 +76,8 @@ private struct RecordingGrantStore: GrantStore {
         log.record("list")
         return try await inner.list(userPrefix: userPrefix, includeDeleted: includeDeleted, cursor: cursor, limit: limit)
     }
-    func users(withGoogleSubject subject: String) async throws -> [String] {
-        log.record("users(withGoogleSubject:)")
-        return try await inner.users(withGoogleSubject: subject)
+    func users(with attribute: IndexedGrantAttribute, equalTo value: String) async throws -> [String] {
+        log.record("users(with:equalTo:)")
+        return try await inner.users(with: attribute, equalTo: value)
     }
 }

@@ -53,7 +53,7 @@ struct MigrationProgressTests {
         func list(userPrefix: String, includeDeleted: Bool, cursor: String?, limit: Int) async throws -> GrantPage {
             try await base.list(userPrefix: userPrefix, includeDeleted: includeDeleted, cursor: cursor, limit: limit)
         }
-        func users(withGoogleSubject subject: String) async throws -> [String] { try await base.users(withGoogleSubject: subject) }
+        func users(with attribute: IndexedGrantAttribute, equalTo value: String) async throws -> [String] { try await base.users(with: attribute, equalTo: value) }
     }
 
     private func source(_ count: Int) async throws -> (SecretsManagerGrantStore, [String]) {

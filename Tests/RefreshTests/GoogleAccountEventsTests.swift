@@ -1,3 +1,4 @@
+import Crypto
 import Foundation
 import PayPulseDomain
 import PayPulsePorts
@@ -20,7 +21,7 @@ struct GoogleAccountEventsTests {
             fixture = try RefreshFixture(stores)
             for index in 0..<3 {
                 let subject = index < 2 ? shared : other
-                let token = "1//\(fixture.run)-\(index)"
+                let token = "1//\(fixture.run)-\(index)"  // the first 16 characters differ per user
                 fixture.google.addGrant(
                     refreshToken: token, scope: FakeGoogleGrantSpec.signInWithGmailScope, account: FakeGoogleAccount(subject: subject)
                 )
@@ -38,6 +39,13 @@ struct GoogleAccountEventsTests {
 
         func event(_ type: SecurityEventType, _ subject: String) -> SecurityEvent {
             SecurityEvent(type: type, subject: .googleAccount(GoogleAccountSubject(subject: subject, issuer: "https://accounts.google.com/")))
+        }
+
+        func tokenEvent(_ algorithm: OAuthTokenSubject.IdentifierAlgorithm, _ identifier: String) -> SecurityEvent {
+            SecurityEvent(
+                type: .tokenRevoked,
+                subject: .oauthToken(OAuthTokenSubject(tokenType: "refresh_token", identifierAlgorithm: algorithm, identifier: identifier))
+            )
         }
 
         func apply(_ type: SecurityEventType, _ subject: String) async throws -> GoogleAccountEvents.Applied {
@@ -119,6 +127,46 @@ struct GoogleAccountEventsTests {
         }
     }
 
+    @Test(
+        "token-revoked marks the one grant whose refresh token it names, by either identifier; the account's other grant and a token of no grant change nothing",
+        arguments: StoreFactory.allGrantStores
+    )
+    func tokenRevoked(_ factory: StoreFactory) async throws {
+        try await factory.withStores { stores in
+            let bench = try await Bench(stores)
+            let token1 = "1//\(bench.fixture.run)-1", token0 = "1//\(bench.fixture.run)-0"
+            // Google's identifiers, made here from the token as Google makes them.
+            let hashed = Data(SHA512.hash(data: Data(SHA512.hash(data: Data(token1.utf8))))).base64EncodedString()
+            let revoked = try await bench.actions.apply(bench.tokenEvent(.hashBase64SHA512SHA512, hashed), logger: bench.fixture.logs.logger)
+            #expect(revoked.changed == [bench.fixture.user(1)])
+            #expect(try await bench.state(1) == .revoked)
+            #expect(await bench.freshToken(1).failure == .revoked)
+            #expect(try await bench.state(0) == .connected, "the same account's other grant holds another token")
+            #expect(try await bench.apply(.tokensRevoked, bench.other).changed == [bench.fixture.user(2)])
+
+            // The prefix form; then a token of no grant, and a hash that is no SHA-512.
+            let byPrefix = try await bench.actions.apply(bench.tokenEvent(.prefix, String(token0.prefix(16))), logger: bench.fixture.logs.logger)
+            #expect(byPrefix.changed == [bench.fixture.user(0)])
+            #expect(try await bench.state(0) == .revoked)
+            let unknown = Data(SHA512.hash(data: Data(SHA512.hash(data: Data("1//another".utf8))))).base64EncodedString()
+            #expect(try await bench.actions.apply(bench.tokenEvent(.hashBase64SHA512SHA512, unknown), logger: bench.fixture.logs.logger) == .init())
+            #expect(try await bench.actions.apply(bench.tokenEvent(.hashBase64SHA512SHA512, "bm90IGEgaGFzaA=="), logger: bench.fixture.logs.logger) == .init())
+            #expect(bench.fixture.google.tokenCalls == 0 && bench.fixture.google.revokeCalls == 0)
+        }
+    }
+
+    @Test("token-revoked without a token_digest_key acts on nothing, and says why")
+    func tokenRevokedWithoutKey() async throws {
+        try await StoreFactory.embedded.withStores { stores in
+            let bench = try await Bench(stores)
+            let keyless = GoogleAccountEvents(vault: TokenVault(grants: bench.fixture.grants), recoveryWindowDays: 7)
+            let event = bench.tokenEvent(.prefix, String("1//\(bench.fixture.run)-1".prefix(16)))
+            #expect(try await keyless.apply(event, logger: bench.fixture.logs.logger) == .init())
+            #expect(try await bench.state(1) == .connected)
+            #expect(bench.fixture.logs.lines.contains { $0.contains("token_digest_key") })
+        }
+    }
+
     @Test("account-purged deletes the account's grants as a disconnect does, without calling Google", arguments: StoreFactory.allGrantStores)
     func purged(_ factory: StoreFactory) async throws {
         try await factory.withStores { stores in
@@ -133,14 +181,25 @@ struct GoogleAccountEventsTests {
         }
     }
 
-    @Test("a grant the index names but whose value is now another account's is left alone")
+    @Test("a grant the index names but whose value is now another account's, or holds another token, is left alone")
     func staleIndex() async throws {
         try await StoreFactory.embedded.withStores { stores in
             let bench = try await Bench(stores)
             // User 2's listing names the shared account; its value does not.
-            try await bench.fixture.grants.mark(bench.fixture.user(2).rawValue, attributes: [GrantAttribute.googleSubject: bench.shared], expected: nil)
+            try await bench.fixture.grants.mark(bench.fixture.user(2).rawValue, attributes: [IndexedGrantAttribute.googleSubject.rawValue: bench.shared], expected: nil)
             let disabled = try await bench.apply(.accountDisabled, bench.shared)
             #expect(Set(disabled.changed) == [bench.fixture.user(0), bench.fixture.user(1)] && disabled.unchanged == 1)
+            #expect(try await bench.set(2)?.status == .active)
+
+            // User 2's listing names user 1's refresh token too; its value holds another.
+            let digests = try #require(try await bench.set(1)?.refreshTokenDigests)
+            try await bench.fixture.grants.mark(
+                bench.fixture.user(2).rawValue, attributes: [IndexedGrantAttribute.refreshTokenPrefix.rawValue: digests.prefix], expected: nil
+            )
+            let revoked = try await bench.actions.apply(
+                bench.tokenEvent(.prefix, String("1//\(bench.fixture.run)-1".prefix(16))), logger: bench.fixture.logs.logger
+            )
+            #expect(Set(revoked.changed) == [bench.fixture.user(1)] && revoked.unchanged == 1)
             #expect(try await bench.set(2)?.status == .active)
         }
     }

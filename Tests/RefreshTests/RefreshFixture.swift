@@ -45,7 +45,11 @@ struct RefreshFixture {
         )
     }
 
-    var vault: TokenVault { TokenVault(grants: grants) }
+    /// The deployment key's digester every write stamps refresh tokens with, as a
+    /// function whose client secret holds a `token_digest_key`.
+    static let digester = RefreshTokenDigester(key: "test-token-digest-key-0123456789abcdef")!
+
+    var vault: TokenVault { TokenVault(grants: grants, digester: { Self.digester }) }
 
     /// Whether the store lists only what may be due (a due index), so a run's `scanned`
     /// counts those, not every grant.

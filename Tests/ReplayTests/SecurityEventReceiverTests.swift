@@ -18,6 +18,9 @@ struct SecurityEventReceiverTests {
     static let issuer = "https://accounts.google.com/"
     static let risc = "https://schemas.openid.net/secevent/risc/event-type/"
     static let oauth = "https://schemas.openid.net/secevent/oauth/event-type/"
+    /// The deployment's key in the client secret, under which grants list their refresh
+    /// token's digests for `token-revoked`.
+    static let digestKey = "replay-token-digest-key-0123456789abcdef"
 
     /// Users 0 and 1 connected one Google account, user 2 another; each grant is live at
     /// the fake Google, expiring soon.
@@ -27,7 +30,7 @@ struct SecurityEventReceiverTests {
         let environment: [String: String]
         let shared = "10\(UInt64.random(in: 1_000_000_000_000_000...9_999_999_999_999_999))"
         let other = "11\(UInt64.random(in: 1_000_000_000_000_000...9_999_999_999_999_999))"
-        var vault: TokenVault { TokenVault(grants: backend.grants) }
+        var vault: TokenVault { TokenVault(grants: backend.grants, digester: { RefreshTokenDigester(key: SecurityEventReceiverTests.digestKey) }) }
 
         init(_ name: String) async throws {
             backend = switch name {
@@ -37,7 +40,7 @@ struct SecurityEventReceiverTests {
             }
             google = try FakeGoogleServer(clientIDs: SecurityEventReceiverTests.clients)
             _ = try await backend.secrets.createSecret(
-                name: "Google-OAuth-Client-ID", value: #"{"client_ids": ["\#(clients[0])", "\#(clients[1])"]}"#, tags: [:],
+                name: "Google-OAuth-Client-ID", value: #"{"client_ids": ["\#(clients[0])", "\#(clients[1])"], "token_digest_key": "\#(digestKey)"}"#, tags: [:],
                 clientRequestToken: SecretVersionID.random().rawValue
             )
             var environment = backend.environment
@@ -170,6 +173,39 @@ struct SecurityEventReceiverTests {
         #expect(try await world.state(2) == .scheduledForDeletion)
         #expect(try world.freshToken(2) == "not_connected")
         #expect(world.google.revokeCalls == 0, "a purge asks Google nothing")
+    }
+
+    @Test("token-revoked marks the grant whose refresh token it names, by Google's hash or prefix, and no other; at once everywhere", arguments: backends)
+    func tokenRevoked(_ name: String) async throws {
+        let world = try await World(name)
+        defer { world.google.stop(); world.backend.cleanUp() }
+        let hashed = Data(SHA512.hash(data: Data(SHA512.hash(data: Data(world.token(1).utf8))))).base64EncodedString()
+        // As Google's table lists it: the members beside subject_type in the event; then in a subject object.
+        let byHash: [String: any Sendable] = [
+            "subject_type": "oauth_token", "token_type": "refresh_token", "token_identifier_alg": "hash_base64_sha512_sha512", "token": hashed,
+        ]
+        let byPrefix: [String: any Sendable] = [
+            "subject": ["subject_type": "oauth_token", "token_type": "refresh_token", "token_identifier_alg": "prefix", "token": String(world.token(2).prefix(16))]
+                as [String: any Sendable]
+        ]
+        let signed = try PyJWTIssuer.sign([
+            PyJWTIssuer.Token(claims: Self.claims(Self.oauth + "token-revoked", "", ["events": [Self.oauth + "token-revoked": byHash] as [String: any Sendable]]), alg: "RS256"),
+            PyJWTIssuer.Token(claims: Self.claims(Self.oauth + "token-revoked", "", ["events": [Self.oauth + "token-revoked": byPrefix] as [String: any Sendable]]), alg: "RS256"),
+        ])
+        world.google.publishRISCKeys(signed.jwks, issuer: Self.issuer)
+
+        #expect(try world.post(signed.tokens[0]).status == 202)
+        #expect(try await world.state(1) == .revoked)
+        #expect(try world.freshToken(1) == "revoked")
+        #expect(try await world.state(0) == .connected, "the same Google account's other grant holds another token")
+        #expect(try world.refreshRun()["refreshed"] as? Int == 2)
+        #expect(world.google.refreshCount(for: world.token(1)) == 0)
+
+        #expect(try world.post(signed.tokens[1]).status == 202)
+        #expect(try await world.state(2) == .revoked)
+        #expect(try world.freshToken(2) == "revoked")
+        #expect(try await world.state(0) == .connected)
+        #expect(try world.freshToken(0) == "served")
     }
 
     @Test("the same jti delivered again acts once: a reconnect after tokens-revoked is not revoked again", arguments: backends)

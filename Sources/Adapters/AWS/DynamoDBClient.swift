@@ -182,6 +182,14 @@ public struct DynamoDBClient: Sendable {
         return output.names
     }
 
+    /// `DescribeTable`, read for the global secondary indexes still being built
+    /// (`IndexStatus` `CREATING`): DynamoDB builds one at a time and refuses another meanwhile.
+    /// - Throws: ``AWSError``.
+    public func indexesBeingBuilt(of table: String) async throws -> [String] {
+        let output: DynamoDB.IndexNamesOutput = try await client.call(Self.describeTableOperation, DynamoDB.DescribeTableInput(TableName: table))
+        return output.names.filter { output.statuses[$0] == "CREATING" }
+    }
+
     /// `DescribeTable`: the table's keys and global secondary indexes as a definition (tools
     /// read a table's shape with it; no function calls it).
     /// - Throws: ``AWSError`` (`ResourceNotFoundException` for a missing table).

@@ -31,20 +31,26 @@ enum DynamoDBGrantItem {
     /// Listing attribute `k` is stored as plain string attribute `a.k`.
     static let attributePrefix = "a."
 
-    /// The listing attribute ``GrantAttribute/googleSubject`` as stored: the subject
-    /// index's key, so the index holds exactly the grants whose Google account is known.
-    static let subjectKey = attributePrefix + GrantAttribute.googleSubject
-
-    /// The sparse index Google's security events find an account's grants by: keys only,
+    /// The sparse index of each indexed listing attribute (``IndexedGrantAttribute``), keyed
+    /// by the attribute as stored, so it holds exactly the grants that carry it: keys only,
     /// since the caller reads each grant anyway.
-    static let subjectIndex = DynamoDBTableDefinition.GlobalIndex(
-        name: "google-sub-index", partitionKey: .init(subjectKey, .string), sortKey: nil, projection: .keysOnly
-    )
+    static func lookupIndex(_ attribute: IndexedGrantAttribute) -> DynamoDBTableDefinition.GlobalIndex {
+        let name = switch attribute {
+        case .googleSubject: "google-sub-index"
+        case .refreshTokenPrefix: "rt-prefix-index"
+        case .refreshTokenHash: "rt-hash-index"
+        }
+        return DynamoDBTableDefinition.GlobalIndex(
+            name: name, partitionKey: .init(attributePrefix + attribute.rawValue, .string), sortKey: nil, projection: .keysOnly
+        )
+    }
 
     /// The table as `paypulse setup` and the template create it: the user id as key, the
-    /// sparse due index and the sparse subject index.
+    /// sparse due index and a sparse index per indexed attribute.
     static func table(named name: String) -> DynamoDBTableDefinition {
-        DynamoDBTableDefinition(name: name, partitionKey: .init(user, .string), indexes: [DynamoDBDueIndex.definition, subjectIndex])
+        DynamoDBTableDefinition(
+            name: name, partitionKey: .init(user, .string), indexes: [DynamoDBDueIndex.definition] + IndexedGrantAttribute.allCases.map(lookupIndex)
+        )
     }
 
     static func key(_ user: String) -> DynamoDBItem { [Self.user: .string(user)] }

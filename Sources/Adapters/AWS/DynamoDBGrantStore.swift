@@ -42,8 +42,8 @@ public struct DynamoDBGrantStore: GrantStore {
 
     /// The name of the due index that ``listDue(userPrefix:dueBy:cursor:limit:)`` queries.
     public static let dueIndexName = DynamoDBDueIndex.name
-    /// The name of the index ``users(withGoogleSubject:)`` queries.
-    public static let subjectIndexName = DynamoDBGrantItem.subjectIndex.name
+    /// The name of the index ``users(with:equalTo:)`` queries for `attribute`.
+    public static func lookupIndexName(_ attribute: IndexedGrantAttribute) -> String { DynamoDBGrantItem.lookupIndex(attribute).name }
     /// How many partition keys (buckets) the due index spreads its entries over.
     public static let dueIndexBuckets = DynamoDBDueIndex.buckets
 
@@ -61,7 +61,7 @@ public struct DynamoDBGrantStore: GrantStore {
         case .replace: [get, seal, update]
         case .mark, .delete, .restore: [get, update]
         case .list: [DynamoDBClient.scanOperation]
-        case .listDue, .findBySubject: [DynamoDBClient.queryIndexOperation]
+        case .listDue, .findByAttribute: [DynamoDBClient.queryIndexOperation]
         }
     }
 
@@ -78,11 +78,14 @@ public struct DynamoDBGrantStore: GrantStore {
         do {
             try await client.createTable(DynamoDBGrantItem.table(named: table))
         } catch let error as AWSError where error.type == "ResourceInUseException" {
-            // A table of an earlier version gains the indexes it lacks (google-sub-index):
-            // DynamoDB builds each from the items while the table stays in use.
+            // A table of an earlier version gains the indexes it lacks (the lookup indexes):
+            // DynamoDB builds each from the items while the table stays in use, one at a
+            // time ("Only 1 online index can be created or deleted simultaneously per table"),
+            // so each waits for the one before.
             try await mapped {
                 let existing = Set(try await client.indexNames(of: table))
                 for index in DynamoDBGrantItem.table(named: table).indexes where !existing.contains(index.name) {
+                    while !(try await client.indexesBeingBuilt(of: table)).isEmpty { try await Task.sleep(for: .seconds(5)) }
                     try await client.addIndex(index, to: table)
                 }
             }
@@ -364,14 +367,15 @@ extension DynamoDBGrantStore {
         }
     }
 
-    public func users(withGoogleSubject subject: String) async throws -> [String] {
-        let placeholders = DynamoDBExpressionValues(names: ["#sub": DynamoDBGrantItem.subjectKey], values: [":sub": .string(subject)])
+    public func users(with attribute: IndexedGrantAttribute, equalTo value: String) async throws -> [String] {
+        let index = DynamoDBGrantItem.lookupIndex(attribute)
+        let placeholders = DynamoDBExpressionValues(names: ["#key": index.partitionKey.name], values: [":value": .string(value)])
         var users: [String] = []
         var lastKey: DynamoDBItem?
         repeat {
             let page = try await mapped {
                 try await client.query(
-                    table: table, index: DynamoDBGrantItem.subjectIndex.name, keyCondition: "#sub = :sub", placeholders: placeholders, startKey: lastKey
+                    table: table, index: index.name, keyCondition: "#key = :value", placeholders: placeholders, startKey: lastKey
                 )
             }
             users += page.items.compactMap { $0[DynamoDBGrantItem.user]?.stringValue }

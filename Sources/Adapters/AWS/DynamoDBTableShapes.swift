@@ -74,13 +74,17 @@ extension DynamoDB {
     /// added by `UpdateTable` out of `AttributeDefinitions`).
     struct IndexNamesOutput: AWSJSONOutput {
         var names: [String]
+        /// Each index's `IndexStatus` (`CREATING`, `ACTIVE`...), where the answer gives one.
+        var statuses: [String: String]
 
         init(json fields: [String: JSONValue]) throws(JSONTypeMismatch) {
             guard let table = try fields.object("Table") else { throw JSONTypeMismatch(key: "Table") }
             names = []
+            statuses = [:]
             for index in try table.array("GlobalSecondaryIndexes") ?? [] {
                 guard case .object(let entry) = index, let name = try entry.string("IndexName") else { throw JSONTypeMismatch(key: "GlobalSecondaryIndexes") }
                 names.append(name)
+                statuses[name] = try entry.string("IndexStatus")
             }
         }
     }

@@ -9,6 +9,10 @@ import PayPulsePorts
 /// Our OAuth client IDs, read from their secret (`Google-OAuth-Client-ID`): one ID as a
 /// plain string or `{"client_id": "..."}`, or several as `{"client_ids": ["...", ...]}`
 /// (the App Store build, a debug build with another bundle ID, later Android or web).
+/// A JSON secret may add the deployment's `token_digest_key` (at least 32 characters),
+/// under which grants list their refresh token's digests (``RefreshTokenDigester``) for
+/// Google's `token-revoked` events: every function that refreshes already reads this
+/// secret, so the key costs no call and no permission more.
 ///
 /// Google refreshes a grant only with the client that obtained it, so a grant is proved
 /// with each of ours in turn and keeps the one Google accepted. The first ID is the
@@ -22,12 +26,16 @@ public struct GoogleClients: Sendable, Equatable {
 
     /// The IDs in the order the secret lists them: never empty, no repeats.
     public let ids: [String]
+    /// The digester under the secret's `token_digest_key`; `nil` when it has none (grants
+    /// then list no digests, and `token-revoked` finds none of them).
+    public let tokenDigester: RefreshTokenDigester?
 
     /// Clients from `ids`, the first the default.
     /// - Precondition: `ids` is not empty.
-    public init(ids: [String]) {
+    public init(ids: [String], tokenDigester: RefreshTokenDigester? = nil) {
         precondition(!ids.isEmpty, "a client list holds at least one client ID")
         self.ids = ids
+        self.tokenDigester = tokenDigester
     }
 
     /// The client of a grant that does not name one (stored before grants recorded it).
@@ -70,10 +78,20 @@ public struct GoogleClients: Sendable, Equatable {
             return GoogleClients(ids: [String(slice)])
         }
         guard case .object(let fields)? = try? JSONValue.decode(Array(slice.utf8)) else { throw refused("is not a JSON object") }
+        var digester: RefreshTokenDigester?
+        switch fields["token_digest_key"] {
+        case nil: break
+        case .string(let key)?:
+            guard let made = RefreshTokenDigester(key: key) else {
+                throw refused("has a token_digest_key shorter than \(RefreshTokenDigester.minimumKeyLength) characters")
+            }
+            digester = made
+        default: throw refused("has a token_digest_key that is not a string")
+        }
         switch (fields["client_id"], fields["client_ids"]) {
         case (.string(let id)?, nil):
             guard isClientID(Substring(id)) else { throw refused("has a client_id that is empty or not a client ID") }
-            return GoogleClients(ids: [id])
+            return GoogleClients(ids: [id], tokenDigester: digester)
         case (nil, .array(let list)?):
             var ids: [String] = []
             for element in list {
@@ -84,7 +102,7 @@ public struct GoogleClients: Sendable, Equatable {
                 ids.append(id)
             }
             guard !ids.isEmpty else { throw refused("has an empty client_ids list") }
-            return GoogleClients(ids: ids)
+            return GoogleClients(ids: ids, tokenDigester: digester)
         case (.some, .some):
             throw refused("has both client_id and client_ids; keep client_ids")
         default:

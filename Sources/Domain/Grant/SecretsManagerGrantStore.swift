@@ -38,7 +38,7 @@ public struct SecretsManagerGrantStore: GrantStore {
         case .mark: [.tagResource]
         case .delete: [.deleteSecret]
         case .restore: [.restoreSecret]
-        case .list, .listDue, .findBySubject: [.listSecrets]
+        case .list, .listDue, .findByAttribute: [.listSecrets]
         }
     }
 
@@ -91,13 +91,13 @@ public struct SecretsManagerGrantStore: GrantStore {
         try await secrets.restoreSecret(name: Self.secretName(of: user))
     }
 
-    public func users(withGoogleSubject subject: String) async throws -> [String] {
+    public func users(with attribute: IndexedGrantAttribute, equalTo value: String) async throws -> [String] {
         var users: [String] = []
         var next: String?
         repeat {
-            let page = try await secrets.listSecrets(namePrefix: Self.prefix, tagValue: subject, includePlannedDeletion: false, maxResults: 100, nextToken: next)
-            // The filter matches any tag's value: keep the subject's tag alone.
-            users += page.secrets.filter { $0.tags[GrantAttribute.googleSubject] == subject }.map { String($0.name.dropFirst(Self.prefix.count)) }
+            let page = try await secrets.listSecrets(namePrefix: Self.prefix, tagValue: value, includePlannedDeletion: false, maxResults: 100, nextToken: next)
+            // The filter matches any tag's value: keep the attribute's tag alone.
+            users += page.secrets.filter { $0.tags[attribute.rawValue] == value }.map { String($0.name.dropFirst(Self.prefix.count)) }
             next = page.nextToken
         } while next != nil
         return users

@@ -14,6 +14,7 @@ import PayPulsePorts
 /// | event | the account's grants |
 /// | --- | --- |
 /// | `tokens-revoked` | marked `revoked`, as Google's `invalid_grant` does |
+/// | `token-revoked` | the grant whose refresh token it names (found by its digest, ``RefreshTokenDigests``) marked `revoked` |
 /// | `account-disabled` | marked `disabled`: not connected, not refreshed, refresh token kept |
 /// | `account-enabled` | a disabled set marked unverified: the next refresh run asks Google and makes it active again |
 /// | `account-purged` | deleted as a disconnect deletes, without calling Google |
@@ -59,11 +60,36 @@ public struct GoogleAccountEvents: Sendable {
     /// - Throws: `StoreError` when the store fails or a grant kept changing: the caller
     ///   answers so that Google delivers the event again.
     public func apply(_ event: SecurityEvent, logger: Logger) async throws -> Applied {
-        guard case .googleAccount(let account) = event.subject, let change = Change(event.type) else { return Applied() }
+        switch event.subject {
+        case .googleAccount(let account):
+            guard let change = Change(event.type) else { return Applied() }
+            let users = try await vault.grants.users(with: .googleSubject, equalTo: account.subject)
+            return try await apply(change, to: users, logger: logger) { $0.googleSubject == account.subject }
+        case .oauthToken(let token) where event.type == .tokenRevoked:
+            guard token.tokenType == nil || token.tokenType == "refresh_token" else { return Applied() }
+            guard let digester = try await vault.digester() else {
+                logger.warning("token-revoked matches no grant: the Google client secret holds no token_digest_key")
+                return Applied()
+            }
+            guard let digest = digester.digest(of: token) else { return Applied() }
+            let users = try await vault.grants.users(with: RefreshTokenDigests.attribute(for: token.identifierAlgorithm), equalTo: digest)
+            // The listing only points: the stored token itself must give the digest.
+            return try await apply(.revoke, to: users, logger: logger) { set in
+                set.refreshToken.map { digester.digests(of: $0)[token.identifierAlgorithm] == digest } ?? false
+            }
+        default:
+            return Applied()
+        }
+    }
+
+    /// Applies `change` to each of `users` whose stored set still `matches` the event.
+    private func apply(
+        _ change: Change, to users: [String], logger: Logger, where matches: @Sendable (GmailTokenSet) -> Bool
+    ) async throws -> Applied {
         var applied = Applied()
-        for raw in try await vault.grants.users(withGoogleSubject: account.subject) {
+        for raw in users {
             guard let user = UserID(raw) else { continue }
-            if try await apply(change, to: user, subject: account.subject) {
+            if try await apply(change, to: user, where: matches) {
                 applied.changed.append(user)
                 logger.notice("security event applied", metadata: ["user_id": "\(user)", "event": "\(change)"])
             } else {
@@ -109,10 +135,10 @@ public struct GoogleAccountEvents: Sendable {
         }
     }
 
-    /// Changes one user's grant if its value still names `subject`; whether it changed.
-    private func apply(_ change: Change, to user: UserID, subject: String) async throws -> Bool {
+    /// Changes one user's grant if its value still `matches` the event; whether it changed.
+    private func apply(_ change: Change, to user: UserID, where matches: (GmailTokenSet) -> Bool) async throws -> Bool {
         for _ in 0..<Self.rereadsAfterLostSwap {
-            guard let stored = try await vault.current(of: user), stored.tokenSet.googleSubject == subject else { return false }
+            guard let stored = try await vault.current(of: user), matches(stored.tokenSet) else { return false }
             if change == .purge {
                 do {
                     try await vault.disconnect(user, recoveryWindowDays: recoveryWindowDays)

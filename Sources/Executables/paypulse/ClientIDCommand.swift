@@ -35,27 +35,45 @@ struct ClientIDCommand: AsyncParsableCommand {
         print("\(name) = \(clientIDs.joined(separator: ", ")) in the \(context.storeDescription)")
     }
 
-    /// Creates or replaces the client-ID secret with `clientIDs` (one as a plain ID,
-    /// several as `{"client_ids": [...]}`), once it parses.
+    /// Creates or replaces the client-ID secret with `clientIDs` as
+    /// `{"client_ids": [...], "token_digest_key": ...}`, once it parses: the key the secret
+    /// holds is kept (a new one would orphan every grant's listed digests), and one is made
+    /// (256 random bits) when it holds none.
     static func store(_ clientIDs: [String], in context: CLIContext) async throws {
         let secrets = try context.backends.secrets
         let name = context.configuration.google.clientIDSecretID
-        let value = Self.secretValue(of: clientIDs)
-        _ = try GoogleClients.parse(value, secretID: name)
         do {
             let current = try await secrets.getSecretValue(name: name, stage: .current)
+            let value = try Self.secretValue(of: clientIDs, digestKey: Self.digestKey(in: current.string) ?? Self.newDigestKey(), secretID: name)
             _ = try await secrets.replaceCurrent(
                 name: name, expected: current.versionID, value: value, clientRequestToken: SecretVersionID.random().rawValue
             )
         } catch let error as StoreError where error == .notFound {
+            let value = try Self.secretValue(of: clientIDs, digestKey: Self.newDigestKey(), secretID: name)
             _ = try await secrets.createSecret(name: name, value: value, tags: [:], clientRequestToken: SecretVersionID.random().rawValue)
         }
     }
 
-    /// The secret's text for `clientIDs`.
-    static func secretValue(of clientIDs: [String]) -> String {
-        guard clientIDs.count > 1 else { return clientIDs.first ?? "" }
-        guard let bytes = JSONValue.object(["client_ids": .array(clientIDs.map(JSONValue.string))]).compactJSON() else { return "" }
-        return String(decoding: bytes, as: UTF8.self)
+    /// The secret's text for `clientIDs` and `digestKey`.
+    /// - Throws: ``GoogleClients/LoadError`` when it would not parse (a client ID with a space).
+    static func secretValue(of clientIDs: [String], digestKey: String, secretID: String) throws -> String {
+        let document = JSONValue.object(["client_ids": .array(clientIDs.map(JSONValue.string)), "token_digest_key": .string(digestKey)])
+        let value = String(decoding: document.compactJSON() ?? [], as: UTF8.self)
+        _ = try GoogleClients.parse(value, secretID: secretID)
+        return value
+    }
+
+    /// The `token_digest_key` a stored secret holds, if it is JSON with one.
+    static func digestKey(in stored: String) -> String? {
+        guard case .object(let fields)? = try? JSONValue.decode(Array(stored.utf8)), case .string(let key)? = fields["token_digest_key"] else { return nil }
+        return key
+    }
+
+    /// 256 random bits, as 64 hexadecimal digits.
+    static func newDigestKey() -> String {
+        (0..<32).map { _ in
+            let digits = String(UInt8.random(in: .min ... .max), radix: 16)
+            return digits.count == 1 ? "0" + digits : digits
+        }.joined()
     }
 }

@@ -3,6 +3,7 @@ import PayPulseApp
 import PayPulseAWS
 import PayPulseCoding
 import PayPulseDomain
+import PayPulsePorts
 
 /// `paypulse iam FUNCTION [--store aws|dynamodb]`: the least-privilege IAM policy statements
 /// of one function, read from the code (each composition's ``Assembly/reach(of:)`` and the operations the AWS
@@ -56,7 +57,9 @@ struct IAMCommand: ParsableCommand {
         case .usersTable: "arn:${AWS::Partition}:dynamodb:${AWS::Region}:${AWS::AccountId}:table/${Table}"
         case .tokensTable: "${TokensTable.Arn}"
         case .dueIndex: "${TokensTable.Arn}/index/" + DynamoDBGrantStore.dueIndexName
-        case .subjectIndex: "${TokensTable.Arn}/index/" + DynamoDBGrantStore.subjectIndexName
+        case .subjectIndex: "${TokensTable.Arn}/index/" + DynamoDBGrantStore.lookupIndexName(.googleSubject)
+        case .refreshTokenPrefixIndex: "${TokensTable.Arn}/index/" + DynamoDBGrantStore.lookupIndexName(.refreshTokenPrefix)
+        case .refreshTokenHashIndex: "${TokensTable.Arn}/index/" + DynamoDBGrantStore.lookupIndexName(.refreshTokenHash)
         case .securityEventsTable: "${SecurityEventsTable.Arn}"
         case .tokensKey: "${TokensKey.Arn}"
         case .any: "*"
