@@ -136,6 +136,14 @@ DEBUG_CLIENT = "debug-build.apps.googleusercontent.com"
 STORE_CLIENT = "replay-ios-client.apps.googleusercontent.com"
 SECOND_CLIENT = "testflight-build.apps.googleusercontent.com"
 GOOGLE_CLIENTS = [STORE_CLIENT, SECOND_CLIENT]
+# The deployment's key in the client-ID secret (manifest `token_digest_key`): grants list
+# their refresh token's digests under it, which Google's token-revoked is matched against.
+TOKEN_DIGEST_KEY = "replay-token-digest-key-0123456789abcdef"
+
+
+def google_token_hash(refresh_token):
+    """token-revoked's `hash_base64_sha512_sha512` identifier, as Google makes it."""
+    return base64.b64encode(hashlib.sha512(hashlib.sha512(refresh_token.encode()).digest()).digest()).decode()
 
 
 def grant(refresh_token, sub=JANE_SUB, email="jane.smith@gmail.com", scope=SIGN_IN, **extra):
@@ -544,6 +552,15 @@ case("security-events", "v2-account-enabled", pushed("v2", security_event(RISC +
 case("security-events", "v1-tokens-revoked", pushed("v1", security_event(OAUTH + "tokens-revoked", JANE)), ACCEPTED["v1"],
      before=["v2-json-first-connection"],
      stored={"status": "revoked", "refresh_token": FIRST["refresh_token"], "tags": {"paypulse:status": "revoked"}})
+case("security-events", "v2-token-revoked", pushed("v2", security_event(OAUTH + "token-revoked", {
+     "subject_type": "oauth_token", "token_type": "refresh_token", "token_identifier_alg": "hash_base64_sha512_sha512",
+     "token": google_token_hash(FIRST["refresh_token"])})), ACCEPTED["v2"],
+     before=["v2-json-first-connection"],
+     stored={"status": "revoked", "refresh_token": FIRST["refresh_token"], "tags": {"paypulse:status": "revoked"}})
+case("security-events", "v1-token-revoked-another-token", pushed("v1", security_event(OAUTH + "token-revoked", {
+     "subject": {"subject_type": "oauth_token", "token_type": "refresh_token", "token_identifier_alg": "prefix",
+                 "token": "1//0gABC-another"}}, jti="replay-token-revoked-another")), ACCEPTED["v1"],
+     before=["v2-json-first-connection"], stored={"status": "active", "tags": {"paypulse:status": "active"}})
 case("security-events", "v2-another-account", pushed("v2", security_event(
      OAUTH + "tokens-revoked", {"subject": {"subject_type": "iss-sub", "iss": RISC_ISSUER, "sub": "117999999999999999999"}})),
      ACCEPTED["v2"], before=["v2-json-first-connection"], stored={"status": "active", "tags": {"paypulse:status": "active"}})
@@ -724,7 +741,7 @@ def main():
     with open(os.path.join(ROOT, "events", "manifest.json"), "w") as f:
         json.dump({"user": {"user_id": "user-1", "name": "Jane Smith", "email": "jane@example.com",
                             "created_on": "2024-11-01T10:00:00Z"},
-                   "google_clients": GOOGLE_CLIENTS, "google_grants": GOOGLE_GRANTS,
+                   "google_clients": GOOGLE_CLIENTS, "token_digest_key": TOKEN_DIGEST_KEY, "google_grants": GOOGLE_GRANTS,
                    "risc_keys": {"issuer": RISC_ISSUER, "jwks": risc_jwks()}, "cases": manifest}, f, indent=2)
         f.write("\n")
     print(f"wrote {len(manifest)} cases")

@@ -7,11 +7,14 @@ public enum LocalClientID {
     /// The client ID used when none is stored.
     public static let placeholder = "paypulse-local-ios-client.apps.googleusercontent.com"
 
-    /// The stored clients, storing ``placeholder`` first when there is none.
+    /// The stored clients, storing ``placeholder`` first when there is none, with a new
+    /// `token_digest_key` so that Google's `token-revoked` finds local grants too.
     /// - Throws: `StoreError` when the store fails.
     public static func ensure(in secrets: any SecretStore, secretID: String) async throws -> GoogleClients {
         if let stored = try? await GoogleClients.load(from: secrets, secretID: secretID) { return stored }
-        _ = try await secrets.createSecret(name: secretID, value: placeholder, tags: [:], clientRequestToken: SecretVersionID.random().rawValue)
-        return GoogleClients(ids: [placeholder])
+        let key = RefreshTokenDigester.newKey()
+        let value = #"{"client_ids":["\#(placeholder)"],"token_digest_key":"\#(key)"}"#
+        _ = try await secrets.createSecret(name: secretID, value: value, tags: [:], clientRequestToken: SecretVersionID.random().rawValue)
+        return GoogleClients(ids: [placeholder], tokenDigester: RefreshTokenDigester(key: key))
     }
 }

@@ -48,6 +48,8 @@ struct ReplayManifest: Decodable {
     /// The functions' OAuth clients, the default first: the client-ID secret lists them and
     /// the fake Google knows them.
     var google_clients: [String]
+    /// The deployment's key in the client-ID secret (grants' refresh-token digests).
+    var token_digest_key: String
     /// The grants the fake Google knows (any other refresh token gets `invalid_grant`).
     var google_grants: [FakeGoogleGrantSpec]
     /// The key set the security events are signed under, and their issuer: what the fake
@@ -72,9 +74,10 @@ struct ReplayManifest: Decodable {
         return google
     }
 
-    /// The client-ID secret's value: `{"client_ids": [...]}` of ``google_clients``.
+    /// The client-ID secret's value: `{"client_ids": [...], "token_digest_key": ...}`.
     var clientIDSecret: String {
-        String(decoding: (try? JSONSerialization.data(withJSONObject: ["client_ids": google_clients])) ?? Data(), as: UTF8.self)
+        let secret: [String: Any] = ["client_ids": google_clients, "token_digest_key": token_digest_key]
+        return String(decoding: (try? JSONSerialization.data(withJSONObject: secret)) ?? Data(), as: UTF8.self)
     }
 
     /// The events folder of this checkout.

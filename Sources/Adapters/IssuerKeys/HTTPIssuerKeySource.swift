@@ -56,19 +56,7 @@ public struct HTTPIssuerKeySource: IssuerKeySource {
     /// Whether a URL may carry keys: `https://`, or `http://` to a loopback host.
     public static func isAllowed(url: String) -> Bool {
         if url.hasPrefix("https://") { return url.count > "https://".count }
-        guard url.hasPrefix("http://") else { return false }
-        let authority = url.dropFirst("http://".count).prefix { $0 != "/" && $0 != "?" && $0 != "#" }
-        guard !authority.contains("@") else { return false }
-        let host: Substring
-        if authority.hasPrefix("[") {
-            host = authority.prefix { $0 != "]" }.dropFirst()
-        } else {
-            host = authority.prefix { $0 != ":" }
-        }
-        if host == "localhost" || host == "::1" { return true }
-        // 127.0.0.0/8 written as four decimal octets; a name such as 127.evil.example is not.
-        let octets = host.split(separator: ".", omittingEmptySubsequences: false)
-        return octets.count == 4 && octets.first == "127" && octets.allSatisfy { $0.count <= 3 && UInt8($0) != nil }
+        return URLHost.isLoopbackHTTP(url)
     }
 
     public func fetchKeySet() async throws(IssuerKeysUnavailable) -> PublishedKeySet {

@@ -58,6 +58,14 @@ public struct RefreshTokenDigester: Sendable, Equatable {
         self.key = SymmetricKey(data: Array(key.utf8))
     }
 
+    /// A new key: 256 random bits (the system's secure generator) as 64 hexadecimal digits.
+    public static func newKey() -> String {
+        (0..<32).map { _ in
+            let digits = String(UInt8.random(in: .min ... .max), radix: 16)
+            return digits.count == 1 ? "0" + digits : digits
+        }.joined()
+    }
+
     /// The digests of `refreshToken`'s two identifiers.
     public func digests(of refreshToken: String) -> RefreshTokenDigests {
         let hashed = SHA512.hash(data: Array(SHA512.hash(data: Array(refreshToken.utf8))))

@@ -38,18 +38,18 @@ struct ClientIDCommand: AsyncParsableCommand {
     /// Creates or replaces the client-ID secret with `clientIDs` as
     /// `{"client_ids": [...], "token_digest_key": ...}`, once it parses: the key the secret
     /// holds is kept (a new one would orphan every grant's listed digests), and one is made
-    /// (256 random bits) when it holds none.
+    /// (``RefreshTokenDigester/newKey()``) when it holds none.
     static func store(_ clientIDs: [String], in context: CLIContext) async throws {
         let secrets = try context.backends.secrets
         let name = context.configuration.google.clientIDSecretID
         do {
             let current = try await secrets.getSecretValue(name: name, stage: .current)
-            let value = try Self.secretValue(of: clientIDs, digestKey: Self.digestKey(in: current.string) ?? Self.newDigestKey(), secretID: name)
+            let value = try Self.secretValue(of: clientIDs, digestKey: Self.digestKey(in: current.string) ?? RefreshTokenDigester.newKey(), secretID: name)
             _ = try await secrets.replaceCurrent(
                 name: name, expected: current.versionID, value: value, clientRequestToken: SecretVersionID.random().rawValue
             )
         } catch let error as StoreError where error == .notFound {
-            let value = try Self.secretValue(of: clientIDs, digestKey: Self.newDigestKey(), secretID: name)
+            let value = try Self.secretValue(of: clientIDs, digestKey: RefreshTokenDigester.newKey(), secretID: name)
             _ = try await secrets.createSecret(name: name, value: value, tags: [:], clientRequestToken: SecretVersionID.random().rawValue)
         }
     }
@@ -67,13 +67,5 @@ struct ClientIDCommand: AsyncParsableCommand {
     static func digestKey(in stored: String) -> String? {
         guard case .object(let fields)? = try? JSONValue.decode(Array(stored.utf8)), case .string(let key)? = fields["token_digest_key"] else { return nil }
         return key
-    }
-
-    /// 256 random bits, as 64 hexadecimal digits.
-    static func newDigestKey() -> String {
-        (0..<32).map { _ in
-            let digits = String(UInt8.random(in: .min ... .max), radix: 16)
-            return digits.count == 1 ? "0" + digits : digits
-        }.joined()
     }
 }
