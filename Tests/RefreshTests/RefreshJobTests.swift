@@ -52,7 +52,7 @@ struct RefreshJobTests {
         }
     }
 
-    @Test("a refresh token Google returns is stored", arguments: StoreFactory.allGrantStores)
+    @Test("a refresh token Google returns is stored, with its own digests", arguments: StoreFactory.allGrantStores)
     func rotation(_ factory: StoreFactory) async throws {
         try await factory.withStores { stores in
             let fixture = try RefreshFixture(stores)
@@ -60,8 +60,16 @@ struct RefreshJobTests {
             let token = "1//\(fixture.run)-rotating"
             fixture.google.addGrant(refreshToken: token, rotateTo: "1//\(fixture.run)-rotated")
             try await fixture.seed(0, expiresIn: 30, knownToGoogle: false, refreshToken: token)
+            #expect(try await fixture.current(0).refreshTokenDigests == RefreshFixture.digester.digests(of: token))
             _ = try await fixture.job().run(deadline: nil, logger: fixture.logs.logger)
-            #expect(try await fixture.current(0).refreshToken == "1//\(fixture.run)-rotated")
+            let rotated = try await fixture.current(0)
+            #expect(rotated.refreshToken == "1//\(fixture.run)-rotated")
+            // Its digests, in the value and the listing, are the new token's: Google's
+            // token-revoked for the old token no longer names this grant.
+            let digests = RefreshFixture.digester.digests(of: "1//\(fixture.run)-rotated")
+            #expect(rotated.refreshTokenDigests == digests)
+            #expect(try await fixture.attributes(0)[IndexedGrantAttribute.refreshTokenHash.rawValue] == digests.hash)
+            #expect(try await fixture.grants.users(with: .refreshTokenPrefix, equalTo: digests.prefix) == [fixture.user(0).rawValue])
         }
     }
 
