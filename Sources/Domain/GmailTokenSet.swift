@@ -39,7 +39,9 @@ public struct GmailTokenSet: Sendable, Equatable, CustomStringConvertible, Custo
     /// The long-lived refresh token; absent when the app sent none for this account.
     /// Changing it drops ``refreshTokenDigests``: they described the token replaced.
     public var refreshToken: String? {
-        didSet { if refreshToken != oldValue { refreshTokenDigests = nil } }
+        didSet {
+            if refreshToken != oldValue { refreshTokenDigests = nil }
+        }
     }
     /// The refresh token's identifiers under the deployment's key, as Google's
     /// `token-revoked` events name it; `nil` until the vault stamps them (``TokenVault``),
