@@ -126,11 +126,10 @@ public struct SecurityEventsHandler: APIRouteHandler {
     /// One Embedded Metric Format line: `counts` under the function and the event type
     /// (`Events` and `GrantsChanged` per event; `Invalid` per refused token).
     public static func metricLine(function: String, eventType: String, counts: [String: Int], timestamp: Date) -> String {
-        let names = counts.keys.sorted()
-        let millis = Int64((timestamp.timeIntervalSince1970 * 1000).rounded(.down))
-        let definitions = names.map { #"{"Name":"\#($0)","Unit":"Count"}"# }.joined(separator: ",")
-        let values = names.map { #""\#($0)":\#(counts[$0] ?? 0)"# }.joined(separator: ",")
-        return #"{"_aws":{"Timestamp":\#(millis),"CloudWatchMetrics":[{"Namespace":"PayPulse/SecurityEvents","Dimensions":[["Function","EventType"]],"Metrics":[\#(definitions)]}]},"Function":"\#(function)","EventType":"\#(eventType)",\#(values)}"#
+        EmbeddedMetricLine.line(
+            namespace: "PayPulse/SecurityEvents", dimensions: [("Function", function), ("EventType", eventType)],
+            metrics: counts.keys.sorted().map { EmbeddedMetricLine.Metric($0, Int64(counts[$0] ?? 0)) }, timestamp: timestamp
+        )
     }
 
     private func emit(eventType: String, counts: [String: Int]) {

@@ -183,11 +183,8 @@ public struct RefreshSummary: Sendable, Equatable, Codable {
             ("Scanned", scanned), ("Due", due), ("Refreshed", refreshed), ("Conflicts", conflicts), ("Revoked", revoked), ("Rejected", rejected),
             ("TransientFailures", transient_failures), ("Skipped", skipped), ("Remaining", remaining),
         ]
-        let metrics = counts.map { #"{"Name":"\#($0.0)","Unit":"Count"}"# } + [#"{"Name":"DurationMs","Unit":"Milliseconds"}"#]
-        let values = counts.map { #""\#($0.0)":\#($0.1)"# } + [#""DurationMs":\#(duration_ms)"#]
-        let millis = Int64((timestamp.timeIntervalSince1970 * 1000).rounded(.down))
-        let functionName = function.filter { $0.isLetter || $0.isNumber || $0 == "-" || $0 == "_" }
-        return #"{"_aws":{"Timestamp":\#(millis),"CloudWatchMetrics":[{"Namespace":"PayPulse/TokenRefresh","Dimensions":[["Function"]],"Metrics":[\#(metrics.joined(separator: ","))]}]},"Function":"\#(functionName)",\#(values.joined(separator: ","))}"#
+        let metrics = counts.map { EmbeddedMetricLine.Metric($0.0, Int64($0.1)) } + [EmbeddedMetricLine.Metric("DurationMs", unit: "Milliseconds", Int64(duration_ms))]
+        return EmbeddedMetricLine.line(namespace: "PayPulse/TokenRefresh", dimensions: [("Function", function)], metrics: metrics, timestamp: timestamp)
     }
 }
 
