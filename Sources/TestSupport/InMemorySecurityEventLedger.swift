@@ -10,6 +10,7 @@ import PayPulsePorts
 /// and a scripted fault.
 public actor InMemorySecurityEventLedger: SecurityEventLedger {
     private var expiries: [String: Date] = [:]
+    private var latest: [String: RecordedSecurityEvent] = [:]
     private let now: @Sendable () -> Date
     private var fault: StoreError?
     /// Every call, in order: `contains(<jti>)` and `record(<jti>)`.
@@ -35,8 +36,19 @@ public actor InMemorySecurityEventLedger: SecurityEventLedger {
     }
 
     public func record(_ jti: String, until expiry: Date) throws {
+        try record(jti, events: [], until: expiry)
+    }
+
+    public func record(_ jti: String, events: [RecordedSecurityEvent], until expiry: Date) throws {
         try enter("record(\(jti))", jti)
-        if records[jti] == nil { expiries[jti] = expiry }
+        guard records[jti] == nil else { return }
+        expiries[jti] = expiry
+        for event in events where (latest[event.subject]?.receivedAt ?? .distantPast) <= event.receivedAt { latest[event.subject] = event }
+    }
+
+    public func latestEvents(of subjects: [String]) throws -> [String: RecordedSecurityEvent]? {
+        if let fault { throw fault }
+        return latest.filter { subjects.contains($0.key) }
     }
 
     private func enter(_ call: String, _ jti: String) throws {
