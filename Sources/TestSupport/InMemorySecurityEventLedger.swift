@@ -35,18 +35,20 @@ public actor InMemorySecurityEventLedger: SecurityEventLedger {
         return records[jti] != nil
     }
 
-    public func record(_ jti: String, until expiry: Date) throws {
-        try record(jti, events: [], until: expiry)
+    public func record(_ jti: String, until expiry: Date) async throws {
+        try await record(jti, events: [], until: expiry)
     }
 
-    public func record(_ jti: String, events: [RecordedSecurityEvent], until expiry: Date) throws {
+    // `async`, as the protocol's defaults are: a caller in an async context would otherwise
+    // be handed the default, which keeps no events.
+    public func record(_ jti: String, events: [RecordedSecurityEvent], until expiry: Date) async throws {
         try enter("record(\(jti))", jti)
         guard records[jti] == nil else { return }
         expiries[jti] = expiry
         for event in events where (latest[event.subject]?.receivedAt ?? .distantPast) <= event.receivedAt { latest[event.subject] = event }
     }
 
-    public func latestEvents(of subjects: [String]) throws -> [String: RecordedSecurityEvent]? {
+    public func latestEvents(of subjects: [String]) async throws -> [String: RecordedSecurityEvent]? {
         if let fault { throw fault }
         return latest.filter { subjects.contains($0.key) }
     }
