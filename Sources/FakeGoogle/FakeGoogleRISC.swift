@@ -68,7 +68,9 @@ public final class FakeGoogleRISC: Sendable {
     public var verificationStates: [String] { state.withLock { $0.verificationStates } }
     /// Every call received, in order.
     public var requests: [FakeGoogleRISCRequest] { state.withLock { $0.requests } }
-    /// What became of every event sent, in the order they ended.
+    /// How many deliveries ``deliveries`` keeps.
+    static let keptDeliveries = 256
+    /// What became of every event sent (the last ``keptDeliveries``), in the order they ended.
     public var deliveries: [FakeGoogleRISCDelivery] { state.withLock { $0.deliveries } }
 
     /// Sends one event as Google does, and says what became of it.
@@ -94,7 +96,11 @@ public final class FakeGoogleRISC: Sendable {
                 delivery = await transmitter.deliver(event, to: target, audience: audience)
             }
         }
-        state.withLock { [delivery] in $0.deliveries.append(delivery) }
+        state.withLock { [delivery] in
+            $0.deliveries.append(delivery)
+            // `paypulse serve` runs for days: keep the recent history only.
+            if $0.deliveries.count > Self.keptDeliveries { $0.deliveries.removeFirst() }
+        }
         return delivery
     }
 
