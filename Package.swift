@@ -223,9 +223,14 @@ let package = Package(
 
         // MARK: a local stand-in for Google's OAuth endpoints and RISC management API: the
         // tests' peer, and the developer CLI's (`paypulse demo` runs offline against it).
-        // Never in a function. RSA checks the service accounts' tokens, apart from our signer.
+        // Never in a function. RSA checks the service accounts' tokens and signs the RISC
+        // transmitter's events, apart from our signer; the transport pushes those events.
         .target(
-            name: "PayPulseFakeGoogle", dependencies: [.product(name: "_CryptoExtras", package: "swift-crypto")], path: "Sources/FakeGoogle"
+            name: "PayPulseFakeGoogle",
+            dependencies: [
+                "PayPulseTransport", .product(name: "Crypto", package: "swift-crypto"), .product(name: "_CryptoExtras", package: "swift-crypto"),
+            ],
+            path: "Sources/FakeGoogle"
         ),
 
         // MARK: test support (real peers: moto_server, loopback fakes)

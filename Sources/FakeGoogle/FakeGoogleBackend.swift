@@ -1,4 +1,5 @@
 import Foundation
+import PayPulseTransport
 import Synchronization
 
 /// The request path of ``FakeGoogleServer``, run by ``ScriptedHTTPServer`` on each
@@ -6,11 +7,14 @@ import Synchronization
 final class FakeGoogleBackend: Sendable {
     let state: Mutex<FakeGoogleState>
     let risc: FakeGoogleRISC
-    let riscKeys = FakeGoogleRISCKeys()
+    let riscKeys: FakeGoogleRISCKeys
 
-    init(clientIDs: [String]) {
+    /// - Parameter transport: What the RISC transmitter pushes events with.
+    init(clientIDs: [String], transport: any HTTPTransport = CurlHTTPClient()) {
         state = Mutex(FakeGoogleState(clientIDs: clientIDs))
-        risc = FakeGoogleRISC(clientIDs: clientIDs)
+        let transmitter = FakeGoogleRISCTransmitter(clientIDs: clientIDs, transport: transport)
+        risc = FakeGoogleRISC(clientIDs: clientIDs, transmitter: transmitter)
+        riscKeys = FakeGoogleRISCKeys(transmitter: transmitter)
     }
 
     func handle(_ raw: ScriptedHTTPServer.Request) -> ScriptedHTTPServer.Action {

@@ -3,7 +3,9 @@ import Synchronization
 
 /// Google's token and revoke endpoints answered in process, for a server that mounts them
 /// on its own routes (`paypulse serve --fake-google`), with the same rules and refusals as
-/// ``FakeGoogleServer``. No socket of its own, no scripting: an ordinary Google.
+/// ``FakeGoogleServer``; and its RISC transmitter, whose discovery document and key set are
+/// answered below the mount point once ``mount(at:)`` names it. No socket of its own, no
+/// scripting: an ordinary Google.
 public final class FakeGoogleEndpoints: Sendable {
     /// One answer: status, headers and JSON body.
     public struct Answer: Sendable, Equatable {
@@ -26,6 +28,23 @@ public final class FakeGoogleEndpoints: Sendable {
         backend = FakeGoogleBackend(clientIDs: clientIDs)
     }
 
+    /// The RISC side: ``FakeGoogleRISC/send(_:to:audience:)`` signs and pushes one event.
+    public var risc: FakeGoogleRISC { backend.risc }
+
+    /// The RISC discovery document's path below the mount point.
+    public static let riscConfigurationPath = FakeGoogleRISCKeys.configurationPath
+
+    /// Names where the endpoints are mounted (`http://127.0.0.1:8080/fake-google`): the
+    /// transmitter's issuer, and the base of the key set its discovery document names.
+    public func mount(at baseURL: String) {
+        backend.risc.transmitter.locate(baseURL: baseURL, keySetPath: FakeGoogleRISCKeys.keySetPath)
+    }
+
+    /// The refresh token of the grant last added for Google account `subject`, if any.
+    public func refreshToken(ofSubject subject: String) -> String? {
+        backend.state.withLock { $0.grants.refreshToken(ofSubject: subject) }
+    }
+
     /// Makes `grant` a live grant (see ``FakeGoogleServer/addGrant(refreshToken:scope:rotateTo:account:)``).
     public func addGrant(_ grant: FakeGoogleGrantSpec) {
         backend.state.withLock { $0.grants.add(refreshToken: grant.refreshToken, scope: grant.scope, rotateTo: nil, account: grant.account) }
@@ -38,6 +57,9 @@ public final class FakeGoogleEndpoints: Sendable {
     ///   - headers: The header fields, names lowercased.
     ///   - body: The body.
     public func answer(method: String, target: String, headers: [String: String], body: [UInt8]) -> Answer {
+        if method == "GET", case .answer(let status, let headers, let body)? = backend.riscKeys.answer(path: target) {
+            return Answer(status: status, headers: headers, body: body)
+        }
         let request = FakeGoogleRequest(method: method, target: target, headers: headers, body: body)
         let reply = backend.state.withLock { state in
             defer {

@@ -50,6 +50,11 @@ struct FakeGoogleGrants: Sendable {
     /// The subject the grant's `id_token`s carry.
     func subject(for refreshToken: String) -> String? { byRefreshToken[refreshToken].flatMap { grants[$0].account.subject } }
 
+    /// The refresh token of the grant last added for `subject`.
+    func refreshToken(ofSubject subject: String) -> String? {
+        byRefreshToken.filter { grants[$0.value].account.subject == subject }.max { $0.value < $1.value }?.key
+    }
+
     /// Marks a grant revoked without a revoke call: the user removed access in their
     /// account, the token expired unused, the password changed.
     mutating func invalidate(refreshToken: String) {

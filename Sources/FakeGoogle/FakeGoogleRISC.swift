@@ -9,8 +9,12 @@ import Synchronization
 ///
 /// Like Google it refuses a receiver that is not `https://` with 403, except a loopback
 /// `http://` one (the tests' and `paypulse serve`'s receivers). It keeps the stream, its
-/// status and the verification states asked for (a later piece pushes the verification
-/// event), and records every call. Thread-safe.
+/// status and the verification states asked for, and records every call.
+///
+/// Events go out through ``send(_:to:audience:)`` as Google sends them: signed by the
+/// ``transmitter``, to the stream's receiver, only event types the stream asked for, nothing
+/// while it is disabled (and nothing kept for later); `stream:verify` pushes a
+/// `verification` event with its `state`. Thread-safe.
 public final class FakeGoogleRISC: Sendable {
     /// The stream as registered.
     public struct Stream: Sendable, Equatable {
@@ -28,6 +32,8 @@ public final class FakeGoogleRISC: Sendable {
         var status = "enabled"
         var verificationStates: [String] = []
         var requests: [FakeGoogleRISCRequest] = []
+        var deliveries: [FakeGoogleRISCDelivery] = []
+        var pushes: [Task<Void, Never>] = []
     }
 
     /// The path below the server's root every call starts with.
@@ -41,8 +47,13 @@ public final class FakeGoogleRISC: Sendable {
 
     private let state = Mutex(State())
     private let clientIDs: [String]
+    /// Signs and pushes the events.
+    public let transmitter: FakeGoogleRISCTransmitter
 
-    init(clientIDs: [String]) { self.clientIDs = clientIDs }
+    init(clientIDs: [String], transmitter: FakeGoogleRISCTransmitter) {
+        self.clientIDs = clientIDs
+        self.transmitter = transmitter
+    }
 
     /// Lets `account` call the API (with the role, unless it says otherwise).
     public func addServiceAccount(_ account: FakeGoogleServiceAccount) {
@@ -57,6 +68,46 @@ public final class FakeGoogleRISC: Sendable {
     public var verificationStates: [String] { state.withLock { $0.verificationStates } }
     /// Every call received, in order.
     public var requests: [FakeGoogleRISCRequest] { state.withLock { $0.requests } }
+    /// How many deliveries ``deliveries`` keeps.
+    static let keptDeliveries = 256
+    /// What became of every event sent (the last ``keptDeliveries``), in the order they ended.
+    public var deliveries: [FakeGoogleRISCDelivery] { state.withLock { $0.deliveries } }
+
+    /// Sends one event as Google does, and says what became of it.
+    ///
+    /// While a stream is registered its status decides first: disabled sends nothing. To the
+    /// stream's receiver only the event types it requested go (`verification` always).
+    /// - Parameters:
+    ///   - event: The event.
+    ///   - receiver: Where to push it instead of the stream's receiver (a test's, or
+    ///     `paypulse serve`'s own, which registers no stream).
+    ///   - audience: The client ID the token is for; the fake's first by default.
+    /// - Returns: The delivery: its `jti`, every attempt's status, and its outcome.
+    @discardableResult
+    public func send(_ event: FakeGoogleSecurityEvent, to receiver: String? = nil, audience: String? = nil) async -> FakeGoogleRISCDelivery {
+        let (stream, status) = state.withLock { ($0.stream, $0.status) }
+        var delivery = FakeGoogleRISCDelivery(jti: nil, type: event.type, receiver: nil, attempts: [], outcome: .noReceiver)
+        if stream != nil, status == "disabled" {
+            delivery.outcome = .streamDisabled
+        } else if let target = receiver ?? stream?.receiver {
+            if receiver == nil, event.type != .verification, stream?.eventsRequested.contains(event.type.uri) == false {
+                delivery.outcome = .notRequested
+            } else {
+                delivery = await transmitter.deliver(event, to: target, audience: audience)
+            }
+        }
+        state.withLock { [delivery] in
+            $0.deliveries.append(delivery)
+            // `paypulse serve` runs for days: keep the recent history only.
+            if $0.deliveries.count > Self.keptDeliveries { $0.deliveries.removeFirst() }
+        }
+        return delivery
+    }
+
+    /// Waits until every push `stream:verify` started has ended.
+    public func settle() async {
+        while let push = state.withLock({ $0.pushes.isEmpty ? nil : $0.pushes.removeFirst() }) { await push.value }
+    }
 
     /// Answers one request whose target starts with ``basePath``.
     func answer(_ raw: ScriptedHTTPServer.Request) -> FakeGoogleReply {
@@ -72,6 +123,10 @@ public final class FakeGoogleRISC: Sendable {
             if case .answer(let status, _, _) = reply { record.status = status }
             record.refusal = refusal
             state.requests.append(record)
+            if record.call == "stream:verify", record.status == 200, let verified = state.verificationStates.last {
+                // Google answers first and pushes the event afterwards, on its own time.
+                state.pushes.append(Task { await self.send(.verification(state: verified)) })
+            }
             return reply
         }
     }
@@ -132,7 +187,8 @@ public final class FakeGoogleRISC: Sendable {
     /// The stream configuration document (the Shared Signals shape Google answers).
     private func configuration(_ stream: Stream) -> [String: any Sendable] {
         [
-            "iss": "https://accounts.google.com/", "aud": clientIDs, "jwks_uri": "https://www.googleapis.com/oauth2/v3/certs",
+            "iss": transmitter.issuer ?? "https://accounts.google.com/", "aud": clientIDs,
+            "jwks_uri": transmitter.keySetURL ?? "https://www.googleapis.com/oauth2/v3/certs",
             "delivery": ["delivery_method": stream.deliveryMethod, "url": stream.receiver],
             "events_supported": Self.supportedEvents, "events_requested": stream.eventsRequested,
             "events_delivered": stream.eventsRequested.filter(Self.supportedEvents.contains),

@@ -3,7 +3,8 @@ import Synchronization
 /// A local stand-in for Google's OAuth endpoints on 127.0.0.1: `POST /token`
 /// (`grant_type=refresh_token`, form-encoded) and `POST /revoke`, answering with Google's
 /// status codes and error JSON for the public (iOS) clients of one project; and its RISC
-/// management API under `/risc/v1beta` (``risc``).
+/// management API under `/risc/v1beta` with its transmitter, which signs Cross-Account
+/// Protection events and pushes them to a receiver (``risc``).
 ///
 /// Tests add grants, script faults (429, 5xx, stalls, resets), hold answers in flight,
 /// add latency, and read back what arrived: every request's form, call counters, the
@@ -24,7 +25,8 @@ public final class FakeGoogleServer: Sendable {
     /// The RISC management API: its service accounts, its stream, what it received.
     public var risc: FakeGoogleRISC { backend.risc }
     /// `http://127.0.0.1:<port>/risc/.well-known/risc-configuration`: the RISC discovery
-    /// document, as `GOOGLE_RISC_CONFIGURATION_URL` names it (after ``publishRISCKeys(_:issuer:)``).
+    /// document, as `GOOGLE_RISC_CONFIGURATION_URL` names it: the transmitter's issuer
+    /// (`http://127.0.0.1:<port>/`) and key, or what ``publishRISCKeys(_:issuer:)`` published.
     public let riscConfigurationURL: String
     /// What the receiver fetched of the published keys.
     public var riscKeys: FakeGoogleRISCKeys { backend.riscKeys }
@@ -46,12 +48,14 @@ public final class FakeGoogleServer: Sendable {
         riscAPIBase = server.url + FakeGoogleRISC.basePath
         riscConfigurationURL = server.url + FakeGoogleRISCKeys.configurationPath
         keySetURL = server.url + FakeGoogleRISCKeys.keySetPath
+        backend.risc.transmitter.locate(baseURL: server.url, keySetPath: FakeGoogleRISCKeys.keySetPath)
     }
 
     private let keySetURL: String
 
     /// Serves `keySet` (the JWKS of whoever signs the test's security events) and a
-    /// discovery document naming `issuer` and it, as Google's RISC configuration does.
+    /// discovery document naming `issuer` and it, as Google's RISC configuration does, in
+    /// place of the transmitter's own.
     public func publishRISCKeys(_ keySet: String, issuer: String = "https://accounts.google.com/") {
         backend.riscKeys.publish(keySet: keySet, issuer: issuer, keySetURL: keySetURL)
     }

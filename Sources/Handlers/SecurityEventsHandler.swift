@@ -92,13 +92,21 @@ public struct SecurityEventsHandler: APIRouteHandler {
             emit(eventType: Self.shortName(event.type), counts: ["Events": 1, "GrantsChanged": applied.changed.count])
         }
         do {
-            try await ledger.record(token.jti, until: now().addingTimeInterval(Self.rememberedFor))
+            try await ledger.record(token.jti, events: Self.recorded(token, at: now()), until: now().addingTimeInterval(Self.rememberedFor))
         } catch {
             // Acted on already: a 5xx would only make Google deliver it again. A redelivery
             // then acts again, which changes nothing unless the account changed meanwhile.
             logger.error("security event applied but not recorded", metadata: ["error": "\(error)"])
         }
         return Self.accepted
+    }
+
+    /// The token's events as the ledger keeps them for the console: one per Google account named.
+    static func recorded(_ token: SecurityEventToken, at time: Date) -> [RecordedSecurityEvent] {
+        token.events.compactMap { event in
+            guard case .googleAccount(let account) = event.subject else { return nil }
+            return RecordedSecurityEvent(type: event.type.uri, subject: account.subject, receivedAt: time)
+        }
     }
 
     /// RFC 8935 §2.3: 202 and no body.

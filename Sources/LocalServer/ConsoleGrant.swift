@@ -18,6 +18,8 @@ struct ConsoleGrant: Sendable, Equatable {
     /// The store's date for a disconnected grant; what it means depends on the store
     /// (``DeletionDateMeaning``).
     var deletionDate: Date?
+    /// The Google account's latest security event, when the ledger keeps them.
+    var lastSecurityEvent: RecordedSecurityEvent?
 
     /// What a store's deletion date is. The embedded store lists when the deletion was
     /// asked for; DynamoDB lists its purge time (the TTL attribute) and Secrets Manager
@@ -42,8 +44,9 @@ struct ConsoleGrant: Sendable, Equatable {
         }
     }
 
-    /// Every stored grant (disconnected ones included) with its user, by user id.
-    static func all(grants: any GrantStore, users: any UserDirectory) async throws -> [ConsoleGrant] {
+    /// Every stored grant (disconnected ones included) with its user, by user id, and its
+    /// account's latest security event from `ledger` (none when it keeps none or cannot be read).
+    static func all(grants: any GrantStore, users: any UserDirectory, ledger: any SecurityEventLedger) async throws -> [ConsoleGrant] {
         let vault = TokenVault(grants: grants)
         var summaries: [GrantSummary] = []
         var next: String?
@@ -52,7 +55,7 @@ struct ConsoleGrant: Sendable, Equatable {
             summaries += page.grants
             next = page.cursor
         } while next != nil
-        var rows: [ConsoleGrant] = []
+        var rows: [ConsoleGrant] = [], subjects: [String: String] = [:]
         for summary in summaries {
             guard let user = UserID(summary.user) else { continue }
             var row = ConsoleGrant(
@@ -67,11 +70,16 @@ struct ConsoleGrant: Sendable, Equatable {
                     row.clientID = set.googleClientID
                     row.accessTokenExpires = set.expiresAt
                     row.scopes = set.scopes
+                    subjects[user.rawValue] = set.googleSubject
                 } else {
                     row.status = "unreadable"
                 }
             }
             rows.append(row)
+        }
+        // The console shows the grants even when the ledger is out of reach.
+        if let latest = try? await ledger.latestEvents(of: Array(Set(subjects.values))) {
+            for index in rows.indices { rows[index].lastSecurityEvent = subjects[rows[index].userID].flatMap { latest[$0] } }
         }
         return rows.sorted { $0.userID < $1.userID }
     }

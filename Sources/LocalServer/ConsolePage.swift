@@ -1,5 +1,6 @@
 import Foundation
 import PayPulseDomain
+import PayPulsePorts
 
 /// The console at `GET /`: the stored grants and buttons to run a refresh or disconnect a
 /// user. Every value is escaped; no token is ever shown (the rows hold none). Its only
@@ -86,7 +87,7 @@ struct ConsolePage {
         let rows = grants.map(row).joined(separator: "\n")
         return """
             <table id="grants">
-            <thead><tr><th>User</th><th>Google account</th><th>OAuth client</th><th>Status</th><th>Access token expires</th><th>Scopes</th><th></th></tr></thead>
+            <thead><tr><th>User</th><th>Google account</th><th>OAuth client</th><th>Status</th><th>Access token expires</th><th>Last security event</th><th>Scopes</th><th></th></tr></thead>
             <tbody>
             \(rows)
             </tbody>
@@ -105,6 +106,8 @@ struct ConsolePage {
         // A set that names no client is the default client's once verified (stored before
         // sets recorded it); unverified, Google has not said yet.
         let client = grant.clientID ?? (grant.verified == true ? "default client" : "–")
+        // The type's last path segment (`account-disabled`) and when it arrived.
+        let event = grant.lastSecurityEvent.map { "\($0.type.split(separator: "/").last.map(String.init) ?? $0.type) · \(Self.time($0.receivedAt))" } ?? "–"
         let button = grant.status == "disconnected" ? "" : """
             <form method="post" action="/console/disconnect">\(tokenField)<input type="hidden" name="user_id" value="\(grant.userID.htmlEscaped)">\
             <button type="submit" class="danger">Disconnect</button></form>
@@ -113,6 +116,7 @@ struct ConsolePage {
             <tr data-user="\(grant.userID.htmlEscaped)"><td>\(user)</td><td>\((grant.googleEmail ?? "–").htmlEscaped)</td>\
             <td class="client">\(client.htmlEscaped)</td>\
             <td class="status status-\(grant.status.htmlEscaped)">\(status.htmlEscaped)</td><td>\(expires.htmlEscaped)</td>\
+            <td class="security-event">\(event.htmlEscaped)</td>\
             <td class="scopes">\(grant.scopes.map(\.htmlEscaped).joined(separator: "<br>"))</td><td>\(button)</td></tr>
             """
     }

@@ -16,10 +16,12 @@ struct LocalResponder: HTTPResponder {
     /// The API's routes: path, then method, then the function that answers.
     let api: [String: [String: GatewayBridge]]
     let fakeGoogle: FakeGoogleEndpoints?
+    /// With `--fake-google`, its RISC transmitter's route (``FakeGoogleRISCEvents``).
+    let riscEvents: FakeGoogleRISCEvents?
     /// With `--issuer`, the local issuer's discovery document and key set.
     let issuer: IssuerDocuments?
     let activity: ConsoleActivity
-    let backends: (grants: any GrantStore, users: any UserDirectory)
+    let backends: (grants: any GrantStore, users: any UserDirectory, ledger: any SecurityEventLedger)
     let storeDescription: String
     let googleDescription: String
     let deletionDateMeaning: ConsoleGrant.DeletionDateMeaning
@@ -166,7 +168,7 @@ struct LocalResponder: HTTPResponder {
     private func console() async -> Response {
         let grants: [ConsoleGrant]
         do {
-            grants = try await ConsoleGrant.all(grants: backends.grants, users: backends.users)
+            grants = try await ConsoleGrant.all(grants: backends.grants, users: backends.users, ledger: backends.ledger)
         } catch {
             logger.error("console: listing grants failed", metadata: ["reason": "\(error)"])
             return GatewayBridge.response(.upstreamUnavailable)
@@ -234,6 +236,13 @@ struct LocalResponder: HTTPResponder {
             }
             grants.forEach(google.addGrant)
             return GatewayBridge.response(status: 201, headers: ["content-type": "application/json"], body: Array(#"{"added":\#(grants.count)}"#.utf8))
+        }
+        if below == FakeGoogleRISCEvents.path, let riscEvents {
+            guard method == "POST" else { return GatewayBridge.response(.methodNotAllowed(allowed: "POST")) }
+            switch await riscEvents.answer(body) {
+            case .success(let answer): return GatewayBridge.response(status: 200, headers: ["content-type": "application/json"], body: answer)
+            case .failure(let error): return GatewayBridge.response(error)
+            }
         }
         var headers: [String: String] = [:]
         for field in request.headers { headers[field.name.canonicalName.lowercased()] = field.value }

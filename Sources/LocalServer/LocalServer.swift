@@ -53,8 +53,12 @@ public enum LocalServer {
     /// Builds the handlers and stores and serves on `port` until SIGINT or SIGTERM.
     private static func serve(_ settings: LocalServerSettings, port: Int) async throws {
         let baseURL = ownBaseURL(host: settings.host, port: port), fakeGoogleURL = baseURL + LocalResponder.fakeGooglePrefix
+        // The receiver verifies events against the stand-in's RISC discovery document.
         var overrides = settings.fakeGoogle
-            ? ["GOOGLE_TOKEN_ENDPOINT": fakeGoogleURL + "/token", "GOOGLE_REVOKE_ENDPOINT": fakeGoogleURL + "/revoke"] : [:]
+            ? [
+                "GOOGLE_TOKEN_ENDPOINT": fakeGoogleURL + "/token", "GOOGLE_REVOKE_ENDPOINT": fakeGoogleURL + "/revoke",
+                "GOOGLE_RISC_CONFIGURATION_URL": fakeGoogleURL + FakeGoogleEndpoints.riscConfigurationPath,
+            ] : [:]
         var reading = AppConfiguration.read(overrides: overrides, defaultLogLevel: .info)
         let logger = LogSetup.makeLogger(label: "paypulse-serve", settings: reading.process.logging)
         var issuer: LocalIssuer?
@@ -84,6 +88,7 @@ public enum LocalServer {
                 clients = GoogleClients(ids: [LocalClientID.placeholder])
             }
             let endpoints = FakeGoogleEndpoints(clientIDs: clients.ids)
+            endpoints.mount(at: fakeGoogleURL)
             ([localGrant] + settings.grants).forEach(endpoints.addGrant)
             fakeGoogle = endpoints
             googleDescription = "local stand-in at \(fakeGoogleURL) (clients \(clients.ids.joined(separator: ", ")))"
@@ -102,7 +107,9 @@ public enum LocalServer {
                 "/v1/user/me": ["GET": GatewayBridge(handlers: userProfile)],
                 "/v1/google/security-events": ["POST": GatewayBridge(handlers: securityEvents)],
             ],
-            fakeGoogle: fakeGoogle, issuer: try issuer.map(LocalResponder.IssuerDocuments.init), activity: activity, backends: (backends.grants, backends.users),
+            fakeGoogle: fakeGoogle,
+            riscEvents: fakeGoogle.map { FakeGoogleRISCEvents(google: $0, grants: backends.grants, receiver: baseURL + "/v1/google/security-events") },
+            issuer: try issuer.map(LocalResponder.IssuerDocuments.init), activity: activity, backends: (backends.grants, backends.users, try assembly.securityEventLedger()),
             storeDescription: describeStore(assembly.configuration), googleDescription: googleDescription,
             deletionDateMeaning: ConsoleGrant.DeletionDateMeaning(store: assembly.configuration.store), consoleGuard: consoleGuard,
             readTimeout: settings.readTimeout, logger: logger

@@ -19,4 +19,27 @@ public protocol SecurityEventLedger: Sendable {
     /// Records `jti` until `expiry` (a conditional write: a record already there stays).
     /// - Throws: `StoreError` when the ledger cannot be written.
     func record(_ jti: String, until expiry: Date) async throws
+
+    /// Records `jti` as ``record(_:until:)`` does and, when this ledger keeps them and `jti`
+    /// was not recorded before, `events` as their accounts' latest (see ``latestEvents(of:)``).
+    /// A wrapper forwards this call, or the events are lost to the console.
+    /// - Throws: `StoreError` when the ledger cannot be written.
+    func record(_ jti: String, events: [RecordedSecurityEvent], until expiry: Date) async throws
+
+    /// The latest event recorded for each of `subjects` (Google account ids) that has one,
+    /// for the local console; `nil` when this ledger keeps none.
+    /// - Throws: `StoreError` when the ledger cannot be read.
+    func latestEvents(of subjects: [String]) async throws -> [String: RecordedSecurityEvent]?
+}
+
+extension SecurityEventLedger {
+    /// Keeps no events: records `jti` only. (The DynamoDB ledger's choice: a lookup by
+    /// account there would be a second table or a scan, for a console that only
+    /// `paypulse serve` shows.)
+    public func record(_ jti: String, events: [RecordedSecurityEvent], until expiry: Date) async throws {
+        try await record(jti, until: expiry)
+    }
+
+    /// `nil`: this ledger keeps no events.
+    public func latestEvents(of subjects: [String]) async throws -> [String: RecordedSecurityEvent]? { nil }
 }

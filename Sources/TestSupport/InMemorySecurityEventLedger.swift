@@ -10,6 +10,7 @@ import PayPulsePorts
 /// and a scripted fault.
 public actor InMemorySecurityEventLedger: SecurityEventLedger {
     private var expiries: [String: Date] = [:]
+    private var latest: [String: RecordedSecurityEvent] = [:]
     private let now: @Sendable () -> Date
     private var fault: StoreError?
     /// Every call, in order: `contains(<jti>)` and `record(<jti>)`.
@@ -34,9 +35,22 @@ public actor InMemorySecurityEventLedger: SecurityEventLedger {
         return records[jti] != nil
     }
 
-    public func record(_ jti: String, until expiry: Date) throws {
+    public func record(_ jti: String, until expiry: Date) async throws {
+        try await record(jti, events: [], until: expiry)
+    }
+
+    // `async`, as the protocol's defaults are: a caller in an async context would otherwise
+    // be handed the default, which keeps no events.
+    public func record(_ jti: String, events: [RecordedSecurityEvent], until expiry: Date) async throws {
         try enter("record(\(jti))", jti)
-        if records[jti] == nil { expiries[jti] = expiry }
+        guard records[jti] == nil else { return }
+        expiries[jti] = expiry
+        for event in events where (latest[event.subject]?.receivedAt ?? .distantPast) <= event.receivedAt { latest[event.subject] = event }
+    }
+
+    public func latestEvents(of subjects: [String]) async throws -> [String: RecordedSecurityEvent]? {
+        if let fault { throw fault }
+        return latest.filter { subjects.contains($0.key) }
     }
 
     private func enter(_ call: String, _ jti: String) throws {

@@ -16,10 +16,15 @@ public struct PyJWTVerifier {
     ///   - token: The compact JWT.
     ///   - publicKeyPEM: The RSA public key it must verify under.
     ///   - audience: The `aud` it must carry.
+    ///   - require: The claims it must carry (a Security Event Token has no `exp` nor `sub`).
     /// - Throws: ``PyJWTIssuerError`` with PyJWT's reason when it refuses the token or
     ///   cannot run (PyJWT is installed by scripts/ensure-deps.sh --with-pyjwt).
-    public static func verify(_ token: String, publicKeyPEM: String, audience: String) throws -> PyJWTVerifier {
-        let (object, complaint) = try PythonScript.run(script, request: ["token": token, "public_key_pem": publicKeyPEM, "audience": audience])
+    public static func verify(
+        _ token: String, publicKeyPEM: String, audience: String, require: [String] = ["exp", "iat", "iss", "sub"]
+    ) throws -> PyJWTVerifier {
+        let (object, complaint) = try PythonScript.run(
+            script, request: ["token": token, "public_key_pem": publicKeyPEM, "audience": audience, "require": require]
+        )
         guard let header = object?["header"] as? [String: Any], let claims = object?["claims"] as? [String: Any] else {
             throw PyJWTIssuerError("pyjwt_verify.py: \(complaint)")
         }

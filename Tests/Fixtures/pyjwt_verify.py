@@ -2,9 +2,10 @@
 """A JWT checked by an independent library: PyJWT with `cryptography`.
 
 Reads a JSON request on standard input:
-    {"token": "...", "public_key_pem": "-----BEGIN PUBLIC KEY-----...", "audience": "..."}
-verifies the token as RS256 only under that key (signature, `exp`, `iat`, `aud`; `exp`,
-`iat`, `iss` and `sub` required), and writes {"header": {...}, "claims": {...}} on standard
+    {"token": "...", "public_key_pem": "-----BEGIN PUBLIC KEY-----...", "audience": "...", "require": [...]}
+verifies the token as RS256 only under that key (signature, `exp` when present, `iat`, `aud`;
+the claims `require` lists required, by default `exp`, `iat`, `iss` and `sub`; a Security
+Event Token has no `exp` nor `sub`), and writes {"header": {...}, "claims": {...}} on standard
 output. A token PyJWT refuses exits 1 with PyJWT's reason on standard error. Nothing here
 is PayPulse code.
 """
@@ -18,7 +19,7 @@ def main():
     request = json.load(sys.stdin)
     try:
         claims = jwt.decode(request["token"], request["public_key_pem"], algorithms=["RS256"], audience=request["audience"],
-                            options={"require": ["exp", "iat", "iss", "sub"]})
+                            options={"require": request.get("require", ["exp", "iat", "iss", "sub"])})
         header = jwt.get_unverified_header(request["token"])
     except jwt.PyJWTError as error:
         print(f"PyJWT refused the token: {type(error).__name__}: {error}", file=sys.stderr)

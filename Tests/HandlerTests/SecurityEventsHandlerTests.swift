@@ -84,6 +84,8 @@ struct SecurityEventsHandlerTests {
         #expect(try await bench.status() == .disabled)
         let expiry = try #require(await bench.ledger.records["jti-accepted"])
         #expect(abs(expiry.timeIntervalSinceNow - SecurityEventsHandler.rememberedFor) < 60)
+        let latest = try #require(try await bench.ledger.latestEvents(of: [Self.subject])?[Self.subject])
+        #expect(latest.type == "https://schemas.openid.net/secevent/risc/event-type/account-disabled" && abs(latest.receivedAt.timeIntervalSinceNow) < 60)
         let line = try #require(bench.lines.all.first)
         #expect(line["EventType"] as? String == "account-disabled" && line["Events"] as? Int == 1 && line["GrantsChanged"] as? Int == 1)
         #expect(line["Function"] as? String == "security-events")

@@ -1,24 +1,18 @@
 import Foundation
-import Logging
-import PayPulseEmbedded
-import PayPulsePorts
 import PayPulseTestSupport
 import PayPulseTransport
 import Testing
 
 /// The console of `paypulse serve` in headless Chromium: what it shows after a connect,
-/// after its refresh button and after its disconnect button, and that no token is on the
-/// page. Saves a screenshot (under `docs/` with `PAYPULSE_UPDATE_DOCS=1`).
+/// after a security event the stand-in Google pushed, after its refresh button and after
+/// its disconnect button, and that no token is on the page. Saves a screenshot (under `docs/` with `PAYPULSE_UPDATE_DOCS=1`).
 @Suite("The local console in headless Chromium")
 struct ConsoleBrowserTests {
     @Test("connect, refresh and disconnect as the console shows them")
     func console() async throws {
         let server = try LocalServerProcess(binaryDirectory: FunctionProcess.binaryDirectory, arguments: ["--fake-google"])
         defer { _ = try? server.stop() }
-        let seed = ReplayManifest.shared.user
-        let database = try EmbeddedDatabase(stateDirectory: server.stateDirectory, logger: Logger(label: "seed"))
-        try await EmbeddedUserDirectory(database: database, logger: Logger(label: "seed"))
-            .putUser(UserRecord(userID: seed.user_id, name: seed.name, email: seed.email, createdOn: seed.created_on))
+        try await ServeRequests.seedUser(of: server)
 
         let browser = try await WebDriverBrowser()
         do {
@@ -34,15 +28,8 @@ struct ConsoleBrowserTests {
         try await browser.open(server.baseURL + "/")
         #expect(try await browser.text(of: "#no-grants") == "No Gmail grants are stored yet.")
 
-        // The app connects Gmail: the first-connection event's request, with the refresh
-        // token the stand-in Google knows by default.
-        let connect = try #require(ServeReplayCase.request(of: ReplayManifest.bytes("store-tokens/v2-json-first-connection.json")))
-        var headers = HTTPHeaders()
-        for (name, value) in connect.headers { headers.add(name: name, value: value) }
-        let body = Data(#"{"access_token":"ya29.console-test","refresh_token":"1//local-dev-refresh","expires_in":3599}"#.utf8)
-        let stored = try await CurlHTTPClient().execute(
-            HTTPRequest(method: "POST", url: server.baseURL + connect.path, headers: headers, body: Array(body))
-        )
+        // The app connects Gmail with the refresh token the stand-in Google knows by default.
+        let stored = try await ServeRequests.connectLocalGrant(to: server)
         #expect(stored.status == 201, "\(stored.bodyText)")
 
         let row = "tr[data-user='user-1']"
@@ -53,6 +40,15 @@ struct ConsoleBrowserTests {
         #expect(try await browser.text(of: "\(row) .client") == "paypulse-local-ios-client.apps.googleusercontent.com")
         #expect(try await browser.text(of: "\(row) .scopes")?.contains("https://www.googleapis.com/auth/gmail.readonly") == true)
         #expect(try await browser.text(of: "\(row) td:nth-child(1)")?.contains("Jane Smith") == true)
+        #expect(try await browser.text(of: "\(row) .security-event") == "–")
+
+        // Google tells of an event on the account: the stand-in pushes it to serve's receiver.
+        let pushed = try await ServeRequests.securityEvent(#"{"type": "sessions-revoked", "user": "user-1"}"#, to: server)
+        #expect(pushed.status == 200 && pushed.bodyText.contains(#""outcome":"delivered""#), "\(pushed.bodyText)")
+        try await browser.open(server.baseURL + "/")
+        let event = try await browser.text(of: "\(row) .security-event")
+        #expect(event?.hasPrefix("sessions-revoked · 20") == true, "\(event ?? "no cell")")
+        #expect(try await browser.text(of: "\(row) .status") == "connected", "sessions-revoked changes no grant")
         let page = try await browser.source()
         for secret in ["ya29.", "1//", "Bearer ", "eyJ"] { #expect(!page.contains(secret), "the page shows \(secret)…") }
         try save(try await browser.screenshot())

@@ -5,9 +5,10 @@ import PayPulsePorts
 /// Dates are seconds since 1970 (REAL). Text compares with the default BINARY collation,
 /// so names are case-sensitive as in Secrets Manager.
 enum EmbeddedSchema {
-    /// The schema version this code writes. 2 added `security_events`; ``create`` is
-    /// idempotent, so a version 1 file is brought up by running it again.
-    static let version = 2
+    /// The schema version this code writes. 2 added `security_events`, 3
+    /// `security_event_latest`; ``create`` is idempotent, so an older file is brought up by
+    /// running it again.
+    static let version = 3
 
     /// Creates the tables. Idempotent, and run inside `BEGIN IMMEDIATE` so that two
     /// processes opening a new file at once do not both migrate it.
@@ -64,6 +65,14 @@ enum EmbeddedSchema {
             expires_at REAL NOT NULL
         );
         CREATE INDEX IF NOT EXISTS security_events_expires_at ON security_events (expires_at);
+
+        -- Each Google account's latest security event, for the local console.
+        CREATE TABLE IF NOT EXISTS security_event_latest (
+            subject     TEXT PRIMARY KEY NOT NULL,
+            event_type  TEXT NOT NULL,
+            jti         TEXT NOT NULL,
+            received_at REAL NOT NULL
+        );
         """
 
     /// Brings the database at `connection` to ``version``.

@@ -7,7 +7,9 @@ import Logging
 import PayPulsePorts
 
 /// The ``SecurityEventLedger`` in the embedded SQLite file: the `security_events` table
-/// (`jti` primary key, `expires_at` in seconds since 1970).
+/// (`jti` primary key, `expires_at` in seconds since 1970), and `security_event_latest`, each
+/// Google account's latest event for the local console (one row per account, replaced by a
+/// later one, kept as long as the file).
 ///
 /// A record whose `expires_at` has come is absent: ``contains(_:)`` does not see it and
 /// ``record(_:until:)`` replaces it. Each record also deletes a few expired rows, so the
@@ -50,6 +52,14 @@ public struct EmbeddedSecurityEventLedger: SecurityEventLedger {
     /// - Throws: ``StoreError/invalidRequest`` for an empty `jti`; ``StoreError/unavailable``
     ///   when the database cannot be written.
     public func record(_ jti: String, until expiry: Date) async throws {
+        try await record(jti, events: [], until: expiry)
+    }
+
+    /// Records `jti` as ``record(_:until:)`` does and, in the same transaction when `jti` was
+    /// not recorded, each of `events` as its account's latest unless a later one is there.
+    /// - Throws: ``StoreError/invalidRequest`` for an empty `jti`; ``StoreError/unavailable``
+    ///   when the database cannot be written.
+    public func record(_ jti: String, events: [RecordedSecurityEvent], until expiry: Date) async throws {
         try Self.check(jti)
         let now = self.now().timeIntervalSince1970, expiresAt = expiry.timeIntervalSince1970
         let written = try await database.write { connection in
@@ -60,7 +70,17 @@ public struct EmbeddedSecurityEventLedger: SecurityEventLedger {
                 ON CONFLICT (jti) DO UPDATE SET expires_at = excluded.expires_at WHERE security_events.expires_at <= ?3
                 """,
                 [.text(jti), .real(expiresAt), .real(now)]
-            )
+            ) > 0
+            for event in events where written {
+                try connection.run(
+                    """
+                    INSERT INTO security_event_latest (subject, event_type, jti, received_at) VALUES (?1, ?2, ?3, ?4)
+                    ON CONFLICT (subject) DO UPDATE SET event_type = excluded.event_type, jti = excluded.jti,
+                        received_at = excluded.received_at WHERE excluded.received_at >= security_event_latest.received_at
+                    """,
+                    [.text(event.subject), .text(event.type), .text(jti), .real(event.receivedAt.timeIntervalSince1970)]
+                )
+            }
             try connection.run(
                 """
                 DELETE FROM security_events WHERE rowid IN
@@ -68,9 +88,23 @@ public struct EmbeddedSecurityEventLedger: SecurityEventLedger {
                 """,
                 [.real(now), .integer(Int64(Self.pruneLimit))]
             )
-            return written > 0
+            return written
         }
         logger.debug(written ? "security event recorded" : "security event already recorded", metadata: ["jti": "\(jti)"])
+    }
+
+    /// The latest event recorded for each of `subjects` that has one.
+    /// - Throws: ``StoreError/unavailable`` when the database cannot be read.
+    public func latestEvents(of subjects: [String]) async throws -> [String: RecordedSecurityEvent]? {
+        try await database.read { connection in
+            var latest: [String: RecordedSecurityEvent] = [:]
+            for subject in Set(subjects) {
+                latest[subject] = try connection.queryFirst(
+                    "SELECT event_type, received_at FROM security_event_latest WHERE subject = ?1", [.text(subject)]
+                ) { row in RecordedSecurityEvent(type: row.text(0), subject: subject, receivedAt: Date(timeIntervalSince1970: row.real(1))) }
+            }
+            return latest
+        }
     }
 
     /// An empty `jti` is refused here as DynamoDB refuses an empty key, so every ledger agrees.
