@@ -12,6 +12,7 @@ import Testing
 @Suite("RISC transmitter → the built security-events function", .serialized)
 struct RISCTransmitterReceiverTests {
     static let client = "transmitter-ios-client.apps.googleusercontent.com"
+    static let digestKey = "transmitter-token-digest-key-0123456789abcdef"
 
     /// Two users, each with their own Google account, both connected.
     private struct World {
@@ -19,14 +20,15 @@ struct RISCTransmitterReceiverTests {
         let google: FakeGoogleServer
         let environment: [String: String]
         let subjects = (0..<2).map { _ in "12\(UInt64.random(in: 1_000_000_000_000_000...9_999_999_999_999_999))" }
-        var vault: TokenVault { TokenVault(grants: backend.grants) }
+        var vault: TokenVault { TokenVault(grants: backend.grants, digester: { RefreshTokenDigester(key: RISCTransmitterReceiverTests.digestKey) }) }
 
         init() async throws {
             backend = try ReplayBackend.embedded()
             google = try FakeGoogleServer(clientIDs: [RISCTransmitterReceiverTests.client])
             google.risc.transmitter.redelivery = .init(attempts: 3, backoff: .milliseconds(5))
             _ = try await backend.secrets.createSecret(
-                name: "Google-OAuth-Client-ID", value: RISCTransmitterReceiverTests.client, tags: [:], clientRequestToken: SecretVersionID.random().rawValue
+                name: "Google-OAuth-Client-ID", value: #"{"client_id": "\#(RISCTransmitterReceiverTests.client)", "token_digest_key": "\#(RISCTransmitterReceiverTests.digestKey)"}"#,
+                tags: [:], clientRequestToken: SecretVersionID.random().rawValue
             )
             var environment = backend.environment
             environment["GOOGLE_TOKEN_ENDPOINT"] = google.tokenEndpoint
@@ -88,9 +90,10 @@ struct RISCTransmitterReceiverTests {
         #expect(revoked.outcome == .delivered)
         #expect(try await world.state(1) == .revoked)
 
-        // token-revoked names a refresh token by its digest; the receiver verifies it (202).
+        // token-revoked names a refresh token by Google's hash of it: that grant alone.
         let one = await world.google.risc.send(.init(.tokenRevoked, subject: .refreshToken("1//0gTransmitter-0", algorithm: .hashBase64SHA512SHA512)), to: front.url)
         #expect(one.outcome == .delivered)
+        #expect(try await world.state(0) == .revoked)
         #expect(world.google.riscKeys.fetches.contains("/risc/jwks"), "the keys came from the fake's discovery document")
     }
 

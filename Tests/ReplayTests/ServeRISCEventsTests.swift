@@ -30,6 +30,16 @@ struct ServeRISCEventsTests {
         let verification = try await ServeRequests.securityEvent(#"{"type": "verification", "state": "hello"}"#, to: server)
         #expect(verification.status == 200 && Self.fields(verification)["outcome"] as? String == "delivered", "\(verification.bodyText)")
 
+        // token-revoked names the user's refresh token: not connected at once (serve's client
+        // secret carries a token_digest_key); a reconnect connects again.
+        let tokenRevoked = try await ServeRequests.securityEvent(
+            #"{"type": "token-revoked", "user": "user-1", "token_identifier_alg": "hash_base64_sha512_sha512"}"#, to: server
+        )
+        #expect(Self.fields(tokenRevoked)["receiver_status"] as? Int == 202, "\(tokenRevoked.bodyText)")
+        #expect(try await Self.connected(server) == false)
+        #expect(try await ServeRequests.connectLocalGrant(to: server).status == 201)
+        #expect(try await Self.connected(server) == true)
+
         let pushed = try await ServeRequests.securityEvent(#"{"type": "account-disabled", "user": "user-1", "reason": "hijacking"}"#, to: server)
         let answer = Self.fields(pushed)
         #expect(pushed.status == 200, "\(pushed.bodyText)")
