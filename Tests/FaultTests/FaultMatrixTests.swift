@@ -143,20 +143,8 @@ struct FaultMatrixTests {
     /// failing persistently must end as c (503, then the redelivery tags the revoked set).
     @Test("a security event's revoked mark left untagged is tagged by the redelivery")
     func securityEventMarkWithoutTags() async throws {
-        let bench = try await FaultBench(store: .secretsManager)
-        defer { bench.stop() }
-        let reference = try await referenceRun(.tokensRevoked, bench: bench, cell: "fe1")
-        let checker = MatrixChecker(bench: bench, scenario: .tokensRevoked, reference: reference)
         await withKnownIssue(Self.knownDefect) {
-            do {
-                let outcome = try await runCell(
-                    .tokensRevoked, checker: checker, bench: bench, cell: "fe2", name: "tokens-revoked / TagResource #1 / 503 persistent",
-                    fault: .status(503), trigger: .operation("TagResource", occurrence: 1), persistent: true
-                )
-                #expect(outcome == .completedByRerun)
-            } catch let failure as CellFailure {
-                Issue.record("\(failure)")
-            }
+            try await completedByRerun(.tokensRevoked, cell: "fe", faults: [("TagResource", .status(503))])
         }
     }
 
@@ -167,15 +155,21 @@ struct FaultMatrixTests {
     /// and its attributes in one call.
     @Test("a disconnect mark left untagged is tagged by the rerun")
     func disconnectMarkWithoutTags() async throws {
+        try await completedByRerun(.disconnect, cell: "fu", faults: [("TagResource", .status(503)), ("UpdateSecretVersionStage", .resetAfterForward)])
+    }
+
+    /// Plays `scenario` on Secrets Manager with each of `faults` persistent from the first
+    /// call of its operation, each cell expected to end as c.
+    private func completedByRerun(_ scenario: FaultScenario, cell: String, faults: [(operation: String, fault: ProxyFault)]) async throws {
         let bench = try await FaultBench(store: .secretsManager)
         defer { bench.stop() }
-        let reference = try await referenceRun(.disconnect, bench: bench, cell: "fu1")
-        let checker = MatrixChecker(bench: bench, scenario: .disconnect, reference: reference)
-        let cells: [(String, ProxyFault)] = [("TagResource", .status(503)), ("UpdateSecretVersionStage", .resetAfterForward)]
-        for (number, (operation, fault)) in cells.enumerated() {
+        let reference = try await referenceRun(scenario, bench: bench, cell: "\(cell)1")
+        let checker = MatrixChecker(bench: bench, scenario: scenario, reference: reference)
+        for (number, (operation, fault)) in faults.enumerated() {
             do {
                 let outcome = try await runCell(
-                    .disconnect, checker: checker, bench: bench, cell: "fu\(number + 2)", name: "disconnect / \(operation) #1 / \(fault) persistent",
+                    scenario, checker: checker, bench: bench, cell: "\(cell)\(number + 2)",
+                    name: "\(scenario.rawValue) / \(operation) #1 / \(fault) persistent",
                     fault: fault, trigger: .operation(operation, occurrence: 1), persistent: true
                 )
                 #expect(outcome == .completedByRerun, "\(operation) / \(fault)")
