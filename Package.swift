@@ -292,7 +292,7 @@ let package = Package(
             name: "FaultTests",
             dependencies: [
                 "PayPulseTestSupport", "PayPulseHandlers", "PayPulseDomain", "PayPulsePorts", "PayPulseAWS", "PayPulseGoogle",
-                "PayPulseTransport", .product(name: "Logging", package: "swift-log"),
+                "PayPulseIssuerKeys", "PayPulseTransport", .product(name: "Logging", package: "swift-log"),
             ]
         ),
         .testTarget(

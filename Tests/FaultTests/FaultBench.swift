@@ -33,6 +33,7 @@ final class FaultBench: Sendable {
     }
     static let clientIDSecret = "Google-OAuth-Client-ID-fault-matrix"
     static let usersTable = "paypulse-users"
+    static let securityEventsTable = "paypulse-security-events"
     /// What the journal calls the fake Google's proxy.
     static let googleProxyName = "google"
     /// The KMS calls a DynamoDB grant store makes (through the AWS proxy, like DynamoDB's).
@@ -57,6 +58,11 @@ final class FaultBench: Sendable {
     let directUsers: DynamoDBUserDirectory
     let guardian: RequestGuard
     let minter: DevelopmentTokenMinter
+    /// The receiver's ledger of events acted on, through the proxy: on both stores a
+    /// DynamoDB table, as a deployment has.
+    let proxiedLedger: DynamoDBSecurityEventLedger
+    /// Google's security events for the receiver's cells, their keys on the fake Google.
+    let signer: SecurityEventSigner
     /// DynamoDB and KMS through the proxy and straight on moto, for DynamoDB grants.
     private let proxiedDynamoDB: DynamoDBClient
     private let directDynamoDB: DynamoDBClient
@@ -88,6 +94,8 @@ final class FaultBench: Sendable {
         proxiedDynamoDB = DynamoDBClient(client: try Self.client(.dynamoDB, awsProxy.url, transport, quiet))
         proxiedKMS = KMSClient(client: try Self.client(.kms, awsProxy.url, transport, quiet))
         proxiedUsers = DynamoDBUserDirectory(client: proxiedDynamoDB, table: Self.usersTable)
+        proxiedLedger = DynamoDBSecurityEventLedger(client: proxiedDynamoDB, table: Self.securityEventsTable)
+        signer = SecurityEventSigner(google: google, audience: google.clientID, issuedAt: now)
         proxiedGoogle = GoogleOAuthClient(
             tokenEndpoint: googleProxy.url + "/token", revokeEndpoint: googleProxy.url + "/revoke", transport: transport,
             retry: Self.googleRetries, logger: quiet
@@ -102,6 +110,7 @@ final class FaultBench: Sendable {
         self.directKMS = directKMS
         kmsKeyID = store == .dynamoDB ? try await directKMS.createKey(description: "paypulse fault matrix") : nil
         try await directUsers.createTableIfNeeded()
+        try await DynamoDBSecurityEventLedger(client: directDynamoDB, table: Self.securityEventsTable).createTableIfNeeded()
         _ = try await directSecrets.createSecret(
             name: Self.clientIDSecret, value: #"{"client_id":"\#(google.clientID)"}"#, tags: [:], clientRequestToken: SecretVersionID.random().rawValue
         )

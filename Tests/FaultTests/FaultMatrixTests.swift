@@ -19,6 +19,13 @@ import Testing
 struct FaultMatrixTests {
     static let faults = ProxyFault.all(latency: .milliseconds(150))
     static let everyCall = ProcessInfo.processInfo.environment["FAULT_MATRIX_EVERY_CALL"] == "1"
+    /// `FAULT_MATRIX_SCENARIOS=security-events` (comma-separated prefixes of the scenarios'
+    /// names) plays only those, for work on one handler; the cell count is then not checked.
+    static let scenarios: [FaultScenario] = {
+        guard let only = ProcessInfo.processInfo.environment["FAULT_MATRIX_SCENARIOS"], !only.isEmpty else { return FaultScenario.allCases }
+        let prefixes = only.split(separator: ",").map(String.init)
+        return FaultScenario.allCases.filter { scenario in prefixes.contains { scenario.rawValue.hasPrefix($0) } }
+    }()
 
     @Test("every cell ends in a, a*, b, c or v on Secrets Manager")
     func secretsManager() async throws {
@@ -37,12 +44,13 @@ struct FaultMatrixTests {
         var report = MatrixReport(store: store, faults: Self.faults)
         var cellNumber = 0
 
-        for scenario in FaultScenario.allCases {
+        for scenario in Self.scenarios {
             cellNumber += 1
             let reference = try await referenceRun(scenario, bench: bench, cell: "fm\(cellNumber)")
             let checker = MatrixChecker(bench: bench, scenario: scenario, reference: reference)
             report.sequences.append((scenario.rawValue, reference.records.map { "\($0.operation)#\($0.occurrence)" }))
-            let positions = reference.positions(everyCall: Self.everyCall)
+            let steps = Self.everyCall ? nil : scenario.steps(on: store)
+            let positions = steps.map { $0.map { (label: $0.label, position: Optional($0)) } } ?? reference.positions(everyCall: Self.everyCall)
             checkShape(of: scenario, on: store, calls: reference.records, played: positions.compactMap(\.position?.trigger))
             for (label, position) in positions {
                 guard let position else {
@@ -75,20 +83,26 @@ struct FaultMatrixTests {
         let path = try report.write()
         print(report.render())
         print("fault matrix written to \(path)")
-        for failure in report.failures { Issue.record("\(failure)") }
+        let known = report.failures.filter { Self.isKnownDefect($0, on: store) }
+        for failure in report.failures where !Self.isKnownDefect(failure, on: store) { Issue.record("\(failure)") }
+        for failure in known { withKnownIssue(Self.knownDefect) { Issue.record("\(failure)") } }
+        if store == .secretsManager, Self.scenarios.contains(.tokensRevoked), !Self.everyCall {
+            #expect(!known.isEmpty, "the known defect no longer shows: drop isKnownDefect and the known issue in securityEventMarkWithoutTags")
+        }
         // The matrix knows its shape: a lost position or half its calls is a failure, not a
         // smaller table (docs/RELIABILITY.md quotes these counts).
-        #expect(Set(report.sequences.map(\.scenario)) == Set(FaultScenario.allCases.map(\.rawValue)))
-        if !Self.everyCall {
+        #expect(Set(report.sequences.map(\.scenario)) == Set(Self.scenarios.map(\.rawValue)))
+        if !Self.everyCall, Self.scenarios.count == FaultScenario.allCases.count {
             #expect(report.totalCells == Self.expectedCells[store], "\(report.totalCells) cells on \(store)")
         }
     }
 
-    /// Cells of the default matrix: positions x 8 faults x {one-shot, persistent}; 17
-    /// positions on Secrets Manager, 20 on DynamoDB: each scenario's first call, a middle
+    /// Cells of the default matrix: positions x 8 faults x {one-shot, persistent}; 28
+    /// positions on Secrets Manager, 31 on DynamoDB: each scenario's first call, a middle
     /// call of the store's own where there is one, its last write, its first Google call and
-    /// on DynamoDB its first KMS call.
-    static let expectedCells: [FaultStore: Int] = [.secretsManager: 272, .dynamoDB: 320]
+    /// on DynamoDB its first KMS call (17 and 20); and the receiver's named steps
+    /// (``FaultScenario/steps(on:)``), 6 for tokens-revoked and 5 for account-purged.
+    static let expectedCells: [FaultStore: Int] = [.secretsManager: 448, .dynamoDB: 496]
 
     /// The scenarios that reach Google (a first connection proves its refresh token,
     /// disconnect revokes, the refresh refreshes; the update sends none, so asks Google
@@ -98,13 +112,40 @@ struct FaultMatrixTests {
         let trigger = { (record: FaultPlan.Record) in FaultTrigger.operation(record.operation, occurrence: record.occurrence) }
         let google = calls.filter { $0.proxy == FaultBench.googleProxyName }.map(trigger)
         let kms = calls.filter { FaultBench.kmsOperations.contains($0.operation) }.map(trigger)
-        let reachesGoogle = scenario != .userProfile && scenario != .storeUpdate
+        let reachesGoogle = scenario.reachesGoogle
         let reachesKMS = store == .dynamoDB && scenario != .userProfile
         #expect(google.isEmpty != reachesGoogle, "\(scenario.rawValue) on \(store): \(google.count) Google calls")
         #expect(kms.isEmpty != reachesKMS, "\(scenario.rawValue) on \(store): \(kms.count) KMS calls")
         if reachesGoogle { #expect(played.contains(where: google.contains), "\(scenario.rawValue) on \(store): no Google position") }
         if reachesKMS { #expect(played.contains(where: kms.contains), "\(scenario.rawValue) on \(store): no KMS position") }
         #expect(played.count >= min(calls.count, 2), "\(scenario.rawValue) on \(store): \(played.count) positions of \(calls.count) calls")
+        // A named step must be the call it names in the fault-free sequence, not a guess.
+        for step in scenario.steps(on: store) ?? [] {
+            #expect(calls.contains { trigger($0) == step.trigger }, "\(scenario.rawValue) on \(store): no call \(step)")
+        }
+    }
+
+    /// A defect of the domain, reported, not yet fixed: on Secrets Manager a tokens-revoked
+    /// whose revoked value landed but whose tags did not (the tag write failed, or the stage
+    /// move landed unheard) answers 503 as it must, but the redelivery finds the value
+    /// already revoked and changes nothing, so the tags keep reading `active`: user-profile
+    /// says connected and the refresh job lists the grant, for good. `GoogleAccountEvents`
+    /// does not retag a set already in the state the event asks for, as the disconnect's
+    /// `markRevoked` does. See ``securityEventMarkWithoutTags()``.
+    static let knownDefect: Comment = "GoogleAccountEvents leaves a revoked value's untagged mark untagged on redelivery (Secrets Manager)"
+
+    static func isKnownDefect(_ failure: CellFailure, on store: FaultStore) -> Bool {
+        store == .secretsManager && failure.cell.hasPrefix(FaultScenario.tokensRevoked.rawValue)
+            && failure.reason.hasPrefix("the redelivery did not finish the event")
+    }
+
+    /// The known defect on its own: tokens-revoked with the tag write of the first grant
+    /// failing persistently must end as c (503, then the redelivery tags the revoked set).
+    @Test("a security event's revoked mark left untagged is tagged by the redelivery")
+    func securityEventMarkWithoutTags() async throws {
+        await withKnownIssue(Self.knownDefect) {
+            try await completedByRerun(.tokensRevoked, cell: "fe", faults: [("TagResource", .status(503))])
+        }
     }
 
     /// Calls between the matrix's positions: the disconnect's revoked mark landed (its stage
@@ -114,15 +155,21 @@ struct FaultMatrixTests {
     /// and its attributes in one call.
     @Test("a disconnect mark left untagged is tagged by the rerun")
     func disconnectMarkWithoutTags() async throws {
+        try await completedByRerun(.disconnect, cell: "fu", faults: [("TagResource", .status(503)), ("UpdateSecretVersionStage", .resetAfterForward)])
+    }
+
+    /// Plays `scenario` on Secrets Manager with each of `faults` persistent from the first
+    /// call of its operation, each cell expected to end as c.
+    private func completedByRerun(_ scenario: FaultScenario, cell: String, faults: [(operation: String, fault: ProxyFault)]) async throws {
         let bench = try await FaultBench(store: .secretsManager)
         defer { bench.stop() }
-        let reference = try await referenceRun(.disconnect, bench: bench, cell: "fu1")
-        let checker = MatrixChecker(bench: bench, scenario: .disconnect, reference: reference)
-        let cells: [(String, ProxyFault)] = [("TagResource", .status(503)), ("UpdateSecretVersionStage", .resetAfterForward)]
-        for (number, (operation, fault)) in cells.enumerated() {
+        let reference = try await referenceRun(scenario, bench: bench, cell: "\(cell)1")
+        let checker = MatrixChecker(bench: bench, scenario: scenario, reference: reference)
+        for (number, (operation, fault)) in faults.enumerated() {
             do {
                 let outcome = try await runCell(
-                    .disconnect, checker: checker, bench: bench, cell: "fu\(number + 2)", name: "disconnect / \(operation) #1 / \(fault) persistent",
+                    scenario, checker: checker, bench: bench, cell: "\(cell)\(number + 2)",
+                    name: "\(scenario.rawValue) / \(operation) #1 / \(fault) persistent",
                     fault: fault, trigger: .operation(operation, occurrence: 1), persistent: true
                 )
                 #expect(outcome == .completedByRerun, "\(operation) / \(fault)")

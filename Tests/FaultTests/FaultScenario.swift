@@ -2,8 +2,10 @@ import Foundation
 import PayPulseAWS
 import PayPulseDomain
 import PayPulseHandlers
+import PayPulseIssuerKeys
 import PayPulsePorts
 import PayPulseTestSupport
+import PayPulseTransport
 
 /// What one run of a handler answered.
 enum HandlerResult: Sendable, CustomStringConvertible {
@@ -32,8 +34,55 @@ enum FaultScenario: String, CaseIterable, Sendable {
     case userProfile = "user-profile"
     case disconnect = "disconnect"
     case tokenRefresh = "token-refresh x3"
+    /// Google's tokens-revoked through the receiver, for an account two users connected
+    /// (watched first) while a third grant, of another account, looks on.
+    case tokensRevoked = "security-events tokens-revoked x2"
+    /// Google's account-purged likewise: both grants deleted as a disconnect deletes.
+    case accountPurged = "security-events account-purged x2"
 
     static let refreshGrants = 3
+
+    /// Whether this is one of the receiver's cells, whose answer Google acts on: anything
+    /// but 202 makes it deliver the same token again.
+    var isSecurityEvent: Bool { self == .tokensRevoked || self == .accountPurged }
+
+    /// Whether the scenario calls Google (a first connection proves its refresh token,
+    /// disconnect revokes, the refresh refreshes; the update sends none, and the receiver's
+    /// key set is fetched straight from the fake Google, outside the matrix).
+    var reachesGoogle: Bool { self == .storeFirst || self == .disconnect || self == .tokenRefresh }
+
+    /// The receiver's positions: each step of acting on the account's grants, named by the
+    /// call that makes it on `store` (the report lists the fault-free sequences they come
+    /// from). The other scenarios take first / middle / last write; see ``Reference``.
+    func steps(on store: FaultStore) -> [CallPosition]? {
+        let step = { (label: String, operation: String, occurrence: Int) in
+            CallPosition(label: label, trigger: .operation(operation, occurrence: occurrence))
+        }
+        switch (self, store) {
+        case (.tokensRevoked, .secretsManager):
+            return [
+                step("subject lookup", "ListSecrets", 1), step("read", "GetSecretValue", 2), step("swap", "UpdateSecretVersionStage", 1),
+                step("tag write", "TagResource", 1), step("2nd grant's swap", "UpdateSecretVersionStage", 2), step("ledger record", "PutItem", 1),
+            ]
+        case (.tokensRevoked, .dynamoDB):
+            return [
+                step("subject lookup", "Query", 1), step("read", "GetItem", 2), step("KMS", "Decrypt", 1), step("swap", "UpdateItem", 1),
+                step("2nd grant's swap", "UpdateItem", 2), step("ledger record", "PutItem", 1),
+            ]
+        case (.accountPurged, .secretsManager):
+            return [
+                step("mark", "UpdateSecretVersionStage", 1), step("tag write", "TagResource", 1), step("delete", "DeleteSecret", 1),
+                step("2nd grant's delete", "DeleteSecret", 2), step("ledger record", "PutItem", 1),
+            ]
+        case (.accountPurged, .dynamoDB):
+            return [
+                step("KMS", "Decrypt", 1), step("mark", "UpdateItem", 1), step("delete", "UpdateItem", 2), step("2nd grant's delete", "UpdateItem", 4),
+                step("ledger record", "PutItem", 1),
+            ]
+        default:
+            return nil
+        }
+    }
     static let email = "fault.matrix@gmail.com"
 
     /// One prepared cell: what to watch, the checker's view of the cell's grants, and the
@@ -63,13 +112,23 @@ enum FaultScenario: String, CaseIterable, Sendable {
     }
 
     /// Blanks what legitimately differs between runs: the fake Google numbers the access
-    /// tokens it issues over the whole matrix, so a rerun or a retry gets another number.
+    /// tokens it issues over the whole matrix, so a rerun or a retry gets another number;
+    /// each receiver cell's grants name a Google account of their own.
     /// The clocks are fixed, so timestamps never differ.
     func normalizeValue(_ object: [String: Any]) -> [String: Any] {
-        guard let token = object["access_token"] as? String, token.hasPrefix("ya29.fake-") else { return object }
         var object = object
+        if isSecurityEvent, object["google_sub"] != nil { object["google_sub"] = "*" }
+        guard let token = object["access_token"] as? String, token.hasPrefix("ya29.fake-") else { return object }
         object["access_token"] = "ya29.fake-*"
         return object
+    }
+
+    /// What a reader sees of `snapshot`, blanked as ``normalizeValue(_:)`` blanks the value,
+    /// the account's listing tag too.
+    func normalized(_ snapshot: StoreSnapshot) -> String {
+        var snapshot = snapshot
+        if isSecurityEvent, snapshot.tags[TokenSetTags.googleSubject] != nil { snapshot.tags[TokenSetTags.googleSubject] = "*" }
+        return snapshot.normalized(normalizeValue)
     }
 
     /// Seeds the state a cell starts from (directly on moto, not through the proxy) and
@@ -127,7 +186,41 @@ enum FaultScenario: String, CaseIterable, Sendable {
             }
             let handler = refreshHandler(bench, grants: grants.proxied, userPrefix: "\(cell)-r")
             return Prepared(watched: watched, grants: grants.direct) { await Self.run(handler, bench) }
+        case .tokensRevoked, .accountPurged:
+            let event = try bench.signer.next(self == .tokensRevoked ? SecurityEventSigner.tokensRevoked : SecurityEventSigner.accountPurged)
+            var watched: [Watched] = []
+            for (index, subject) in [event.subject, event.subject, SecurityEventSigner.bystander].enumerated() {
+                let grantee = UserID("\(cell)-s\(index)")!
+                _ = try await direct.store(
+                    IncomingTokens(
+                        accessToken: "ya29.fault-event-\(index)", refreshToken: "1//fault-event-\(index)", scopes: [scope], email: Self.email,
+                        subject: subject, clientID: bench.google.clientID
+                    ),
+                    for: grantee
+                )
+                watched.append(.grant(grantee))
+            }
+            let request = APIRequest(
+                method: "POST", path: "/v1/google/security-events", headers: APIHeaders(["content-type": "application/secevent+jwt"]),
+                body: Array(event.token.utf8)
+            )
+            let handler = securityEventsHandler(bench, vault: proxied)
+            return Prepared(watched: watched, grants: grants.direct) { .response(await handler.handle(request, logger: bench.logger)) }
         }
+    }
+
+    /// Wired as the composition root wires it: our client IDs read through the proxied
+    /// store, the ledger on the proxied DynamoDB; Google's RISC keys fetched straight from
+    /// the fake Google (their outage is the handler tests' case), afresh for each cell.
+    private func securityEventsHandler(_ bench: FaultBench, vault: TokenVault) -> SecurityEventsHandler {
+        let clients = CachedGoogleClients(secrets: bench.proxiedSecrets, secretID: FaultBench.clientIDSecret)
+        let keys = HTTPIssuerKeySource(location: .riscConfiguration(bench.google.riscConfigurationURL), transport: CurlHTTPClient(), logger: bench.logger)
+        let now = bench.now
+        return SecurityEventsHandler(
+            verifier: SecurityEventVerifier(keys: keys, clientIDs: { try await clients.value().ids }),
+            events: GoogleAccountEvents(vault: vault, recoveryWindowDays: 7, now: { now }), ledger: bench.proxiedLedger,
+            metrics: DiscardedMetrics(), now: { now }
+        )
     }
 
     /// One run of the refresh job.

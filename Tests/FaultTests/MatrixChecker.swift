@@ -52,7 +52,8 @@ struct Reference {
     }
 }
 
-/// Classifies one faulted run into a, a*, b, c or v, or fails it naming the cell.
+/// Classifies one faulted run into a, a*, b, c or v, or fails it naming the cell (the
+/// receiver's cells in `MatrixChecker+SecurityEvents.swift`).
 struct MatrixChecker {
     /// Every call that changes what a store holds, Secrets Manager's and DynamoDB's. KMS's
     /// `GenerateDataKey` and `Decrypt` change nothing stored: they are not writes.
@@ -71,7 +72,7 @@ struct MatrixChecker {
         return result
     }
 
-    func normalized(_ snapshots: [StoreSnapshot]) -> [String] { snapshots.map { $0.normalized(scenario.normalizeValue) } }
+    func normalized(_ snapshots: [StoreSnapshot]) -> [String] { snapshots.map(scenario.normalized) }
 
     /// Classifies a run; `rerun` sends the same request again without faults.
     func classify(
@@ -83,6 +84,9 @@ struct MatrixChecker {
         let unchanged = zip(after, before).map { $0 == $1 }
         let fail = { (reason: String) in
             CellFailure(cell: cell, reason: "\(reason); answer: \(result); before: \(before); after: \(after)")
+        }
+        if scenario.isSecurityEvent {
+            return try await classifyDelivery(result: result, before: before, after: after, records: records, prepared: prepared, fail: fail)
         }
 
         switch (result, reference.result) {

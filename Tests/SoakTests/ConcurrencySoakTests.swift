@@ -83,7 +83,8 @@ private func soak(issuerKeys: Bool = false, on makeBackend: (FakeGoogleServer) a
     }
     defer { issuer?.stop() }
     let label = backend.name + (issuerKeys ? "-jwks" : "")
-    let workload = SoakWorkload(label: label, jwts: jwts, google: google, environment: environment)
+    let events = try SoakSecurityEvents(google: google, audience: google.clientID)
+    let workload = SoakWorkload(label: label, jwts: jwts, google: google, environment: environment, events: events)
 
     // Every user exists and is connected before the soak: the first connection
     // (CreateSecret) is not what the soak is about, and moto answers 500 to creations
@@ -120,7 +121,11 @@ private func soak(issuerKeys: Bool = false, on makeBackend: (FakeGoogleServer) a
     }
     let invalidGrants = google.invalidGrantRefreshTokens
     let checker = InvariantChecker(
-        records: records, google: GoogleFacts(issued: { google.issued(accessToken: $0, presenting: $1) }, invalidGrantRefreshTokens: invalidGrants)
+        records: records,
+        google: GoogleFacts(
+            issued: { google.issued(accessToken: $0, presenting: $1) }, invalidGrantRefreshTokens: invalidGrants,
+            accountEmail: { SoakWorkload.user(ofRefreshToken: $0).map(SoakWorkload.googleEmail) }
+        )
     )
     let violations = checker.violations(finalStates: finalStates, samples: samples, restored: restored)
 
@@ -161,6 +166,10 @@ private func soak(issuerKeys: Bool = false, on makeBackend: (FakeGoogleServer) a
     #expect(operations.contains { $0.isStored }, "no store-tokens answered 201")
     #expect(operations.contains { $0.isDisconnected }, "no disconnect answered 200")
     #expect(operations.compactMap(\.summary).contains { $0.refreshed > 0 }, "no refresh run refreshed a grant")
+    for kind in SentEvent.Kind.allCases {
+        #expect(operations.contains { $0.isEvent(kind) && $0.httpStatus == 202 && $0.event?.redelivery == false }, "no \(kind) event was accepted")
+    }
+    #expect(operations.contains { $0.function == .securityEvents && $0.event?.redelivery == true }, "no security event was delivered again")
     #expect(stormWorkers == 0 || stormed.records.compactMap(\.summary).contains { $0.refreshed > 0 }, "the refresh storm refreshed nothing")
     #expect(samples.count > 0, "no token set was sampled during the run")
 }
@@ -202,6 +211,7 @@ private func connectEveryone(_ workload: SoakWorkload, backend: SoakBackend, see
         try await backend.users.putUser(UserRecord(userID: id, name: "Soak User \(user)", email: "\(id)@example.com", createdOn: "2026-11-22T00:00:00Z"))
         var sent = workload.tokens(for: user, tag: "seed", using: &random)
         sent.refreshToken = sent.refreshToken ?? "1//soak-\(workload.label)-\(user)-seed"
+        sent.subject = SoakWorkload.googleSubject(user)
         sent.scriptedRevoked = false
         sent.revokedAfterStore = false
         sent.seeded = true
@@ -209,7 +219,7 @@ private func connectEveryone(_ workload: SoakWorkload, backend: SoakBackend, see
         let started = ContinuousClock.now
         _ = try await vault.store(
             IncomingTokens(accessToken: sent.accessToken, refreshToken: sent.refreshToken, expiresIn: sent.expiresIn,
-                           scopes: sent.scope.split(separator: " ").map(String.init), email: sent.email),
+                           scopes: sent.scope.split(separator: " ").map(String.init), email: sent.email, subject: sent.subject),
             for: try #require(UserID(id))
         )
         records.append(SoakRecord(

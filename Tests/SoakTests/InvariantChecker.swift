@@ -78,6 +78,21 @@ struct Violation: Sendable, CustomStringConvertible {
 /// 6. **Revocations**: the refresh runs together reported no more `revoked` grants than
 ///    Google answered `invalid_grant`. A store-tokens of a grant Google already refused
 ///    must not answer 201.
+/// 7. **Security events**, each naming the user's Google account, act on whatever set
+///    holds that account when they run, through the compare-and-swap. So (2) also explains
+///    V `revoked` by a tokens-revoked delivery E, and V `disabled` by an account-disabled E
+///    (unverified only after an account-enabled one too), when E ended after `w` started
+///    and no accepted delivery of E's token recorded it before E started (E then found it
+///    recorded and did nothing: **a redelivery acts once**): a reconnect's set may be
+///    revoked by an event that overlaps or follows it, never by one that was over before
+///    it began (**no lost grant**, that is no stale application writing an older decision
+///    over it). And **no undone event**: when V comes from `w`
+///    and names the account, no disconnect overlapped, and a delivery E that surely acted
+///    (202, and no other delivery of its token started before E ended, which could have
+///    recorded it first) started after `w` ended and ended before O: V is `revoked` after
+///    tokens-revoked; after account-disabled V is not `active` unless an account-enabled
+///    delivery ended after E started. A refresh that read the set before E and wrote after
+///    it must lose its swap, not write back an active set.
 ///
 /// The inputs make this exact: every store-tokens sends a grant no other call sends, and
 /// either a refresh token (Google's answer then replaces the set but `connected_at`, and
@@ -148,6 +163,7 @@ struct InvariantChecker {
         let user = look.user
         let stores = history.filter { $0.isStored && $0.started < look.ended }
         let disconnects = history.filter { $0.isDisconnected && $0.started < look.ended }
+        let events = history.filter { $0.function == .securityEvents && $0.started < look.ended }
         let surelyBefore = { (record: SoakRecord) in record.ended < look.started }
         var violations = look.connected == true
             ? resurrection(of: user, during: look.started, look.ended, history: history, seenBy: "the harness's read") : []
@@ -163,7 +179,7 @@ struct InvariantChecker {
         case .present(let set, let tags):
             let unsuperseded = stores.filter { w in !stores.contains { w.endedBefore($0) && surelyBefore($0) } }
             let last = unsuperseded.filter { w in !disconnects.contains { w.endedBefore($0) && surelyBefore($0) } }
-            let fromLast = last.contains { comesFrom(set, $0, earlier: stores) }
+            let fromLast = last.contains { comesFrom(set, $0, earlier: stores, events: events) }
             if !fromLast && !revokedByDisconnect(set, look: look, candidates: unsuperseded, history: history, stores: stores, disconnects: disconnects) {
                 // A last store's set with a status nothing explains is unexplained too.
                 let lastSource = last.first { comesFrom(set, $0, earlier: stores, ignoringStatus: true) }
@@ -175,6 +191,7 @@ struct InvariantChecker {
                         + "allowed: \(last.isEmpty ? "absent" : last.map { "call " + $0.sent!.call }.joined(separator: ", "))"
                 ))
             }
+            violations += undoneEvent(set, look: look, stores: stores, history: history, events: events)
             guard atRest else { return violations }
             var described = set
             if restoredByReconnect { described.status = .revoked }
@@ -210,6 +227,32 @@ struct InvariantChecker {
         }
     }
 
+    /// Rule 7's second half: an event that surely acted on `w`'s set is not undone.
+    private func undoneEvent(
+        _ set: GmailTokenSet, look: Observation, stores: [SoakRecord], history: [SoakRecord], events: [SoakRecord]
+    ) -> [Violation] {
+        guard set.googleSubject == SoakWorkload.googleSubject(look.user), set.status != .revoked,
+              let w = stores.first(where: { comesFrom(set, $0, earlier: stores, ignoringStatus: true) }),
+              !history.contains(where: { $0.function == .disconnect && $0.ended > w.started && $0.started < look.ended })
+        else { return [] }
+        let surelyActed = { (e: SoakRecord) in
+            e.httpStatus == 202 && w.ended < e.started && e.ended < look.started
+                && !events.contains { $0.event?.jti == e.event?.jti && $0.tag != e.tag && $0.started < e.ended }
+        }
+        let undone = { (e: SoakRecord) in
+            Violation(
+                user: look.user, rule: "security event undone",
+                detail: "\(e.event!.kind) \(e.tag) answered 202 after store-tokens \(w.sent!.call) ended, yet its set reads \(set.status.rawValue)"
+            )
+        }
+        if let revoked = events.first(where: { $0.isEvent(.tokensRevoked) && surelyActed($0) }) { return [undone(revoked)] }
+        if set.status == .active, let disabled = events.first(where: { $0.isEvent(.accountDisabled) && surelyActed($0) }),
+           !events.contains(where: { $0.isEvent(.accountEnabled) && $0.ended > disabled.started }) {
+            return [undone(disabled)]
+        }
+        return []
+    }
+
     /// Rule 4: read as connected between `started` and `ended` although a 200 disconnect
     /// ended before and no 201 store-tokens overlapped the time since it started.
     func resurrection(
@@ -231,8 +274,12 @@ struct InvariantChecker {
     /// Whether `set` is what the 201 store `w` stored, or a refresh of it, or either marked
     /// revoked after Google said `invalid_grant` (with `ignoringStatus`, whatever its status).
     /// `earlier`: the user's 201 stores, of which those started before `w` ended may have
-    /// left a refresh token or address that `w`'s merge kept.
-    func comesFrom(_ set: GmailTokenSet, _ w: SoakRecord, earlier: [SoakRecord], ignoringStatus: Bool = false) -> Bool {
+    /// left a refresh token or address that `w`'s merge kept. `events`: the user's security
+    /// event deliveries, which explain a revoked or disabled status when they ended after
+    /// `w` started (rule 7).
+    func comesFrom(
+        _ set: GmailTokenSet, _ w: SoakRecord, earlier: [SoakRecord], events: [SoakRecord] = [], ignoringStatus: Bool = false
+    ) -> Bool {
         guard let sent = w.sent, set.scope == sent.scope, set.tokenType == "Bearer" else { return false }
         let before = earlier.filter { $0.started < w.ended && $0.sent != nil }.map { $0.sent! }
         let grant: String?
@@ -265,15 +312,19 @@ struct InvariantChecker {
         }
         guard emailOK else { return false }
         if ignoringStatus { return true }
+        // A delivery whose token an earlier accepted one recorded did nothing (the ledger).
+        let actedAfter = { (kind: SentEvent.Kind) in
+            events.contains { e in e.isEvent(kind) && e.ended > w.started && !events.contains { $0.recordedBefore(e) } }
+        }
         switch set.status {
         case .active:
             return Int(set.expiresAt.timeIntervalSince(set.updatedAt).rounded()) == lifetime
         case .revoked:
-            return grant.map(google.invalidGrantRefreshTokens.contains) ?? false
+            return (grant.map(google.invalidGrantRefreshTokens.contains) ?? false) || actedAfter(.tokensRevoked)
         case .rejected:
             return false  // the soak's grants are all our client's
         case .disabled:
-            return false  // the soak sends no security events yet
+            return actedAfter(.accountDisabled) && (set.verified || actedAfter(.accountEnabled))
         }
     }
 }

@@ -119,6 +119,62 @@ struct InvariantCheckerTests {
         #expect(Self.rules(history, Self.state(Self.asSent("s", refresh: false))).isEmpty)
     }
 
+    static func event(_ kind: SentEvent.Kind, _ from: Int, _ to: Int, status: Int = 202, jti: String? = nil) -> SoakRecord {
+        var record = SoakRecord(function: .securityEvents, user: 0, tag: "e\(from)", started: at(from), ended: at(to), exitStatus: 0, httpStatus: status)
+        record.event = SentEvent(kind: kind, jti: jti ?? "jti-\(from)", redelivery: false)
+        return record
+    }
+
+    /// `verified(name)` naming user 0's Google account, as the soak's grants do.
+    static func ofAccount(_ set: GmailTokenSet, status: GmailTokenSet.Status? = nil, verified: Bool = true) -> GmailTokenSet {
+        var set = set
+        set.googleSubject = SoakWorkload.googleSubject(0)
+        set.status = status ?? set.status
+        set.verified = verified
+        return set
+    }
+
+    @Test("a reconnect's set is revoked or disabled only by an event that overlaps or follows it: no lost grant")
+    func eventsDoNotReachBack() {
+        let revoked = Self.state(Self.ofAccount(Self.verified("a"), status: .revoked))
+        #expect(Self.rules([Self.event(.tokensRevoked, 0, 1), Self.store("a", 2, 3)], revoked) == ["unexplained token set"])
+        #expect(Self.rules([Self.event(.tokensRevoked, 0, 3), Self.store("a", 2, 4)], revoked).isEmpty)
+        #expect(Self.rules([Self.store("a", 0, 1), Self.event(.tokensRevoked, 2, 3, status: 503)], revoked).isEmpty)
+        let disabled = Self.state(Self.ofAccount(Self.verified("a"), status: .disabled))
+        #expect(Self.rules([Self.event(.accountDisabled, 0, 1), Self.store("a", 2, 3)], disabled) == ["unexplained token set"])
+        #expect(Self.rules([Self.store("a", 0, 1), Self.event(.accountDisabled, 2, 3)], disabled).isEmpty)
+        #expect(Self.rules([Self.store("a", 0, 1), Self.event(.tokensRevoked, 2, 3)], disabled) == ["unexplained token set", "security event undone"])
+        // A redelivery of a token already accepted does nothing, unless its jti went unrecorded.
+        let first = Self.event(.tokensRevoked, 0, 1, jti: "j")
+        var unrecorded = first
+        unrecorded.eventUnrecorded = true
+        #expect(Self.rules([first, Self.store("a", 2, 3), Self.event(.tokensRevoked, 4, 5, jti: "j")], revoked) == ["unexplained token set"])
+        #expect(Self.rules([unrecorded, Self.store("a", 2, 3), Self.event(.tokensRevoked, 4, 5, jti: "j")], revoked).isEmpty)
+        let enabled = Self.state(Self.ofAccount(Self.verified("a"), status: .disabled, verified: false))
+        #expect(Self.rules([Self.store("a", 0, 1), Self.event(.accountDisabled, 2, 3)], enabled) == ["unexplained token set"])
+        #expect(Self.rules([Self.store("a", 0, 1), Self.event(.accountDisabled, 2, 3), Self.event(.accountEnabled, 4, 5)], enabled).isEmpty)
+    }
+
+    @Test("an event that surely acted is not undone by a refresh writing back an active set: no resurrected grant")
+    func eventsStay() {
+        let active = Self.state(Self.ofAccount(Self.verified("a", access: "google-a2"), status: .active), tags: nil)
+        let refreshed = ["google-a2": "refresh-a"]
+        #expect(Self.rules([Self.store("a", 0, 1), Self.event(.tokensRevoked, 2, 3)], active, issued: refreshed) == ["security event undone"])
+        #expect(Self.rules([Self.store("a", 0, 1), Self.event(.accountDisabled, 2, 3)], active, issued: refreshed) == ["security event undone"])
+        // Overlapping the store, failed, delivered again after an earlier one, or followed by account-enabled: nothing owed.
+        #expect(Self.rules([Self.store("a", 0, 2), Self.event(.tokensRevoked, 1, 3)], active, issued: refreshed).isEmpty)
+        #expect(Self.rules([Self.store("a", 0, 1), Self.event(.tokensRevoked, 2, 3, status: 503)], active, issued: refreshed).isEmpty)
+        #expect(Self.rules(
+            [Self.event(.tokensRevoked, 0, 1, jti: "j"), Self.store("a", 2, 3), Self.event(.tokensRevoked, 4, 5, jti: "j")], active, issued: refreshed
+        ).isEmpty)
+        #expect(Self.rules(
+            [Self.store("a", 0, 1), Self.event(.accountDisabled, 2, 3), Self.event(.accountEnabled, 4, 5)], active, issued: refreshed
+        ).isEmpty)
+        // A set of another account (a switch) is not the event's.
+        let other = Self.state(Self.verified("a", access: "google-a2"))
+        #expect(Self.rules([Self.store("a", 0, 1), Self.event(.tokensRevoked, 2, 3)], other, issued: refreshed).isEmpty)
+    }
+
     @Test("absent only after a successful disconnect that no 201 followed")
     func absence() {
         #expect(Self.rules([Self.store("a", 0, 1)], .absent) == ["lost store-tokens"])

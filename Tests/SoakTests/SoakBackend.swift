@@ -29,6 +29,7 @@ struct SoakBackend {
         [
             "PATH": ProcessInfo.processInfo.environment["PATH"] ?? "/usr/bin:/bin", "HOME": NSTemporaryDirectory(), "LOG_LEVEL": "info",
             "GOOGLE_TOKEN_ENDPOINT": google.tokenEndpoint, "GOOGLE_REVOKE_ENDPOINT": google.revokeEndpoint,
+            "GOOGLE_RISC_CONFIGURATION_URL": google.riscConfigurationURL,
             "REFRESH_WINDOW_SECONDS": "3600", "REFRESH_MAX_WRITES_PER_SECOND": "10000", "REFRESH_CONCURRENCY": "8",
         ]
     }
@@ -87,11 +88,14 @@ struct SoakBackend {
     private enum TokenTable { static let name = "paypulse-gmail-tokens" }
 
     /// A moto_server of the soak's own (shared by no other test, so nobody else's requests
-    /// race ours there) with the users table.
+    /// race ours there) with the users table and the security events' ledger (both under
+    /// the functions' default names).
     private static func privateMoto() async throws -> (MotoServer, DynamoDBUserDirectory) {
         let server = try await MotoServer.launchPrivate()
-        let users = DynamoDBUserDirectory(client: try AWSTestClients.dynamoDB(endpoint: server.endpoint), table: "paypulse-users")
+        let dynamoDB = try AWSTestClients.dynamoDB(endpoint: server.endpoint)
+        let users = DynamoDBUserDirectory(client: dynamoDB, table: "paypulse-users")
         try await users.createTableIfNeeded()
+        try await DynamoDBSecurityEventLedger(client: dynamoDB, table: "paypulse-security-events").createTableIfNeeded()
         return (server, users)
     }
 

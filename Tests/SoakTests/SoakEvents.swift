@@ -1,7 +1,8 @@
 import Foundation
 
 /// The events the soak pipes into the functions: API Gateway HTTP API (payload 2.0)
-/// requests carrying a user's JWT, and EventBridge scheduled events.
+/// requests carrying a user's JWT or Google's security event token, and EventBridge
+/// scheduled events.
 enum SoakEvents {
     /// `POST /v1/auth/gmail-tokens` with `tokens` as the app's JSON body.
     static func storeTokens(_ tokens: SentTokens, jwt: String) -> Data {
@@ -28,8 +29,14 @@ enum SoakEvents {
         ])
     }
 
-    private static func api(method: String, path: String, jwt: String, body: [String: Any]?) -> Data {
-        var headers = ["authorization": "Bearer \(jwt)"]
+    /// `POST /v1/google/security-events` as Google pushes it: the token as the body, no
+    /// Authorization.
+    static func securityEvent(token: String) -> Data {
+        api(method: "POST", path: "/v1/google/security-events", jwt: nil, body: nil, raw: (token, "application/secevent+jwt"))
+    }
+
+    private static func api(method: String, path: String, jwt: String?, body: [String: Any]?, raw: (String, String)? = nil) -> Data {
+        var headers = jwt.map { ["authorization": "Bearer \($0)"] } ?? [:]
         var event: [String: Any] = [
             "version": "2.0", "routeKey": "$default", "rawPath": path, "rawQueryString": "",
             "requestContext": [
@@ -41,6 +48,10 @@ enum SoakEvents {
         if let body {
             headers["content-type"] = "application/json"
             event["body"] = String(decoding: json(body), as: UTF8.self)
+        }
+        if let (text, type) = raw {
+            headers["content-type"] = type
+            event["body"] = text
         }
         event["headers"] = headers
         return json(event)

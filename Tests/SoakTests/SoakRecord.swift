@@ -1,11 +1,28 @@
 import PayPulseDomain
 
-/// The four functions the soak runs.
+/// The functions the soak runs: the four the app and the schedule call, and Google's
+/// security events.
 enum SoakFunction: String, Sendable, CaseIterable {
     case storeTokens = "store-tokens"
     case tokenRefresh = "token-refresh"
     case disconnect
     case userProfile = "user-profile"
+    case securityEvents = "security-events"
+}
+
+/// One security event token Google posted (or posted again) about a user's Google account.
+struct SentEvent: Sendable, Equatable {
+    enum Kind: String, Sendable, CaseIterable {
+        case tokensRevoked = "https://schemas.openid.net/secevent/oauth/event-type/tokens-revoked"
+        case accountDisabled = "https://schemas.openid.net/secevent/risc/event-type/account-disabled"
+        case accountEnabled = "https://schemas.openid.net/secevent/risc/event-type/account-enabled"
+    }
+
+    var kind: Kind
+    /// Names the token (its `jti`): deliveries of one token share it.
+    var jti: String
+    /// Whether this delivery sends a token some earlier operation already sent.
+    var redelivery: Bool
 }
 
 /// The token set one store-tokens call sent, exactly (the app's JSON body).
@@ -25,6 +42,9 @@ struct SentTokens: Sendable, Equatable {
     var revokedAfterStore = false
     /// The seed: stored by the harness in-process, never shown to Google.
     var seeded = false
+    /// The Google account (`sub`) the grant belongs to, which Google's `id_token` names and
+    /// the user's security events name; `nil` for a body without a refresh token.
+    var subject: String?
 
     /// Whether the set is stored as the body says (Google never saw it), not as Google
     /// answered: the seed, and bodies without a refresh token.
@@ -54,6 +74,11 @@ struct SoakRecord: Sendable {
     var summary: RefreshSummary?
     /// user-profile: its `gmail_account_connected`, when it answered 200.
     var connected: Bool?
+    /// security-events: the token posted.
+    var event: SentEvent?
+    /// security-events: acted on but its `jti` not recorded (the function logged so), so a
+    /// later delivery of the same token may act again.
+    var eventUnrecorded = false
     /// A token-refresh of the storm workers, which run nothing else.
     var isStorm = false
     /// Written by the harness before the soak (the seed of each user), not by a process.
@@ -74,7 +99,18 @@ struct SoakRecord: Sendable {
         case .disconnect: isDisconnected
         case .userProfile: httpStatus == 200 && connected != nil
         case .tokenRefresh: unexpected == nil
+        case .securityEvents: httpStatus == 202
         }
+    }
+
+    /// A security event of `kind` that may have acted: its process ran (202 or not: a 503
+    /// may have changed some grants before failing).
+    func isEvent(_ kind: SentEvent.Kind) -> Bool { function == .securityEvents && event?.kind == kind }
+
+    /// An accepted delivery of `other`'s token that recorded it before `other` started:
+    /// `other` then found it recorded and did nothing.
+    func recordedBefore(_ other: SoakRecord) -> Bool {
+        function == .securityEvents && event?.jti == other.event?.jti && httpStatus == 202 && !eventUnrecorded && endedBefore(other)
     }
 
     /// The least share of a function's runs that must succeed, in percent: store-tokens is
@@ -85,6 +121,7 @@ struct SoakRecord: Sendable {
         case .storeTokens: 80
         case .disconnect: 50
         case .userProfile, .tokenRefresh: 100
+        case .securityEvents: 90
         }
     }
 
@@ -114,6 +151,12 @@ struct SoakRecord: Sendable {
             guard let httpStatus else { return "no readable response" }
             if httpStatus != 200 { return "answered \(httpStatus) where the workload expects 200" }
             return connected == nil ? "answered 200 without gmail_account_connected" : nil
+        case .securityEvents:
+            // A grant that kept changing under the event (every reread lost its swap to a
+            // refresh or a reconnect) is 503 by design: Google delivers it again.
+            guard let httpStatus else { return "no readable response" }
+            if httpStatus == 202 || (httpStatus == 503 && failureDetail?.contains("kept changing") == true) { return nil }
+            return "answered \(httpStatus) where the workload expects 202"
         }
     }
 

@@ -38,6 +38,9 @@ struct SoakReport {
             lines.append("  \(function.rawValue.padding(toLength: 14, withPad: " ", startingAt: 0)) \(runs.count) [\(outcomes.joined(separator: ", "))]")
         }
         func count(_ function: SoakFunction, _ status: Int) -> Int { operations.filter { $0.function == function && $0.httpStatus == status }.count }
+        let events = operations.filter { $0.function == .securityEvents }
+        lines.append("  security events: " + SentEvent.Kind.allCases.map { kind in "\(kind) \(events.filter { $0.event?.kind == kind }.count)" }.joined(separator: ", ")
+            + "; \(events.filter { $0.event?.redelivery == true }.count) delivered again, \(events.filter(\.eventUnrecorded).count) acted on but not recorded")
         lines.append("  store-tokens 409: \(storeConflicts.count) (target 0), 503: \(count(.storeTokens, 503)); "
             + "disconnect 409: \(count(.disconnect, 409)), 503: \(count(.disconnect, 503))")
         let summaries = operations.compactMap(\.summary)

@@ -6,11 +6,15 @@ import PayPulseTestSupport
 /// at the fake Google first), run the function as a fresh process and record the outcome.
 ///
 /// Half the API calls go to five "hot" users so that calls for one user overlap often;
-/// token-refresh runs cover everyone (or one shard of 2–4).
+/// token-refresh runs cover everyone (or one shard of 2–4); Google's security events
+/// (tokens-revoked, account-disabled, account-enabled, and redeliveries) name a user's
+/// Google account.
 struct SoakWorkload: Sendable {
     static let userCount = 50
     static let hotUsers = 5
-    static let scope = "https://www.googleapis.com/auth/gmail.readonly https://www.googleapis.com/auth/userinfo.email"
+    /// With `openid`, as Google Sign-In asks: Google's answers then carry an `id_token`
+    /// naming the account, whose `sub` the grant stores and security events name.
+    static let scope = "openid https://www.googleapis.com/auth/gmail.readonly https://www.googleapis.com/auth/userinfo.email"
 
     /// Backend name, to keep tokens unique across phases.
     let label: String
@@ -18,8 +22,21 @@ struct SoakWorkload: Sendable {
     let jwts: [String]
     let google: FakeGoogleServer
     let environment: [String: String]
+    let events: SoakSecurityEvents
 
     static func userID(_ user: Int) -> String { "soak-user-\(user < 10 ? "0" : "")\(user)" }
+
+    /// The Google account of every grant `user` connects with a refresh token.
+    static func googleSubject(_ user: Int) -> String { String(format: "1170000000000000000%02d", user) }
+
+    /// The address Google's `id_token` names for that account, whatever the body's hint.
+    static func googleEmail(_ user: Int) -> String { "soak.user\(user)@gmail.com" }
+
+    /// The user a refresh token was made for (`1//soak-<label>-<user>-<tag>`).
+    static func user(ofRefreshToken token: String) -> Int? {
+        let parts = token.split(separator: "-")
+        return parts.count >= 3 ? Int(parts[parts.count - 2]) : nil
+    }
 
     /// A token set no other call sends. `tag` makes it unique (worker and iteration).
     /// - 70 %: a live refresh token, which store-tokens proves at the fake Google and
@@ -38,13 +55,16 @@ struct SoakWorkload: Sendable {
         case 0..<70:
             let account = Int.random(in: 0..<10, using: &random)
             let email = account < 2 ? "soak.user\(user).work@gmail.com" : account < 3 ? "Soak.User\(user)@Gmail.com" : "soak.user\(user)@gmail.com"
-            return SentTokens(accessToken: access, refreshToken: refresh, email: email, scope: Self.scope, expiresIn: expiresIn, scriptedRevoked: false, call: tag)
+            var sent = SentTokens(accessToken: access, refreshToken: refresh, email: email, scope: Self.scope, expiresIn: expiresIn, scriptedRevoked: false, call: tag)
+            sent.subject = Self.googleSubject(user)
+            return sent
         case 70..<80:
             var sent = SentTokens(
                 accessToken: access, refreshToken: refresh, email: "soak.user\(user)@gmail.com", scope: Self.scope, expiresIn: expiresIn,
                 scriptedRevoked: variant < 75, call: tag
             )
             sent.revokedAfterStore = variant >= 75
+            sent.subject = Self.googleSubject(user)
             return sent
         default:
             return SentTokens(
@@ -58,7 +78,10 @@ struct SoakWorkload: Sendable {
     /// before any process can see the set.
     func register(_ tokens: SentTokens) {
         guard let refreshToken = tokens.refreshToken else { return }
-        google.addGrant(refreshToken: refreshToken, scope: tokens.scope)
+        let account = tokens.subject == nil ? FakeGoogleAccount() : FakeGoogleAccount(
+            subject: tokens.subject, email: Self.user(ofRefreshToken: refreshToken).map(Self.googleEmail)
+        )
+        google.addGrant(refreshToken: refreshToken, scope: tokens.scope, account: account)
         if tokens.scriptedRevoked { google.invalidateGrant(refreshToken: refreshToken) }
     }
 
@@ -76,8 +99,15 @@ struct SoakWorkload: Sendable {
             return record
         case 40..<55:
             return try run(.disconnect, tag: tag, user: user, event: SoakEvents.disconnect(jwt: jwts[user]), runner: runner)
-        case 55..<80:
+        case 55..<68:
             return try run(.userProfile, tag: tag, user: user, event: SoakEvents.userProfile(jwt: jwts[user]), runner: runner)
+        case 68..<80:
+            guard let delivery = events.next(for: user, using: &random) else {
+                return try run(.userProfile, tag: tag, user: user, event: SoakEvents.userProfile(jwt: jwts[user]), runner: runner)
+            }
+            var record = try run(.securityEvents, tag: tag, user: delivery.user, event: SoakEvents.securityEvent(token: delivery.token), runner: runner)
+            record.event = delivery.event
+            return record
         default:
             return try runRefresh(tag: tag, runner: runner, environment: environment, using: &random)
         }
@@ -112,6 +142,7 @@ struct SoakWorkload: Sendable {
             signal: result.signal, sent: sent
         )
         let response = try? JSONSerialization.jsonObject(with: Data(result.stdout.utf8)) as? [String: Any]
+        record.eventUnrecorded = function == .securityEvents && result.stderr.contains("applied but not recorded")
         if function == .tokenRefresh {
             record.summary = try? JSONDecoder().decode(RefreshSummary.self, from: Data(result.stdout.utf8))
         } else {

@@ -1,0 +1,78 @@
+import Foundation
+import PayPulseTestSupport
+import Synchronization
+
+/// Google's security events for the soak, signed before it starts by PyJWT in one run (a
+/// process per token would cost more than the functions it feeds) and published as the
+/// fake Google's RISC key set. Each user's Google account has its own tokens of each kind;
+/// a delivery takes a fresh one, or sends again one already sent, as Google redelivers.
+final class SoakSecurityEvents: Sendable {
+    static let issuer = "https://accounts.google.com/"
+    /// Fresh tokens per user and kind; past them, deliveries are redeliveries.
+    static let perUserAndKind = 4
+    /// Every fourth delivery sends a token again; the others take fresh ones, their kinds in
+    /// turn, so even a short soak delivers each kind and a duplicate.
+    static let redeliveryEvery = 4
+
+    private struct Token {
+        var user: Int
+        var event: SentEvent
+        var token: String
+    }
+
+    private struct State {
+        var fresh: [Int: [Token]] = [:]
+        var sent: [Token] = []
+        var deliveries = 0
+    }
+
+    private let state: Mutex<State>
+
+    /// Signs every token and publishes their key on `google`.
+    /// - Parameter audience: our client ID, which Google puts in `aud`.
+    init(google: FakeGoogleServer, audience: String) throws {
+        let iat = Int(Date().timeIntervalSince1970) - 60
+        var planned: [(user: Int, event: SentEvent)] = []
+        for user in 0..<SoakWorkload.userCount {
+            for kind in SentEvent.Kind.allCases {
+                for _ in 0..<Self.perUserAndKind { planned.append((user, SentEvent(kind: kind, jti: UUID().uuidString, redelivery: false))) }
+            }
+        }
+        let signed = try PyJWTIssuer.sign(planned.map { user, event in
+            let subject: [String: any Sendable] = ["subject_type": "iss-sub", "iss": Self.issuer, "sub": SoakWorkload.googleSubject(user)]
+            let claims: [String: any Sendable] = [
+                "iss": Self.issuer, "aud": audience, "iat": iat, "jti": event.jti,
+                "events": [event.kind.rawValue: ["subject": subject] as [String: any Sendable]] as [String: any Sendable],
+            ]
+            return PyJWTIssuer.Token(claims: claims, alg: "RS256")
+        })
+        google.publishRISCKeys(signed.jwks, issuer: Self.issuer)
+        var state = State()
+        for ((user, event), token) in zip(planned, signed.tokens) { state.fresh[user, default: []].append(Token(user: user, event: event, token: token)) }
+        self.state = Mutex(state)
+    }
+
+    /// The next delivery: a fresh token about `user`'s account, of the kind whose turn it
+    /// is (another kind when the user has none of it left), or a token already sent, about
+    /// whichever user it names. `nil` when nothing was sent yet and nothing fresh is left.
+    func next(for user: Int, using random: inout some RandomNumberGenerator) -> (user: Int, event: SentEvent, token: String)? {
+        let pick = Int.random(in: 0..<Int.max, using: &random)
+        return state.withLock { state in
+            let turn = state.deliveries
+            state.deliveries += 1
+            let kinds = SentEvent.Kind.allCases
+            let wanted = kinds[turn % kinds.count]
+            let mine = state.fresh[user] ?? []
+            if turn % Self.redeliveryEvery != Self.redeliveryEvery - 1 || state.sent.isEmpty,
+               let index = mine.firstIndex(where: { $0.event.kind == wanted }) ?? mine.indices.last {
+                let token = state.fresh[user]!.remove(at: index)
+                state.sent.append(token)
+                return (user, token.event, token.token)
+            }
+            guard !state.sent.isEmpty else { return nil }
+            var token = state.sent[pick % state.sent.count]
+            token.event.redelivery = true
+            return (token.user, token.event, token.token)
+        }
+    }
+}
