@@ -83,12 +83,7 @@ struct FaultMatrixTests {
         let path = try report.write()
         print(report.render())
         print("fault matrix written to \(path)")
-        let known = report.failures.filter { Self.isKnownDefect($0, on: store) }
-        for failure in report.failures where !Self.isKnownDefect(failure, on: store) { Issue.record("\(failure)") }
-        for failure in known { withKnownIssue(Self.knownDefect) { Issue.record("\(failure)") } }
-        if store == .secretsManager, Self.scenarios.contains(.tokensRevoked), !Self.everyCall {
-            #expect(!known.isEmpty, "the known defect no longer shows: drop isKnownDefect and the known issue in securityEventMarkWithoutTags")
-        }
+        for failure in report.failures { Issue.record("\(failure)") }
         // The matrix knows its shape: a lost position or half its calls is a failure, not a
         // smaller table (docs/RELIABILITY.md quotes these counts).
         #expect(Set(report.sequences.map(\.scenario)) == Set(Self.scenarios.map(\.rawValue)))
@@ -125,27 +120,15 @@ struct FaultMatrixTests {
         }
     }
 
-    /// A defect of the domain, reported, not yet fixed: on Secrets Manager a tokens-revoked
-    /// whose revoked value landed but whose tags did not (the tag write failed, or the stage
-    /// move landed unheard) answers 503 as it must, but the redelivery finds the value
-    /// already revoked and changes nothing, so the tags keep reading `active`: user-profile
-    /// says connected and the refresh job lists the grant, for good. `GoogleAccountEvents`
-    /// does not retag a set already in the state the event asks for, as the disconnect's
-    /// `markRevoked` does. See ``securityEventMarkWithoutTags()``.
-    static let knownDefect: Comment = "GoogleAccountEvents leaves a revoked value's untagged mark untagged on redelivery (Secrets Manager)"
-
-    static func isKnownDefect(_ failure: CellFailure, on store: FaultStore) -> Bool {
-        store == .secretsManager && failure.cell.hasPrefix(FaultScenario.tokensRevoked.rawValue)
-            && failure.reason.hasPrefix("the redelivery did not finish the event")
-    }
-
-    /// The known defect on its own: tokens-revoked with the tag write of the first grant
-    /// failing persistently must end as c (503, then the redelivery tags the revoked set).
+    /// Between the matrix's cells, alone: tokens-revoked on Secrets Manager whose revoked
+    /// value landed but whose tags did not (the tag write failing persistently) must end as
+    /// c: 503, then the redelivery finds the value already revoked and tags it, or the
+    /// listing keeps saying `active` (user-profile connected, the refresh job listing it) for
+    /// good. Found by the receiver's cells; `GoogleAccountEvents` now retags a set already in
+    /// the state the event asks for, as the disconnect's `markRevoked` does.
     @Test("a security event's revoked mark left untagged is tagged by the redelivery")
     func securityEventMarkWithoutTags() async throws {
-        await withKnownIssue(Self.knownDefect) {
-            try await completedByRerun(.tokensRevoked, cell: "fe", faults: [("TagResource", .status(503))])
-        }
+        try await completedByRerun(.tokensRevoked, cell: "fe", faults: [("TagResource", .status(503))])
     }
 
     /// Calls between the matrix's positions: the disconnect's revoked mark landed (its stage

@@ -147,7 +147,20 @@ public struct GoogleAccountEvents: Sendable {
                     return false
                 }
             }
-            guard let changed = change.applied(to: stored.tokenSet, at: now()) else { return false }
+            guard let changed = change.applied(to: stored.tokenSet, at: now()) else {
+                // Already as the event leaves it, perhaps by our own earlier delivery whose
+                // tagging failed (Secrets Manager tags apart from the value): tag it again
+                // from the value, or the listing keeps saying connected.
+                guard !vault.grants.writesAttributesWithValue else { return false }
+                do {
+                    try await vault.retag(stored.tokenSet, of: user, version: stored.version)
+                    return false
+                } catch let error as StoreError where error == .conflict {
+                    continue  // a newer set: decide again on it
+                } catch let error as StoreError where error == .notFound || error == .scheduledForDeletion {
+                    return false
+                }
+            }
             do {
                 try await vault.replace(changed, of: user, expected: stored.version)
                 return true
