@@ -25,16 +25,7 @@ final class WebDriverBrowser {
 
     init() async throws {
         let (browser, driverPath) = try Self.binaries()
-        // chromedriver binds the port the kernel gives it and prints it: a port found free
-        // here and bound there later could be taken in between by a parallel test.
-        let output = FileManager.default.temporaryDirectory.appendingPathComponent("chromedriver-\(UUID().uuidString).out").path
-        defer { try? FileManager.default.removeItem(atPath: output) }
-        driver = try SpawnedProcess.Running.start(
-            [driverPath, "--port=0"], environment: ["PATH": "/usr/bin:/bin:/opt/homebrew/bin:/usr/local/bin", "HOME": NSTemporaryDirectory()],
-            stdoutPath: output, stderrPath: "/dev/null"
-        )
-        let announced = try driver.awaitOutput(matching: #"started successfully on port [0-9]+"#, in: output, within: TestTime.scaled(.seconds(10)))
-        endpoint = "http://127.0.0.1:\(announced.split(separator: " ").last ?? "")"
+        (driver, endpoint) = try Self.startDriver(driverPath)
         var started: String?
         for _ in 0..<100 where started == nil {
             try await Task.sleep(for: .milliseconds(100))
@@ -56,6 +47,40 @@ final class WebDriverBrowser {
             throw ReplayError("chromedriver did not answer at \(endpoint)")
         }
         session = started
+    }
+
+    /// Starts chromedriver on a port the kernel gives it, and where it listens.
+    ///
+    /// A port found free here and bound there later could be taken in between by a parallel
+    /// test, so chromedriver binds port 0 and prints the port. But with `--port=0` it takes
+    /// the port on one address family and then binds the same number on IPv4, which another
+    /// process may hold: it then exits with "IPv4 port not available" (1 start in 30 here,
+    /// and a CI run). Each start is a new draw, so an exit before the announcement is tried
+    /// again, up to five starts; the last one's words are in the error.
+    private static func startDriver(_ path: String) throws -> (SpawnedProcess.Running, String) {
+        let scratch = FileManager.default.temporaryDirectory.appendingPathComponent("chromedriver-\(UUID().uuidString)").path
+        defer { for suffix in [".out", ".err"] { try? FileManager.default.removeItem(atPath: scratch + suffix) } }
+        var lastFailure = ""
+        for _ in 0..<5 {
+            let driver = try SpawnedProcess.Running.start(
+                [path, "--port=0"], environment: ["PATH": "/usr/bin:/bin:/opt/homebrew/bin:/usr/local/bin", "HOME": NSTemporaryDirectory()],
+                stdoutPath: scratch + ".out", stderrPath: scratch + ".err"
+            )
+            do {
+                let announced = try driver.awaitOutput(
+                    matching: #"started successfully on port [0-9]+"#, in: scratch + ".out", within: TestTime.scaled(.seconds(10))
+                )
+                return (driver, "http://127.0.0.1:\(announced.split(separator: " ").last ?? "")")
+            } catch {
+                let words = [".out", ".err"].compactMap { try? String(contentsOfFile: scratch + $0, encoding: .utf8) }.joined()
+                lastFailure = "\(error); it said: \(words.suffix(600))"
+                guard try driver.exitIfEnded() != nil else {
+                    driver.terminate()  // alive but silent: not a lost port
+                    throw ReplayError("chromedriver did not start: \(lastFailure)")
+                }
+            }
+        }
+        throw ReplayError("chromedriver ended before listening, five times: \(lastFailure)")
     }
 
     /// Opens `url`.
