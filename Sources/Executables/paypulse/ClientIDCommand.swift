@@ -36,7 +36,7 @@ struct ClientIDCommand: AsyncParsableCommand {
     }
 
     /// Creates or replaces the client-ID secret with `clientIDs` as
-    /// `{"client_ids": [...], "token_digest_key": ...}`, once it parses: the key the secret
+    /// `{"client_id": ..., "token_digest_key": ...}` (several: `"client_ids": [...]`), once it parses: the key the secret
     /// holds is kept (a new one would orphan every grant's listed digests), and one is made
     /// (``RefreshTokenDigester/newKey()``) when it holds none.
     static func store(_ clientIDs: [String], in context: CLIContext) async throws {
@@ -57,7 +57,11 @@ struct ClientIDCommand: AsyncParsableCommand {
     /// The secret's text for `clientIDs` and `digestKey`.
     /// - Throws: ``GoogleClients/LoadError`` when it would not parse (a client ID with a space).
     static func secretValue(of clientIDs: [String], digestKey: String, secretID: String) throws -> String {
-        let document = JSONValue.object(["client_ids": .array(clientIDs.map(JSONValue.string)), "token_digest_key": .string(digestKey)])
+        // One client as `client_id`: the form other readers of a single-client secret (the
+        // Python peer) take.
+        let list: (String, JSONValue) = clientIDs.count == 1
+            ? ("client_id", .string(clientIDs[0])) : ("client_ids", .array(clientIDs.map(JSONValue.string)))
+        let document = JSONValue.object([list.0: list.1, "token_digest_key": .string(digestKey)])
         let value = String(decoding: document.compactJSON() ?? [], as: UTF8.self)
         _ = try GoogleClients.parse(value, secretID: secretID)
         return value
