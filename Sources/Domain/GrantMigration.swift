@@ -206,7 +206,7 @@ public struct GrantMigration: Sendable {
                 try await target.mark(user, attributes: attributes)
                 return .unchanged
             }
-            // Secrets Manager: PutSecretValue, UpdateSecretVersionStage, then TagResource.
+            // Secrets Manager: PutSecretValue, then TagResource.
             try await pace(target.writesAttributesWithValue ? 1 : 3)
             try await target.replace(user, expected: held.version, value: value, attributes: attributes)
             return .updated

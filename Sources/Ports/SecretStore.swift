@@ -52,10 +52,11 @@ public protocol SecretStore: Sendable {
 
     /// Compare-and-swap replace: stores `value` as the new `AWSCURRENT` only if `expected`
     /// still holds `AWSCURRENT`; otherwise throws ``StoreError/conflict`` and the
-    /// current value stays. On AWS this is `PutSecretValue` as `AWSPENDING` followed by
-    /// `UpdateSecretVersionStage`; the embedded store does it in one transaction.
+    /// current value stays. The store names the new version. On AWS this is one
+    /// `PutSecretValue` whose token can make one version per `expected`; the embedded
+    /// store does it in one transaction.
     func replaceCurrent(
-        name: String, expected: SecretVersionID, value: String, clientRequestToken: String
+        name: String, expected: SecretVersionID, value: String
     ) async throws -> SecretVersionID
 
     /// Lists secrets whose name starts with `namePrefix` (case-sensitive), one page at a
@@ -118,10 +119,18 @@ public struct SecretVersionID: Hashable, Sendable, Codable, CustomStringConverti
         var generator = SystemRandomNumberGenerator()
         var bytes = (0..<16).map { _ in UInt8.random(in: .min ... .max, using: &generator) }
         bytes[6] = (bytes[6] & 0x0F) | 0x40  // version 4
+        return SecretVersionID(uuid: bytes)
+    }
+
+    /// The id spelled as a UUID (8-4-4-4-12 lowercase hex) of 16 `bytes`, whose version
+    /// nibble (byte 6) the caller has set; the RFC 4122 variant bits (byte 8) are set here.
+    public init(uuid bytes: [UInt8]) {
+        precondition(bytes.count == 16, "a UUID is 16 bytes")
+        var bytes = bytes
         bytes[8] = (bytes[8] & 0x3F) | 0x80  // RFC 4122 variant
         let hex = bytes.map { byte in (byte < 16 ? "0" : "") + String(byte, radix: 16) }
         let groups = [0..<4, 4..<6, 6..<8, 8..<10, 10..<16].map { hex[$0].joined() }
-        return SecretVersionID(groups.joined(separator: "-"))
+        self.init(groups.joined(separator: "-"))
     }
 }
 
@@ -237,7 +246,7 @@ public struct SecretPage: Sendable, Equatable {
 }
 
 /// The operations of ``SecretStore`` by name (Secrets Manager's, plus the compare-and-swap
-/// ``SecretStore/replaceCurrent(name:expected:value:clientRequestToken:)``): what a caller
+/// ``SecretStore/replaceCurrent(name:expected:value:)``): what a caller
 /// says it can reach, and what an adapter maps onto its calls.
 public enum SecretOperation: String, Sendable, CaseIterable {
     case createSecret, getSecretValue, describeSecret, putSecretValue, updateSecretVersionStage, replaceCurrent

@@ -44,9 +44,9 @@ public struct CallRecordingSecretStore: SecretStore {
         try await inner.updateSecretVersionStage(name: name, stage: stage, moveTo: moveTo, removeFrom: removeFrom)
     }
 
-    public func replaceCurrent(name: String, expected: SecretVersionID, value: String, clientRequestToken: String) async throws -> SecretVersionID {
+    public func replaceCurrent(name: String, expected: SecretVersionID, value: String) async throws -> SecretVersionID {
         log.record("SecretStore.replaceCurrent(\(name))")
-        return try await inner.replaceCurrent(name: name, expected: expected, value: value, clientRequestToken: clientRequestToken)
+        return try await inner.replaceCurrent(name: name, expected: expected, value: value)
     }
 
     public func listSecrets(namePrefix: String, tagValue: String?, includePlannedDeletion: Bool, maxResults: Int, nextToken: String?) async throws -> SecretPage {

@@ -111,14 +111,15 @@ public actor InMemorySecretStore: SecretStore {
         secrets[name] = secret
     }
 
-    public func replaceCurrent(name: String, expected: SecretVersionID, value: String, clientRequestToken: String) throws -> SecretVersionID {
+    public func replaceCurrent(name: String, expected: SecretVersionID, value: String) throws -> SecretVersionID {
         try enter("ReplaceCurrent")
         var secret = try live(name)
         guard secret.stages[.current] == expected.rawValue else { throw StoreError.conflict }
-        secret.versions[clientRequestToken] = Version(value: value, created: Date())
-        attach(.current, to: clientRequestToken, in: &secret)
+        let version = SecretVersionID.random()
+        secret.versions[version.rawValue] = Version(value: value, created: Date())
+        attach(.current, to: version.rawValue, in: &secret)
         secrets[name] = secret
-        return SecretVersionID(clientRequestToken)
+        return version
     }
 
     public func listSecrets(namePrefix: String, tagValue: String?, includePlannedDeletion: Bool, maxResults: Int, nextToken: String?) throws -> SecretPage {

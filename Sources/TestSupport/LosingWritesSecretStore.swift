@@ -10,7 +10,7 @@ public struct LosingWritesSecretStore: SecretStore {
     /// Wraps `inner`.
     public init(inner: any SecretStore) { self.inner = inner }
 
-    public func replaceCurrent(name: String, expected: SecretVersionID, value: String, clientRequestToken: String) async throws -> SecretVersionID {
+    public func replaceCurrent(name: String, expected: SecretVersionID, value: String) async throws -> SecretVersionID {
         throw StoreError.conflict
     }
 

@@ -2,7 +2,7 @@ import Foundation
 import PayPulsePorts
 
 /// Wraps a ``SecretStore`` and counts the quota-counted writes (PutSecretValue and
-/// UpdateSecretVersionStage; a one-call compare-and-swap counts as the two it stands for).
+/// UpdateSecretVersionStage; a compare-and-swap is one PutSecretValue on Secrets Manager).
 /// Their pacing is checked on the limiter's own grants (``PermitLog``), not on when writes
 /// arrive here, which a loaded machine moves.
 public final class WriteRecordingSecretStore: SecretStore, @unchecked Sendable {
@@ -44,9 +44,9 @@ public final class WriteRecordingSecretStore: SecretStore, @unchecked Sendable {
         try await inner.updateSecretVersionStage(name: name, stage: stage, moveTo: moveTo, removeFrom: removeFrom)
     }
 
-    public func replaceCurrent(name: String, expected: SecretVersionID, value: String, clientRequestToken: String) async throws -> SecretVersionID {
-        record(2)
-        return try await inner.replaceCurrent(name: name, expected: expected, value: value, clientRequestToken: clientRequestToken)
+    public func replaceCurrent(name: String, expected: SecretVersionID, value: String) async throws -> SecretVersionID {
+        record(1)
+        return try await inner.replaceCurrent(name: name, expected: expected, value: value)
     }
 
     public func listSecrets(namePrefix: String, tagValue: String?, includePlannedDeletion: Bool, maxResults: Int, nextToken: String?) async throws -> SecretPage {

@@ -19,8 +19,8 @@ struct LogHygieneTests {
 
         let version = try await store.createSecret(name: name, value: value, tags: [:], clientRequestToken: UUID().uuidString)
         _ = try await store.getSecretValue(name: name, stage: .current)
-        _ = try? await store.replaceCurrent(name: name, expected: SecretVersionID("stale"), value: value + " ", clientRequestToken: UUID().uuidString)
-        _ = try await store.replaceCurrent(name: name, expected: version, value: value + "  ", clientRequestToken: UUID().uuidString)
+        _ = try? await store.replaceCurrent(name: name, expected: SecretVersionID("stale"), value: value + " ")
+        _ = try await store.replaceCurrent(name: name, expected: version, value: value + "  ")
         _ = try? await store.getSecretValue(name: name + "-absent", stage: .current)
 
         // A throttled server makes the client log its retries too.

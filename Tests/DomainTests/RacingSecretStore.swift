@@ -67,8 +67,8 @@ final class RacingSecretStore: SecretStore, @unchecked Sendable {
         try await inner.updateSecretVersionStage(name: name, stage: stage, moveTo: moveTo, removeFrom: removeFrom)
     }
 
-    func replaceCurrent(name: String, expected: SecretVersionID, value: String, clientRequestToken: String) async throws -> SecretVersionID {
-        try await inner.replaceCurrent(name: name, expected: expected, value: value, clientRequestToken: clientRequestToken)
+    func replaceCurrent(name: String, expected: SecretVersionID, value: String) async throws -> SecretVersionID {
+        try await inner.replaceCurrent(name: name, expected: expected, value: value)
     }
 
     func listSecrets(namePrefix: String, tagValue: String?, includePlannedDeletion: Bool, maxResults: Int, nextToken: String?) async throws -> SecretPage {

@@ -26,7 +26,7 @@ struct ConcurrentWriterTests {
             let next = try #require(Int(current.string)) + 1
             do {
                 _ = try await store.replaceCurrent(
-                    name: secret, expected: current.versionID, value: "\(next)", clientRequestToken: newToken())
+                    name: secret, expected: current.versionID, value: "\(next)")
                 won.append(current.versionID)
             } catch let error as StoreError where error == .conflict {
                 continue
@@ -69,7 +69,7 @@ struct ConcurrentWriterTests {
                     group.addTask {
                         do {
                             _ = try await store.replaceCurrent(
-                                name: Self.secret, expected: expected, value: "\(attempt)", clientRequestToken: newToken())
+                                name: Self.secret, expected: expected, value: "\(attempt)")
                             return 1
                         } catch let error as StoreError where error == .conflict {
                             return 0

@@ -16,9 +16,9 @@ struct LoggingTests {
 
             let first = try await store.createSecret(name: "gmail/user/u1", value: values[0], tags: [:], clientRequestToken: newToken())
             let second = try await store.putSecretValue(name: "gmail/user/u1", value: values[1], clientRequestToken: newToken())
-            _ = try await store.replaceCurrent(name: "gmail/user/u1", expected: second, value: values[2], clientRequestToken: newToken())
+            _ = try await store.replaceCurrent(name: "gmail/user/u1", expected: second, value: values[2])
             await expectStoreError(.conflict) {
-                try await store.replaceCurrent(name: "gmail/user/u1", expected: first, value: values[3], clientRequestToken: newToken())
+                try await store.replaceCurrent(name: "gmail/user/u1", expected: first, value: values[3])
             }
             _ = try await store.getSecretValue(name: "gmail/user/u1", stage: .current)
 

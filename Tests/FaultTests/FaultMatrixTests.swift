@@ -138,7 +138,7 @@ struct FaultMatrixTests {
     /// and its attributes in one call.
     @Test("a disconnect mark left untagged is tagged by the rerun")
     func disconnectMarkWithoutTags() async throws {
-        try await completedByRerun(.disconnect, cell: "fu", faults: [("TagResource", .status(503)), ("UpdateSecretVersionStage", .resetAfterForward)])
+        try await completedByRerun(.disconnect, cell: "fu", faults: [("TagResource", .status(503)), ("PutSecretValue", .resetAfterForward)])
     }
 
     /// Plays `scenario` on Secrets Manager with each of `faults` persistent from the first

@@ -61,8 +61,8 @@ enum FaultScenario: String, CaseIterable, Sendable {
         switch (self, store) {
         case (.tokensRevoked, .secretsManager):
             return [
-                step("subject lookup", "ListSecrets", 1), step("read", "GetSecretValue", 2), step("swap", "UpdateSecretVersionStage", 1),
-                step("tag write", "TagResource", 1), step("2nd grant's swap", "UpdateSecretVersionStage", 2), step("ledger record", "PutItem", 1),
+                step("subject lookup", "ListSecrets", 1), step("read", "GetSecretValue", 2), step("swap", "PutSecretValue", 1),
+                step("tag write", "TagResource", 1), step("2nd grant's swap", "PutSecretValue", 2), step("ledger record", "PutItem", 1),
             ]
         case (.tokensRevoked, .dynamoDB):
             return [
@@ -71,7 +71,7 @@ enum FaultScenario: String, CaseIterable, Sendable {
             ]
         case (.accountPurged, .secretsManager):
             return [
-                step("mark", "UpdateSecretVersionStage", 1), step("tag write", "TagResource", 1), step("delete", "DeleteSecret", 1),
+                step("mark", "PutSecretValue", 1), step("tag write", "TagResource", 1), step("delete", "DeleteSecret", 1),
                 step("2nd grant's delete", "DeleteSecret", 2), step("ledger record", "PutItem", 1),
             ]
         case (.accountPurged, .dynamoDB):

@@ -5,7 +5,7 @@ import PayPulsePorts
 import PayPulseTestSupport
 import Testing
 
-@Suite("A refresh costs three Secrets Manager calls, counted on moto")
+@Suite("A refresh costs two Secrets Manager calls, counted on moto")
 struct RefreshCallCountTests {
     /// The shared moto behind a counting proxy, and a fixture whose token sets live there.
     private static func counted() async throws -> (FaultProxy, AWSSecretStore, RefreshFixture) {
@@ -17,8 +17,8 @@ struct RefreshCallCountTests {
         return (proxy, secrets, fixture)
     }
 
-    @Test("read, put, stage move: no tag write when only the access token changes, and the listing still tells the new expiry")
-    func threeCalls() async throws {
+    @Test("read, put (the compare-and-swap): no tag write when only the access token changes, and the listing still tells the new expiry")
+    func twoCalls() async throws {
         let (proxy, secrets, fixture) = try await Self.counted()
         defer { proxy.stop(); fixture.google.stop() }
         // A grant Google verified an hour ago: its token lifetime is Google's.
@@ -31,7 +31,7 @@ struct RefreshCallCountTests {
             Issue.record("expected a refresh, got \(refreshed)")
             return
         }
-        #expect(proxy.plan.operationCounts == ["GetSecretValue": 1, "PutSecretValue": 1, "UpdateSecretVersionStage": 1])
+        #expect(proxy.plan.operationCounts == ["GetSecretValue": 1, "PutSecretValue": 1])
 
         // The tags were left as they were; the listing's last change plus the tagged
         // lifetime is the new expiry, so a run with the default window finds nothing due.

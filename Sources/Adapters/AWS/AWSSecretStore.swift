@@ -3,6 +3,7 @@ import FoundationEssentials
 #else
 import Foundation
 #endif
+import Crypto
 import PayPulsePorts
 import PayPulseTransport
 
@@ -22,8 +23,7 @@ public struct AWSSecretStore: SecretStore {
         case .describeSecret: [Client.describeSecretOperation]
         case .putSecretValue: [Client.putSecretValueOperation]
         case .updateSecretVersionStage: [Client.updateSecretVersionStageOperation]
-        // The move's answer lost and the retry refused: the stages tell whether it landed.
-        case .replaceCurrent: [Client.putSecretValueOperation, Client.updateSecretVersionStageOperation, Client.describeSecretOperation]
+        case .replaceCurrent: [Client.putSecretValueOperation]
         case .listSecrets: [Client.listSecretsOperation]
         case .deleteSecret: [Client.deleteSecretOperation]
         case .restoreSecret: [Client.restoreSecretOperation]
@@ -58,18 +58,30 @@ public struct AWSSecretStore: SecretStore {
         }
     }
 
-    /// Two calls: the new version goes in as `AWSPENDING` (readers still see the old one),
-    /// then `AWSCURRENT` moves only if `expected` still holds it. When the move's answer is
-    /// lost and the retry is refused, the stages tell whether our move had landed.
-    public func replaceCurrent(name: String, expected: SecretVersionID, value: String, clientRequestToken: String) async throws -> SecretVersionID {
-        let version = try await putSecretValue(name: name, value: value, clientRequestToken: clientRequestToken, stages: [.pending])
+    /// One call: `PutSecretValue` as `AWSCURRENT`, its `ClientRequestToken` the
+    /// ``successor(of:)`` of `expected`. A version cannot change once made, so only one
+    /// value is ever stored as that version: the first writer from `expected` creates it,
+    /// any other is refused (`ResourceExistsException`: the conflict), and a retry of the
+    /// same request is a no-op that answers the same version. Versions less than 24 hours
+    /// old are never removed (Secrets Manager's rule), far beyond a function's 15 minutes,
+    /// so a successor cannot be made twice.
+    ///
+    /// This needs every move of `AWSCURRENT` to go through here (as every grant and client-ID
+    /// write does): a version made from `expected` is then the only way it stops being current.
+    public func replaceCurrent(name: String, expected: SecretVersionID, value: String) async throws -> SecretVersionID {
         do {
-            try await updateSecretVersionStage(name: name, stage: .current, moveTo: version, removeFrom: expected)
-        } catch let error as StoreError where error == .conflict {
-            let description = try await describeSecret(name: name)
-            guard description.currentVersion == version else { throw error }
+            return try await putSecretValue(name: name, value: value, clientRequestToken: Self.successor(of: expected).rawValue, stages: [.current])
+        } catch let error as StoreError where error == .alreadyExists {
+            throw StoreError.conflict.with(message: "a version was already made from \(expected) of \(name)")
         }
-        return version
+    }
+
+    /// The one version a swap from `version` may create: a name-based UUID (SHA-256 of
+    /// the id, version 8 per RFC 9562) in lowercase, 36 characters as Secrets Manager's own.
+    static func successor(of version: SecretVersionID) -> SecretVersionID {
+        var bytes = Array(SHA256.hash(data: Array("paypulse successor of \(version.rawValue)".utf8)).prefix(16))
+        bytes[6] = (bytes[6] & 0x0F) | 0x80  // version 8
+        return SecretVersionID(uuid: bytes)
     }
 
     public func listSecrets(namePrefix: String, tagValue: String?, includePlannedDeletion: Bool, maxResults: Int, nextToken: String?) async throws -> SecretPage {

@@ -10,7 +10,7 @@ import PayPulsePorts
 /// (see ``SecretStore``): versions named by client request token, stage labels unique per
 /// secret, compare-and-swap on `AWSCURRENT`, recoverable deletion, prefix listing, tags.
 ///
-/// Each call is one SQLite transaction, so ``replaceCurrent(name:expected:value:clientRequestToken:)``
+/// Each call is one SQLite transaction, so ``replaceCurrent(name:expected:value:)``
 /// is atomic even against other processes writing the same file. Stage-less versions
 /// beyond the newest ten are pruned. Secret values never reach the logger: only names and
 /// version ids, at debug level.
@@ -165,30 +165,18 @@ extension EmbeddedSecretStore {
         return id
     }
 
-    /// Stores `value` as version `clientRequestToken` and moves `AWSCURRENT` to it, in one
-    /// transaction, only if `expected` still holds `AWSCURRENT`. A retry of a swap that
-    /// already happened (same token, same value, now current) returns the same version.
+    /// Stores `value` as a new version and moves `AWSCURRENT` to it, in one transaction,
+    /// only if `expected` still holds `AWSCURRENT`.
     /// - Throws: ``StoreError/conflict`` when `expected` no longer holds `AWSCURRENT` (then
     ///   nothing is written), ``StoreError/notFound``, ``StoreError/scheduledForDeletion``,
-    ///   ``StoreError/alreadyExists`` when the token names a version with another value,
-    ///   ``StoreError/invalidRequest`` for a bad value or token.
-    public func replaceCurrent(
-        name: String, expected: SecretVersionID, value: String, clientRequestToken: String
-    ) async throws -> SecretVersionID {
+    ///   ``StoreError/invalidRequest`` for a bad value.
+    public func replaceCurrent(name: String, expected: SecretVersionID, value: String) async throws -> SecretVersionID {
         try SecretRules.check(value: value)
-        try SecretRules.check(clientRequestToken: clientRequestToken)
-        let id = SecretVersionID(clientRequestToken)
+        let id = SecretVersionID.random()
         do {
             try await write { tables in
                 _ = try tables.liveSecret(name)
                 let current = try tables.holder(of: .current, in: name)
-                if let existing = try tables.version(id, of: name) {
-                    guard existing.value == value else {
-                        throw StoreError.alreadyExists.with(
-                            message: "version \(id) of \(name) already exists with another value")
-                    }
-                    if current == id { return }
-                }
                 guard current == expected else {
                     throw StoreError.conflict.with(message: "AWSCURRENT of \(name) is no longer on \(expected)")
                 }

@@ -10,9 +10,9 @@ import PayPulsePorts
 /// the secret's `AWSCURRENT` version, its attributes the secret's tags.
 ///
 /// Each operation makes the calls the vault made before the port existed, in the same
-/// order: a read is one `GetSecretValue`, a compare-and-swap `PutSecretValue` as
-/// `AWSPENDING` plus `UpdateSecretVersionStage` (``SecretStore/replaceCurrent(name:expected:value:clientRequestToken:)``),
-/// then `TagResource` when attributes are given.
+/// order: a read is one `GetSecretValue`, a compare-and-swap one `PutSecretValue`
+/// (``SecretStore/replaceCurrent(name:expected:value:)``), then `TagResource` when
+/// attributes are given.
 public struct SecretsManagerGrantStore: GrantStore {
     /// The secret-name prefix of every grant.
     public static let prefix = "gmail/user/"
@@ -69,8 +69,7 @@ public struct SecretsManagerGrantStore: GrantStore {
     @discardableResult
     public func replace(_ user: String, expected: GrantVersion, value: String, attributes: [String: String]?) async throws -> GrantVersion {
         let version = try await secrets.replaceCurrent(
-            name: Self.secretName(of: user), expected: SecretVersionID(expected.rawValue), value: value,
-            clientRequestToken: SecretVersionID.random().rawValue
+            name: Self.secretName(of: user), expected: SecretVersionID(expected.rawValue), value: value
         )
         if let attributes { try await mark(user, attributes: attributes) }
         return GrantVersion(version.rawValue)

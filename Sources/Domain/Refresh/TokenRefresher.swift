@@ -10,9 +10,9 @@ import PayPulsePorts
 /// twin of the iOS SDK's `refreshTokensIfNeeded`. Used by the scheduled job and by any code
 /// that needs a fresh access token.
 public struct TokenRefresher: Sendable {
-    /// The write-rate permits one compare-and-swap write takes: on Secrets Manager a
-    /// write is two calls (put the value, move the stage) against its shared write quota.
-    public static let permitsPerWrite = 2
+    /// The write-rate permits one compare-and-swap write takes: one call against the
+    /// store's write quota (a `PutSecretValue` on Secrets Manager, an `UpdateItem` on DynamoDB).
+    public static let permitsPerWrite = 1
 
     /// What a refresh did to one grant.
     public enum Outcome: Sendable, Equatable {
@@ -66,7 +66,7 @@ public struct TokenRefresher: Sendable {
     /// Creates a refresher.
     /// - Parameters:
     ///   - windowSeconds: sets expiring within this many seconds count as due.
-    ///   - limiter: paces the writes (each compare-and-swap takes two permits).
+    ///   - limiter: paces the writes (each compare-and-swap takes ``permitsPerWrite``).
     ///   - health: tells a foreign grant from a broken client of ours; by default one of its
     ///     own, so a run probes Google at most once however many grants are foreign.
     public init(

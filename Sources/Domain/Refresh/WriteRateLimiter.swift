@@ -1,5 +1,5 @@
 /// Paces secret writes so a refresh run stays under the Secrets Manager quota
-/// (PutSecretValue and UpdateSecretVersionStage share 50 requests/s per region).
+/// (PutSecretValue, UpdateSecretVersionStage and the other writes share 50 requests/s per region).
 ///
 /// Permits are spaced evenly, `1/rate` seconds apart, rather than handed out in bursts: any
 /// one-second window then holds at most `rate` permits plus the last reservation's size.

@@ -3,7 +3,8 @@ import Foundation
 // `make capacity`: counts the AWS calls each operation makes through the functions as
 // deployed (moto behind a counting proxy, the fake Google), on the Secrets Manager token
 // store and on the DynamoDB one (KMS envelope encryption), combines them with the
-// published quotas and prices, prints the tables and writes docs/perf/capacity.{md,svg}.
+// published quotas and prices, prints the tables and writes docs/perf/capacity.{md,svg};
+// it fails when an operation makes more calls than its budget (CallBudget).
 
 /// Measures, models and writes the report; a failed measurement is one line and exit 1.
 func run() async throws {
@@ -36,6 +37,9 @@ func run() async throws {
     try report.markdown.write(toFile: "\(directory)/capacity.md", atomically: true, encoding: .utf8)
     try report.svg.write(toFile: "\(directory)/capacity.svg", atomically: true, encoding: .utf8)
     print("wrote \(directory)/capacity.md and \(directory)/capacity.svg")
+    let overruns = CallBudget.overruns(secretsManager: measured, dynamoDB: dynamoDBCalls)
+    guard overruns.isEmpty else { throw CapacityError("over the call budget:\n" + overruns.joined(separator: "\n")) }
+    print("every operation within its call budget (\(CallBudget.all.count) checked)")
 }
 
 do {

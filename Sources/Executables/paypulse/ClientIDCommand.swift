@@ -45,9 +45,7 @@ struct ClientIDCommand: AsyncParsableCommand {
         do {
             let current = try await secrets.getSecretValue(name: name, stage: .current)
             let value = try Self.secretValue(of: clientIDs, digestKey: Self.digestKey(in: current.string) ?? RefreshTokenDigester.newKey(), secretID: name)
-            _ = try await secrets.replaceCurrent(
-                name: name, expected: current.versionID, value: value, clientRequestToken: SecretVersionID.random().rawValue
-            )
+            _ = try await secrets.replaceCurrent(name: name, expected: current.versionID, value: value)
         } catch let error as StoreError where error == .notFound {
             let value = try Self.secretValue(of: clientIDs, digestKey: RefreshTokenDigester.newKey(), secretID: name)
             _ = try await secrets.createSecret(name: name, value: value, tags: [:], clientRequestToken: SecretVersionID.random().rawValue)
