@@ -99,8 +99,8 @@ public struct TokenVault: Sendable {
 
     /// Compare-and-swap: stores `tokenSet` only if `expected` is still current, with new
     /// listing tags unless `tagged` (the tags the replaced version carries) still describe
-    /// it: a refresh that renews only the access token then costs three calls on Secrets
-    /// Manager (read, put, stage move), and the listing infers the new expiry from the
+    /// it: a refresh that renews only the access token then costs two calls on Secrets
+    /// Manager (read, put), and the listing infers the new expiry from the
     /// write's date (``TokenSetTags/impliedExpiry(from:lastChanged:)``).
     /// - Throws: `StoreError.conflict` when newer tokens were stored meanwhile (nothing written).
     @discardableResult
@@ -166,30 +166,53 @@ extension TokenVault {
     }
 
     private func markRevoked(_ user: UserID) async throws {
-        for _ in 0..<Self.rereadsAfterLostSwap {
-            guard let stored = try await current(of: user) else { return }  // the delete tells what is there
-            // Already marked, perhaps by our own earlier attempt whose tagging failed: tag it
-            // again, since a restored grant reads as what its tags say.
-            if stored.tokenSet.status == .revoked {
-                do {
-                    return try await retag(stored.tokenSet, of: user, version: stored.version)
-                } catch let error as StoreError where error == .conflict {
-                    continue  // a newer value (a reconnect): mark that one
-                }
-            }
-            var marked = stored.tokenSet
+        _ = try await settle(user, doing: "disconnecting; try again") { set in
+            guard set.status != .revoked else { return nil }
+            var marked = set
             marked.status = .revoked
             marked.updatedAt = now()
+            return marked
+        }
+    }
+
+    /// What ``settle(_:where:doing:change:)`` did to a grant.
+    public enum Settled: Sendable, Equatable {
+        /// The changed set is stored.
+        case changed
+        /// The set was already as the change leaves it (its tags rewritten from the value).
+        case alreadySo
+        /// Nothing to change: no set, one that does not match, or one deleted meanwhile.
+        case absent
+    }
+
+    /// Changes `user`'s set by `change` while its value `matches`, as a compare-and-swap
+    /// from the value read, deciding again on a newer value after a lost swap.
+    ///
+    /// `change` answers `nil` when the set is already as it would leave it, perhaps by an
+    /// earlier attempt whose tagging failed (Secrets Manager tags apart from the value):
+    /// the tags are then written again from the value, or the listing keeps saying what
+    /// it said (a revoked set read as connected).
+    /// - Throws: `StoreError.conflict` when the set kept changing ("... while `doing`").
+    public func settle(
+        _ user: UserID, where matches: (GmailTokenSet) -> Bool = { _ in true }, doing: String,
+        change: (GmailTokenSet) -> GmailTokenSet?
+    ) async throws -> Settled {
+        for _ in 0..<Self.rereadsAfterLostSwap {
+            guard let stored = try await current(of: user), matches(stored.tokenSet) else { return .absent }
             do {
-                try await replace(marked, of: user, expected: stored.version)
-                return
+                guard let changed = change(stored.tokenSet) else {
+                    if !grants.writesAttributesWithValue { try await retag(stored.tokenSet, of: user, version: stored.version) }
+                    return .alreadySo
+                }
+                try await replace(changed, of: user, expected: stored.version)
+                return .changed
             } catch let error as StoreError where error == .conflict {
-                continue
-            } catch let error as StoreError where error == .scheduledForDeletion || error == .notFound {
-                return
+                continue  // a newer set (a refresh, a reconnect): decide again on it
+            } catch let error as StoreError where error == .notFound || error == .scheduledForDeletion {
+                return .absent
             }
         }
-        throw StoreError.conflict.with(message: "the grant of user \(user) kept changing while disconnecting; try again")
+        throw StoreError.conflict.with(message: "the grant of user \(user) kept changing while \(doing)")
     }
 }
 

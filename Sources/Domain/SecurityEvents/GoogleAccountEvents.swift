@@ -38,10 +38,6 @@ public struct GoogleAccountEvents: Sendable {
         }
     }
 
-    /// How often a change that lost its compare-and-swap reads again and retries at once:
-    /// the winner's set is stored, and the change only needs to land on it.
-    static let rereadsAfterLostSwap = 4
-
     let vault: TokenVault
     let recoveryWindowDays: Int
     let now: @Sendable () -> Date
@@ -137,39 +133,16 @@ public struct GoogleAccountEvents: Sendable {
 
     /// Changes one user's grant if its value still `matches` the event; whether it changed.
     private func apply(_ change: Change, to user: UserID, where matches: (GmailTokenSet) -> Bool) async throws -> Bool {
-        for _ in 0..<Self.rereadsAfterLostSwap {
-            guard let stored = try await vault.current(of: user), matches(stored.tokenSet) else { return false }
-            if change == .purge {
-                do {
-                    try await vault.disconnect(user, recoveryWindowDays: recoveryWindowDays)
-                    return true
-                } catch let error as StoreError where error == .notFound || error == .scheduledForDeletion {
-                    return false
-                }
-            }
-            guard let changed = change.applied(to: stored.tokenSet, at: now()) else {
-                // Already as the event leaves it, perhaps by our own earlier delivery whose
-                // tagging failed (Secrets Manager tags apart from the value): tag it again
-                // from the value, or the listing keeps saying connected.
-                guard !vault.grants.writesAttributesWithValue else { return false }
-                do {
-                    try await vault.retag(stored.tokenSet, of: user, version: stored.version)
-                    return false
-                } catch let error as StoreError where error == .conflict {
-                    continue  // a newer set: decide again on it
-                } catch let error as StoreError where error == .notFound || error == .scheduledForDeletion {
-                    return false
-                }
-            }
-            do {
-                try await vault.replace(changed, of: user, expected: stored.version)
-                return true
-            } catch let error as StoreError where error == .conflict {
-                continue  // a newer set (a refresh, a reconnect): decide again on it
-            } catch let error as StoreError where error == .notFound || error == .scheduledForDeletion {
-                return false
-            }
+        guard change == .purge else {
+            return try await vault.settle(user, where: matches, doing: "a security event was applied") { change.applied(to: $0, at: now()) } == .changed
         }
-        throw StoreError.conflict.with(message: "the grant of user \(user) kept changing while a security event was applied")
+        // Purged: deleted as a disconnect deletes (its revoked mark rereads on a lost swap).
+        guard let stored = try await vault.current(of: user), matches(stored.tokenSet) else { return false }
+        do {
+            try await vault.disconnect(user, recoveryWindowDays: recoveryWindowDays)
+            return true
+        } catch let error as StoreError where error == .notFound || error == .scheduledForDeletion {
+            return false
+        }
     }
 }
