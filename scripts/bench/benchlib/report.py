@@ -53,6 +53,73 @@ def warm_section(warm: dict) -> list[str]:
     return lines
 
 
+def _handshake_cell(figures: dict | None) -> str:
+    if not figures or "handshakes_per_call" not in figures:
+        return "n/a"
+    tls = figures["tls"]
+    parts = " / ".join(f"{tls.get(name, {}).get('handshakes', 0)}" for name in ("aws", "google"))
+    return f"{_f(figures['handshakes_per_call'], 2)} ({parts})"
+
+
+def tls_section(warm: dict | None, refresh: dict | None) -> list[str]:
+    """New TLS handshakes counted at nginx: a request that is its connection's first."""
+    lines = ["### New TLS handshakes (counted at nginx: requests that were their connection's first)", "",
+             "| loop | calls | Swift handshakes per call (AWS / Google, total) | Python handshakes per call (AWS / Google, total) "
+             "| Swift TLS requests per call | Python TLS requests per call |",
+             "| --- | ---: | ---: | ---: | ---: | ---: |"]
+    for phase, ours in (warm or {}).get("swift", {}).items():
+        theirs = warm["python"].get(phase)
+        lines.append(f"| {phase} | {ours['calls']:.0f} | {_handshake_cell(ours)} | {_handshake_cell(theirs)} "
+                     f"| {_f(ours.get('tls_requests_per_call'), 2)} | {_f((theirs or {}).get('tls_requests_per_call'), 2)} |")
+        for side, figures in (("Swift", ours), ("Python", theirs)):
+            first = (figures or {}).get("first_calls")
+            if first:
+                per = " / ".join(str(first["tls"].get(name, {}).get("handshakes", 0)) for name in ("aws", "google"))
+                lines.append(f"| {side}, the process's first {first['calls']} invocations (before {phase}) | {first['calls']} "
+                             f"| {'total ' + str(first['handshakes']) + ' (' + per + ')' if side == 'Swift' else ''} "
+                             f"| {'total ' + str(first['handshakes']) + ' (' + per + ')' if side == 'Python' else ''} | | |")
+    for count, per_side in (refresh or {}).items():
+        for side, row in per_side.items():
+            if "tls" not in row:
+                continue
+            tls = row["tls"]
+            total = sum(e["handshakes"] for e in tls.values())
+            requests = sum(e["requests"] for e in tls.values())
+            per = " / ".join(str(tls.get(name, {}).get("handshakes", 0)) for name in ("aws", "google"))
+            label = {"swift-dynamodb": "swift, DynamoDB + KMS"}.get(side, side)
+            lines.append(f"| refresh run of {int(count):,} grants, {label} (first run; per grant) | {int(count):,} "
+                         f"| {_f(total / int(count), 3) + ' (' + per + ', ' + str(total) + ')' if side.startswith('swift') else ''} "
+                         f"| {_f(total / int(count), 3) + ' (' + per + ', ' + str(total) + ')' if side == 'python' else ''} "
+                         f"| {_f(requests / int(count), 2) if side.startswith('swift') else ''} | {_f(requests / int(count), 2) if side == 'python' else ''} |")
+    return lines
+
+
+def _answers(answers: dict) -> str:
+    return "; ".join(f"{endpoint} " + ", ".join(f"{status} x{n}" for status, n in counts.items())
+                     for endpoint, counts in answers.items() if endpoint != "runtime")
+
+
+def floor_section(warm: dict | None, warm_floor: dict | None, refresh: dict | None, refresh_floor: dict | None, tls: bool) -> list[str]:
+    lines = [f"### The exchange floor of our calls ({'HTTPS' if tls else 'plain HTTP'}): our recorded requests replayed through "
+             "libcurl, one reused easy handle", "",
+             "| loop | ours CPU ms/call | floor CPU ms/call | ours / floor | requests per call | floor's new connections per call "
+             "| floor's answers (status x count) | our run's answers |",
+             "| --- | ---: | ---: | ---: | ---: | ---: | --- | --- |"]
+    for phase, row in (warm_floor or {}).items():
+        ours = (warm or {}).get("swift", {}).get(phase, {}).get("cpu_ms_per_call")
+        lines.append(f"| {phase} | {_f(ours, 2)} | {_f(row['cpu_ms_per_call'], 3)} | {_r(_ratio(ours, row['cpu_ms_per_call']))} x "
+                     f"| {_f(row['requests_per_call'], 2)} | {_f(row['new_connections_per_call'], 2)} | {_answers(row['answers'])} "
+                     f"| {_answers(row['captured_answers'])} |")
+    if refresh_floor:
+        count = refresh_floor["count"]
+        ours = (refresh or {}).get(str(count), {}).get("swift", {}).get("cpu_ms_per_grant")
+        lines.append(f"| refresh, per grant ({count:,} due) | {_f(ours, 2)} | {_f(refresh_floor['cpu_ms_per_call'], 3)} "
+                     f"| {_r(_ratio(ours, refresh_floor['cpu_ms_per_call']))} x | {_f(refresh_floor['requests_per_call'], 2)} "
+                     f"| {_f(refresh_floor['new_connections_per_call'], 3)} | {_answers(refresh_floor['answers'])} "
+                     f"| {_answers(refresh_floor['captured_answers'])} |")
+    return lines
+
+
 def refresh_section(refresh: dict, paced: dict | None, settings: dict) -> list[str]:
     lines = [f"### Refresh runs (one fresh process, all grants due; REFRESH_CONCURRENCY={settings['concurrency']} on both sides, "
              f"our REFRESH_MAX_WRITES_PER_SECOND={settings['writes_per_second']})", "",
@@ -133,13 +200,20 @@ def markdown(results: dict) -> str:
     m = results["machine"]
     lines = [f"Run {m['started']} on {m['nproc']} cores (load {' '.join(m['loadavg_at_start'])} at start, "
              f"{' '.join(m.get('loadavg_at_end', ['?']))} at end), {m['swift']}, Python {m['python']}; "
-             f"one moto_server and the peer's fake Google on loopback; {'quick mode' if results['quick'] else 'full run'}.", ""]
+             f"one moto_server and the peer's fake Google on loopback"
+             f"{', behind nginx over HTTPS (TLS mode)' if results.get('settings', {}).get('tls') else ', plain HTTP'}; "
+             f"{'quick mode' if results['quick'] else 'full run'}.", ""]
     if "cold" in results:
         lines += cold_section(results["cold"]) + [""]
     if "warm" in results:
         lines += warm_section(results["warm"]) + [""]
     if "refresh" in results:
         lines += refresh_section(results["refresh"], results.get("refresh_paced"), results["settings"]) + [""]
+    if results.get("settings", {}).get("tls") and ("warm" in results or "refresh" in results):
+        lines += tls_section(results.get("warm"), results.get("refresh")) + [""]
+    if "warm_floor" in results or "refresh_floor" in results:
+        lines += floor_section(results.get("warm"), results.get("warm_floor"), results.get("refresh"), results.get("refresh_floor"),
+                               bool(results.get("settings", {}).get("tls"))) + [""]
     if "bundles" in results:
         lines += bundle_section(results["bundles"]) + [""]
     rows = goals(results)
