@@ -46,10 +46,10 @@ def warm_section(warm: dict) -> list[str]:
              "| loop | Swift inv/s | Python inv/s | Swift CPU ms/call | Python CPU ms/call | CPU ratio | moto CPU ms/call (Swift / Python) |",
              "| --- | ---: | ---: | ---: | ---: | ---: | ---: |"]
     for phase, ours in warm["swift"].items():
-        theirs = warm["python"][phase]
-        lines.append(f"| {phase} | {_f(ours['per_second'], 0)} | {_f(theirs['per_second'], 0)} | {_f(ours['cpu_ms_per_call'], 2)} "
-                     f"| {_f(theirs['cpu_ms_per_call'], 2)} | {_r(_ratio(ours['cpu_ms_per_call'], theirs['cpu_ms_per_call']))} "
-                     f"| {_f(ours['moto_cpu_ms_per_call'], 1)} / {_f(theirs['moto_cpu_ms_per_call'], 1)} |")
+        theirs = warm["python"].get(phase, {})
+        lines.append(f"| {phase} | {_f(ours['per_second'], 0)} | {_f(theirs.get('per_second'), 0)} | {_f(ours['cpu_ms_per_call'], 2)} "
+                     f"| {_f(theirs.get('cpu_ms_per_call'), 2)} | {_r(_ratio(ours['cpu_ms_per_call'], theirs.get('cpu_ms_per_call')))} "
+                     f"| {_f(ours['moto_cpu_ms_per_call'], 1)} / {_f(theirs.get('moto_cpu_ms_per_call'), 1)} |")
     return lines
 
 
@@ -171,7 +171,7 @@ def goals(results: dict) -> list[tuple[str, str, str, bool | None]]:
                     for a, b in (("swift-store-moto", "peer-store-moto"), ("swift-profile-moto", "peer-profile-moto")))
         rows.append(("peak RSS of a cold invocation", "<= 1/3 of the peer", f"{_r(ratio)} (worse of the two)", ratio <= 1 / 3))
     if warm:
-        ratio = max(_ratio(warm["swift"][p]["cpu_ms_per_call"], warm["python"][p]["cpu_ms_per_call"]) for p in warm["swift"])
+        ratio = max(_ratio(warm["swift"][p]["cpu_ms_per_call"], warm["python"][p]["cpu_ms_per_call"]) for p in warm["swift"] if p in warm["python"])
         rows.append(("handler CPU per warm call", "<= 1/10 of the peer", f"{_r(ratio)} (worst loop)", ratio <= 0.1))
     if refresh and all("swift" in s and "python" in s for s in refresh.values()):
         ratio = max(_ratio(s["swift"]["cpu_ms_per_grant"], s["python"]["cpu_ms_per_grant"]) for s in refresh.values())

@@ -82,9 +82,10 @@ class ScriptedRuntimeAPI:
                 body = self.rfile.read(int(self.headers.get("Content-Length") or 0))
                 self._note(arrived, body)
                 if self.path.endswith("/response"):
-                    try:
-                        api.statuses.append(json.loads(body).get("statusCode"))
-                    except ValueError:
+                    try:  # an API answer's status; for others (a direct invocation's): "error" or "ok"
+                        answer = json.loads(body)
+                        api.statuses.append(answer.get("statusCode", "error" if "error" in answer else "ok"))
+                    except (ValueError, AttributeError):
                         api.statuses.append(None)
                 elif self.path.endswith("/error"):
                     api.errors.append(body.decode(errors="replace")[:300])

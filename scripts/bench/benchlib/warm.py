@@ -18,6 +18,7 @@ from .servers import Server, moto_reset
 from .stats import median
 
 WARMUP = 3
+SCHEDULED_CALLS = 20  # each lists every grant: a few are enough
 
 
 def _plan(setup: sides.Setup, n: int) -> dict:
@@ -28,6 +29,10 @@ def _plan(setup: sides.Setup, n: int) -> dict:
     store = ([events.store_tokens(u) for u in warm_users] + [events.store_tokens(u, "ya29.first") for u in users]
              + [events.store_tokens(u, "ya29.second") for u in users])
     profile = [events.user_profile(u) for u in warm_users] + [events.user_profile(u) for u in users]
+    # Ours alone (the peer has no such handler): fresh-token for the users the store loop
+    # connected (none due: a read), and the scheduled refresh with nothing due (the listing).
+    fresh = [{"user_id": u} for u in warm_users + users]
+    scheduled = [events.scheduled() for _ in range(WARMUP + min(n, SCHEDULED_CALLS))]
     return {
         "users": users + warm_users,
         "loops": [
@@ -35,6 +40,10 @@ def _plan(setup: sides.Setup, n: int) -> dict:
              "phases": [("store-tokens, new users", WARMUP, WARMUP + n, 201), ("store-tokens, same users", WARMUP + n, WARMUP + 2 * n, 201)]},
             {"function": "user-profile", "handler": "user_profile", "events": profile,
              "phases": [("user-profile", WARMUP, WARMUP + n, 200)]},
+            {"function": "fresh-token", "handler": None, "events": fresh,
+             "phases": [("fresh-token (ours alone), not due", WARMUP, WARMUP + n, "ok")]},
+            {"function": "token-refresh", "handler": None, "events": scheduled,
+             "phases": [("token-refresh (ours alone), nothing due", WARMUP, len(scheduled), "ok")]},
         ],
     }
 
@@ -128,6 +137,8 @@ def run(setup: sides.Setup, moto_server: Server, n: int, rounds: int, work: str,
         for side in ("swift", "python"):
             _prepare(setup, moto_server, plan)
             for loop in plan["loops"]:
+                if side == "python" and not loop["handler"]:
+                    continue
                 figures = (_swift_loop(setup, loop, moto_server.proc.pid, terminator) if side == "swift"
                            else _peer_loop(setup, loop, work, moto_server.proc.pid, terminator))
                 for phase, values in figures.items():
@@ -137,7 +148,7 @@ def run(setup: sides.Setup, moto_server: Server, n: int, rounds: int, work: str,
     for side, phases in per_side.items():
         result[side] = {}
         for phase, rows in phases.items():
-            keys = rows[0].keys()
+            keys = [key for key, value in rows[0].items() if isinstance(value, (int, float))]
             result[side][phase] = {key: median([row[key] for row in rows if key in row]) for key in keys}
             result[side][phase]["rounds"] = rows
             for key in ("tls", "first_calls"):  # counts, not medians: the first round's
