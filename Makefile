@@ -120,7 +120,7 @@ bench:
 # the second run takes the first's binaries).
 bench-quick:
 	scripts/bench/run.sh --quick --out .build-bench/quick
-	scripts/bench/run.sh --quick --tls --only cold,warm,refresh --refresh-sides swift,python \
+	scripts/bench/run.sh --quick --tls --only warm,refresh --refresh-sides swift,python \
 		--bin-dir .build-lambda/release --out .build-bench/quick-tls
 	scripts/ensure-deps.sh --with-pyjwt
 	python3 scripts/bench/auth_cost.py --bin-dir .build-lambda/release --runs 9

@@ -74,10 +74,12 @@ def tls_section(warm: dict | None, refresh: dict | None) -> list[str]:
         for side, figures in (("Swift", ours), ("Python", theirs)):
             first = (figures or {}).get("first_calls")
             if first:
-                per = " / ".join(str(first["tls"].get(name, {}).get("handshakes", 0)) for name in ("aws", "google"))
-                lines.append(f"| {side}, the process's first {first['calls']} invocations (before {phase}) | {first['calls']} "
-                             f"| {'total ' + str(first['handshakes']) + ' (' + per + ')' if side == 'Swift' else ''} "
-                             f"| {'total ' + str(first['handshakes']) + ' (' + per + ')' if side == 'Python' else ''} | | |")
+                def cell(tls: dict, total: int) -> str:
+                    return f"{total} ({' / '.join(str(tls.get(name, {}).get('handshakes', 0)) for name in ('aws', 'google'))})"
+                text = (f"first: {cell(first['tls'], first['handshakes'])}; "
+                        f"next {first['calls'] - 1}: {cell(first.get('then_tls', {}), first.get('then_handshakes', 0))}")
+                lines.append(f"| {side}, the process's first {first['calls']} invocations (before {phase}), totals | {first['calls']} "
+                             f"| {text if side == 'Swift' else ''} | {text if side == 'Python' else ''} | | |")
     for count, per_side in (refresh or {}).items():
         for side, row in per_side.items():
             if "tls" not in row:

@@ -66,13 +66,20 @@ def _phase_figures(readings: dict, phase: tuple, statuses: list, terminator=None
         figures["handshakes_per_call"] = sum(e["handshakes"] for e in tls.values()) / calls
         figures["tls_requests_per_call"] = sum(e["requests"] for e in tls.values()) / calls
         if log_start is not None and start == WARMUP:
-            first = terminator.handshakes(log_start, readings[start][3])
-            figures["first_calls"] = {"calls": start, "tls": first, "handshakes": sum(e["handshakes"] for e in first.values())}
+            first = terminator.handshakes(log_start, readings[1][3])
+            then = terminator.handshakes(readings[1][3], readings[start][3])
+            figures["first_calls"] = {"calls": start, "tls": first, "handshakes": sum(e["handshakes"] for e in first.values()),
+                                      "then_tls": then, "then_handshakes": sum(e["handshakes"] for e in then.values())}
     return figures
 
 
+def _marks(loop: dict, terminator) -> list[int]:
+    """The phases' ends, and with the terminator 1: the first invocation's handshakes apart."""
+    return sorted({i for phase in loop["phases"] for i in phase[1:3]} | ({1} if terminator else set()))
+
+
 def _swift_loop(setup: sides.Setup, loop: dict, moto_pid: int, terminator=None, record: list | None = None) -> dict:
-    marks = sorted({i for phase in loop["phases"] for i in phase[1:3]})
+    marks = _marks(loop, terminator)
     log_start = terminator.log_size() if terminator else None
     api = ScriptedRuntimeAPI([json.dumps(e).encode() for e in loop["events"]], marks, peer_pid=moto_pid,
                              extra_reading=terminator.log_size if terminator else None, record=record)
@@ -106,7 +113,7 @@ def _peer_loop(setup: sides.Setup, loop: dict, work: str, moto_pid: int, termina
     with open(path, "w") as fh:
         for event in loop["events"]:
             fh.write(json.dumps(event) + "\n")
-    marks = sorted({i for phase in loop["phases"] for i in phase[1:3]})
+    marks = _marks(loop, terminator)
     argv = [setup.python, os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))), "peer_warm_loop.py"),
             "--peer", setup.peer_dir, "--handler", loop["handler"], "--events", path, "--marks", ",".join(map(str, marks)),
             "--moto-pid", str(moto_pid)] + (["--size-of", terminator.log] if terminator else [])
