@@ -119,6 +119,10 @@ def floor_section(warm: dict | None, warm_floor: dict | None, refresh: dict | No
                      f"| {_r(_ratio(ours, refresh_floor['cpu_ms_per_call']))} x | {_f(refresh_floor['requests_per_call'], 2)} "
                      f"| {_f(refresh_floor['new_connections_per_call'], 3)} | {_answers(refresh_floor['answers'])} "
                      f"| {_answers(refresh_floor['captured_answers'])} |")
+    lines += ["", "Ours: the process's utime + stime from /proc (10 ms ticks: resolution 10 ms / calls), per refreshed grant "
+              "the whole fresh process's (its start included); the floor: getrusage around the replay of the same requests "
+              "(Runtime API exchanges included), in order, on one handle, moto in the same state (warm loops: reset and "
+              "seeded again; the refresh: not reset, so a write already done can be refused)."]
     return lines
 
 

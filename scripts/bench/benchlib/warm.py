@@ -1,7 +1,11 @@
 """Warm invocations: one long-lived process answers many events. Ours runs its real Lambda
 Runtime API loop against a scripted Runtime API; the peer runs an in-process loop over its
 lambda_handler (peer_warm_loop.py). Both are measured the same way: the process's own CPU
-(utime + stime) and the time between two points where it is idle, divided by the calls."""
+(utime + stime) and the time between two points where it is idle, divided by the calls.
+Ours also runs fresh-token and the scheduled refresh (nothing due) warm, which the peer has
+no handler for. In the HTTPS mode each phase also counts the new TLS handshakes at nginx
+(benchlib/tls.py), and with the floor kit our loops' requests are recorded and replayed
+(benchlib/floor.py)."""
 
 from __future__ import annotations
 
