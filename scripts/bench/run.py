@@ -99,25 +99,36 @@ def main() -> int:
         "refresh_counts": args.refresh_counts, "refresh_reps": args.refresh_reps, "concurrency": args.concurrency,
         "writes_per_second": args.writes_per_second, "paced_rate": args.paced_rate, "refresh_sides": list(args.refresh_sides),
         "fake_google": "peer tools/fake_google.py", "tls": args.tls}}
-    moto_server = servers.start_moto(work)
-    google = servers.start_fake_google(sys.executable, args.peer, work)
-    with_floor = not args.no_floor and os.access(args.replayer, os.X_OK) and bool({"warm", "refresh"} & args.sections)
-    if not args.no_floor and not os.access(args.replayer, os.X_OK):
-        print(f"no exchange floor: {args.replayer} is not built (scripts/bench/run.sh builds it)", file=sys.stderr)
-    recorder = floor.Recorder(work, {"aws": moto_server.port, "google": google.port}) if with_floor else None
-    terminator = None
-    urls = {"aws": moto_server.url, "google": google.url}
-    capture_urls = {name: f"http://127.0.0.1:{port}" for name, port in recorder.ports.items()} if recorder else {}
-    if args.tls:
-        terminator = tls.Terminator(work, {"aws": moto_server.port, "google": google.port},
-                                    {f"{name}-capture": port for name, port in (recorder.ports if recorder else {}).items()})
-        urls = {name: terminator.endpoints[name].url for name in ("aws", "google")}
-        capture_urls = {name: terminator.endpoints[f"{name}-capture"].url for name in capture_urls}
-        print(f"HTTPS through nginx: AWS {urls['aws']}, Google {urls['google']}", file=sys.stderr, flush=True)
-    setup = sides.Setup(swift_bin=args.bin_dir, floor_bin=args.floor, peer_dir=args.peer, python=sys.executable,
-                        moto_url=urls["aws"], google_url=urls["google"], state_dir=os.path.join(work, "embedded-state"),
-                        ca_bundle=terminator.ca if terminator else None)
-    kit = floor.Kit.make(setup, recorder, args.replayer, capture_urls) if recorder else None
+    running: list = []  # stopped last first, also when a later one fails to start
+    try:
+        moto_server = servers.start_moto(work)
+        running.append(moto_server)
+        google = servers.start_fake_google(sys.executable, args.peer, work)
+        running.append(google)
+        with_floor = not args.no_floor and os.access(args.replayer, os.X_OK) and bool({"warm", "refresh"} & args.sections)
+        if not args.no_floor and not os.access(args.replayer, os.X_OK):
+            print(f"no exchange floor: {args.replayer} is not built (scripts/bench/run.sh builds it)", file=sys.stderr)
+        recorder = floor.Recorder(work, {"aws": moto_server.port, "google": google.port}) if with_floor else None
+        running.append(recorder)
+        terminator = None
+        urls = {"aws": moto_server.url, "google": google.url}
+        capture_urls = {name: f"http://127.0.0.1:{port}" for name, port in recorder.ports.items()} if recorder else {}
+        if args.tls:
+            terminator = tls.Terminator(work, {"aws": moto_server.port, "google": google.port},
+                                        {f"{name}-capture": port for name, port in (recorder.ports if recorder else {}).items()})
+            running.append(terminator)
+            urls = {name: terminator.endpoints[name].url for name in ("aws", "google")}
+            capture_urls = {name: terminator.endpoints[f"{name}-capture"].url for name in capture_urls}
+            print(f"HTTPS through nginx: AWS {urls['aws']}, Google {urls['google']}", file=sys.stderr, flush=True)
+        setup = sides.Setup(swift_bin=args.bin_dir, floor_bin=args.floor, peer_dir=args.peer, python=sys.executable,
+                            moto_url=urls["aws"], google_url=urls["google"], state_dir=os.path.join(work, "embedded-state"),
+                            ca_bundle=terminator.ca if terminator else None)
+        kit = floor.Kit.make(setup, recorder, args.replayer, capture_urls) if recorder else None
+    except BaseException:
+        for server in reversed(running):
+            if server:
+                server.stop()
+        raise
     moto = seeding.Moto(moto_server.url)
     started = time.perf_counter()
     try:
@@ -146,7 +157,7 @@ def main() -> int:
         if "bundles" in args.sections:
             results["bundles"] = bundles.sizes(args.bundles)
     finally:
-        for server in (terminator, recorder, google, moto_server):
+        for server in reversed(running):
             if server:
                 server.stop()
     results["duration_s"] = time.perf_counter() - started
