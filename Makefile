@@ -111,11 +111,17 @@ test-deploy: bundles
 # Side-by-side benchmark against ../shared/peers/python-boto3 (docs/performance.md).
 bench:
 	scripts/bench/run.sh
+	scripts/bench/run.sh --tls --only cold,warm,refresh --refresh-counts 1000 --refresh-reps 2 --paced-rate 0 \
+		--bin-dir .build-lambda/release --out docs/perf/tls
 	scripts/ensure-deps.sh --with-pyjwt
 	python3 scripts/bench/auth_cost.py --bin-dir .build-lambda/release
 
+# Both modes: plain HTTP on loopback, then HTTPS through nginx (the release build is done once:
+# the second run takes the first's binaries).
 bench-quick:
 	scripts/bench/run.sh --quick --out .build-bench/quick
+	scripts/bench/run.sh --quick --tls --only warm,refresh --refresh-sides swift,python \
+		--bin-dir .build-lambda/release --out .build-bench/quick-tls
 	scripts/ensure-deps.sh --with-pyjwt
 	python3 scripts/bench/auth_cost.py --bin-dir .build-lambda/release --runs 9
 

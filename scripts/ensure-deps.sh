@@ -6,16 +6,18 @@
 # `--with-moto` adds moto's server (PyPI) on either; `--with-tls-relay` adds nginx, socat and
 # the openssl command (TLS with a private CA: nginx in front of moto in the AWS_CA_BUNDLE and
 # keep-alive tests, socat in front of the stand-in for Google in the bundle proofs);
-# `--with-pyjwt` adds PyJWT with `cryptography` (PyPI), the independent signer of the
+# `--with-nginx` adds nginx and the openssl command alone (the benchmark's HTTPS mode,
+# `scripts/bench/run.sh --tls`); `--with-pyjwt` adds PyJWT with `cryptography` (PyPI), the independent signer of the
 # PAYPULSE_AUTH_MODE=jwks tests. Installs nothing already there.
 set -euo pipefail
 
-want_moto=no want_browser=no want_tls_relay=no want_pyjwt=no
+want_moto=no want_browser=no want_tls_relay=no want_nginx=no want_pyjwt=no
 for argument in "$@"; do
   case "$argument" in
     --with-moto) want_moto=yes ;;
     --with-browser) want_browser=yes ;;
     --with-tls-relay) want_tls_relay=yes ;;
+    --with-nginx) want_nginx=yes ;;
     --with-pyjwt) want_pyjwt=yes ;;
     *) echo "ensure-deps: unknown option $argument" >&2; exit 2 ;;
   esac
@@ -32,8 +34,8 @@ case "$(uname -s)" in
     if [ "$want_browser" = yes ] && ! command -v chromedriver >/dev/null 2>&1; then
       echo "ensure-deps: the console test needs Chromium and its driver: brew install --cask chromium chromedriver" >&2
     fi
-    if [ "$want_tls_relay" = yes ] && ! command -v nginx >/dev/null 2>&1; then
-      echo "ensure-deps: the AWS_CA_BUNDLE and keep-alive tests need nginx: brew install nginx" >&2
+    if { [ "$want_tls_relay" = yes ] || [ "$want_nginx" = yes ]; } && ! command -v nginx >/dev/null 2>&1; then
+      echo "ensure-deps: the AWS_CA_BUNDLE and keep-alive tests and the benchmark's --tls need nginx: brew install nginx" >&2
     fi
     ;;
   *)
@@ -47,6 +49,8 @@ case "$(uname -s)" in
     fi
     if [ "$want_tls_relay" = yes ]; then
       command -v socat >/dev/null 2>&1 || missing+=(socat)
+    fi
+    if [ "$want_tls_relay" = yes ] || [ "$want_nginx" = yes ]; then
       command -v openssl >/dev/null 2>&1 || missing+=(openssl)
       # Debian installs nginx in /usr/sbin, which a user's PATH may leave out.
       command -v nginx >/dev/null 2>&1 || [ -x /usr/sbin/nginx ] || missing+=(nginx)

@@ -2,7 +2,7 @@
 """The Python peer's warm loop, measured like ours: one process imports the peer's handler
 modules (its src/, unchanged) and calls lambda_handler on the events of a JSON-lines file;
 the process's own CPU (utime + stime from /proc/self/stat), moto's CPU and the time are noted
-before event number k for every k in --marks.
+before event number k for every k in --marks (and --size-of's file size, when given).
 Prints {"readings": {k: [seconds, cpu, moto_cpu]}, "statuses": [...]}.
 
     peer_warm_loop.py --peer DIR --handler store_tokens --events FILE --marks 3,503,1003 --moto-pid PID
@@ -22,6 +22,21 @@ def cpu_seconds(pid: str = "self") -> float:
     return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
 
 
+def settled_size(path: str, quiet: float = 0.02, limit: float = 1.0) -> int:
+    """As benchlib/tls.py's: the size once it has not grown for `quiet` seconds."""
+    def size() -> int:
+        return os.path.getsize(path) if os.path.exists(path) else 0
+    deadline, last, since = time.monotonic() + limit, size(), time.monotonic()
+    while time.monotonic() < deadline:
+        time.sleep(0.002)
+        now = size()
+        if now != last:
+            last, since = now, time.monotonic()
+        elif time.monotonic() - since >= quiet:
+            break
+    return last
+
+
 def main() -> int:
     parser = argparse.ArgumentParser()
     parser.add_argument("--peer", required=True)
@@ -29,6 +44,7 @@ def main() -> int:
     parser.add_argument("--events", required=True)
     parser.add_argument("--marks", required=True)
     parser.add_argument("--moto-pid", required=True, help="moto_server, whose CPU is noted too")
+    parser.add_argument("--size-of", help="a file whose size is noted too (the HTTPS mode's access log)")
     args = parser.parse_args()
     sys.path.insert(0, os.path.join(args.peer, "src"))
     handler = importlib.import_module(args.handler).lambda_handler
@@ -38,7 +54,10 @@ def main() -> int:
     readings, statuses = {}, []
     for index, event in enumerate(events + [None]):
         if index in marks:
-            readings[index] = [time.perf_counter(), cpu_seconds(), cpu_seconds(args.moto_pid)]
+            # The log first: the bench's reading waits until nginx has written the lines of the
+            # requests answered so far (benchlib/tls.py).
+            size = settled_size(args.size_of) if args.size_of else None
+            readings[index] = [time.perf_counter(), cpu_seconds(), cpu_seconds(args.moto_pid)] + ([size] if args.size_of else [])
         if event is None:
             break
         statuses.append(handler(event, None).get("statusCode"))

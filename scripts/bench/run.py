@@ -8,6 +8,12 @@ runs over N due grants (ours and the peer's on Secrets Manager, and ours on the 
 token store with KMS envelope encryption beside them), and the deployment bundles' sizes; prints a table of figures and
 ratios and writes results.json, results.md and performance.png to --out. Asserts nothing.
 
+With --tls, moto and the fake Google are reached over HTTPS through nginx (benchlib/tls.py),
+the CA trusted through AWS_CA_BUNDLE and PAYPULSE_CA_BUNDLE (the peer: AWS_CA_BUNDLE and
+SSL_CERT_FILE), and the warm loops and refresh runs also report the new TLS handshakes
+counted at nginx. Both modes measure the exchange floor of our warm loops and of our refresh
+(benchlib/floor.py: our requests recorded as they pass, replayed through libcurl).
+
     scripts/bench/run.sh            # what `make bench` runs: builds, then this
     scripts/bench/run.sh --quick    # a few runs, 200 grants: keeps the harness working
 """
@@ -24,7 +30,7 @@ import tempfile
 import time
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from benchlib import bundles, chart, cold, refresh, report, seeding, servers, sides, warm  # noqa: E402
+from benchlib import bundles, chart, cold, floor, refresh, report, seeding, servers, sides, tls, warm  # noqa: E402
 
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 
@@ -49,6 +55,10 @@ def arguments() -> argparse.Namespace:
     parser.add_argument("--refresh-sides", default="swift,python,swift-dynamodb",
                         help="comma-separated refresh sides: swift and python on Secrets Manager, swift-dynamodb (ours on DynamoDB + KMS)")
     parser.add_argument("--only", help="comma-separated sections: cold,warm,refresh,bundles")
+    parser.add_argument("--tls", action="store_true", help="moto and the fake Google over HTTPS, behind nginx with a CA of this run")
+    parser.add_argument("--replayer", default=os.path.join(ROOT, ".build-bench", "replay-curl"),
+                        help="floor/replay_curl.c, built (run.sh builds it); missing: no exchange floor")
+    parser.add_argument("--no-floor", action="store_true", help="skip the exchange floor")
     args = parser.parse_args()
     quick = args.quick
     args.cold_runs = args.cold_runs or (5 if quick else 30)
@@ -63,7 +73,7 @@ def arguments() -> argparse.Namespace:
     unknown = set(args.refresh_sides) - set(refresh.SIDES)
     if unknown:
         parser.error(f"unknown refresh sides {sorted(unknown)}; known: {', '.join(refresh.SIDES)}")
-    for name in ("bin_dir", "floor", "peer", "bundles", "out"):  # the children run in a scratch folder
+    for name in ("bin_dir", "floor", "peer", "bundles", "out", "replayer"):  # the children run in a scratch folder
         setattr(args, name, os.path.abspath(getattr(args, name)))
     return args
 
@@ -88,11 +98,37 @@ def main() -> int:
         "cold_runs": args.cold_runs, "warm_calls": args.warm_calls, "warm_rounds": args.warm_rounds,
         "refresh_counts": args.refresh_counts, "refresh_reps": args.refresh_reps, "concurrency": args.concurrency,
         "writes_per_second": args.writes_per_second, "paced_rate": args.paced_rate, "refresh_sides": list(args.refresh_sides),
-        "fake_google": "peer tools/fake_google.py"}}
-    moto_server = servers.start_moto(work)
-    google = servers.start_fake_google(sys.executable, args.peer, work)
-    setup = sides.Setup(swift_bin=args.bin_dir, floor_bin=args.floor, peer_dir=args.peer, python=sys.executable,
-                        moto_url=moto_server.url, google_url=google.url, state_dir=os.path.join(work, "embedded-state"))
+        "fake_google": "peer tools/fake_google.py", "tls": args.tls}}
+    running: list = []  # stopped last first, also when a later one fails to start
+    try:
+        moto_server = servers.start_moto(work)
+        running.append(moto_server)
+        google = servers.start_fake_google(sys.executable, args.peer, work)
+        running.append(google)
+        with_floor = not args.no_floor and os.access(args.replayer, os.X_OK) and bool({"warm", "refresh"} & args.sections)
+        if not args.no_floor and not os.access(args.replayer, os.X_OK):
+            print(f"no exchange floor: {args.replayer} is not built (scripts/bench/run.sh builds it)", file=sys.stderr)
+        recorder = floor.Recorder(work, {"aws": moto_server.port, "google": google.port}) if with_floor else None
+        running.append(recorder)
+        terminator = None
+        urls = {"aws": moto_server.url, "google": google.url}
+        capture_urls = {name: f"http://127.0.0.1:{port}" for name, port in recorder.ports.items()} if recorder else {}
+        if args.tls:
+            terminator = tls.Terminator(work, {"aws": moto_server.port, "google": google.port},
+                                        {f"{name}-capture": port for name, port in (recorder.ports if recorder else {}).items()})
+            running.append(terminator)
+            urls = {name: terminator.endpoints[name].url for name in ("aws", "google")}
+            capture_urls = {name: terminator.endpoints[f"{name}-capture"].url for name in capture_urls}
+            print(f"HTTPS through nginx: AWS {urls['aws']}, Google {urls['google']}", file=sys.stderr, flush=True)
+        setup = sides.Setup(swift_bin=args.bin_dir, floor_bin=args.floor, peer_dir=args.peer, python=sys.executable,
+                            moto_url=urls["aws"], google_url=urls["google"], state_dir=os.path.join(work, "embedded-state"),
+                            ca_bundle=terminator.ca if terminator else None)
+        kit = floor.Kit.make(setup, recorder, args.replayer, capture_urls) if recorder else None
+    except BaseException:
+        for server in reversed(running):
+            if server:
+                server.stop()
+        raise
     moto = seeding.Moto(moto_server.url)
     started = time.perf_counter()
     try:
@@ -103,19 +139,27 @@ def main() -> int:
             results["cold"] = cold.run(setup, runs=args.cold_runs, warmup=3, work=work)
         if "warm" in args.sections:
             print(f"warm invocations: {args.warm_calls} calls per loop, {args.warm_rounds} rounds", file=sys.stderr, flush=True)
-            results["warm"] = warm.run(setup, moto_server, n=args.warm_calls, rounds=args.warm_rounds, work=work)
+            results["warm"] = warm.run(setup, moto_server, n=args.warm_calls, rounds=args.warm_rounds, work=work,
+                                       terminator=terminator, floor_kit=kit)
+            if "floor" in results["warm"]:
+                results["warm_floor"] = results["warm"].pop("floor")
         if "refresh" in args.sections:
             print(f"refresh runs: {args.refresh_counts} grants, reps {args.refresh_reps}", file=sys.stderr, flush=True)
             results["refresh"] = refresh.run(setup, moto_server, google, moto, args.refresh_counts, args.refresh_reps,
-                                             args.concurrency, args.writes_per_second, work, args.refresh_sides)
+                                             args.concurrency, args.writes_per_second, work, args.refresh_sides, terminator)
+            if kit and "swift" in args.refresh_sides:
+                count = args.refresh_counts[0]
+                results["refresh_floor"] = refresh.floor_run(setup, moto_server, moto, kit, count, args.concurrency,
+                                                             args.writes_per_second, work, args.refresh_reps[count])
             if args.paced_rate:
                 results["refresh_paced"] = refresh.paced(setup, moto_server, google, moto, 1000, 2, args.concurrency,
                                                          args.paced_rate, work)
         if "bundles" in args.sections:
             results["bundles"] = bundles.sizes(args.bundles)
     finally:
-        google.stop()
-        moto_server.stop()
+        for server in reversed(running):
+            if server:
+                server.stop()
     results["duration_s"] = time.perf_counter() - started
     with open("/proc/loadavg") as fh:
         results["machine"]["loadavg_at_end"] = fh.read().split()[:3]

@@ -6,10 +6,11 @@
 # .build-lambda) and the minimal Swift program, then runs. Arguments go to run.py:
 #   scripts/bench/run.sh --quick                       # CI-sized
 #   scripts/bench/run.sh --quick --bin-dir .build/debug  # reuse another build, build nothing
+#   scripts/bench/run.sh --quick --tls                 # HTTPS through nginx (installed if missing)
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 
-scripts/ensure-deps.sh --with-moto
+if [[ " $* " == *" --tls "* ]]; then scripts/ensure-deps.sh --with-moto --with-nginx; else scripts/ensure-deps.sh --with-moto; fi
 if [ ! -x /usr/bin/time ]; then  # GNU time measures peak RSS from a small parent (see benchlib/procstat.py)
   sudo_if_needed() { if [ "$(id -u)" = 0 ]; then "$@"; else sudo "$@"; fi; }
   sudo_if_needed apt-get update -qq && DEBIAN_FRONTEND=noninteractive sudo_if_needed apt-get install -y -qq time >/dev/null
@@ -32,5 +33,8 @@ fi
 mkdir -p .build-bench
 bin=.build-bench/floor src=scripts/bench/floor/echo.swift  # the minimal Swift program (the cold floor)
 if [ ! -x "$bin" ] || [ "$src" -nt "$bin" ]; then swiftc -O -static-stdlib "$src" -o "$bin"; fi
+# The exchange floor's replayer (benchlib/floor.py), on the system's libcurl.
+bin=.build-bench/replay-curl src=scripts/bench/floor/replay_curl.c
+if [ ! -x "$bin" ] || [ "$src" -nt "$bin" ]; then cc -O2 -Wall "$src" -o "$bin" $(pkg-config --cflags --libs libcurl); fi
 
 exec "$venv/bin/python" scripts/bench/run.py "$@"

@@ -36,7 +36,7 @@ def _command(setup: sides.Setup, side: str, concurrency: int, writes_per_second:
 
 
 def one_run(setup: sides.Setup, moto_server: Server, google: Server, moto: seeding.Moto, side: str, count: int,
-            concurrency: int, writes_per_second: int, work: str) -> dict:
+            concurrency: int, writes_per_second: int, work: str, terminator=None) -> dict:
     moto_reset(moto_server)
     seeding.fixtures(setup)
     sample = random.Random(count).sample(range(count), min(25, count))
@@ -49,9 +49,11 @@ def one_run(setup: sides.Setup, moto_server: Server, google: Server, moto: seedi
     fake_google_stats(google, reset=True)
     stdin = events.write(os.path.join(work, "scheduled.json"), events.scheduled())
     argv, env = _command(setup, side, concurrency, writes_per_second, key_id)
+    log0 = terminator.log_size() if terminator else None
     moto0, google0 = moto_server.cpu_seconds(), google.cpu_seconds()
     child = run_child(argv, stdin, env, cwd=work, keep_stderr=True)
     moto1, google1 = moto_server.cpu_seconds(), google.cpu_seconds()
+    tls = terminator.handshakes(log0, terminator.log_size()) if terminator else None
     if child.returncode != 0:
         sys.stderr.write(child.stderr.decode(errors="replace")[-3000:])
         raise SystemExit(f"refresh {side} {count}: exit {child.returncode}")
@@ -70,17 +72,17 @@ def one_run(setup: sides.Setup, moto_server: Server, google: Server, moto: seedi
     return {"side": side, "count": count, "seed_s": seed_s, "wall_s": child.exit_s, "grants_per_s": count / child.exit_s,
             "cpu_s": child.cpu_s, "cpu_ms_per_grant": child.cpu_s * 1000 / count, "peak_rss_mib": child.max_rss_kib / 1024,
             "moto_cpu_ms_per_grant": (moto1 - moto0) * 1000 / count, "google_cpu_ms_per_grant": (google1 - google0) * 1000 / count,
-            "summary": summary, "google": google_stats, "verified": verified}
+            "summary": summary, "google": google_stats, "verified": verified, **({"tls": tls} if tls is not None else {})}
 
 
 def run(setup: sides.Setup, moto_server: Server, google: Server, moto: seeding.Moto, counts: list[int], reps: dict[int, int],
-        concurrency: int, writes_per_second: int, work: str, run_sides: tuple[str, ...] = SIDES) -> dict:
+        concurrency: int, writes_per_second: int, work: str, run_sides: tuple[str, ...] = SIDES, terminator=None) -> dict:
     result: dict = {}
     for count in counts:
         rows: dict[str, list[dict]] = {side: [] for side in run_sides}
         for rep in range(reps[count]):
             for side in run_sides:
-                row = one_run(setup, moto_server, google, moto, side, count, concurrency, writes_per_second, work)
+                row = one_run(setup, moto_server, google, moto, side, count, concurrency, writes_per_second, work, terminator)
                 rows[side].append(row)
                 print(f"  refresh {count} {side} rep {rep + 1}/{reps[count]}: {row['wall_s']:.1f} s, "
                       f"{row['grants_per_s']:.0f}/s, {row['cpu_ms_per_grant']:.2f} ms CPU/grant, "
@@ -99,4 +101,28 @@ def paced(setup: sides.Setup, moto_server: Server, google: Server, moto: seeding
 def _medians(rows: list[dict]) -> dict:
     keys = ["wall_s", "grants_per_s", "cpu_ms_per_grant", "peak_rss_mib", "moto_cpu_ms_per_grant", "google_cpu_ms_per_grant", "seed_s"]
     return {**{key: median([row[key] for row in rows]) for key in keys},
-            "verified": all(row["verified"] for row in rows), "runs": rows}
+            "verified": all(row["verified"] for row in rows), "runs": rows, **({"tls": rows[0]["tls"]} if "tls" in rows[0] else {})}
+
+
+def floor_run(setup: sides.Setup, moto_server: Server, moto: seeding.Moto, kit, count: int, concurrency: int,
+              writes_per_second: int, work: str, reps: int) -> dict:
+    """The exchange floor of our refresh run on Secrets Manager: one more run of ours over
+    `count` due grants with its requests recorded, then that capture replayed through libcurl
+    `reps` times (benchlib/floor.py). The replay writes again what the run wrote: no reset,
+    so its answers differ where a write is not idempotent; they are reported."""
+    from . import floor
+    moto_reset(moto_server)
+    seeding.fixtures(setup)
+    seeding.due_token_sets(moto, setup, count, "swift")
+    stdin = events.write(os.path.join(work, "scheduled.json"), events.scheduled())
+    argv, env = _command(kit.capture_setup, "swift", concurrency, writes_per_second)
+    offset = kit.recorder.offset()
+    child = run_child(argv, stdin, env, cwd=work, keep_stderr=True)
+    if child.returncode != 0:
+        sys.stderr.write(child.stderr.decode(errors="replace")[-3000:])
+        raise SystemExit(f"refresh floor capture: exit {child.returncode}")
+    capture = floor.Capture.of(kit.recorder.read(offset))
+    print(f"  floor: captured the refresh of {count} grants: {len(capture.requests)} requests", file=sys.stderr, flush=True)
+    rows = [floor.replay_all(kit, setup, capture, count, "refresh") for _ in range(reps)]
+    return {"count": count, "cpu_ms_per_call": median([row["cpu_ms_per_call"] for row in rows]),
+            **{k: v for k, v in rows[0].items() if k != "cpu_ms_per_call"}, "rounds": rows}

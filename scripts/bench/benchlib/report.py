@@ -46,10 +46,83 @@ def warm_section(warm: dict) -> list[str]:
              "| loop | Swift inv/s | Python inv/s | Swift CPU ms/call | Python CPU ms/call | CPU ratio | moto CPU ms/call (Swift / Python) |",
              "| --- | ---: | ---: | ---: | ---: | ---: | ---: |"]
     for phase, ours in warm["swift"].items():
-        theirs = warm["python"][phase]
-        lines.append(f"| {phase} | {_f(ours['per_second'], 0)} | {_f(theirs['per_second'], 0)} | {_f(ours['cpu_ms_per_call'], 2)} "
-                     f"| {_f(theirs['cpu_ms_per_call'], 2)} | {_r(_ratio(ours['cpu_ms_per_call'], theirs['cpu_ms_per_call']))} "
-                     f"| {_f(ours['moto_cpu_ms_per_call'], 1)} / {_f(theirs['moto_cpu_ms_per_call'], 1)} |")
+        theirs = warm["python"].get(phase, {})
+        lines.append(f"| {phase} | {_f(ours['per_second'], 0)} | {_f(theirs.get('per_second'), 0)} | {_f(ours['cpu_ms_per_call'], 2)} "
+                     f"| {_f(theirs.get('cpu_ms_per_call'), 2)} | {_r(_ratio(ours['cpu_ms_per_call'], theirs.get('cpu_ms_per_call')))} "
+                     f"| {_f(ours['moto_cpu_ms_per_call'], 1)} / {_f(theirs.get('moto_cpu_ms_per_call'), 1)} |")
+    return lines
+
+
+def _handshake_cell(figures: dict | None) -> str:
+    if not figures or "handshakes_per_call" not in figures:
+        return "n/a"
+    tls = figures["tls"]
+    parts = " / ".join(f"{tls.get(name, {}).get('handshakes', 0)}" for name in ("aws", "google"))
+    return f"{_f(figures['handshakes_per_call'], 2)} ({parts})"
+
+
+def tls_section(warm: dict | None, refresh: dict | None) -> list[str]:
+    """New TLS handshakes counted at nginx: a request that is its connection's first."""
+    lines = ["### New TLS handshakes (counted at nginx: requests that were their connection's first)", "",
+             "| loop | calls | Swift handshakes per call (AWS / Google, total) | Python handshakes per call (AWS / Google, total) "
+             "| Swift TLS requests per call | Python TLS requests per call |",
+             "| --- | ---: | ---: | ---: | ---: | ---: |"]
+    for phase, ours in (warm or {}).get("swift", {}).items():
+        theirs = warm["python"].get(phase)
+        lines.append(f"| {phase} | {ours['calls']:.0f} | {_handshake_cell(ours)} | {_handshake_cell(theirs)} "
+                     f"| {_f(ours.get('tls_requests_per_call'), 2)} | {_f((theirs or {}).get('tls_requests_per_call'), 2)} |")
+        for side, figures in (("Swift", ours), ("Python", theirs)):
+            first = (figures or {}).get("first_calls")
+            if first:
+                def cell(tls: dict, total: int) -> str:
+                    return f"{total} ({' / '.join(str(tls.get(name, {}).get('handshakes', 0)) for name in ('aws', 'google'))})"
+                text = (f"first: {cell(first['tls'], first['handshakes'])}; "
+                        f"next {first['calls'] - 1}: {cell(first.get('then_tls', {}), first.get('then_handshakes', 0))}")
+                lines.append(f"| {side}, the process's first {first['calls']} invocations (before {phase}), totals | {first['calls']} "
+                             f"| {text if side == 'Swift' else ''} | {text if side == 'Python' else ''} | | |")
+    for count, per_side in (refresh or {}).items():
+        for side, row in per_side.items():
+            if "tls" not in row:
+                continue
+            tls = row["tls"]
+            total = sum(e["handshakes"] for e in tls.values())
+            requests = sum(e["requests"] for e in tls.values())
+            per = " / ".join(str(tls.get(name, {}).get("handshakes", 0)) for name in ("aws", "google"))
+            label = {"swift-dynamodb": "swift, DynamoDB + KMS"}.get(side, side)
+            lines.append(f"| refresh run of {int(count):,} grants, {label} (first run; per grant) | {int(count):,} "
+                         f"| {_f(total / int(count), 3) + ' (' + per + ', ' + str(total) + ')' if side.startswith('swift') else ''} "
+                         f"| {_f(total / int(count), 3) + ' (' + per + ', ' + str(total) + ')' if side == 'python' else ''} "
+                         f"| {_f(requests / int(count), 2) if side.startswith('swift') else ''} | {_f(requests / int(count), 2) if side == 'python' else ''} |")
+    return lines
+
+
+def _answers(answers: dict) -> str:
+    return "; ".join(f"{endpoint} " + ", ".join(f"{status} x{n}" for status, n in counts.items())
+                     for endpoint, counts in answers.items() if endpoint != "runtime")
+
+
+def floor_section(warm: dict | None, warm_floor: dict | None, refresh: dict | None, refresh_floor: dict | None, tls: bool) -> list[str]:
+    lines = [f"### The exchange floor of our calls ({'HTTPS' if tls else 'plain HTTP'}): our recorded requests replayed through "
+             "libcurl, one reused easy handle", "",
+             "| loop | ours CPU ms/call | floor CPU ms/call | ours / floor | requests per call | floor's new connections per call "
+             "| floor's answers (status x count) | our run's answers |",
+             "| --- | ---: | ---: | ---: | ---: | ---: | --- | --- |"]
+    for phase, row in (warm_floor or {}).items():
+        ours = (warm or {}).get("swift", {}).get(phase, {}).get("cpu_ms_per_call")
+        lines.append(f"| {phase} | {_f(ours, 2)} | {_f(row['cpu_ms_per_call'], 3)} | {_r(_ratio(ours, row['cpu_ms_per_call']))} x "
+                     f"| {_f(row['requests_per_call'], 2)} | {_f(row['new_connections_per_call'], 2)} | {_answers(row['answers'])} "
+                     f"| {_answers(row['captured_answers'])} |")
+    if refresh_floor:
+        count = refresh_floor["count"]
+        ours = (refresh or {}).get(str(count), {}).get("swift", {}).get("cpu_ms_per_grant")
+        lines.append(f"| refresh, per grant ({count:,} due) | {_f(ours, 2)} | {_f(refresh_floor['cpu_ms_per_call'], 3)} "
+                     f"| {_r(_ratio(ours, refresh_floor['cpu_ms_per_call']))} x | {_f(refresh_floor['requests_per_call'], 2)} "
+                     f"| {_f(refresh_floor['new_connections_per_call'], 3)} | {_answers(refresh_floor['answers'])} "
+                     f"| {_answers(refresh_floor['captured_answers'])} |")
+    lines += ["", "Ours: the process's utime + stime from /proc (10 ms ticks: resolution 10 ms / calls), per refreshed grant "
+              "the whole fresh process's (its start included); the floor: getrusage around the replay of the same requests "
+              "(Runtime API exchanges included), in order, on one handle, moto in the same state (warm loops: reset and "
+              "seeded again; the refresh: not reset, so a write already done can be refused)."]
     return lines
 
 
@@ -104,7 +177,7 @@ def goals(results: dict) -> list[tuple[str, str, str, bool | None]]:
                     for a, b in (("swift-store-moto", "peer-store-moto"), ("swift-profile-moto", "peer-profile-moto")))
         rows.append(("peak RSS of a cold invocation", "<= 1/3 of the peer", f"{_r(ratio)} (worse of the two)", ratio <= 1 / 3))
     if warm:
-        ratio = max(_ratio(warm["swift"][p]["cpu_ms_per_call"], warm["python"][p]["cpu_ms_per_call"]) for p in warm["swift"])
+        ratio = max(_ratio(warm["swift"][p]["cpu_ms_per_call"], warm["python"][p]["cpu_ms_per_call"]) for p in warm["swift"] if p in warm["python"])
         rows.append(("handler CPU per warm call", "<= 1/10 of the peer", f"{_r(ratio)} (worst loop)", ratio <= 0.1))
     if refresh and all("swift" in s and "python" in s for s in refresh.values()):
         ratio = max(_ratio(s["swift"]["cpu_ms_per_grant"], s["python"]["cpu_ms_per_grant"]) for s in refresh.values())
@@ -133,13 +206,20 @@ def markdown(results: dict) -> str:
     m = results["machine"]
     lines = [f"Run {m['started']} on {m['nproc']} cores (load {' '.join(m['loadavg_at_start'])} at start, "
              f"{' '.join(m.get('loadavg_at_end', ['?']))} at end), {m['swift']}, Python {m['python']}; "
-             f"one moto_server and the peer's fake Google on loopback; {'quick mode' if results['quick'] else 'full run'}.", ""]
+             f"one moto_server and the peer's fake Google on loopback"
+             f"{', behind nginx over HTTPS (TLS mode)' if results.get('settings', {}).get('tls') else ', plain HTTP'}; "
+             f"{'quick mode' if results['quick'] else 'full run'}.", ""]
     if "cold" in results:
         lines += cold_section(results["cold"]) + [""]
     if "warm" in results:
         lines += warm_section(results["warm"]) + [""]
     if "refresh" in results:
         lines += refresh_section(results["refresh"], results.get("refresh_paced"), results["settings"]) + [""]
+    if results.get("settings", {}).get("tls") and ("warm" in results or "refresh" in results):
+        lines += tls_section(results.get("warm"), results.get("refresh")) + [""]
+    if "warm_floor" in results or "refresh_floor" in results:
+        lines += floor_section(results.get("warm"), results.get("warm_floor"), results.get("refresh"), results.get("refresh_floor"),
+                               bool(results.get("settings", {}).get("tls"))) + [""]
     if "bundles" in results:
         lines += bundle_section(results["bundles"]) + [""]
     rows = goals(results)

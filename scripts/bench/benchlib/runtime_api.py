@@ -1,11 +1,14 @@
 """A scripted Lambda Runtime API on loopback: hands out a fixed list of events through
 /2018-06-01/runtime/invocation/next, takes /response and /error, and notes the served
 process's CPU, a peer's CPU (moto's) and the time whenever it asks for event number k in
-`marks` (it is then idle, waiting). After the last event it holds the next request until
-stopped."""
+`marks` (it is then idle, waiting), with `extra_reading()` when given (the HTTPS mode's
+access-log offset). With `record` it appends each request it takes (method, path, headers,
+body, the CLOCK_MONOTONIC time it arrived) there: the exchange floor's capture. After the
+last event it holds the next request until stopped."""
 
 from __future__ import annotations
 
+import base64
 import json
 import threading
 import time
@@ -17,11 +20,12 @@ PREFIX = "/2018-06-01/runtime"
 
 
 class ScriptedRuntimeAPI:
-    def __init__(self, event_bodies: list[bytes], marks: list[int], peer_pid: int):
+    def __init__(self, event_bodies: list[bytes], marks: list[int], peer_pid: int, extra_reading=None, record: list | None = None):
         self.events = event_bodies
         self.marks = set(marks)
         self.peer_pid = peer_pid
-        self.readings: dict[int, tuple[float, float, float]] = {}
+        self.readings: dict[int, tuple] = {}
+        self.extra_reading, self.record = extra_reading, record
         self.statuses: list[int | None] = []
         self.errors: list[str] = []
         self.pid: int | None = None
@@ -38,6 +42,11 @@ class ScriptedRuntimeAPI:
             def log_message(self, *args):
                 pass
 
+            def _note(self, arrived: float, body: bytes = b"") -> None:
+                if api.record is not None:
+                    api.record.append({"t": arrived, "endpoint": "runtime", "method": self.command, "target": self.path,
+                                       "headers": [[k, v] for k, v in self.headers.items()], "body": base64.b64encode(body).decode()})
+
             def _reply(self, status: int, body: bytes = b"", headers: dict[str, str] | None = None) -> None:
                 self.send_response(status)
                 for name, value in (headers or {}).items():
@@ -47,13 +56,15 @@ class ScriptedRuntimeAPI:
                 self.wfile.write(body)
 
             def do_GET(self):
+                self._note(time.monotonic())
                 if self.path != f"{PREFIX}/invocation/next":
                     return self._reply(404)
                 with api._lock:
                     index = api._next
                     api._next += 1
                 if index in api.marks and api.pid is not None:
-                    api.readings[index] = (time.perf_counter(), cpu_seconds(api.pid), cpu_seconds(api.peer_pid))
+                    extra = api.extra_reading() if api.extra_reading else None  # first: it may wait for a quiet log
+                    api.readings[index] = (time.perf_counter(), cpu_seconds(api.pid), cpu_seconds(api.peer_pid), extra)
                 if index >= len(api.events):
                     api.finished.set()
                     api._stop.wait()
@@ -67,11 +78,14 @@ class ScriptedRuntimeAPI:
                     "Lambda-Runtime-Trace-Id": f"Root=1-00000000-{index:024d};Sampled=0"})
 
             def do_POST(self):
+                arrived = time.monotonic()
                 body = self.rfile.read(int(self.headers.get("Content-Length") or 0))
+                self._note(arrived, body)
                 if self.path.endswith("/response"):
-                    try:
-                        api.statuses.append(json.loads(body).get("statusCode"))
-                    except ValueError:
+                    try:  # an API answer's status; for others (a direct invocation's): "error" or "ok"
+                        answer = json.loads(body)
+                        api.statuses.append(answer.get("statusCode", "error" if "error" in answer else "ok"))
+                    except (ValueError, AttributeError):
                         api.statuses.append(None)
                 elif self.path.endswith("/error"):
                     api.errors.append(body.decode(errors="replace")[:300])

@@ -23,6 +23,7 @@ class Setup:
     moto_url: str
     google_url: str
     state_dir: str      # the embedded store's directory
+    ca_bundle: str | None = None  # the HTTPS mode's CA (tls.py): trusted for moto and the fake Google
 
 
 def swift_env(setup: Setup, store: str = "aws", extra: dict[str, str] | None = None) -> dict[str, str]:
@@ -33,16 +34,21 @@ def swift_env(setup: Setup, store: str = "aws", extra: dict[str, str] | None = N
                 "AWS_SECRET_ACCESS_KEY": "test", "AWS_ENDPOINT_URL": setup.moto_url}
     else:
         env |= {"PAYPULSE_STORE": "embedded", "PAYPULSE_STATE_DIR": setup.state_dir}
+    if setup.ca_bundle:  # the standard settings: AWS_CA_BUNDLE for AWS (as the AWS SDKs), ours for Google
+        env |= {"AWS_CA_BUNDLE": setup.ca_bundle, "PAYPULSE_CA_BUNDLE": setup.ca_bundle}
     return env | (extra or {})
 
 
 def peer_env(setup: Setup, extra: dict[str, str] | None = None) -> dict[str, str]:
+    # boto3 reads AWS_CA_BUNDLE; the peer's Google calls go through urllib3's default context,
+    # which loads OpenSSL's default paths, and so SSL_CERT_FILE.
+    tls_trust = {"AWS_CA_BUNDLE": setup.ca_bundle, "SSL_CERT_FILE": setup.ca_bundle} if setup.ca_bundle else {}
     return base_environment() | {
         "AWS_ENDPOINT_URL": setup.moto_url, "AWS_DEFAULT_REGION": "us-east-1", "AWS_ACCESS_KEY_ID": "test",
         "AWS_SECRET_ACCESS_KEY": "test", "AWS_EC2_METADATA_DISABLED": "true", "JWT_SECRET": events.JWT_KEY,
         "USERS_TABLE": seeding.USERS_TABLE, "GOOGLE_TOKEN_URL": f"{setup.google_url}/token",
         "PYTHONDONTWRITEBYTECODE": "1",
-    } | (extra or {})
+    } | tls_trust | (extra or {})
 
 
 def swift_cmd(setup: Setup, function: str) -> list[str]:
