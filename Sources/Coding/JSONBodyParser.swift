@@ -122,12 +122,14 @@ public struct JSONBodyParser {
         index += 1
         // Most strings hold no escape: validate their bytes in one go.
         let start = index
+        var ascii = true
         while index < bytes.count, bytes[index] != UInt8(ascii: "\""), bytes[index] != UInt8(ascii: "\\"), bytes[index] >= 0x20 {
+            if bytes[index] >= 0x80 { ascii = false }
             index += 1
         }
         if current == UInt8(ascii: "\"") {
             index += 1
-            guard let text = String(validating: bytes[start..<index - 1], as: UTF8.self) else { throw .syntax }
+            guard let text = Self.text(of: bytes, start..<index - 1, ascii: ascii) else { throw .syntax }
             return text
         }
         // Escapes: copy the runs between them whole (stored token sets are full of them).
@@ -138,7 +140,7 @@ public struct JSONBodyParser {
             case UInt8(ascii: "\""):
                 utf8.append(contentsOf: bytes[runStart..<index])
                 index += 1
-                guard let text = String(validating: utf8, as: UTF8.self) else { throw .syntax }
+                guard let text = Self.text(of: utf8, utf8.indices, ascii: false) else { throw .syntax }
                 return text
             case UInt8(ascii: "\\"):
                 utf8.append(contentsOf: bytes[runStart..<index])
@@ -152,6 +154,17 @@ public struct JSONBodyParser {
             }
         }
         throw .syntax
+    }
+
+    /// `bytes[range]` as a string, `nil` when it is not UTF-8. Through a buffer pointer:
+    /// `String(validating:)` over an `ArraySlice` took the unspecialised generic path, about
+    /// a thousand instructions a string (a sixteenth of a warm store-tokens); ASCII needs no
+    /// validation at all.
+    private static func text(of bytes: [UInt8], _ range: Range<Int>, ascii: Bool) -> String? {
+        bytes.withUnsafeBufferPointer { buffer in
+            let slice = UnsafeBufferPointer(rebasing: buffer[range])
+            return ascii ? String(decoding: slice, as: UTF8.self) : String(validating: slice, as: UTF8.self)
+        }
     }
 
     private mutating func escape(into utf8: inout [UInt8]) throws(Failure) {
@@ -215,7 +228,7 @@ public struct JSONBodyParser {
             if current == UInt8(ascii: "+") || current == UInt8(ascii: "-") { index += 1 }
             guard digits() > 0 else { throw .syntax }
         }
-        let text = String(decoding: bytes[start..<index], as: UTF8.self)
+        let text = Self.text(of: bytes, start..<index, ascii: true) ?? ""  // digits, signs and dots: ASCII
         if isWhole, let whole = Int64(text) { return .integer(whole) }
         guard let number = Double(text), number.isFinite else { throw .numberOutOfRange }
         return .number(number)
