@@ -49,14 +49,14 @@ mkdir -p "$apt_dir/lists/partial" "$apt_dir/cache/archives/partial"
              else if (kv[1] == "Components") components = kv[2]
            }
            n = split(suites, s, " ")
-           for (j = 1; j <= n; j++) print "deb-src [trusted=no] " uris " " s[j] " " components
+           for (j = 1; j <= n; j++) print "deb-src " uris " " s[j] " " components
          }' "$file"
   done
   for file in /etc/apt/sources.list /etc/apt/sources.list.d/*.list; do
     [ -f "$file" ] || continue
     sed -n 's/^deb \(\(\[[^]]*\] \)\{0,1\}[a-z]*:\/\/[^ ]*debian[^ ]* .*\)/deb-src \1/p' "$file"
   done
-} | sed 's/ \[trusted=no\]//' | sort -u >"$apt_dir/sources.list"
+} | sort -u >"$apt_dir/sources.list"
 [ -s "$apt_dir/sources.list" ] || { log "no Debian archive in /etc/apt/sources.list{,.d}"; exit 1; }
 
 version=""
