@@ -1,15 +1,15 @@
 #!/usr/bin/env bash
-# Builds the five Lambda functions (release, static Swift stdlib) and packs each into a
-# self-contained bundle for a `provided.al2023` custom runtime:
+# Builds the Lambda functions (release, static Swift stdlib, a minimal libcurl linked in:
+# scripts/lambda-build-flags.sh) and packs each into a self-contained bundle for a
+# `provided.al2023` custom runtime:
 #
 #   .build-lambda/bundles/F/bootstrap   POSIX sh: runs bin/F through lib/'s dynamic loader
 #   .build-lambda/bundles/F/bin/F       the stripped executable
-#   .build-lambda/bundles/F/lib/        every library `ldd` lists, plus the loader, plus
-#                                       libcurl and its libraries (dlopen()ed on first use)
+#   .build-lambda/bundles/F/lib/        every library `ldd` lists, plus the loader
 #   .build-lambda/bundles/F.zip         the same, zipped with fixed dates and modes
 #
-# A binary built on Debian needs a newer glibc/libstdc++ and Debian's libcurl (with its own
-# ~26 libraries) than Amazon Linux 2023 has, so the bundle carries them all.
+# A binary built on Debian needs a newer glibc/libstdc++ than Amazon Linux 2023 has, so the
+# bundle carries them; libcurl and OpenSSL are inside the executable.
 #
 # Usage: scripts/bundle.sh                                  every bundle and zip
 #        scripts/bundle.sh --function F [--artifacts DIR]   one bundle (copied into DIR,
@@ -20,7 +20,7 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 
 all_functions=(store-tokens user-profile token-refresh disconnect fresh-token security-events)
-scratch=${PAYPULSE_LAMBDA_SCRATCH:-.build-lambda}
+scratch=${PAYPULSE_LAMBDA_SCRATCH:-.build-lambda}  # also lambda-build-flags.sh's
 functions=("${all_functions[@]}")
 artifacts=""
 
@@ -44,18 +44,19 @@ if [ -n "$artifacts" ] && [ ${#functions[@]} -ne 1 ]; then
 fi
 
 # One build: the first product compiles every module; the others only link their main.
+. scripts/lambda-build-flags.sh
 for f in "${functions[@]}"; do
-  echo "bundle.sh: building $f (release, static Swift stdlib)" >&2
-  swift build -c release --static-swift-stdlib --scratch-path "$scratch" --product "$f" >&2
+  echo "bundle.sh: building $f (release, static Swift stdlib, libcurl $(basename "$lambda_curl"))" >&2
+  swift build "${lambda_build_flags[@]}" --product "$f" >&2
 done
-bin_dir=$(swift build -c release --static-swift-stdlib --scratch-path "$scratch" --show-bin-path)
+bin_dir=$(swift build "${lambda_build_flags[@]}" --show-bin-path)
 
 bundles="$scratch/bundles"
 mkdir -p "$bundles"
 
 # Writes the bootstrap. Only shell built-ins: it must run under a busybox-static /bin/sh
-# with no other applets. PAYPULSE_CA_BUNDLE names the host's CA file, because the carried
-# (Debian) libcurl looks for Debian's path, which Amazon Linux does not have.
+# with no other applets. PAYPULSE_CA_BUNDLE names the host's CA file (Amazon Linux's, or
+# Debian's where that is missing); the linked libcurl's own default is Amazon Linux's path.
 write_bootstrap() { # $1 = function, $2 = loader file name, $3 = destination
   cat >"$3" <<EOF
 #!/bin/sh
@@ -79,15 +80,14 @@ EOF
   chmod 755 "$3"
 }
 
-# The libcurl the binaries dlopen() on first use (Sources/CCurl): not in the executable's
-# `ldd`, so it and what it needs are added by hand.
-libcurl=$(pkg-config --variable=libdir libcurl)/libcurl.so.4
-[ -f "$libcurl" ] || { echo "bundle.sh: no $libcurl (apt-get install libcurl4-openssl-dev)" >&2; exit 1; }
-
-# Copies every library the executable and libcurl need, libcurl, and the loader into lib/.
+# Copies every library the executable needs, and the loader, into lib/. A libcurl among
+# them means the executable was not linked with the minimal one: refused.
 copy_libraries() { # $1 = executable, $2 = lib dir; prints the loader's file name
   local listing loader="" name path
-  listing=$(ldd "$1"; ldd "$libcurl"; echo "libcurl.so.4 => $libcurl (0x0)")
+  listing=$(ldd "$1")
+  if grep -q "libcurl" <<<"$listing"; then
+    echo "bundle.sh: $1 links a shared libcurl:" >&2; grep libcurl <<<"$listing" >&2; exit 1
+  fi
   if grep -q "not found" <<<"$listing"; then
     echo "bundle.sh: missing libraries for $1:" >&2; grep "not found" <<<"$listing" >&2; exit 1
   fi

@@ -8,10 +8,11 @@
 # keep-alive tests, socat in front of the stand-in for Google in the bundle proofs);
 # `--with-nginx` adds nginx and the openssl command alone (the benchmark's HTTPS mode,
 # `scripts/bench/run.sh --tls`); `--with-pyjwt` adds PyJWT with `cryptography` (PyPI), the independent signer of the
-# PAYPULSE_AUTH_MODE=jwks tests. Installs nothing already there.
+# PAYPULSE_AUTH_MODE=jwks tests; `--with-curl-build` adds what scripts/build-libcurl.sh needs
+# (OpenSSL's static libraries, dpkg-source, patch, make). Installs nothing already there.
 set -euo pipefail
 
-want_moto=no want_browser=no want_tls_relay=no want_nginx=no want_pyjwt=no
+want_moto=no want_browser=no want_tls_relay=no want_nginx=no want_pyjwt=no want_curl_build=no
 for argument in "$@"; do
   case "$argument" in
     --with-moto) want_moto=yes ;;
@@ -19,6 +20,7 @@ for argument in "$@"; do
     --with-tls-relay) want_tls_relay=yes ;;
     --with-nginx) want_nginx=yes ;;
     --with-pyjwt) want_pyjwt=yes ;;
+    --with-curl-build) want_curl_build=yes ;;
     *) echo "ensure-deps: unknown option $argument" >&2; exit 2 ;;
   esac
 done
@@ -54,6 +56,12 @@ case "$(uname -s)" in
       command -v openssl >/dev/null 2>&1 || missing+=(openssl)
       # Debian installs nginx in /usr/sbin, which a user's PATH may leave out.
       command -v nginx >/dev/null 2>&1 || [ -x /usr/sbin/nginx ] || missing+=(nginx)
+    fi
+    if [ "$want_curl_build" = yes ]; then
+      [ -f "/usr/lib/$(gcc -print-multiarch)/libssl.a" ] || missing+=(libssl-dev)
+      command -v dpkg-source >/dev/null 2>&1 || missing+=(dpkg-dev)
+      command -v patch >/dev/null 2>&1 || missing+=(patch)
+      command -v make >/dev/null 2>&1 || missing+=(make)
     fi
     if [ ${#missing[@]} -gt 0 ]; then
       echo "ensure-deps: installing ${missing[*]} with apt-get" >&2

@@ -16,12 +16,20 @@
 # disconnect revokes there (`revoked_at_google: true`), proving the bootstrap found that
 # file and libcurl used it (Debian's default path does not exist in the chroot). What no
 # function writes (the user, the Google client-ID secret) is seeded (`paypulse seed`, the
-# embedded adapter itself) once the first run has created the store, before the first connection. Last, a store-tokens bundle with its
-# libcurl removed must fail its first HTTP call with a message naming libcurl.so.4
-# (libcurl is dlopen()ed on first use).
+# embedded adapter itself) once the first run has created the store, before the first connection.
+#
+# Before disconnect, AWS over HTTPS: a private moto_server (scripts/with-moto.sh) behind a TLS front
+# (scripts/tls-front.sh, its own self-signed CA), named by AWS_ENDPOINT_URL; its CA is given
+# only by AWS_CA_BUNDLE (a file in the root), Google's only at Amazon Linux's path. A
+# store-tokens first connection on Secrets Manager (PAYPULSE_STORE=aws) must answer 201, and
+# user-profile must then read the user (DynamoDB) and the grant's tags over the same front;
+# without AWS_CA_BUNDLE the same store-tokens must be refused the front's certificate.
+# Last, every bundle's lib/ must hold only what its executable's `ldd` lists (no libcurl:
+# the minimal one is linked in, scripts/build-libcurl.sh).
 #
 # Run scripts/bundle.sh first. Usage: scripts/test-bundles-chroot.sh
 set -euo pipefail
+self="$(cd "$(dirname "$0")" && pwd)/$(basename "$0")"
 cd "$(dirname "$0")/.."
 
 scratch=${PAYPULSE_LAMBDA_SCRATCH:-.build-lambda}
@@ -40,6 +48,12 @@ if ldd "$busybox" >/dev/null 2>&1; then echo "test-bundles-chroot: $busybox is n
 command -v openssl >/dev/null || { echo "test-bundles-chroot: openssl is needed for the test certificate" >&2; exit 1; }
 
 [ "$(id -u)" = 0 ] || { echo "test-bundles-chroot: needs root (chroot, mknod, mount namespaces)" >&2; exit 1; }
+# A private moto_server, whatever the caller exported: the AWS runs need an empty store.
+if [ -z "${PAYPULSE_CHROOT_STAGE:-}" ]; then
+  scripts/ensure-deps.sh --with-moto --with-tls-relay
+  exec env -u PAYPULSE_TEST_MOTO_ENDPOINT PAYPULSE_CHROOT_STAGE=run scripts/with-moto.sh "$self" "$@"
+fi
+moto=${PAYPULSE_TEST_MOTO_ENDPOINT:?test-bundles-chroot: no moto_server endpoint}
 # The developer CLI (debug build, outside the chroot) seeds the store and checks each answer
 # with the replay tests' matcher (`paypulse seed`, `paypulse match-response`).
 swift build --product paypulse >&2
@@ -52,9 +66,10 @@ unshare=$(command -v unshare)
 chroot=$(command -v chroot)
 
 work=$(mktemp -d -t paypulse-chroot.XXXXXX)
-google_pid=""
+google_pid="" aws_front_pid=""
 cleanup() {
   if [ -n "$google_pid" ]; then kill "$google_pid" 2>/dev/null || true; wait "$google_pid" 2>/dev/null || true; fi
+  if [ -n "$aws_front_pid" ]; then kill "$aws_front_pid" 2>/dev/null || true; wait "$aws_front_pid" 2>/dev/null || true; fi
   rm -rf "$work"
 }
 trap cleanup EXIT
@@ -75,8 +90,8 @@ PY
 
 # A fresh root: the bundle, /bin/sh = busybox, /tmp, /dev/null, /dev/urandom and an empty
 # /proc (mounted for each run only). Prints its path.
-make_root() { # $1 = function
-  local root="$work/root-$1"
+make_root() { # $1 = function, $2 = the root's name (default: the function's)
+  local root="$work/root-${2:-$1}"
   mkdir -p "$root"
   unpack "$bundles/$1.zip" "$root"
   mkdir -p "$root/bin" "$root/tmp" "$root/dev" "$root/proc"
@@ -183,6 +198,62 @@ invoke "$root" token-refresh token-refresh/scheduled-not-yet-due.json token-refr
 [ "$(token_requests)" = 1 ] || fail "token-refresh refreshed a grant that was not due"
 echo "chroot token-refresh: ok  scheduled event -> summary, 1 scanned, 0 due ($(describe "$root"), that CA file)"
 
+# AWS over HTTPS: moto behind its own TLS front, trusted through AWS_CA_BUNDLE alone (before
+# disconnect, which revokes the grant at the stand-in for Google).
+aws_tls="$work/aws-tls"
+scripts/tls-front.sh "$aws_tls" "${moto##*:}" &
+aws_front_pid=$!
+for _ in $(seq 1 300); do [ -f "$aws_tls/url" ] && break; sleep 0.1; done
+[ -f "$aws_tls/url" ] || fail "the TLS front for moto did not start"
+aws_https=$(cat "$aws_tls/url")
+aws_keys=(PAYPULSE_STORE=aws AWS_REGION=us-east-1 AWS_ACCESS_KEY_ID=AKIDPAYPULSETEST
+  AWS_SECRET_ACCESS_KEY=paypulse-test-secret-key)
+# The tables and the seed go in over plain HTTP, by the developer CLI (the adapters themselves).
+env -i PATH="$PATH" HOME="$work" "${aws_keys[@]}" AWS_ENDPOINT_URL="$moto" "$paypulse" setup >/dev/null
+env -i PATH="$PATH" HOME="$work" "${aws_keys[@]}" AWS_ENDPOINT_URL="$moto" "$paypulse" seed --client-id "$client_id" >/dev/null
+aws_env=("${aws_keys[@]}" "AWS_ENDPOINT_URL=$aws_https" AWS_CA_BUNDLE=/etc/aws-ca.pem)
+trust_aws() { # $1 = root
+  mkdir -p "$1/etc"
+  cp "$aws_tls/cert.pem" "$1/etc/aws-ca.pem"
+}
+aws_requests() { grep -c "accepting connection" "$aws_tls/relay.log" 2>/dev/null || true; }
+
+# Without AWS_CA_BUNDLE the front's certificate is no CA the root trusts: refused, and no
+# grant is written (the refusal is an upstream failure, not a crash).
+root=$(make_root store-tokens aws-untrusted)
+trust_google "$root"
+before=$(token_requests)
+status=0
+mv "$state" "$root/state"
+env -i PATH=/bin LOG_LEVEL=info "${aws_keys[@]}" "AWS_ENDPOINT_URL=$aws_https" "GOOGLE_TOKEN_ENDPOINT=$google/token" \
+  "$unshare" --mount --pid --fork --mount-proc="$root/proc" "$chroot" "$root" /bootstrap \
+  <events/store-tokens/v2-json-first-connection.json >"$work/aws-untrusted.out" 2>"$work/aws-untrusted.err" || status=$?
+mv "$root/state" "$state"
+answered=$(python3 -c 'import json, sys; print(json.load(open(sys.argv[1])).get("statusCode"))' "$work/aws-untrusted.out" 2>/dev/null || echo none)
+case "$answered" in
+  5??) ;;
+  *) cat "$work/aws-untrusted.out" "$work/aws-untrusted.err" >&2; fail "store-tokens trusted moto's front without AWS_CA_BUNDLE (exit $status, answered $answered)" ;;
+esac
+grep -qi "certificate\|SSL" "$work/aws-untrusted.err" || { cat "$work/aws-untrusted.err" >&2; fail "the untrusted front's refusal does not name the certificate"; }
+echo "chroot AWS untrusted: ok  without AWS_CA_BUNDLE, moto's TLS front is refused ($answered, a certificate error)"
+
+root=$(make_root store-tokens aws-store-tokens)
+trust_google "$root"
+trust_aws "$root"
+connections=$(aws_requests)
+invoke "$root" store-tokens store-tokens/v2-json-first-connection.json store-tokens/v2-json-first-connection.expected.json \
+  "${aws_env[@]}" "GOOGLE_TOKEN_ENDPOINT=$google/token"
+[ "$(aws_requests)" -gt "$connections" ] || fail "store-tokens on Secrets Manager did not go through moto's TLS front"
+[ "$(token_requests)" -gt "$before" ] || fail "store-tokens on Secrets Manager did not prove the refresh token at Google"
+echo "chroot AWS store-tokens: ok  201 first connection on Secrets Manager over HTTPS (AWS_CA_BUNDLE), proven at Google over HTTPS"
+
+root=$(make_root user-profile aws-user-profile)
+trust_aws "$root"
+connections=$(aws_requests)
+invoke "$root" user-profile user-profile/v2-connected.json user-profile/v2-connected.expected.json "${aws_env[@]}"
+[ "$(aws_requests)" -gt "$connections" ] || fail "user-profile on AWS did not go through moto's TLS front"
+echo "chroot AWS user-profile: ok  200 connected: DynamoDB and Secrets Manager over HTTPS (AWS_CA_BUNDLE)"
+
 # disconnect revokes at the stand-in for Google.
 root=$(make_root disconnect)
 trust_google "$root"
@@ -191,23 +262,15 @@ invoke "$root" disconnect disconnect/v2-disconnect.json disconnect/v2-disconnect
 grep -qx "POST /revoke token" "$tls/requests.log" || fail "disconnect did not revoke at the HTTPS stand-in for Google"
 echo "chroot disconnect:    ok  200, revoked over HTTPS trusting /etc/pki/tls/certs/ca-bundle.crt ($(describe "$root"), that CA file)"
 
-# libcurl is dlopen()ed at the first HTTP call (Sources/CCurl), so ldd does not list it and
-# bundle.sh adds it by hand: a bundle without it must fail at that call with a message
-# naming it, not crash. Here the first call is the Runtime API's long poll.
-root="$work/root-no-libcurl"
-mkdir -p "$root"
-unpack "$bundles/store-tokens.zip" "$root"
-mkdir -p "$root/bin" "$root/tmp" "$root/dev" "$root/proc" "$root/state"
-chmod 1777 "$root/tmp"
-chmod 700 "$root/state"
-cp "$busybox" "$root/bin/sh"
-mknod -m 666 "$root/dev/null" c 1 3
-mknod -m 666 "$root/dev/urandom" c 1 9
-rm "$root/lib/libcurl.so.4"
-status=0
-env -i PATH=/bin PAYPULSE_STORE=embedded PAYPULSE_STATE_DIR=/state AWS_LAMBDA_RUNTIME_API=127.0.0.1:9 \
-  "$unshare" --mount --pid --fork --mount-proc="$root/proc" "$chroot" "$root" /bootstrap \
-  >"$work/no-libcurl.out" 2>"$work/no-libcurl.err" </dev/null || status=$?
-[ "$status" = 1 ] || { cat "$work/no-libcurl.err" >&2; fail "without libcurl the runtime loop exited $status, not 1"; }
-grep -q "cannot load libcurl.so.4" "$work/no-libcurl.err" || { cat "$work/no-libcurl.err" >&2; fail "without libcurl the error does not name it"; }
-echo "chroot no libcurl:    ok  the first HTTP call fails, exit 1 naming libcurl.so.4; no crash"
+# The minimal libcurl is linked into each executable (scripts/build-libcurl.sh): lib/ holds
+# what `ldd` lists and the loader, nothing else, and no libcurl.
+for f in store-tokens user-profile token-refresh disconnect fresh-token security-events; do
+  root="$work/root-$f"
+  [ -d "$root" ] || root=$(make_root "$f")
+  [ ! -e "$root/lib/libcurl.so.4" ] || fail "$f: the bundle carries libcurl.so.4"
+  expected=$(ldd "$root/bin/$f" | awk '$2 == "=>" { print $1 } $1 ~ /^\// { sub(/.*\//, "", $1); print $1 }' | LC_ALL=C sort)
+  carried=$(ls "$root/lib" | LC_ALL=C sort)
+  [ "$expected" = "$carried" ] || fail "$f: lib/ holds $(echo $carried), ldd lists $(echo $expected)"
+  ! grep -q libcurl <<<"$expected" || fail "$f: the executable needs a shared libcurl"
+done
+echo "chroot lib/:          ok  each bundle carries only what ldd lists ($(echo $carried)); libcurl is linked in"

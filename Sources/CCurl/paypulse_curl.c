@@ -1,9 +1,13 @@
-// See include/paypulse_curl.h: libcurl through dlopen, loaded on first use.
+// See include/paypulse_curl.h: libcurl through dlopen, loaded on first use; or, compiled
+// with PAYPULSE_CURL_STATIC (the Lambda bundles: scripts/lambda-build-flags.sh), libcurl
+// linked into the executable and called directly.
 #include "paypulse_curl.h"
 
-#include <dlfcn.h>
 #include <pthread.h>
 #include <stdio.h>
+#if !defined(PAYPULSE_CURL_STATIC)
+#include <dlfcn.h>
+#endif
 
 // libcurl 7.x and 8.x by each platform's name: the soname on Linux (the lambda bundle
 // carries it in lib/), the install name of the copy in macOS (/usr/lib, the SDK's).
@@ -30,6 +34,28 @@ static pthread_once_t load_once = PTHREAD_ONCE_INIT;
 static CURLcode load_result = CURLE_FAILED_INIT;
 static char load_error[512];
 
+#if defined(PAYPULSE_CURL_STATIC)
+// The linked libcurl: the same table, filled with its functions; nothing to load.
+static void load(void) {
+    api.global_init = curl_global_init;
+    api.easy_init = curl_easy_init;
+    api.easy_cleanup = curl_easy_cleanup;
+    api.easy_reset = curl_easy_reset;
+    api.easy_perform = curl_easy_perform;
+    api.easy_strerror = curl_easy_strerror;
+    api.easy_setopt = curl_easy_setopt;
+    api.easy_getinfo = curl_easy_getinfo;
+    api.slist_append = curl_slist_append;
+    api.slist_free_all = curl_slist_free_all;
+    // curl_global_cleanup is never called: other threads may still be using libcurl.
+    CURLcode code = curl_global_init(CURL_GLOBAL_ALL);
+    if (code != CURLE_OK) {
+        snprintf(load_error, sizeof load_error, "curl_global_init failed: %s", curl_easy_strerror(code));
+        return;
+    }
+    load_result = CURLE_OK;
+}
+#else
 static void *symbol(void *library, const char *name, int *missing) {
     void *address = dlsym(library, name);
     if (address == NULL && *missing == 0) {
@@ -67,6 +93,7 @@ static void load(void) {
     }
     load_result = CURLE_OK;
 }
+#endif
 
 CURLcode paypulse_curl_load(void) {
     pthread_once(&load_once, load);

@@ -26,7 +26,7 @@ fi
   "$venv/bin/pip" install --quiet matplotlib 'PyJWT>=2.8' boto3
 
 if [[ " $* " != *" --bin-dir "* ]]; then
-  swift build -c release --static-swift-stdlib --scratch-path .build-lambda 2>&1 | tail -n 3
+  . scripts/lambda-build-flags.sh && swift build "${lambda_build_flags[@]}" 2>&1 | tail -n 3
   # The deployment bundles, whose sizes are reported (the same build; n/a without the script).
   if [ -x scripts/bundle.sh ]; then scripts/bundle.sh >/dev/null; fi
 fi

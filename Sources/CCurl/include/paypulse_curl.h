@@ -6,6 +6,12 @@
 // binary links libcurl: this module dlopen()s it when a transfer first needs it and calls
 // it through function pointers. <curl/curl.h> still provides the types and constants.
 //
+// The Lambda bundles are the exception: compiled with PAYPULSE_CURL_STATIC, this module
+// calls a minimal libcurl linked into the executable (HTTP and HTTPS over a static OpenSSL,
+// nothing else: scripts/build-libcurl.sh), whose relocations cost nothing like Debian's
+// thirty libraries, and the bundle carries no libcurl. scripts/lambda-build-flags.sh holds
+// that build's flags. The functions below behave the same either way.
+//
 // Every wrapper returns libcurl's own result; when libcurl cannot be loaded, the ones that
 // return a code answer CURLE_FAILED_INIT, the others NULL, and paypulse_curl_load_error()
 // says why.
