@@ -110,7 +110,7 @@ test-deploy: bundles
 
 # Side-by-side benchmark against ../shared/peers/python-boto3 (docs/performance.md).
 bench:
-	scripts/bench/run.sh
+	scripts/bench/run.sh --out docs/perf/plain
 	scripts/bench/run.sh --tls --only cold,warm,refresh --refresh-counts 1000 --refresh-reps 2 --paced-rate 0 \
 		--bin-dir .build-lambda/release --out docs/perf/tls
 	scripts/ensure-deps.sh --with-pyjwt
