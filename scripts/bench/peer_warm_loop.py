@@ -16,25 +16,11 @@ import sys
 import time
 
 
-def cpu_seconds(pid: str = "self") -> float:
-    with open(f"/proc/{pid}/stat") as fh:
-        fields = fh.read().rsplit(")", 1)[1].split()
-    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
-
-
-def settled_size(path: str, quiet: float = 0.02, limit: float = 1.0) -> int:
-    """As benchlib/tls.py's: the size once it has not grown for `quiet` seconds."""
-    def size() -> int:
-        return os.path.getsize(path) if os.path.exists(path) else 0
-    deadline, last, since = time.monotonic() + limit, size(), time.monotonic()
-    while time.monotonic() < deadline:
-        time.sleep(0.002)
-        now = size()
-        if now != last:
-            last, since = now, time.monotonic()
-        elif time.monotonic() - since >= quiet:
-            break
-    return last
+# The benchmark's own helpers (standard library only), appended to the path so that no
+# module of the peer's src/ is shadowed.
+sys.path.append(os.path.dirname(os.path.abspath(__file__)))
+from benchlib.procstat import cpu_seconds  # noqa: E402
+from benchlib.tls import settled_size  # noqa: E402
 
 
 def main() -> int:
@@ -57,7 +43,7 @@ def main() -> int:
             # The log first: the bench's reading waits until nginx has written the lines of the
             # requests answered so far (benchlib/tls.py).
             size = settled_size(args.size_of) if args.size_of else None
-            readings[index] = [time.perf_counter(), cpu_seconds(), cpu_seconds(args.moto_pid)] + ([size] if args.size_of else [])
+            readings[index] = [time.perf_counter(), cpu_seconds(os.getpid()), cpu_seconds(args.moto_pid)] + ([size] if args.size_of else [])
         if event is None:
             break
         statuses.append(handler(event, None).get("statusCode"))

@@ -14,7 +14,7 @@ import subprocess
 import time
 from dataclasses import dataclass
 
-from .servers import free_port
+from .servers import free_port, stop_process
 
 # What the access log says per request, space-separated (the first four are read back).
 LOG_FORMAT = "$server_port $connection $connection_requests $ssl_session_reused $msec $request_method $status"
@@ -175,10 +175,4 @@ class Terminator:
         return counts
 
     def stop(self) -> None:
-        if self.proc.poll() is None:
-            self.proc.terminate()
-            try:
-                self.proc.wait(timeout=10)
-            except subprocess.TimeoutExpired:
-                self.proc.kill()
-                self.proc.wait()
+        stop_process(self.proc)
