@@ -25,6 +25,8 @@ public enum SpawnedProcess {
     public struct Failure: Error, CustomStringConvertible {
         /// What failed, with its errno.
         public let description: String
+        /// The child had ended, and is reaped: it cannot be asked or waited for again.
+        public var childEnded = false
     }
 
     /// Runs `binary` with exactly `environment`, reading `stdin` and writing `stdout` and
@@ -129,14 +131,17 @@ extension SpawnedProcess {
 
         /// The first text matching `pattern` (a regular expression) that the child writes to
         /// the file at `path`: what a server that binds port 0 prints about where it listens.
-        /// - Throws: ``SpawnedProcess/Failure`` when the child ends first (with how it ended),
-        ///   or when `limit` passes (the child is then stopped).
+        /// - Throws: ``SpawnedProcess/Failure`` when the child ends first (with how it ended;
+        ///   ``SpawnedProcess/Failure/childEnded``), or when `limit` passes (the child is then
+        ///   stopped and reaped). Either way the child is reaped: do not wait for it again.
         public func awaitOutput(matching pattern: String, in path: String, within limit: Duration) throws -> String {
             let deadline = ContinuousClock.now + limit
             while true {
                 let text = (try? String(contentsOfFile: path, encoding: .utf8)) ?? ""
                 if let range = text.range(of: pattern, options: .regularExpression) { return String(text[range]) }
-                if let exit = try exitIfEnded() { throw Failure(description: "\(pid) ended before printing /\(pattern)/ (\(exit))") }
+                if let exit = try exitIfEnded() {
+                    throw Failure(description: "\(pid) ended before printing /\(pattern)/ (\(exit))", childEnded: true)
+                }
                 guard ContinuousClock.now < deadline else {
                     terminate()
                     _ = try? wait()

@@ -21,7 +21,12 @@ struct DisconnectDuringStoreTests {
             let racing = RacingSecretStore(stores.secrets, name: user.secretName, afterFirstRead: { inner in
                 _ = try await inner.deleteSecret(name: user.secretName, recoveryWindowDays: 7)
             })
-            let result = try await TokenVault(secrets: racing).store(
+            // The race is played, not timed: a budget no scheduling delay of a loaded run reaches
+            // (the default's 29 s ran out once in CI while other suites held the threads).
+            let patient = RetryPolicy(
+                maxAttempts: RetryPolicy.lostRace.maxAttempts, baseDelay: .milliseconds(1), maxDelay: .milliseconds(2), totalBudget: .seconds(86_400)
+            )
+            let result = try await TokenVault(secrets: racing, lostRace: patient).store(
                 IncomingTokens(accessToken: "a2", refreshToken: "r2", email: "jane@gmail.com"), for: user
             )
             #expect(racing.raced)

@@ -26,8 +26,14 @@ struct AwaitOutputTests {
         let path = scratch()
         defer { try? FileManager.default.removeItem(atPath: path) }
         let ended = try SpawnedProcess.Running.start(["/bin/sh", "-c", "exit 3"], environment: [:], stdoutPath: path)
-        #expect(throws: SpawnedProcess.Failure.self) { try ended.awaitOutput(matching: "port [0-9]+", in: path, within: .seconds(30)) }
+        let endedFailure = #expect(throws: SpawnedProcess.Failure.self) { try ended.awaitOutput(matching: "port [0-9]+", in: path, within: .seconds(30)) }
+        #expect(endedFailure?.childEnded == true)
         let silent = try SpawnedProcess.Running.start(["/bin/sh", "-c", "sleep 30"], environment: [:], stdoutPath: path)
-        #expect(throws: SpawnedProcess.Failure.self) { try silent.awaitOutput(matching: "port [0-9]+", in: path, within: .milliseconds(300)) }
+        let silentFailure = #expect(throws: SpawnedProcess.Failure.self) { try silent.awaitOutput(matching: "port [0-9]+", in: path, within: .milliseconds(300)) }
+        #expect(silentFailure?.childEnded == false)
+        // Both were reaped by awaitOutput (the silent one after stopping it): asking again
+        // fails, which is why the chromedriver start reads childEnded instead of asking.
+        #expect(throws: SpawnedProcess.Failure.self) { try ended.exitIfEnded() }
+        #expect(throws: SpawnedProcess.Failure.self) { try silent.exitIfEnded() }
     }
 }

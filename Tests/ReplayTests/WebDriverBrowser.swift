@@ -25,7 +25,11 @@ final class WebDriverBrowser {
 
     init() async throws {
         let (browser, driverPath) = try Self.binaries()
-        (driver, endpoint) = try Self.startDriver(driverPath)
+        // Off the concurrency pool: the start polls and sleeps for up to ten seconds a try, and
+        // a blocked pool thread stalls every other suite's tasks (their time budgets ran out).
+        (driver, endpoint) = try await withCheckedThrowingContinuation { continuation in
+            DispatchQueue.global().async { continuation.resume(with: Result { try Self.startDriver(driverPath) }) }
+        }
         var started: String?
         for _ in 0..<100 where started == nil {
             try await Task.sleep(for: .milliseconds(100))
@@ -72,11 +76,11 @@ final class WebDriverBrowser {
                 )
                 return (driver, "http://127.0.0.1:\(announced.split(separator: " ").last ?? "")")
             } catch {
+                // awaitOutput has reaped the driver either way: asking it again is ECHILD.
                 let words = [".out", ".err"].compactMap { try? String(contentsOfFile: scratch + $0, encoding: .utf8) }.joined()
                 lastFailure = "\(error); it said: \(words.suffix(600))"
-                guard try driver.exitIfEnded() != nil else {
-                    driver.terminate()  // alive but silent: not a lost port
-                    throw ReplayError("chromedriver did not start: \(lastFailure)")
+                guard let failure = error as? SpawnedProcess.Failure, failure.childEnded else {
+                    throw ReplayError("chromedriver did not start: \(lastFailure)")  // alive but silent (now stopped): not a lost port
                 }
             }
         }
