@@ -631,7 +631,7 @@ def self_test(template, facts):
         ("no Lambda permission", drop("Resources/TokenRefreshSchedulePermission"), None),
         ("with inputs shard", put(props.format("TokenRefreshSchedule") + "Targets/0/Input", '{"shard": 1, "shards": 1}'), None),
         ("not a number", drop("Mappings/RefreshWritePace/2/DynamoDB"), None),
-        ("the code accepts", None, put("refresh/writes_per_second_accepted", [1, 1000])),
+        ("the code accepts", None, put("refresh/writes_per_second_accepted", [1, 500])),
         ("Secrets Manager quota", put("Mappings/RefreshWritePace/5/SecretsManager", "40"), None),
         ("on each due-index bucket", None, put("refresh/due_index_buckets", 2)),
         ("a million eager grants need", None, put("refresh/permits_per_write", 5)),
