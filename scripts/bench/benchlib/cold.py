@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import json
 import os
+import subprocess
 import sys
 
 from . import events, seeding, sides
@@ -12,6 +13,24 @@ from .procstat import run_child
 from .stats import summary
 
 SWIFT_USER, PEER_USER = "bench-cold-swift", "bench-cold-python"
+FLOOR_SECRET = "bench-cold-floor/secret"
+
+
+def _curl_floor(setup: sides.Setup) -> list[str]:
+    """curl's command-line tool, one fresh process, making a SigV4-signed GetSecretValue and
+    then PutSecretValue on the same moto (through the same TLS front and CA in the HTTPS
+    mode): what a cold store-tokens' AWS exchanges cost at the least, start-up included."""
+    env = sides.swift_env(setup)
+    signing = ["--aws-sigv4", "aws:amz:us-east-1:secretsmanager", "--user", f"{env['AWS_ACCESS_KEY_ID']}:{env['AWS_SECRET_ACCESS_KEY']}"]
+    trust = ["--cacert", env["AWS_CA_BUNDLE"]] if "AWS_CA_BUNDLE" in env else []
+
+    def call(target: str, body: dict) -> list[str]:
+        return ["-s", "-f", "-o", "/dev/null", *trust, *signing, "-H", f"X-Amz-Target: secretsmanager.{target}",
+                "-H", "Content-Type: application/x-amz-json-1.1", "--data", json.dumps(body), env["AWS_ENDPOINT_URL"] + "/"]
+
+    subprocess.run(["curl", *call("CreateSecret", {"Name": FLOOR_SECRET, "SecretString": "x" * 900})], check=True)
+    return ["curl", *call("GetSecretValue", {"SecretId": FLOOR_SECRET}), "--next",
+            *call("PutSecretValue", {"SecretId": FLOOR_SECRET, "SecretString": "y" * 900})]
 
 
 def _cases(setup: sides.Setup, work: str) -> list[dict]:
@@ -35,6 +54,8 @@ def _cases(setup: sides.Setup, work: str) -> list[dict]:
          "stdin": peer_profile, "env": sides.peer_env(setup), "expect": 200},
         {"id": "swift-store-embedded", "label": "store-tokens (Swift, embedded)", "argv": sides.swift_cmd(setup, "store-tokens"),
          "stdin": swift_store, "env": sides.swift_env(setup, store="embedded"), "expect": 201},
+        {"id": "curl-floor", "label": "curl floor (curl's CLI: signed GetSecretValue, PutSecretValue)", "argv": _curl_floor(setup),
+         "stdin": swift_store, "env": sides.base_environment(), "expect": None},
     ]
 
 

@@ -38,6 +38,10 @@ def cold_section(cold: dict) -> list[str]:
     embedded, floor = cold["swift-store-embedded"], cold["floor"]
     lines.append(f"| store-tokens on the embedded store / the minimal Swift program (to exit) "
                  f"| | {_r(_ratio(embedded['exit_ms']['median'], floor['exit_ms']['median']))} | |")
+    if "curl-floor" in cold:  # its "response" is its exit: curl prints nothing
+        store, curl = cold["swift-store-moto"], cold["curl-floor"]
+        lines.append(f"| store-tokens on moto / the curl floor (ours to response, curl to exit) "
+                     f"| {_r(_ratio(store['first_ms']['median'], curl['exit_ms']['median']))} | | |")
     return lines
 
 
