@@ -88,6 +88,15 @@ public struct APIError: Error, Sendable, Equatable {
         headers: ["retry-after": "10"]
     )
 
+    /// 503: the store failed while a security event was being acted on. Grants already
+    /// changed stay changed (each whole), so the body does not say "nothing was changed";
+    /// Google delivers the event again, which finishes it.
+    public static let securityEventUnfinished = APIError(
+        status: 503, code: "upstream_unavailable",
+        message: "Storage failed while acting on the security event; what was done is kept. Deliver it again to finish.",
+        headers: ["retry-after": "1"]
+    )
+
     /// 503: a security event cannot be checked now (Google's keys or our client IDs out of
     /// reach): Google delivers it again.
     public static let securityEventKeysUnavailable = APIError(

@@ -19,7 +19,8 @@ import PayPulseRuntime
 /// - An invalid one is 400 with RFC 8935's `{"err", "description"}`: Google does not
 ///   deliver it again.
 /// - Google's keys out of reach, or the store failing while acting, is 503 with nothing
-///   recorded: Google delivers the event again, and applying it again undoes nothing.
+///   recorded in the ledger (grants changed before the failure stay changed): Google
+///   delivers the event again, and applying it again undoes nothing.
 public struct SecurityEventsHandler: APIRouteHandler {
     /// How long an acted-on event's `jti` is remembered: longer than Google keeps
     /// redelivering an event it did not see accepted.
@@ -84,7 +85,7 @@ public struct SecurityEventsHandler: APIRouteHandler {
                 applied = try await events.apply(event, logger: logger)
             } catch {
                 logger.error("security event not applied; Google delivers it again", metadata: ["event": "\(event.type.uri)", "error": "\(error)"])
-                throw .upstreamUnavailable
+                throw .securityEventUnfinished
             }
             logger.info("security event received", metadata: [
                 "event": "\(event.type.uri)", "grants_changed": "\(applied.changed.count)", "grants_unchanged": "\(applied.unchanged)",
