@@ -3,13 +3,13 @@
 # scripts/lambda-build-flags.sh) and packs each into a self-contained bundle for a
 # `provided.al2023` custom runtime:
 #
-#   .build-lambda/bundles/F/bootstrap   POSIX sh: runs bin/F through lib/'s dynamic loader
-#   .build-lambda/bundles/F/bin/F       the stripped executable
-#   .build-lambda/bundles/F/lib/        every library `ldd` lists, plus the loader
+#   .build-lambda/bundles/F/bootstrap   POSIX sh: picks the host's CA file, runs bin/F
+#   .build-lambda/bundles/F/bin/F       the stripped static executable
 #   .build-lambda/bundles/F.zip         the same, zipped with fixed dates and modes
 #
 # A binary built on Debian needs a newer glibc/libstdc++ than Amazon Linux 2023 has, so the
-# bundle carries them; libcurl and OpenSSL are inside the executable.
+# executable is static (scripts/lambda-build-flags.sh): glibc, libstdc++, SQLite, libcurl and
+# OpenSSL are inside it, and the bundle needs nothing of the host but /bin/sh.
 #
 # Usage: scripts/bundle.sh                                  every bundle and zip
 #        scripts/bundle.sh --function F [--artifacts DIR]   one bundle (copied into DIR,
@@ -57,11 +57,10 @@ mkdir -p "$bundles"
 # Writes the bootstrap. Only shell built-ins: it must run under a busybox-static /bin/sh
 # with no other applets. PAYPULSE_CA_BUNDLE names the host's CA file (Amazon Linux's, or
 # Debian's where that is missing); the linked libcurl's own default is Amazon Linux's path.
-write_bootstrap() { # $1 = function, $2 = loader file name, $3 = destination
-  cat >"$3" <<EOF
+write_bootstrap() { # $1 = function, $2 = destination
+  cat >"$2" <<EOF
 #!/bin/sh
-# Lambda custom runtime entry point for $1: runs the executable through the dynamic
-# loader and libraries carried in this bundle, not the host's.
+# Lambda custom runtime entry point for $1: runs the bundle's static executable.
 case "\$0" in
   */*) here=\${0%/*} ;;
   *) here=. ;;
@@ -75,33 +74,19 @@ if [ -z "\${PAYPULSE_CA_BUNDLE:-}" ]; then
     fi
   done
 fi
-exec "\$here/lib/$2" --library-path "\$here/lib" "\$here/bin/$1" "\$@"
+exec "\$here/bin/$1" "\$@"
 EOF
-  chmod 755 "$3"
+  chmod 755 "$2"
 }
 
-# Copies every library the executable needs, and the loader, into lib/. A libcurl among
-# them means the executable was not linked with the minimal one: refused.
-copy_libraries() { # $1 = executable, $2 = lib dir; prints the loader's file name
-  local listing loader="" name path
-  listing=$(ldd "$1")
-  if grep -q "libcurl" <<<"$listing"; then
-    echo "bundle.sh: $1 links a shared libcurl:" >&2; grep libcurl <<<"$listing" >&2; exit 1
+# Refuses an executable that would need the host's loader or libraries: one with a
+# program interpreter (PT_INTERP) or a needed shared library (DT_NEEDED).
+require_static() { # $1 = executable
+  local headers
+  headers=$(readelf --program-headers --dynamic "$1")
+  if grep -q "INTERP\|(NEEDED)" <<<"$headers"; then
+    echo "bundle.sh: $1 is not a static executable:" >&2; grep "INTERP\|(NEEDED)" <<<"$headers" >&2; exit 1
   fi
-  if grep -q "not found" <<<"$listing"; then
-    echo "bundle.sh: missing libraries for $1:" >&2; grep "not found" <<<"$listing" >&2; exit 1
-  fi
-  while read -r name arrow path _; do
-    if [ "$arrow" = "=>" ] && [ "${path#/}" != "$path" ]; then
-      cp -L "$path" "$2/$name"
-    elif [ "${name#/}" != "$name" ]; then
-      loader=${name##*/}
-      cp -L "$name" "$2/$loader"
-    fi
-  done <<<"$listing"
-  [ -n "$loader" ] || { echo "bundle.sh: ldd named no dynamic loader for $1" >&2; exit 1; }
-  chmod 755 "$2/$loader"
-  echo "$loader"
 }
 
 # A fingerprint of a bundle's names, modes and bytes: the zip is redone only when it changes.
@@ -135,10 +120,10 @@ rows=()
 for f in "${functions[@]}"; do
   dir="$bundles/$f"
   rm -rf "$dir.new"
-  mkdir -p "$dir.new/bin" "$dir.new/lib"
+  mkdir -p "$dir.new/bin"
   strip --strip-all -o "$dir.new/bin/$f" "$bin_dir/$f"
-  loader=$(copy_libraries "$dir.new/bin/$f" "$dir.new/lib")
-  write_bootstrap "$f" "$loader" "$dir.new/bootstrap"
+  require_static "$dir.new/bin/$f"
+  write_bootstrap "$f" "$dir.new/bootstrap"
   rm -rf "$dir"
   mv "$dir.new" "$dir"
 

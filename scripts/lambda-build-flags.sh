@@ -5,15 +5,19 @@
 #   lambda_scratch       the scratch path (.build-lambda, or PAYPULSE_LAMBDA_SCRATCH)
 #   lambda_build_flags   the arguments of `swift build` for it
 #
-# Release, the Swift runtime linked statically, and the minimal static libcurl of
-# scripts/build-libcurl.sh (built on first use, then kept): CCurl compiles against its
-# headers with PAYPULSE_CURL_STATIC (so it calls libcurl rather than dlopen()ing it), and the
-# linker gets libcurl.a and what it needs (OpenSSL's static libraries).
+# Release, one static executable per product (the Swift runtime, glibc, libstdc++ and SQLite
+# linked in: Amazon Linux 2023's glibc is older than Debian's, and a static executable needs
+# neither a loader nor libraries of the host, nor their start-up relocations: a third of a
+# cold start's instructions), and the minimal static libcurl of scripts/build-libcurl.sh
+# (built on first use, then kept): CCurl compiles against its headers with
+# PAYPULSE_CURL_STATIC (so it calls libcurl rather than dlopen()ing it), and the linker gets
+# libcurl.a and what it needs (OpenSSL's static libraries). Name lookups: glibc has had its
+# `files` and `dns` sources built in since 2.34, which is all a static executable uses.
 # Usage: . scripts/lambda-build-flags.sh && swift build "${lambda_build_flags[@]}" [--product F]
 lambda_scratch=${PAYPULSE_LAMBDA_SCRATCH:-.build-lambda}
 lambda_curl=$(scripts/build-libcurl.sh)
 lambda_build_flags=(
-  -c release --static-swift-stdlib --scratch-path "$lambda_scratch"
+  -c release -Xswiftc -static-executable --scratch-path "$lambda_scratch"
   -Xcc -DPAYPULSE_CURL_STATIC -Xcc -I"$lambda_curl/include"
   -Xlinker "$lambda_curl/lib/libcurl.a"
 )

@@ -24,8 +24,10 @@
 # store-tokens first connection on Secrets Manager (PAYPULSE_STORE=aws) must answer 201, and
 # user-profile must then read the user (DynamoDB) and the grant's tags over the same front;
 # without AWS_CA_BUNDLE the same store-tokens must be refused the front's certificate.
-# Last, every bundle's lib/ must hold only what its executable's `ldd` lists (no libcurl:
-# the minimal one is linked in, scripts/build-libcurl.sh).
+# user-profile reaches the front by a host name (`aws.internal`) that only the root's
+# /etc/hosts knows, proving the static executable's name lookups (glibc's built-in `files`
+# source; `dns` is built in alike) work with no NSS library in the root.
+# Last, every bundle must be its bootstrap and one static executable: no lib/, no loader.
 #
 # Run scripts/bundle.sh first. Usage: scripts/test-bundles-chroot.sh
 set -euo pipefail
@@ -249,10 +251,16 @@ echo "chroot AWS store-tokens: ok  201 first connection on Secrets Manager over 
 
 root=$(make_root user-profile aws-user-profile)
 trust_aws "$root"
+printf '127.0.0.1 aws.internal\n' >"$root/etc/hosts"
+printf 'hosts: files dns\n' >"$root/etc/nsswitch.conf"
+! find "$root" -name 'libnss*' | grep -q . || fail "the user-profile root holds an NSS library"
+aws_by_name=$(sed 's|//127\.0\.0\.1:|//aws.internal:|' <<<"$aws_https")
+[ "$aws_by_name" != "$aws_https" ] || fail "the TLS front's URL ($aws_https) is not on 127.0.0.1"
 connections=$(aws_requests)
-invoke "$root" user-profile user-profile/v2-connected.json user-profile/v2-connected.expected.json "${aws_env[@]}"
+invoke "$root" user-profile user-profile/v2-connected.json user-profile/v2-connected.expected.json \
+  "${aws_keys[@]}" "AWS_ENDPOINT_URL=$aws_by_name" AWS_CA_BUNDLE=/etc/aws-ca.pem
 [ "$(aws_requests)" -gt "$connections" ] || fail "user-profile on AWS did not go through moto's TLS front"
-echo "chroot AWS user-profile: ok  200 connected: DynamoDB and Secrets Manager over HTTPS (AWS_CA_BUNDLE)"
+echo "chroot AWS user-profile: ok  200 connected: DynamoDB and Secrets Manager over HTTPS (AWS_CA_BUNDLE), the front named aws.internal in the root's /etc/hosts"
 
 # disconnect revokes at the stand-in for Google.
 root=$(make_root disconnect)
@@ -262,15 +270,13 @@ invoke "$root" disconnect disconnect/v2-disconnect.json disconnect/v2-disconnect
 grep -qx "POST /revoke token" "$tls/requests.log" || fail "disconnect did not revoke at the HTTPS stand-in for Google"
 echo "chroot disconnect:    ok  200, revoked over HTTPS trusting /etc/pki/tls/certs/ca-bundle.crt ($(describe "$root"), that CA file)"
 
-# The minimal libcurl is linked into each executable (scripts/build-libcurl.sh): lib/ holds
-# what `ldd` lists and the loader, nothing else, and no libcurl.
+# Each bundle is its bootstrap and one static executable (scripts/lambda-build-flags.sh):
+# no program interpreter, no needed library, nothing else in the zip.
 for f in store-tokens user-profile token-refresh disconnect fresh-token security-events; do
-  root="$work/root-$f"
-  [ -d "$root" ] || root=$(make_root "$f")
-  [ ! -e "$root/lib/libcurl.so.4" ] || fail "$f: the bundle carries libcurl.so.4"
-  expected=$(ldd "$root/bin/$f" | awk '$2 == "=>" { print $1 } $1 ~ /^\// { sub(/.*\//, "", $1); print $1 }' | LC_ALL=C sort)
-  carried=$(ls "$root/lib" | LC_ALL=C sort)
-  [ "$expected" = "$carried" ] || fail "$f: lib/ holds $(echo $carried), ldd lists $(echo $expected)"
-  ! grep -q libcurl <<<"$expected" || fail "$f: the executable needs a shared libcurl"
+  listed=$(python3 -c 'import sys, zipfile; print(" ".join(sorted(zipfile.ZipFile(sys.argv[1]).namelist())))' "$bundles/$f.zip")
+  [ "$listed" = "bin/$f bootstrap" ] || fail "$f.zip holds $listed, not bin/$f and bootstrap"
+  python3 -c 'import sys, zipfile; sys.stdout.buffer.write(zipfile.ZipFile(sys.argv[1]).read(sys.argv[2]))' "$bundles/$f.zip" "bin/$f" >"$work/static-check"
+  headers=$(readelf --program-headers --dynamic "$work/static-check")
+  ! grep -q "INTERP\|(NEEDED)" <<<"$headers" || fail "$f: bin/$f needs a loader or shared libraries"
 done
-echo "chroot lib/:          ok  each bundle carries only what ldd lists ($(echo $carried)); libcurl is linked in"
+echo "chroot static:        ok  each bundle is bootstrap + one static executable (no loader, no shared library)"

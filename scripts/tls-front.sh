@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # A TLS front for a plain-HTTP server on loopback, for the bundle proofs: socat terminates
-# TLS with a fresh self-signed certificate for 127.0.0.1 and relays each connection to
+# TLS with a fresh self-signed certificate for 127.0.0.1 (and aws.internal, the name the
+# chroot proof gives it in a root's /etc/hosts) and relays each connection to
 # 127.0.0.1:PORT. Writes into DIR: cert.pem (the CA to trust), key.pem, relay.log and, once
 # socat listens, url (https://127.0.0.1:TLS_PORT). Runs until stopped (SIGTERM), then stops
 # socat and its per-connection children.
@@ -12,7 +13,7 @@ dir=$1 upstream=$2
 scripts/ensure-deps.sh --with-tls-relay
 mkdir -p "$dir"
 openssl req -x509 -newkey ec -pkeyopt ec_paramgen_curve:prime256v1 -nodes -days 2 -subj "/CN=127.0.0.1" \
-  -addext "subjectAltName=IP:127.0.0.1" -keyout "$dir/key.pem" -out "$dir/cert.pem" 2>/dev/null
+  -addext "subjectAltName=IP:127.0.0.1,DNS:aws.internal" -keyout "$dir/key.pem" -out "$dir/cert.pem" 2>/dev/null
 
 relay_pid=""
 stop() {

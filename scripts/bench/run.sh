@@ -32,7 +32,7 @@ if [[ " $* " != *" --bin-dir "* ]]; then
 fi
 mkdir -p .build-bench
 bin=.build-bench/floor src=scripts/bench/floor/echo.swift  # the minimal Swift program (the cold floor)
-if [ ! -x "$bin" ] || [ "$src" -nt "$bin" ]; then swiftc -O -static-stdlib "$src" -o "$bin"; fi
+if [ ! -x "$bin" ] || [ "$src" -nt "$bin" ]; then swiftc -O -static-executable "$src" -o "$bin"; fi
 # The exchange floor's replayer (benchlib/floor.py), on the system's libcurl.
 bin=.build-bench/replay-curl src=scripts/bench/floor/replay_curl.c
 if [ ! -x "$bin" ] || [ "$src" -nt "$bin" ]; then cc -O2 -Wall "$src" -o "$bin" $(pkg-config --cflags --libs libcurl); fi

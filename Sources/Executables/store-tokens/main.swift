@@ -1,9 +1,3 @@
 import PayPulseApp
 
-#if canImport(Glibc)
-import Glibc
-#elseif canImport(Darwin)
-import Darwin
-#endif
-
-exit(await FunctionMain.run(.storeTokens))
+FunctionMain.main(.storeTokens)
