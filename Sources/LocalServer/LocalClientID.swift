@@ -13,7 +13,7 @@ public enum LocalClientID {
     public static func ensure(in secrets: any SecretStore, secretID: String) async throws -> GoogleClients {
         if let stored = try? await GoogleClients.load(from: secrets, secretID: secretID) { return stored }
         let key = RefreshTokenDigester.newKey()
-        let value = #"{"client_id":"\#(placeholder)","token_digest_key":"\#(key)"}"#
+        let value = try GoogleClients.secretText(ids: [placeholder], digestKey: key, secretID: secretID)
         _ = try await secrets.createSecret(name: secretID, value: value, tags: [:], clientRequestToken: SecretVersionID.random().rawValue)
         return GoogleClients(ids: [placeholder], tokenDigester: RefreshTokenDigester(key: key))
     }

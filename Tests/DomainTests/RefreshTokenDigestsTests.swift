@@ -72,4 +72,17 @@ struct RefreshTokenDigestsTests {
         #expect(throws: GoogleClients.LoadError.self) { try GoogleClients.parse(#"{"client_id":"a.apps","token_digest_key":"short"}"#, secretID: "s") }
         #expect(throws: GoogleClients.LoadError.self) { try GoogleClients.parse(#"{"client_id":"a.apps","token_digest_key":42}"#, secretID: "s") }
     }
+
+    @Test("the secret's one writer: one ID as client_id, several as client_ids, each read back with the key; text that would not parse is refused")
+    func clientSecretText() throws {
+        let one = try GoogleClients.secretText(ids: ["a.apps"], digestKey: Self.key, secretID: "s")
+        #expect(one.contains(#""client_id":"a.apps""#))
+        #expect(try GoogleClients.parse(one, secretID: "s") == GoogleClients(ids: ["a.apps"], tokenDigester: digester))
+        let two = try GoogleClients.secretText(ids: ["a.apps", "b.apps"], digestKey: Self.key, secretID: "s")
+        #expect(try GoogleClients.parse(two, secretID: "s") == GoogleClients(ids: ["a.apps", "b.apps"], tokenDigester: digester))
+        #expect(GoogleClients.digestKey(in: two) == Self.key && GoogleClients.digestKey(in: "a.apps") == nil)
+        #expect(throws: GoogleClients.LoadError.self) { try GoogleClients.secretText(ids: ["a b"], digestKey: Self.key, secretID: "s") }
+        #expect(throws: GoogleClients.LoadError.self) { try GoogleClients.secretText(ids: ["a.apps", "a.apps"], digestKey: Self.key, secretID: "s") }
+        #expect(throws: GoogleClients.LoadError.self) { try GoogleClients.secretText(ids: ["a.apps"], digestKey: "short", secretID: "s") }
+    }
 }

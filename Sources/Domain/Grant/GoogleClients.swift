@@ -110,6 +110,25 @@ public struct GoogleClients: Sendable, Equatable {
         }
     }
 
+    /// The secret's text for `ids` and `digestKey`, in the form ``parse(_:secretID:)`` reads:
+    /// one ID as `client_id` (the form other readers of a single-client secret, the Python
+    /// peer among them, take), several as `client_ids`. The one writer of the format.
+    /// - Throws: ``LoadError`` when the text would not parse back (no ID, an ID with a space,
+    ///   a repeated ID, a key too short).
+    public static func secretText(ids: [String], digestKey: String, secretID: String) throws(LoadError) -> String {
+        let list: (String, JSONValue) = ids.count == 1 ? ("client_id", .string(ids[0])) : ("client_ids", .array(ids.map(JSONValue.string)))
+        let text = String(decoding: JSONValue.object([list.0: list.1, "token_digest_key": .string(digestKey)]).compactJSON() ?? [], as: UTF8.self)
+        _ = try parse(text, secretID: secretID)
+        return text
+    }
+
+    /// The `token_digest_key` a stored secret's text holds, if it is JSON with one: kept when
+    /// the list is rewritten, since a new key would orphan every grant's listed digests.
+    public static func digestKey(in text: String) -> String? {
+        guard case .object(let fields)? = try? JSONValue.decode(Array(text.utf8)), case .string(let key)? = fields["token_digest_key"] else { return nil }
+        return key
+    }
+
     private static func isClientID(_ text: Substring) -> Bool { !text.isEmpty && !text.contains(where: \.isWhitespace) }
 }
 

@@ -44,30 +44,12 @@ struct ClientIDCommand: AsyncParsableCommand {
         let name = context.configuration.google.clientIDSecretID
         do {
             let current = try await secrets.getSecretValue(name: name, stage: .current)
-            let value = try Self.secretValue(of: clientIDs, digestKey: Self.digestKey(in: current.string) ?? RefreshTokenDigester.newKey(), secretID: name)
+            let key = GoogleClients.digestKey(in: current.string) ?? RefreshTokenDigester.newKey()
+            let value = try GoogleClients.secretText(ids: clientIDs, digestKey: key, secretID: name)
             _ = try await secrets.replaceCurrent(name: name, expected: current.versionID, value: value)
         } catch let error as StoreError where error == .notFound {
-            let value = try Self.secretValue(of: clientIDs, digestKey: RefreshTokenDigester.newKey(), secretID: name)
+            let value = try GoogleClients.secretText(ids: clientIDs, digestKey: RefreshTokenDigester.newKey(), secretID: name)
             _ = try await secrets.createSecret(name: name, value: value, tags: [:], clientRequestToken: SecretVersionID.random().rawValue)
         }
-    }
-
-    /// The secret's text for `clientIDs` and `digestKey`.
-    /// - Throws: ``GoogleClients/LoadError`` when it would not parse (a client ID with a space).
-    static func secretValue(of clientIDs: [String], digestKey: String, secretID: String) throws -> String {
-        // One client as `client_id`: the form other readers of a single-client secret (the
-        // Python peer) take.
-        let list: (String, JSONValue) = clientIDs.count == 1
-            ? ("client_id", .string(clientIDs[0])) : ("client_ids", .array(clientIDs.map(JSONValue.string)))
-        let document = JSONValue.object([list.0: list.1, "token_digest_key": .string(digestKey)])
-        let value = String(decoding: document.compactJSON() ?? [], as: UTF8.self)
-        _ = try GoogleClients.parse(value, secretID: secretID)
-        return value
-    }
-
-    /// The `token_digest_key` a stored secret holds, if it is JSON with one.
-    static func digestKey(in stored: String) -> String? {
-        guard case .object(let fields)? = try? JSONValue.decode(Array(stored.utf8)), case .string(let key)? = fields["token_digest_key"] else { return nil }
-        return key
     }
 }
