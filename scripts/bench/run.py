@@ -39,6 +39,8 @@ def arguments() -> argparse.Namespace:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--quick", action="store_true", help="few runs and 200 grants (CI)")
     parser.add_argument("--bin-dir", default=os.path.join(ROOT, ".build-lambda", "release"), help="our built executables")
+    parser.add_argument("--cli-dir", default=os.path.join(ROOT, ".build", "debug"),
+                        help="where `paypulse` is (signs the events, seeds ours; a tool, not measured)")
     parser.add_argument("--floor", default=os.path.join(ROOT, ".build-bench", "floor"), help="the minimal Swift program")
     parser.add_argument("--peer", default=os.path.normpath(os.path.join(ROOT, "..", "shared", "peers", "python-boto3")))
     parser.add_argument("--bundles", default=os.path.join(ROOT, ".build-lambda", "bundles"))
@@ -73,7 +75,7 @@ def arguments() -> argparse.Namespace:
     unknown = set(args.refresh_sides) - set(refresh.SIDES)
     if unknown:
         parser.error(f"unknown refresh sides {sorted(unknown)}; known: {', '.join(refresh.SIDES)}")
-    for name in ("bin_dir", "floor", "peer", "bundles", "out", "replayer"):  # the children run in a scratch folder
+    for name in ("bin_dir", "cli_dir", "floor", "peer", "bundles", "out", "replayer"):  # the children run in a scratch folder
         setattr(args, name, os.path.abspath(getattr(args, name)))
     return args
 
@@ -88,8 +90,8 @@ def machine() -> dict:
 
 def main() -> int:
     args = arguments()
-    ours = ["store-tokens", "user-profile", "token-refresh", "paypulse"]  # paypulse signs the events and seeds ours
-    for path in [os.path.join(args.bin_dir, f) for f in ours] + [args.floor]:
+    ours = ["store-tokens", "user-profile", "token-refresh", "fresh-token"]
+    for path in [os.path.join(args.bin_dir, f) for f in ours] + [os.path.join(args.cli_dir, "paypulse"), args.floor]:
         if not os.access(path, os.X_OK):
             raise SystemExit(f"{path} is not built; scripts/bench/run.sh builds it")
     os.makedirs(args.out, exist_ok=True)
@@ -120,7 +122,7 @@ def main() -> int:
             urls = {name: terminator.endpoints[name].url for name in ("aws", "google")}
             capture_urls = {name: terminator.endpoints[f"{name}-capture"].url for name in capture_urls}
             print(f"HTTPS through nginx: AWS {urls['aws']}, Google {urls['google']}", file=sys.stderr, flush=True)
-        setup = sides.Setup(swift_bin=args.bin_dir, floor_bin=args.floor, peer_dir=args.peer, python=sys.executable,
+        setup = sides.Setup(swift_bin=args.bin_dir, cli=os.path.join(args.cli_dir, "paypulse"), floor_bin=args.floor, peer_dir=args.peer, python=sys.executable,
                             moto_url=urls["aws"], google_url=urls["google"], state_dir=os.path.join(work, "embedded-state"),
                             ca_bundle=terminator.ca if terminator else None)
         kit = floor.Kit.make(setup, recorder, args.replayer, capture_urls) if recorder else None

@@ -2,10 +2,12 @@
 # `make bench`: the side-by-side benchmark against the Python peer (scripts/bench/run.py).
 # Installs what it needs (moto, GNU time, a venv in .build-bench/ with matplotlib, and the peer's
 # PyJWT and boto3),
-# builds the functions as the deploy bundles do (release, static Swift stdlib, in
-# .build-lambda) and the minimal Swift program, then runs. Arguments go to run.py:
+# builds the functions it measures as the deploy bundles do (release, one static executable
+# each, in .build-lambda), the developer CLI it signs events and seeds with (debug, .build:
+# a tool, not measured; built by the tests anyway) and the minimal Swift program, then runs.
+# Arguments go to run.py:
 #   scripts/bench/run.sh --quick                       # CI-sized
-#   scripts/bench/run.sh --quick --bin-dir .build/debug  # reuse another build, build nothing
+#   scripts/bench/run.sh --quick --bin-dir .build/debug  # reuse another build of the functions
 #   scripts/bench/run.sh --quick --tls                 # HTTPS through nginx (installed if missing)
 set -euo pipefail
 cd "$(dirname "$0")/../.."
@@ -25,8 +27,12 @@ fi
 "$venv/bin/python" -c 'import matplotlib, jwt, boto3' 2>/dev/null ||
   "$venv/bin/pip" install --quiet matplotlib 'PyJWT>=2.8' boto3
 
+if [[ " $* " != *" --cli-dir "* ]]; then swift build --product paypulse 2>&1 | tail -n 1; fi
 if [[ " $* " != *" --bin-dir "* ]]; then
-  . scripts/lambda-build-flags.sh && swift build "${lambda_build_flags[@]}" 2>&1 | tail -n 3
+  . scripts/lambda-build-flags.sh
+  for product in store-tokens user-profile token-refresh fresh-token; do
+    swift build "${lambda_build_flags[@]}" --product "$product" 2>&1 | tail -n 1
+  done
   # The deployment bundles, whose sizes are reported (the same build; n/a without the script).
   if [ -x scripts/bundle.sh ]; then scripts/bundle.sh >/dev/null; fi
 fi

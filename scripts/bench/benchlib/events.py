@@ -21,7 +21,7 @@ def mint(setup, user_ids: list[str]) -> None:
     missing = sorted(set(user_ids) - set(_tokens))
     if not missing:
         return
-    argv = [os.path.join(setup.swift_bin, "paypulse"), "jwt", "--expires-at", "2100-01-01T00:00:00Z"]
+    argv = [setup.cli, "jwt", "--expires-at", "2100-01-01T00:00:00Z"]
     done = subprocess.run(argv + [arg for user in missing for arg in ("--sub", user)], env=sides.swift_env(setup, store="embedded"),
                           capture_output=True, text=True, check=True)
     _tokens.update(zip(missing, done.stdout.split()))

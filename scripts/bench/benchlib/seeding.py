@@ -37,7 +37,7 @@ class Moto:
 def paypulse(setup, *arguments: str, env: dict[str, str] | None = None) -> str:
     """Runs our CLI (on moto unless `env` says otherwise); its standard output."""
     from . import sides
-    argv = [os.path.join(setup.swift_bin, "paypulse"), *arguments]
+    argv = [setup.cli, *arguments]
     done = subprocess.run(argv, env=env or sides.swift_env(setup), capture_output=True, text=True)
     if done.returncode != 0:
         raise SystemExit(f"paypulse {' '.join(arguments[:2])}: exit {done.returncode}: {done.stderr[-2000:]}")

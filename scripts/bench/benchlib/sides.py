@@ -16,7 +16,8 @@ def base_environment() -> dict[str, str]:
 @dataclass
 class Setup:
     """Everything the commands need to know."""
-    swift_bin: str      # folder with store-tokens, user-profile, token-refresh
+    swift_bin: str      # folder with store-tokens, user-profile, token-refresh, fresh-token
+    cli: str            # the developer CLI, `paypulse` (signs the events, seeds ours): a tool, not measured
     floor_bin: str      # the minimal stdin->stdout program
     peer_dir: str       # ../shared/peers/python-boto3
     python: str         # the venv interpreter (the peer's boto3 + PyJWT)
