@@ -101,4 +101,67 @@ struct AWSTrustTests {
         // calls interleave; a connection per invocation would be four or more.
         #expect((1...2).contains(seen[0].aws) && (1...2).contains(seen[1].aws), "new TLS connections to AWS on warm invocations: \(seen)")
     }
+
+    /// Runs `function` once, then four times, in its Lambda loop on `event` through a fresh
+    /// TLS front for moto (and, with `googleThroughTLS`, one for Google), each run after a
+    /// store-tokens over plain HTTP connected the manifest's user; each run's first answer
+    /// must have `status`, the others `then`. Answers the fronts' counts.
+    private func warmRuns(
+        _ function: String, event: String, status: Int, then later: Int, googleThroughTLS: Bool
+    ) async throws -> [(invocations: Int, aws: Int, awsRequests: Int, google: Int, googleRequests: Int)] {
+        let (backend, motoPort, moto) = try await Self.seededMoto()
+        defer { withExtendedLifetime(moto) {} }
+        _ = try await backend.secrets.createSecret(
+            name: "Google-OAuth-Client-ID", value: ReplayManifest.shared.clientIDSecret, tags: [:], clientRequestToken: SecretVersionID.random().rawValue
+        )
+        var seen: [(invocations: Int, aws: Int, awsRequests: Int, google: Int, googleRequests: Int)] = []
+        for invocations in [1, 4] {
+            // A fresh Google each run: the first run's disconnect revoked the grant at the last one.
+            let google = try ReplayManifest.shared.fakeGoogle()
+            defer { google.stop() }
+            var plain = backend.environment
+            plain["GOOGLE_TOKEN_ENDPOINT"] = google.tokenEndpoint
+            plain["GOOGLE_REVOKE_ENDPOINT"] = google.revokeEndpoint
+            plain["GOOGLE_RISC_CONFIGURATION_URL"] = google.riscConfigurationURL
+            let googlePort = try #require(URL(string: google.revokeEndpoint)?.port)
+            let connect = try FunctionProcess.run(
+                "store-tokens", event: ReplayManifest.bytes("store-tokens/v2-json-first-connection.json"), environment: plain
+            )
+            #expect(connect.stdout.contains(#""statusCode":201"#), "\(connect.stdout) \(connect.stderr.suffix(600))")
+            let aws = try TLSTerminator(forwardingTo: motoPort), googleTLS = try TLSTerminator(forwardingTo: googlePort)
+            defer { aws.stop(); googleTLS.stop() }
+            var environment = plain
+            environment["AWS_ENDPOINT_URL"] = aws.url
+            environment["AWS_CA_BUNDLE"] = aws.certificatePath
+            if googleThroughTLS {
+                environment["GOOGLE_REVOKE_ENDPOINT"] = googleTLS.url + "/revoke"
+                environment["PAYPULSE_CA_BUNDLE"] = googleTLS.certificatePath
+            }
+            let run = try LambdaLoopRun.run(function, events: Array(repeating: ReplayManifest.bytes(event), count: invocations), environment: environment)
+            #expect(
+                run.posted.count == invocations && run.posted.first?.contains(#""statusCode":\#(status)"#) == true
+                    && run.posted.dropFirst().allSatisfy { $0.contains(#""statusCode":\#(later)"#) },
+                "\(function): \(run.posted)"
+            )
+            seen.append((invocations, aws.connections, aws.requests, googleTLS.connections, googleTLS.requests))
+        }
+        return seen
+    }
+
+    @Test("a warm disconnect keeps its connections: the first invocation revokes at Google over TLS, the next three find nothing connected over the same AWS one")
+    func keptAliveByDisconnect() async throws {
+        let seen = try await warmRuns("disconnect", event: "disconnect/v2-disconnect.json", status: 200, then: 404, googleThroughTLS: true)
+        // Every invocation reads AWS at least once: the four went through the front.
+        #expect(seen[0].awsRequests >= 1 && seen[1].awsRequests >= 4, "\(seen)")
+        #expect(seen.allSatisfy { $0.google == 1 && $0.googleRequests == 1 }, "one revoke at Google over TLS per run: \(seen)")
+        #expect((1...2).contains(seen[0].aws) && (1...2).contains(seen[1].aws), "new TLS connections to AWS on warm invocations: \(seen)")
+    }
+
+    @Test("a warm security-events keeps its AWS connection: one event acted on, then delivered again three times, each read from the ledger")
+    func keptAliveBySecurityEvents() async throws {
+        let seen = try await warmRuns("security-events", event: "security-events/v1-tokens-revoked.json", status: 202, then: 202, googleThroughTLS: false)
+        // Every invocation reads the ledger at least: the four went through the front.
+        #expect(seen[0].awsRequests >= 1 && seen[1].awsRequests >= 4, "\(seen)")
+        #expect((1...2).contains(seen[0].aws) && (1...2).contains(seen[1].aws), "new TLS connections to AWS on warm invocations: \(seen)")
+    }
 }
