@@ -39,7 +39,8 @@ test: lint unit
 
 # Source lints, seconds and no build: the layer order of Package.swift's header against
 # SwiftPM's target graph and docs/architecture.md's drawing of it, only platform modules
-# imported inside an #if, the environment read only in App/Configuration, and what Linux
+# imported inside an #if, the environment read only in App/Configuration, no function's main
+# async (scripts/lint-mains.sh says why), and what Linux
 # can check of the macOS build (platform spellings, library names, no apt-get). Each lint
 # that can proves first, with --self-test, that it fails on a planted fault.
 lint:
@@ -49,6 +50,7 @@ lint:
 	scripts/lint-imports.sh --self-test
 	scripts/lint-imports.sh
 	scripts/lint-environment.sh
+	scripts/lint-mains.sh
 	scripts/lint-platforms.sh --self-test
 	scripts/lint-platforms.sh
 	scripts/embed-openapi.sh --check
