@@ -131,10 +131,12 @@ extension SpawnedProcess {
 
         /// The first text matching `pattern` (a regular expression) that the child writes to
         /// the file at `path`: what a server that binds port 0 prints about where it listens.
+        /// Polls with `Task.sleep`, so a wait of many seconds holds no thread of the
+        /// concurrency pool (a blocked pool thread stalls every other suite's tasks).
         /// - Throws: ``SpawnedProcess/Failure`` when the child ends first (with how it ended;
         ///   ``SpawnedProcess/Failure/childEnded``), or when `limit` passes (the child is then
         ///   stopped and reaped). Either way the child is reaped: do not wait for it again.
-        public func awaitOutput(matching pattern: String, in path: String, within limit: Duration) throws -> String {
+        public func awaitOutput(matching pattern: String, in path: String, within limit: Duration) async throws -> String {
             let deadline = ContinuousClock.now + limit
             while true {
                 let text = (try? String(contentsOfFile: path, encoding: .utf8)) ?? ""
@@ -147,7 +149,7 @@ extension SpawnedProcess {
                     _ = try? wait()
                     throw Failure(description: "\(pid) printed nothing matching /\(pattern)/ within \(limit)")
                 }
-                Thread.sleep(forTimeInterval: 0.05)
+                try await Task.sleep(for: .milliseconds(50))
             }
         }
 

@@ -15,7 +15,7 @@ struct GeneratedClientTests {
     @Test("connect, profile, missing_scope, disconnect")
     func endToEnd() async throws {
         let manifest = BuiltExecutables.repositoryRoot.appendingPathComponent("events/manifest.json").path
-        let server = try LocalServerProcess(arguments: ["--fake-google", "--grants", manifest])
+        let server = try await LocalServerProcess(arguments: ["--fake-google", "--grants", manifest])
         defer { _ = try? server.stop() }
         let database = try EmbeddedDatabase(stateDirectory: server.stateDirectory, logger: Logger(label: "seed"))
         try await EmbeddedUserDirectory(database: database, logger: Logger(label: "seed"))

@@ -11,25 +11,25 @@ struct AwaitOutputTests {
     }
 
     @Test("the first match, once printed")
-    func match() throws {
+    func match() async throws {
         let path = scratch()
         defer { try? FileManager.default.removeItem(atPath: path) }
         let child = try SpawnedProcess.Running.start(
             ["/bin/sh", "-c", "sleep 0.2; echo 'listening on port 40123'; sleep 5"], environment: ["PATH": "/usr/bin:/bin"], stdoutPath: path
         )
         defer { child.terminate(); _ = try? child.wait() }
-        #expect(try child.awaitOutput(matching: "port [0-9]+", in: path, within: .seconds(30)) == "port 40123")
+        #expect(try await child.awaitOutput(matching: "port [0-9]+", in: path, within: .seconds(30)) == "port 40123")
     }
 
     @Test("a child that ends first, and one that never prints it, are failures, not hangs")
-    func failures() throws {
+    func failures() async throws {
         let path = scratch()
         defer { try? FileManager.default.removeItem(atPath: path) }
         let ended = try SpawnedProcess.Running.start(["/bin/sh", "-c", "exit 3"], environment: [:], stdoutPath: path)
-        let endedFailure = #expect(throws: SpawnedProcess.Failure.self) { try ended.awaitOutput(matching: "port [0-9]+", in: path, within: .seconds(30)) }
+        let endedFailure = await #expect(throws: SpawnedProcess.Failure.self) { try await ended.awaitOutput(matching: "port [0-9]+", in: path, within: .seconds(30)) }
         #expect(endedFailure?.childEnded == true)
         let silent = try SpawnedProcess.Running.start(["/bin/sh", "-c", "sleep 30"], environment: [:], stdoutPath: path)
-        let silentFailure = #expect(throws: SpawnedProcess.Failure.self) { try silent.awaitOutput(matching: "port [0-9]+", in: path, within: .milliseconds(300)) }
+        let silentFailure = await #expect(throws: SpawnedProcess.Failure.self) { try await silent.awaitOutput(matching: "port [0-9]+", in: path, within: .milliseconds(300)) }
         #expect(silentFailure?.childEnded == false)
         // Both were reaped by awaitOutput (the silent one after stopping it): asking again
         // fails, which is why the chromedriver start reads childEnded instead of asking.

@@ -10,7 +10,7 @@ import Testing
 struct ConsoleBrowserTests {
     @Test("connect, refresh and disconnect as the console shows them")
     func console() async throws {
-        let server = try LocalServerProcess(binaryDirectory: FunctionProcess.binaryDirectory, arguments: ["--fake-google"])
+        let server = try await LocalServerProcess(binaryDirectory: FunctionProcess.binaryDirectory, arguments: ["--fake-google"])
         defer { _ = try? server.stop() }
         try await ServeRequests.seedUser(of: server)
 

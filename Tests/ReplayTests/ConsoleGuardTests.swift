@@ -34,7 +34,7 @@ struct ConsoleGuardTests {
 
     @Test("a foreign Host (a DNS-rebinding page) gets 403 from the console and its buttons; the API still answers")
     func foreignHost() async throws {
-        let server = try LocalServerProcess(arguments: ["--fake-google"])
+        let server = try await LocalServerProcess(arguments: ["--fake-google"])
         defer { _ = try? server.stop() }
         let evil = "evil.example:\(try port(of: server))"
         let (_, token) = try await page(server)
@@ -57,7 +57,7 @@ struct ConsoleGuardTests {
 
     @Test("the buttons need the page's token; the loopback names with the port are the console's")
     func formToken() async throws {
-        let server = try LocalServerProcess(arguments: ["--fake-google"])
+        let server = try await LocalServerProcess(arguments: ["--fake-google"])
         defer { _ = try? server.stop() }
         let port = try port(of: server)
         for host in ["127.0.0.1:\(port)", "localhost:\(port)", "[::1]:\(port)"] {
@@ -76,7 +76,7 @@ struct ConsoleGuardTests {
 
     @Test("the console page allows only its own style (Content-Security-Policy)")
     func contentSecurityPolicy() async throws {
-        let server = try LocalServerProcess(arguments: [])
+        let server = try await LocalServerProcess(arguments: [])
         defer { _ = try? server.stop() }
         let response = try await page(server).response
         let policy = try #require(response.headers["content-security-policy"], "no Content-Security-Policy")
@@ -90,7 +90,7 @@ struct ConsoleGuardTests {
 
     @Test("disconnecting an invalid id from the console says the id is invalid, as text")
     func invalidID() async throws {
-        let server = try LocalServerProcess(arguments: ["--fake-google"])
+        let server = try await LocalServerProcess(arguments: ["--fake-google"])
         defer { _ = try? server.stop() }
         let token = try #require(try await page(server).token)
         let hostile = "\u{0600}<b>x\u{0600}</b>"

@@ -15,7 +15,7 @@ struct LocalIssuerServeTests {
 
     @Test("ES256 and RS256 tokens from paypulse jwt get the profile; an HS256 token is 401; the console disconnects with the issuer's key")
     func localLoop() async throws {
-        let server = try LocalServerProcess(arguments: ["--issuer", "--fake-google"])
+        let server = try await LocalServerProcess(arguments: ["--issuer", "--fake-google"])
         defer { #expect((try? server.stop().status) == 0, "a clean stop on SIGTERM") }
         let database = try EmbeddedDatabase(stateDirectory: server.stateDirectory, logger: Logger(label: "seed"))
         try await EmbeddedUserDirectory(database: database, logger: Logger(label: "seed"))

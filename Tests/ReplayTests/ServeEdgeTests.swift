@@ -20,7 +20,7 @@ struct ServeEdgeTests {
 
     @Test("unknown routes, wrong methods and bodies over 1 MiB get the functions' JSON errors; health and the contract answer")
     func routes() async throws {
-        let server = try LocalServerProcess(arguments: [])
+        let server = try await LocalServerProcess(arguments: [])
         defer { _ = try? server.stop() }
 
         let unknown = try await client.execute(HTTPRequest(method: "GET", url: server.baseURL + "/v2/nothing?token=secret"))
@@ -50,7 +50,7 @@ struct ServeEdgeTests {
 
     @Test("a port in use is one line and exit 1; SIGTERM stops it with exit 0")
     func lifecycle() async throws {
-        let first = try LocalServerProcess(arguments: [])
+        let first = try await LocalServerProcess(arguments: [])
         let port = try #require(first.baseURL.split(separator: ":").last.map(String.init))
         let scratch = FileManager.default.temporaryDirectory.appendingPathComponent("serve-busy-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: scratch, withIntermediateDirectories: true)
@@ -69,7 +69,7 @@ struct ServeEdgeTests {
 
     @Test("--refresh-every runs the refresh job on a timer, through the token-refresh handler")
     func refreshTimer() async throws {
-        let server = try LocalServerProcess(arguments: ["--fake-google", "--refresh-every", "1"])
+        let server = try await LocalServerProcess(arguments: ["--fake-google", "--refresh-every", "1"])
         defer { _ = try? server.stop() }
         let deadline = Date().addingTimeInterval(20)
         while !server.log.contains("refresh run: scanned 0,"), Date() < deadline { try await Task.sleep(for: .milliseconds(100)) }
@@ -78,7 +78,7 @@ struct ServeEdgeTests {
 
     @Test("HEAD is answered as GET without a body, on every GET route")
     func head() async throws {
-        let server = try LocalServerProcess(arguments: [])
+        let server = try await LocalServerProcess(arguments: [])
         defer { _ = try? server.stop() }
         for (path, status) in [("/healthz", 200), ("/openapi.yaml", 200), ("/", 200), ("/v1/user/me", 401)] {
             let connection = try RawHTTPConnection(baseURL: server.baseURL)
@@ -94,7 +94,7 @@ struct ServeEdgeTests {
 
     @Test("a body cut short or a malformed chunk is 400 invalid_request, not 413")
     func brokenBodies() async throws {
-        let server = try LocalServerProcess(arguments: [])
+        let server = try await LocalServerProcess(arguments: [])
         defer { _ = try? server.stop() }
         let head = "POST /v1/auth/gmail-tokens HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\n"
 
@@ -114,7 +114,7 @@ struct ServeEdgeTests {
 
     @Test("idle, slow-header and slow-body connections are closed once the time-outs pass")
     func timeouts() async throws {
-        let server = try LocalServerProcess(arguments: ["--idle-timeout", "1", "--read-timeout", "3"])
+        let server = try await LocalServerProcess(arguments: ["--idle-timeout", "1", "--read-timeout", "3"])
         defer { _ = try? server.stop() }
         let started = ContinuousClock.now
 
@@ -147,7 +147,7 @@ struct ServeEdgeTests {
 
     @Test("a half-sent request does not hold the server: SIGINT, SIGINT, SIGTERM stop it within a bounded time")
     func boundedShutdown() async throws {
-        let server = try LocalServerProcess(arguments: [])
+        let server = try await LocalServerProcess(arguments: [])
         let connection = try RawHTTPConnection(baseURL: server.baseURL)
         connection.transmit("POST /v1/auth/gmail-tokens HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Length: 100\r\n\r\nabc")
         try await Task.sleep(for: .milliseconds(300))

@@ -20,7 +20,7 @@ struct ServeRISCEventsTests {
 
     @Test("an event pushed to serve's receiver is accepted (202) and acts: account-disabled leaves user-profile not connected")
     func pushedAndActed() async throws {
-        let server = try LocalServerProcess(binaryDirectory: FunctionProcess.binaryDirectory, arguments: ["--fake-google"])
+        let server = try await LocalServerProcess(binaryDirectory: FunctionProcess.binaryDirectory, arguments: ["--fake-google"])
         defer { _ = try? server.stop() }
         try await ServeRequests.seedUser(of: server)
         let stored = try await ServeRequests.connectLocalGrant(to: server)
@@ -66,7 +66,7 @@ struct ServeRISCEventsTests {
 
     @Test("bad input is a 4xx with a stable code and a readable message; nothing is pushed")
     func badInput() async throws {
-        let server = try LocalServerProcess(binaryDirectory: FunctionProcess.binaryDirectory, arguments: ["--fake-google"])
+        let server = try await LocalServerProcess(binaryDirectory: FunctionProcess.binaryDirectory, arguments: ["--fake-google"])
         defer { _ = try? server.stop() }
         let cases: [(body: String, status: Int, code: String, message: String)] = [
             ("not json", 400, "invalid_request", "Send a JSON object"),

@@ -17,7 +17,7 @@ struct ServeReplayTests {
     func replay(_ replayCase: ServeReplayCase) async throws {
         var environment: [String: String] = [:]
         if replayCase.base.environment == "unreachable-aws" { environment = try ReplayBackend.unreachableAWSEnvironment() }
-        let server = try LocalServerProcess(
+        let server = try await LocalServerProcess(
             binaryDirectory: FunctionProcess.binaryDirectory,
             arguments: ["--fake-google", "--grants", ReplayManifest.eventsDirectory.appendingPathComponent("manifest.json").path],
             environment: environment

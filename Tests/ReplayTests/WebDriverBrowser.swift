@@ -25,11 +25,7 @@ final class WebDriverBrowser {
 
     init() async throws {
         let (browser, driverPath) = try Self.binaries()
-        // Off the concurrency pool: the start polls and sleeps for up to ten seconds a try, and
-        // a blocked pool thread stalls every other suite's tasks (their time budgets ran out).
-        (driver, endpoint) = try await withCheckedThrowingContinuation { continuation in
-            DispatchQueue.global().async { continuation.resume(with: Result { try Self.startDriver(driverPath) }) }
-        }
+        (driver, endpoint) = try await Self.startDriver(driverPath)
         var started: String?
         for _ in 0..<100 where started == nil {
             try await Task.sleep(for: .milliseconds(100))
@@ -61,7 +57,7 @@ final class WebDriverBrowser {
     /// process may hold: it then exits with "IPv4 port not available" (1 start in 30 here,
     /// and a CI run). Each start is a new draw, so an exit before the announcement is tried
     /// again, up to five starts; the last one's words are in the error.
-    private static func startDriver(_ path: String) throws -> (SpawnedProcess.Running, String) {
+    private static func startDriver(_ path: String) async throws -> (SpawnedProcess.Running, String) {
         let scratch = FileManager.default.temporaryDirectory.appendingPathComponent("chromedriver-\(UUID().uuidString)").path
         defer { for suffix in [".out", ".err"] { try? FileManager.default.removeItem(atPath: scratch + suffix) } }
         var lastFailure = ""
@@ -71,7 +67,7 @@ final class WebDriverBrowser {
                 stdoutPath: scratch + ".out", stderrPath: scratch + ".err"
             )
             do {
-                let announced = try driver.awaitOutput(
+                let announced = try await driver.awaitOutput(
                     matching: #"started successfully on port [0-9]+"#, in: scratch + ".out", within: TestTime.scaled(.seconds(10))
                 )
                 return (driver, "http://127.0.0.1:\(announced.split(separator: " ").last ?? "")")
