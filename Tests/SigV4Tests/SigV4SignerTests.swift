@@ -46,6 +46,21 @@ struct SigV4SignerTests {
         #expect(second.signature == first.signature)
     }
 
+    @Test("one signer across days signs as a new signer would each time: its cached key follows the UTC day")
+    func keyFollowsTheDay() {
+        let fresh = {
+            SigV4Signer(credentials: AWSCredentials(accessKeyID: "AKIDEXAMPLE", secretAccessKey: "secret"), region: "eu-west-1", service: "secretsmanager")
+        }
+        let reused = fresh()
+        // Twice on one day, then the next day, then back: the key is cached, replaced, replaced again.
+        for seconds in [1_440_938_160.0, 1_440_938_161, 1_441_024_560, 1_440_938_162] {
+            let date = Date(timeIntervalSince1970: seconds)
+            #expect(reused.sign(request, date: date).signature == fresh().sign(request, date: date).signature, "\(seconds)")
+        }
+        #expect(reused.sign(request, date: Date(timeIntervalSince1970: 1_440_938_160)).signature
+            != reused.sign(request, date: Date(timeIntervalSince1970: 1_441_024_560)).signature)
+    }
+
     @Test("headers rewritten in transit are sent but not signed")
     func transitHeadersAreNotSigned() {
         var withAgent = request

@@ -13,6 +13,7 @@ enum SigV4Canonicalization {
     /// is the "double encoding" every service except S3 expects; S3 callers should pass the
     /// decoded path if it holds escapes.
     static func uri(path: String, normalize: Bool) -> String {
+        if path == "/" { return path }  // every JSON service's path: nothing to normalize or encode
         let path = normalize ? normalizedPath(path) : path
         return path.isEmpty ? "/" : SigV4Encoding.percentEncode(path.utf8, keepingSlash: true)
     }
@@ -188,6 +189,7 @@ enum SigV4Encoding {
     /// Lowercase hex, as SigV4 uses for hashes and signatures.
     static func hex(_ bytes: some Sequence<UInt8>) -> String {
         var out: [UInt8] = []
+        out.reserveCapacity(max(bytes.underestimatedCount, 32) * 2)  // a digest or a signature: 32 bytes
         for byte in bytes {
             out.append(lowerHexDigits[Int(byte >> 4)])
             out.append(lowerHexDigits[Int(byte & 0x0F)])
