@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Builds the Lambda functions (release, static Swift stdlib, a minimal libcurl linked in:
+# Builds the Lambda functions (release, one static executable each, a minimal libcurl linked in:
 # scripts/lambda-build-flags.sh) and packs each into a self-contained bundle for a
 # `provided.al2023` custom runtime:
 #
@@ -46,7 +46,7 @@ fi
 # One build: the first product compiles every module; the others only link their main.
 . scripts/lambda-build-flags.sh
 for f in "${functions[@]}"; do
-  echo "bundle.sh: building $f (release, static Swift stdlib, libcurl $(basename "$lambda_curl"))" >&2
+  echo "bundle.sh: building $f (release, one static executable, libcurl $(basename "$lambda_curl"))" >&2
   swift build "${lambda_build_flags[@]}" --product "$f" >&2
 done
 bin_dir=$(swift build "${lambda_build_flags[@]}" --show-bin-path)
