@@ -287,24 +287,12 @@ paths:
         '500':
           $ref: '#/components/responses/InternalError'
         '503':
+          $ref: '#/components/responses/Unavailable'
           description: |
             Google's keys or our client IDs are out of reach (the token is not checked), or
             storage failed while acting on the event. Nothing is recorded as acted on, so
             Google delivers the event again; grants already changed stay changed (each
             whole), and acting again changes nothing more than finishing the rest.
-          headers:
-            Retry-After:
-              schema:
-                type: string
-          content:
-            application/json:
-              schema:
-                $ref: '#/components/schemas/UnavailableError'
-              examples:
-                unfinished:
-                  value:
-                    error: upstream_unavailable
-                    message: Storage failed while acting on the security event; what was done is kept. Deliver it again to finish.
   /healthz:
     get:
       operationId: getHealth
