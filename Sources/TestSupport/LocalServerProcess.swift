@@ -23,7 +23,8 @@ public final class LocalServerProcess: Sendable {
     ///   - binaryDirectory: The folder of the built executables.
     ///   - arguments: More `serve` arguments, e.g. `--fake-google`.
     ///   - environment: Variables added to a minimal environment.
-    /// - Throws: ``SpawnedProcess/Failure`` when it does not start within 30 seconds.
+    /// - Throws: ``SpawnedProcess/Failure`` when it does not start within two minutes (the
+    ///   wait ends as soon as it says where it listens; a loaded machine can take many seconds).
     public init(binaryDirectory: URL = BuiltExecutables.directory, arguments: [String] = ["--fake-google"], environment: [String: String] = [:]) async throws {
         let scratch = FileManager.default.temporaryDirectory.appendingPathComponent("paypulse-serve-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: scratch, withIntermediateDirectories: true)
@@ -39,7 +40,7 @@ public final class LocalServerProcess: Sendable {
             environment: base.merging(environment) { _, new in new }, stdoutPath: outputPath, stderrPath: logPath
         )
         do {
-            baseURL = try await process.awaitOutput(matching: #"http://127\.0\.0\.1:[0-9]+"#, in: outputPath, within: .seconds(30))
+            baseURL = try await process.awaitOutput(matching: #"http://127\.0\.0\.1:[0-9]+"#, in: outputPath, within: .seconds(120))
         } catch {
             let log = (try? String(contentsOfFile: logPath, encoding: .utf8)) ?? ""
             throw SpawnedProcess.Failure(description: "paypulse serve did not start: \(error); its log: \(log.suffix(800))")

@@ -142,6 +142,9 @@ extension SpawnedProcess {
                 let text = (try? String(contentsOfFile: path, encoding: .utf8)) ?? ""
                 if let range = text.range(of: pattern, options: .regularExpression) { return String(text[range]) }
                 if let exit = try exitIfEnded() {
+                    // It may have printed and ended between the read above and this check.
+                    let last = (try? String(contentsOfFile: path, encoding: .utf8)) ?? ""
+                    if let range = last.range(of: pattern, options: .regularExpression) { return String(last[range]) }
                     throw Failure(description: "\(pid) ended before printing /\(pattern)/ (\(exit))", childEnded: true)
                 }
                 guard ContinuousClock.now < deadline else {

@@ -29,4 +29,11 @@ public enum TestTime {
     public static func scaled(_ duration: Duration) -> Duration {
         duration * factor
     }
+
+    /// The total budget of a retry policy in a test that counts attempts or plays a race:
+    /// half an hour, longer than any suite runs, so no scheduling delay ends the retries
+    /// early. A load factor cannot do this: the load average lags a burst of load, and a
+    /// starved concurrency pool once spent a flat 60 s before a third attempt. It stays under an
+    /// hour, so an hour-long `Retry-After` still falls outside it.
+    public static let unreachableBudget = Duration.seconds(1_800)
 }

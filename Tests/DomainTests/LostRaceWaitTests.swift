@@ -23,7 +23,7 @@ struct LostRaceWaitTests {
     func storeWaitsUnderThePolicy() async throws {
         let store = InMemorySecretStore()
         _ = try await TokenVault(secrets: store).store(IncomingTokens(accessToken: "a1", refreshToken: "r1"), for: user)
-        let policy = RetryPolicy(maxAttempts: 3, baseDelay: .milliseconds(150), maxDelay: .milliseconds(150), totalBudget: .seconds(60))
+        let policy = RetryPolicy(maxAttempts: 3, baseDelay: .milliseconds(150), maxDelay: .milliseconds(150), totalBudget: TestTime.unreachableBudget)
         let (vault, log) = losingVault(over: store, policy)
 
         let started = ContinuousClock.now
@@ -39,12 +39,14 @@ struct LostRaceWaitTests {
     func markRereadsWithoutWaiting() async throws {
         let store = InMemorySecretStore()
         _ = try await TokenVault(secrets: store).store(IncomingTokens(accessToken: "a1", refreshToken: "r1"), for: user)
-        let slow = RetryPolicy(maxAttempts: 16, baseDelay: .seconds(5), maxDelay: .seconds(5), totalBudget: .seconds(600))
+        // Waits of a minute: a mark that waited would take one, and no loaded machine makes
+        // four in-memory swaps take that long.
+        let slow = RetryPolicy(maxAttempts: 16, baseDelay: .seconds(60), maxDelay: .seconds(60), totalBudget: TestTime.unreachableBudget)
         let (vault, log) = losingVault(over: store, slow)
 
         let started = ContinuousClock.now
         await #expect(throws: StoreError.conflict) { try await vault.disconnect(user, recoveryWindowDays: 7) }
         #expect(swaps(log) == 4, "TokenVault.rereadsAfterLostSwap")
-        #expect(ContinuousClock.now - started < .seconds(5))
+        #expect(ContinuousClock.now - started < .seconds(60))
     }
 }

@@ -16,7 +16,7 @@ struct BusyRetryTests {
             try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
             let path = directory + "/busy.sqlite3"
             let logs = LogCapture()
-            let policy = RetryPolicy(maxAttempts: 3, baseDelay: .milliseconds(150), maxDelay: .milliseconds(150), totalBudget: .seconds(60))
+            let policy = RetryPolicy(maxAttempts: 3, baseDelay: .milliseconds(150), maxDelay: .milliseconds(150), totalBudget: TestTime.unreachableBudget)
             // No busy timeout inside SQLite, so every wait is the policy's.
             let database = try SQLiteDatabase(path: path, logger: logs.logger, busyTimeoutMilliseconds: 0, busyRetry: policy, random: { 1 })
             let holder = try SQLiteConnection(path: path, busyTimeoutMilliseconds: 0)

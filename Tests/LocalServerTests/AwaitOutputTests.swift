@@ -28,7 +28,11 @@ struct AwaitOutputTests {
         let ended = try SpawnedProcess.Running.start(["/bin/sh", "-c", "exit 3"], environment: [:], stdoutPath: path)
         let endedFailure = await #expect(throws: SpawnedProcess.Failure.self) { try await ended.awaitOutput(matching: "port [0-9]+", in: path, within: .seconds(30)) }
         #expect(endedFailure?.childEnded == true)
-        let silent = try SpawnedProcess.Running.start(["/bin/sh", "-c", "sleep 30"], environment: [:], stdoutPath: path)
+        // A child that outlives any wait: one that ended by itself (it was `sleep 30`) read as
+        // "ended first" once a loaded machine delayed the first look by its whole life.
+        let silent = try SpawnedProcess.Running.start(
+            ["/bin/sh", "-c", "exec sleep 86400"], environment: ["PATH": "/usr/bin:/bin"], stdoutPath: path
+        )
         let silentFailure = await #expect(throws: SpawnedProcess.Failure.self) { try await silent.awaitOutput(matching: "port [0-9]+", in: path, within: .milliseconds(300)) }
         #expect(silentFailure?.childEnded == false)
         // Both were reaped by awaitOutput (the silent one after stopping it): asking again

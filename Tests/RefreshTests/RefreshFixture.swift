@@ -29,7 +29,7 @@ struct RefreshFixture {
     /// - Parameter clientIDs: the OAuth clients the fake Google knows, the first its default.
     init(
         _ stores: StoreFactory.Stores, due: GrantDuePolicy = .defaultRefresh, clientIDs: [String] = ["fake-ios-client.apps.googleusercontent.com"],
-        retry: RetryPolicy = RetryPolicy(maxAttempts: 2, baseDelay: .milliseconds(5), maxDelay: .milliseconds(20), totalBudget: .seconds(3))
+        retry: RetryPolicy = RetryPolicy(maxAttempts: 2, baseDelay: .milliseconds(5), maxDelay: .milliseconds(20), totalBudget: TestTime.unreachableBudget)
     ) throws {
         self.stores = stores
         recorder = WriteRecordingSecretStore(stores.secrets)
