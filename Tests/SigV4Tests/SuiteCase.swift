@@ -9,8 +9,9 @@ import Foundation
 
 /// One case folder of the aws-c-auth SigV4 suite, read from disk at test time.
 ///
-/// The suite lives outside the package, at `<package root>/../shared/aws-sigv4-test-suite/v4`
-/// (found from this file's path), or wherever `AWS_SIGV4_TEST_SUITE` points.
+/// The suite is the package's own test data, at `Tests/Fixtures/aws-sigv4-test-suite/v4`
+/// (found from this file's path; its license and notice beside it), or wherever
+/// `AWS_SIGV4_TEST_SUITE` points.
 struct SuiteCase: Sendable, CustomTestStringConvertible {
     var name: String
     var context: SuiteContext
@@ -29,16 +30,15 @@ struct SuiteCase: Sendable, CustomTestStringConvertible {
         var description: String
     }
 
-    /// The suite folder: `$AWS_SIGV4_TEST_SUITE`, else beside the package root.
+    /// The suite folder: `$AWS_SIGV4_TEST_SUITE`, else the package's copy.
     static var directory: URL {
         if let path = ProcessInfo.processInfo.environment["AWS_SIGV4_TEST_SUITE"], !path.isEmpty {
             return URL(fileURLWithPath: path)
         }
-        let packageRoot = URL(fileURLWithPath: #filePath)
+        let tests = URL(fileURLWithPath: #filePath)
             .deletingLastPathComponent()  // SigV4Tests
             .deletingLastPathComponent()  // Tests
-            .deletingLastPathComponent()  // package root
-        return packageRoot.appendingPathComponent("../shared/aws-sigv4-test-suite/v4").standardized
+        return tests.appendingPathComponent("Fixtures/aws-sigv4-test-suite/v4")
     }
 
     /// Every case with a header-signing variant, sorted by name.

@@ -10,7 +10,7 @@ import Synchronization
 ///
 /// The signer is a value holding credentials and a scope; it does no I/O, so one instance
 /// can sign from many tasks at once. Signing is checked against the aws-c-auth test suite
-/// (`../shared/aws-sigv4-test-suite`).
+/// (`Tests/Fixtures/aws-sigv4-test-suite`).
 ///
 /// ```swift
 /// let signer = SigV4Signer(credentials: credentials, region: "us-east-1", service: "secretsmanager")
