@@ -11,9 +11,8 @@ other scripts use): these events are the replay tests' oracle, so nothing in the
 from the code under test. A signer shared with the product would let a fault in its
 encoding (claim names, base64url, the signing input) pass as both the token and the check.
 
-The expected responses are written here by hand from the contract
-(../shared/reference/paypulse-gmail-authorization.txt and the issue), never captured from
-the code under test. Run: python3 scripts/make-events.py
+The expected responses are written here by hand from the contract (openapi.yaml and
+docs/functions.md), never captured from the code under test. Run: python3 scripts/make-events.py
 """
 import base64, copy, hashlib, hmac, json, os
 

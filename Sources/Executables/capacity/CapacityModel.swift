@@ -1,7 +1,7 @@
 import Foundation
 
-/// Published quotas and prices (Secrets Manager, AWS documentation 2025–2026; see
-/// ../shared/FIELD-NOTES.md) and the traffic assumed per user.
+/// Published quotas and prices (Secrets Manager, AWS documentation 2025–2026; listed in
+/// docs/operating.md, "The published figures it uses") and the traffic assumed per user.
 enum Published {
     /// PutSecretValue, UpdateSecretVersionStage and UpdateSecret together, per region; cannot be raised.
     static let writesPerSecond = 50.0

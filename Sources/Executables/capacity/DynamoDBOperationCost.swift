@@ -45,8 +45,8 @@ struct DynamoDBMeasurements: Sendable {
     /// The same with the tokens at their documented maxima: the bound on an item.
     let largestItem: DynamoDBItem
 
-    /// Google's tokens: at most 2,048 and 512 bytes (Google's OAuth 2.0 documentation,
-    /// ../shared/FIELD-NOTES.md); in practice shorter: a ya29. access token of about 250
+    /// Google's tokens: at most 2,048 and 512 bytes (Google's OAuth 2.0 documentation, see
+    /// docs/operating.md, "The published figures it uses"); in practice shorter: a ya29. access token of about 250
     /// bytes, a 1// refresh token of about 100 (an observation, not a documented figure).
     /// The fake Google's are a few bytes, so the measured grants' items are smaller still.
     enum Sizing {
