@@ -27,15 +27,21 @@ demo: deps
 # the Lambda emulator; cfn-lint, sam validate --lint, sam build), a short benchmark run
 # (it asserts nothing; it keeps the harness working) and the fuzzers. The fuzz
 # build reuses .build (only our modules recompile, instrumented), so it goes last.
-test: lint unit
-	$(MAKE) contract
-	$(MAKE) soak-run
-	$(MAKE) test-deploy
-	$(MAKE) check-template
-	$(MAKE) bench-quick
-	$(MAKE) capacity CAPACITY_OUT=.build/capacity
-	$(MAKE) mutants-sample
-	FUZZ_SCRATCH=.build $(MAKE) fuzz
+# Each stage is timed; the table of their times ends the output (scripts/timed-stage.sh).
+STAGE = scripts/timed-stage.sh
+test:
+	@$(STAGE) --reset
+	$(STAGE) lint $(MAKE) lint
+	$(STAGE) unit $(MAKE) unit
+	$(STAGE) contract $(MAKE) contract
+	$(STAGE) soak $(MAKE) soak-run
+	$(STAGE) test-deploy $(MAKE) test-deploy
+	$(STAGE) check-template $(MAKE) check-template
+	$(STAGE) bench-quick $(MAKE) bench-quick
+	$(STAGE) capacity $(MAKE) capacity CAPACITY_OUT=.build/capacity
+	$(STAGE) mutants-sample $(MAKE) mutants-sample
+	$(STAGE) fuzz env FUZZ_SCRATCH=.build $(MAKE) fuzz
+	@$(STAGE) --table
 
 # Source lints, seconds and no build: the layer order of Package.swift's header against
 # SwiftPM's target graph and docs/architecture.md's drawing of it, only platform modules
