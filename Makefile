@@ -46,7 +46,8 @@ test:
 # Source lints, seconds and no build: the layer order of Package.swift's header against
 # SwiftPM's target graph and docs/architecture.md's drawing of it, only platform modules
 # imported inside an #if, the environment read only in App/Configuration, no function's main
-# async (scripts/lint-mains.sh says why), and what Linux
+# async (scripts/lint-mains.sh says why), no `public` outside the PayPulseClient product
+# (scripts/lint-access.sh), and what Linux
 # can check of the macOS build (platform spellings, library names, no apt-get). Each lint
 # that can proves first, with --self-test, that it fails on a planted fault.
 lint:
@@ -57,6 +58,8 @@ lint:
 	scripts/lint-imports.sh
 	scripts/lint-environment.sh
 	scripts/lint-mains.sh
+	scripts/lint-access.sh --self-test
+	scripts/lint-access.sh
 	scripts/lint-platforms.sh --self-test
 	scripts/lint-platforms.sh
 	scripts/embed-openapi.sh --check
@@ -116,19 +119,19 @@ test-deploy: bundles
 	scripts/test-bundles-chroot.sh
 	scripts/test-bundles-rie.sh
 
-# Side-by-side benchmark against ../shared/peers/python-boto3 (docs/performance.md).
+# The benchmark (docs/performance.md): ours alone, or beside the Python + boto3 peer when PEER names its directory (make bench PEER=DIR).
 bench:
-	scripts/bench/run.sh --out docs/perf/plain
+	scripts/bench/run.sh --out docs/perf/plain $(if $(PEER),--peer $(PEER))
 	scripts/bench/run.sh --tls --only cold,warm,refresh --refresh-counts 1000 --refresh-reps 2 --paced-rate 0 \
-		--bin-dir .build-lambda/release --out docs/perf/tls
+		--bin-dir .build-lambda/release --out docs/perf/tls $(if $(PEER),--peer $(PEER))
 	scripts/ensure-deps.sh --with-pyjwt
 	python3 scripts/bench/auth_cost.py --bin-dir .build-lambda/release
 
 # Both modes: plain HTTP on loopback, then HTTPS through nginx (the release build is done once:
 # the second run takes the first's binaries).
 bench-quick:
-	scripts/bench/run.sh --quick --out .build-bench/quick
-	scripts/bench/run.sh --quick --tls --only warm,refresh --refresh-sides swift,python \
+	scripts/bench/run.sh --quick --out .build-bench/quick $(if $(PEER),--peer $(PEER))
+	scripts/bench/run.sh --quick --tls --only warm,refresh --refresh-sides swift$(if $(PEER),$(strip ,)python --peer $(PEER)) \
 		--bin-dir .build-lambda/release --out .build-bench/quick-tls
 	scripts/ensure-deps.sh --with-pyjwt
 	python3 scripts/bench/auth_cost.py --bin-dir .build-lambda/release --runs 9

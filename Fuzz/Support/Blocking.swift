@@ -6,7 +6,7 @@ import Dispatch
 /// The task starts on the calling thread (`Task.immediate`), so work that never suspends,
 /// like most malformed inputs, costs no thread hop; otherwise the callback thread waits on
 /// a semaphore while the task finishes on the cooperative pool.
-public func runBlocking<Result: Sendable>(_ body: @escaping @Sendable () async -> Result) -> Result {
+package func runBlocking<Result: Sendable>(_ body: @escaping @Sendable () async -> Result) -> Result {
     let box = ResultBox<Result>()
     let done = DispatchSemaphore(value: 0)
     Task.immediate {

@@ -15,13 +15,13 @@ import PayPulseTransport
 /// Builders do no I/O (an AWS client is a value; a KMS data key is fetched at the first
 /// seal); only the embedded store's database is opened here, once, because every store on
 /// it shares the one connection.
-public struct Assembly: Sendable {
+package struct Assembly: Sendable {
     /// The configuration read at start.
-    public let configuration: AppConfiguration
+    package let configuration: AppConfiguration
     /// The process's logger (standard error).
-    public let logger: Logger
+    package let logger: Logger
     /// The process's HTTP client (AWS and Google calls share its connections).
-    public let transport: any HTTPTransport
+    package let transport: any HTTPTransport
     /// The client of AWS calls: ``transport``, or with `AWS_CA_BUNDLE` one that trusts that
     /// file's CAs for AWS alone.
     private let awsTransport: any HTTPTransport
@@ -38,7 +38,7 @@ public struct Assembly: Sendable {
     ///   - inlineTransfers: Whether one transfer at a time may run on the calling thread (a
     ///     process answering one API request at a time; never a refresh run).
     /// - Throws: A `StoreError` when the embedded store cannot be opened.
-    public static func build(configuration: AppConfiguration, logger: Logger, inlineTransfers: Bool = false) throws -> Assembly {
+    package static func build(configuration: AppConfiguration, logger: Logger, inlineTransfers: Bool = false) throws -> Assembly {
         let transport = CurlHTTPClient(
             configuration: CurlHTTPClient.Configuration(caBundlePath: configuration.caBundlePath, inlineTransfers: inlineTransfers)
         )
@@ -51,7 +51,7 @@ public struct Assembly: Sendable {
     }
 
     /// This assembly with each port it builds wrapped by `wrappers` (tests record calls).
-    public func wrapping(_ wrappers: PortWrappers) -> Assembly {
+    package func wrapping(_ wrappers: PortWrappers) -> Assembly {
         var wrapped = self
         wrapped.wrappers = wrappers
         return wrapped
@@ -59,7 +59,7 @@ public struct Assembly: Sendable {
 
     /// Configuration secrets (the Google client ID, the JWT key): Secrets Manager, or the
     /// embedded store.
-    public func secretStore() throws -> any SecretStore {
+    package func secretStore() throws -> any SecretStore {
         guard let aws = configuration.aws else { return wrappers.secrets(EmbeddedSecretStore(database: try embedded(), logger: logger)) }
         return wrappers.secrets(AWSSecretStore(
             client: SecretsManagerClient(client: try client(.secretsManager, aws.secretsManagerEndpoint, "AWS_ENDPOINT_URL_SECRETS_MANAGER", aws))
@@ -67,7 +67,7 @@ public struct Assembly: Sendable {
     }
 
     /// Where users live: the users table, or the embedded store.
-    public func userDirectory() throws -> any UserDirectory {
+    package func userDirectory() throws -> any UserDirectory {
         guard let aws = configuration.aws else { return wrappers.users(EmbeddedUserDirectory(database: try embedded(), logger: logger)) }
         return wrappers.users(DynamoDBUserDirectory(client: try dynamoDB(aws), table: configuration.usersTable))
     }
@@ -75,7 +75,7 @@ public struct Assembly: Sendable {
     /// The security events acted on: the `security_events` table of the embedded store, or
     /// the DynamoDB table ``AppConfiguration/securityEventsTable`` on both AWS stores (a
     /// deployment has DynamoDB either way, for its users).
-    public func securityEventLedger() throws -> any SecurityEventLedger {
+    package func securityEventLedger() throws -> any SecurityEventLedger {
         guard let aws = configuration.aws else {
             return wrappers.ledger(EmbeddedSecurityEventLedger(database: try embedded(), logger: logger))
         }
@@ -84,18 +84,18 @@ public struct Assembly: Sendable {
 
     /// Where token sets live, values and all: secrets `gmail/user/{id}` in ``secretStore()``,
     /// or the DynamoDB token table with its KMS envelope cipher.
-    public func grantStore() throws -> any GrantStore {
+    package func grantStore() throws -> any GrantStore {
         wrappers.grants(try unwrappedGrantStore())
     }
 
     /// The grants' states without their values: on DynamoDB, no KMS client and no cipher.
-    public func grantStates() throws -> any GrantStates {
+    package func grantStates() throws -> any GrantStates {
         guard let aws = configuration.aws, let tokenTable = configuration.tokenTable else { return wrappers.states(try unwrappedGrantStore()) }
         return wrappers.states(DynamoDBGrantStates(client: try dynamoDB(aws), table: tokenTable.table))
     }
 
     /// Google's OAuth endpoints.
-    public func googleOAuth() -> any GoogleOAuth {
+    package func googleOAuth() -> any GoogleOAuth {
         wrappers.google(GoogleOAuthClient(
             tokenEndpoint: configuration.google.tokenEndpoint, revokeEndpoint: configuration.google.revokeEndpoint, transport: transport,
             logger: logger
@@ -105,7 +105,7 @@ public struct Assembly: Sendable {
     /// The JWT settings, reading their secret from `secrets` when one is named.
     ///
     /// - Throws: ``ConfigurationError`` naming the variable at fault, or the store's error.
-    public func authSettings(secrets: any SecretStore) async throws -> AuthSettings {
+    package func authSettings(secrets: any SecretStore) async throws -> AuthSettings {
         let settings = try await configuration.jwt.authSettings { id in try await secrets.getSecretValue(name: id, stage: .current).string }
         if settings.usesDevelopmentKey {
             logger.notice("JWTs are verified with the documented development key (PAYPULSE_JWT_SECRET is not set)")
@@ -118,7 +118,7 @@ public struct Assembly: Sendable {
     /// first token, not at start.
     ///
     /// - Throws: ``ConfigurationError`` naming the variable at fault, or the store's error.
-    public func authenticator(secrets: any SecretStore) async throws -> Authenticator {
+    package func authenticator(secrets: any SecretStore) async throws -> Authenticator {
         let settings = try await authSettings(secrets: secrets)
         guard let location = try configuration.jwt.issuerKeyLocation() else { return Authenticator(settings: settings) }
         return Authenticator(settings: settings, issuerKeys: HTTPIssuerKeySource(location: location, transport: transport, logger: logger))
@@ -127,12 +127,12 @@ public struct Assembly: Sendable {
     /// Google's Cross-Account Protection keys and issuer, found through the RISC discovery
     /// document (`GOOGLE_RISC_CONFIGURATION_URL`) over the transport that trusts the
     /// system's CAs.
-    public func securityEventKeys() -> any IssuerKeySource {
+    package func securityEventKeys() -> any IssuerKeySource {
         HTTPIssuerKeySource(location: .riscConfiguration(configuration.google.riscConfigurationURL), transport: transport, logger: logger)
     }
 
     /// Every store at once, for the developer tools that use them all (`paypulse`, `serve`).
-    public func backends() throws -> Backends {
+    package func backends() throws -> Backends {
         Backends(secrets: try secretStore(), grants: try grantStore(), users: try userDirectory())
     }
 
@@ -171,20 +171,20 @@ public struct Assembly: Sendable {
 /// What an ``Assembly`` puts around each port it builds: nothing in the product; a test
 /// wraps the ports in recorders (or puts a stand-in for Google) to see what each
 /// function's composition calls.
-public struct PortWrappers: Sendable {
+package struct PortWrappers: Sendable {
     /// Around each ``SecretStore``.
-    public var secrets: @Sendable (any SecretStore) -> any SecretStore = { $0 }
+    package var secrets: @Sendable (any SecretStore) -> any SecretStore = { $0 }
     /// Around each ``UserDirectory``.
-    public var users: @Sendable (any UserDirectory) -> any UserDirectory = { $0 }
+    package var users: @Sendable (any UserDirectory) -> any UserDirectory = { $0 }
     /// Around each ``GrantStore``.
-    public var grants: @Sendable (any GrantStore) -> any GrantStore = { $0 }
+    package var grants: @Sendable (any GrantStore) -> any GrantStore = { $0 }
     /// Around each ``GrantStates``.
-    public var states: @Sendable (any GrantStates) -> any GrantStates = { $0 }
+    package var states: @Sendable (any GrantStates) -> any GrantStates = { $0 }
     /// Around each ``SecurityEventLedger``.
-    public var ledger: @Sendable (any SecurityEventLedger) -> any SecurityEventLedger = { $0 }
+    package var ledger: @Sendable (any SecurityEventLedger) -> any SecurityEventLedger = { $0 }
     /// Around (or instead of) each ``GoogleOAuth``.
-    public var google: @Sendable (any GoogleOAuth) -> any GoogleOAuth = { $0 }
+    package var google: @Sendable (any GoogleOAuth) -> any GoogleOAuth = { $0 }
 
     /// Wrappers that change nothing.
-    public init() {}
+    package init() {}
 }

@@ -15,7 +15,7 @@ extension Assembly {
     ///   - name: The function.
     ///   - metrics: Where the refresh run's metrics go.
     /// - Throws: ``ConfigurationError`` or a store's error when a part cannot be built.
-    public func eventHandlers(for name: HandlerName, metrics: any MetricsSink = StandardErrorMetricsSink()) async throws -> EventHandlers {
+    package func eventHandlers(for name: HandlerName, metrics: any MetricsSink = StandardErrorMetricsSink()) async throws -> EventHandlers {
         switch name {
         case .storeTokens: try await storeTokens()
         case .userProfile: try await userProfile()
@@ -27,7 +27,7 @@ extension Assembly {
     }
 
     /// What `function`'s composition can reach.
-    public static func reach(of name: HandlerName) -> FunctionOperations {
+    package static func reach(of name: HandlerName) -> FunctionOperations {
         switch name {
         case .storeTokens: storeTokensReach
         case .userProfile: userProfileReach

@@ -12,11 +12,11 @@ import PayPulseTransport
 /// The whole `main` of a function executable: read the configuration, build everything
 /// once, then answer events, from the Lambda Runtime API when `AWS_LAMBDA_RUNTIME_API` is
 /// set, else the one event on standard input.
-public enum FunctionMain {
+package enum FunctionMain {
     /// Exit status when start-up fails (sysexits' EX_CONFIG).
-    public static let exitConfigurationError: Int32 = 78
+    package static let exitConfigurationError: Int32 = 78
     /// Exit status when the Runtime API could no longer be talked to.
-    public static let exitRuntimeAPIFailed: Int32 = 1
+    package static let exitRuntimeAPIFailed: Int32 = 1
 
     /// A function executable's `main`: runs `name` with the process environment and exits
     /// with its status.
@@ -25,19 +25,19 @@ public enum FunctionMain {
     /// which ends the thread with `pthread_exit`, a forced unwind of its stack; in the
     /// bundles' static executable the first unwind sorts every frame description of the
     /// binary: 275 M instructions, where the whole of a cold store-tokens is 10 M (callgrind).
-    public static func main(_ name: HandlerName) -> Never {
+    package static func main(_ name: HandlerName) -> Never {
         Task.detached { exit(await run(name)) }
         let never = DispatchSemaphore(value: 0)
         while true { never.wait() }
     }
 
     /// Runs `name` with the process environment and returns the exit status.
-    public static func run(_ name: HandlerName) async -> Int32 {
+    package static func run(_ name: HandlerName) async -> Int32 {
         await run(name, reading: AppConfiguration.read())
     }
 
     /// Runs `name` with a configuration already read (tests pass their own).
-    public static func run(
+    package static func run(
         _ name: HandlerName, reading: (process: ProcessSettings, configuration: Result<AppConfiguration, ConfigurationError>)
     ) async -> Int32 {
         let logger = LogSetup.makeLogger(label: name.rawValue, settings: reading.process.logging)
@@ -76,7 +76,7 @@ public enum FunctionMain {
 }
 
 /// The functions this backend deploys, by executable name.
-public enum HandlerName: String, Sendable, CaseIterable {
+package enum HandlerName: String, Sendable, CaseIterable {
     /// `POST /v1/auth/gmail-tokens`.
     case storeTokens = "store-tokens"
     /// `GET /v1/user/me`.
@@ -92,5 +92,5 @@ public enum HandlerName: String, Sendable, CaseIterable {
 
     /// Whether one invocation makes its few calls one after another (everything but a
     /// refresh run, which keeps many transfers in flight).
-    public var servesOneRequestAtATime: Bool { self != .tokenRefresh }
+    package var servesOneRequestAtATime: Bool { self != .tokenRefresh }
 }

@@ -9,9 +9,9 @@ import PayPulsePorts
 /// ``SecretsManagerGrantStore/secretOperations(for:)``, ``AWSSecretStore/operations(for:)``,
 /// each client's ``AWSOperation``s) ``statements(store:)`` derives the least-privilege IAM
 /// statements that `paypulse iam` prints and the template check compares.
-public struct FunctionOperations: Sendable, Equatable {
+package struct FunctionOperations: Sendable, Equatable {
     /// The configuration secrets a function reads.
-    public enum ConfigurationSecret: Sendable, Equatable {
+    package enum ConfigurationSecret: Sendable, Equatable {
         /// The PayPulse JWT key (functions that verify a JWT).
         case jwtKey
         /// The Google OAuth client ID(s).
@@ -19,16 +19,16 @@ public struct FunctionOperations: Sendable, Equatable {
     }
 
     /// The ``GrantStore`` operations the function's handler reaches.
-    public var grants: Set<GrantOperation>
+    package var grants: Set<GrantOperation>
     /// Whether it reads users from the user directory.
-    public var readsUsers: Bool
+    package var readsUsers: Bool
     /// The configuration secrets it reads.
-    public var secrets: [ConfigurationSecret]
+    package var secrets: [ConfigurationSecret]
     /// Whether it reads and records the security events acted on (``SecurityEventLedger``).
-    public var recordsSecurityEvents: Bool
+    package var recordsSecurityEvents: Bool
 
     /// Declares a reach.
-    public init(grants: Set<GrantOperation>, readsUsers: Bool, secrets: [ConfigurationSecret], recordsSecurityEvents: Bool = false) {
+    package init(grants: Set<GrantOperation>, readsUsers: Bool, secrets: [ConfigurationSecret], recordsSecurityEvents: Bool = false) {
         self.grants = grants
         self.readsUsers = readsUsers
         self.secrets = secrets
@@ -38,7 +38,7 @@ public struct FunctionOperations: Sendable, Equatable {
     /// The least-privilege statements for the function on `store` (``StoreBackend/aws`` or
     /// ``StoreBackend/dynamodb``; the embedded store needs no IAM): one per resource, its
     /// actions sorted, in a stable order.
-    public func statements(store: StoreBackend) -> [IAMStatement] {
+    package func statements(store: StoreBackend) -> [IAMStatement] {
         var granted: [IAMStatement.Resource: Set<AWSOperation>] = [:]
         func grant(_ operations: [AWSOperation], _ resource: (AWSOperation.ResourceKind) -> IAMStatement.Resource) {
             for operation in operations { granted[resource(operation.resource), default: []].insert(operation) }
@@ -81,9 +81,9 @@ public struct FunctionOperations: Sendable, Equatable {
 }
 
 /// One IAM statement a function needs: `Allow` of actions on one resource.
-public struct IAMStatement: Sendable, Equatable {
+package struct IAMStatement: Sendable, Equatable {
     /// What the actions are granted on, by its role in the deployment.
-    public enum Resource: String, Sendable, Hashable, CaseIterable {
+    package enum Resource: String, Sendable, Hashable, CaseIterable {
         /// Every grant's secret, `gmail/user/*`.
         case tokenSets = "token-sets"
         /// The secret of the PayPulse JWT key.
@@ -111,12 +111,12 @@ public struct IAMStatement: Sendable, Equatable {
     }
 
     /// The resource.
-    public var resource: Resource
+    package var resource: Resource
     /// The IAM actions, sorted.
-    public var actions: [String]
+    package var actions: [String]
     /// For KMS: the encryption context keys every call carries, which the statement
     /// requires (each present, no other); `nil` otherwise.
-    public var encryptionContextKeys: [String]?
+    package var encryptionContextKeys: [String]?
 }
 
 extension IAMStatement.Resource {

@@ -9,12 +9,12 @@
 /// - Strings must be UTF-8 without raw control characters or lone surrogate escapes.
 ///
 /// Errors carry no input text: a body may hold tokens.
-public struct JSONBodyParser {
+package struct JSONBodyParser {
     /// The deepest nesting accepted.
-    public static let maximumDepth = 32
+    package static let maximumDepth = 32
 
     /// Why a body is not accepted JSON.
-    public enum Failure: Error, Equatable, Sendable {
+    package enum Failure: Error, Equatable, Sendable {
         case syntax
         case tooDeep
         case duplicateKey
@@ -26,7 +26,7 @@ public struct JSONBodyParser {
 
     /// Parses one JSON document (surrounded by optional whitespace).
     /// - Throws: ``Failure``.
-    public static func parse(_ bytes: [UInt8]) throws(Failure) -> JSONValue {
+    package static func parse(_ bytes: [UInt8]) throws(Failure) -> JSONValue {
         var parser = JSONBodyParser(bytes: bytes)
         let value = try parser.value(depth: 0)
         parser.skipWhitespace()

@@ -7,7 +7,7 @@ import Foundation
 /// Any JSON document, kept with its JSON types: events are parsed into it before their
 /// shape is known, and request bodies so that validation can say exactly what was wrong
 /// ("expires_in must be an integer, not a string").
-public enum JSONValue: Sendable, Equatable, Codable {
+package enum JSONValue: Sendable, Equatable, Codable {
     case null
     case bool(Bool)
     /// Whole numbers, kept apart from `number` so that `1700000000` stays `1700000000`.
@@ -17,7 +17,7 @@ public enum JSONValue: Sendable, Equatable, Codable {
     case array([JSONValue])
     case object([String: JSONValue])
 
-    public init(from decoder: any Decoder) throws {
+    package init(from decoder: any Decoder) throws {
         let container = try decoder.singleValueContainer()
         if container.decodeNil() {
             self = .null
@@ -36,7 +36,7 @@ public enum JSONValue: Sendable, Equatable, Codable {
         }
     }
 
-    public func encode(to encoder: any Encoder) throws {
+    package func encode(to encoder: any Encoder) throws {
         var container = encoder.singleValueContainer()
         switch self {
         case .null: try container.encodeNil()
@@ -50,29 +50,29 @@ public enum JSONValue: Sendable, Equatable, Codable {
     }
 
     /// The member `key` of an object; `nil` for a missing key or a non-object.
-    public subscript(key: String) -> JSONValue? {
+    package subscript(key: String) -> JSONValue? {
         if case .object(let fields) = self { fields[key] } else { nil }
     }
 
-    public var stringValue: String? {
+    package var stringValue: String? {
         if case .string(let value) = self { value } else { nil }
     }
 
-    public var boolValue: Bool? {
+    package var boolValue: Bool? {
         if case .bool(let value) = self { value } else { nil }
     }
 
-    public var objectValue: [String: JSONValue]? {
+    package var objectValue: [String: JSONValue]? {
         if case .object(let value) = self { value } else { nil }
     }
 
-    public var arrayValue: [JSONValue]? {
+    package var arrayValue: [JSONValue]? {
         if case .array(let value) = self { value } else { nil }
     }
 
     /// The value as one string: strings as they are, numbers and booleans as JSON writes
     /// them, arrays and objects as compact JSON text with sorted keys; `nil` for `null`.
-    public var flattened: String? {
+    package var flattened: String? {
         switch self {
         case .null: nil
         case .string(let value): value
@@ -85,7 +85,7 @@ public enum JSONValue: Sendable, Equatable, Codable {
 
     /// Compact JSON text with sorted keys and unescaped slashes, so equal values give
     /// equal bytes.
-    public var jsonBytes: [UInt8] {
+    package var jsonBytes: [UInt8] {
         if let bytes = compactJSON() { return bytes }
         // Encoding a JSONValue cannot fail: it holds only JSON-representable values
         // (a non-finite Double cannot come out of the parser).
@@ -93,7 +93,7 @@ public enum JSONValue: Sendable, Equatable, Codable {
     }
 
     /// The JSON type's name, for messages.
-    public var typeName: String {
+    package var typeName: String {
         switch self {
         case .string: "a string"
         case .integer, .number: "a number"
@@ -112,7 +112,7 @@ extension JSONValue {
     /// - Parameter bytes: One JSON document.
     /// - Returns: The value.
     /// - Throws: `JSONDecoder`'s error for bytes that are not JSON.
-    public static func decode(_ bytes: [UInt8]) throws -> JSONValue {
+    package static func decode(_ bytes: [UInt8]) throws -> JSONValue {
         if let value = fastParse(bytes) { return value }
         return try JSONDecoder().decode(JSONValue.self, from: Data(bytes))
     }
@@ -124,7 +124,7 @@ extension JSONValue {
     /// exponent or an integer past `Int64` (`JSONDecoder` reads `1.0` as an integer). The
     /// rest (such numbers, a repeated key, a lone surrogate, bytes that are not UTF-8,
     /// nesting past 32, text that is not JSON) is `nil`.
-    public static func fastParse(_ bytes: [UInt8]) -> JSONValue? {
+    package static func fastParse(_ bytes: [UInt8]) -> JSONValue? {
         guard let value = try? JSONBodyParser.parse(bytes), !value.holdsFloatingPoint else { return nil }
         return value
     }
@@ -141,12 +141,12 @@ extension JSONValue {
 }
 
 /// A member of the wrong JSON type, found while reading a document by hand.
-public struct JSONTypeMismatch: Error, Equatable, Sendable {
+package struct JSONTypeMismatch: Error, Equatable, Sendable {
     /// The member's key.
-    public var key: String
+    package var key: String
 
     /// Creates the error.
-    public init(key: String) { self.key = key }
+    package init(key: String) { self.key = key }
 }
 
 /// Typed reads of an object's members with `Codable`'s `decodeIfPresent` rules: a missing
@@ -155,7 +155,7 @@ public struct JSONTypeMismatch: Error, Equatable, Sendable {
 extension [String: JSONValue] {
     /// The string member `key`.
     /// - Throws: ``JSONTypeMismatch`` when it is neither a string nor `null`.
-    public func string(_ key: String) throws(JSONTypeMismatch) -> String? {
+    package func string(_ key: String) throws(JSONTypeMismatch) -> String? {
         switch self[key] {
         case nil, .null?: return nil
         case .string(let value)?: return value
@@ -165,7 +165,7 @@ extension [String: JSONValue] {
 
     /// The boolean member `key`.
     /// - Throws: ``JSONTypeMismatch`` when it is neither a boolean nor `null`.
-    public func bool(_ key: String) throws(JSONTypeMismatch) -> Bool? {
+    package func bool(_ key: String) throws(JSONTypeMismatch) -> Bool? {
         switch self[key] {
         case nil, .null?: return nil
         case .bool(let value)?: return value
@@ -175,7 +175,7 @@ extension [String: JSONValue] {
 
     /// The integer member `key` (a whole number in `Int`'s range).
     /// - Throws: ``JSONTypeMismatch`` for any other value but `null`.
-    public func integer(_ key: String) throws(JSONTypeMismatch) -> Int? {
+    package func integer(_ key: String) throws(JSONTypeMismatch) -> Int? {
         switch self[key] {
         case nil, .null?: return nil
         case .integer(let value)?:
@@ -187,7 +187,7 @@ extension [String: JSONValue] {
 
     /// The number member `key` as a `Double` (whole or not).
     /// - Throws: ``JSONTypeMismatch`` for any other value but `null`.
-    public func double(_ key: String) throws(JSONTypeMismatch) -> Double? {
+    package func double(_ key: String) throws(JSONTypeMismatch) -> Double? {
         switch self[key] {
         case nil, .null?: return nil
         case .integer(let value)?: return Double(value)
@@ -198,7 +198,7 @@ extension [String: JSONValue] {
 
     /// The array-of-strings member `key`.
     /// - Throws: ``JSONTypeMismatch`` when it is not `null` or an array of strings.
-    public func strings(_ key: String) throws(JSONTypeMismatch) -> [String]? {
+    package func strings(_ key: String) throws(JSONTypeMismatch) -> [String]? {
         switch self[key] {
         case nil, .null?: return nil
         case .array(let items)?:
@@ -215,7 +215,7 @@ extension [String: JSONValue] {
 
     /// The object member `key`.
     /// - Throws: ``JSONTypeMismatch`` when it is neither an object nor `null`.
-    public func object(_ key: String) throws(JSONTypeMismatch) -> [String: JSONValue]? {
+    package func object(_ key: String) throws(JSONTypeMismatch) -> [String: JSONValue]? {
         switch self[key] {
         case nil, .null?: return nil
         case .object(let value)?: return value
@@ -225,7 +225,7 @@ extension [String: JSONValue] {
 
     /// The array member `key`.
     /// - Throws: ``JSONTypeMismatch`` when it is neither an array nor `null`.
-    public func array(_ key: String) throws(JSONTypeMismatch) -> [JSONValue]? {
+    package func array(_ key: String) throws(JSONTypeMismatch) -> [JSONValue]? {
         switch self[key] {
         case nil, .null?: return nil
         case .array(let value)?: return value
@@ -240,7 +240,7 @@ extension JSONValue {
     /// characters as `\u00xx`), without `JSONEncoder`'s generic machinery; `nil` when the
     /// value holds a floating-point number or a non-ASCII key, whose exact text only
     /// `JSONEncoder` knows.
-    public func compactJSON() -> [UInt8]? {
+    package func compactJSON() -> [UInt8]? {
         var output: [UInt8] = []
         output.reserveCapacity(256)
         return write(into: &output) ? output : nil

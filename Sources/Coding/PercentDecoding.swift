@@ -1,12 +1,12 @@
 /// `%XX` decoding, shared by form bodies (strict, `+` is a space) and query strings
 /// (lenient, `+` kept, as API Gateway passes it).
-public enum PercentDecoding {
+package enum PercentDecoding {
     /// Decodes `bytes`.
     /// - Parameters:
     ///   - plusAsSpace: read `+` as a space (form encoding).
     ///   - strict: refuse a malformed escape (`nil`) instead of keeping it literally.
     /// - Returns: the decoded bytes, or `nil` for a malformed escape when `strict`.
-    public static func decode(_ bytes: some Collection<UInt8>, plusAsSpace: Bool, strict: Bool) -> [UInt8]? {
+    package static func decode(_ bytes: some Collection<UInt8>, plusAsSpace: Bool, strict: Bool) -> [UInt8]? {
         var output: [UInt8] = []
         output.reserveCapacity(bytes.count)
         var input = Array(bytes)[...]

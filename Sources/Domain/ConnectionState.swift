@@ -1,7 +1,7 @@
 import PayPulsePorts
 
 /// Whether a user's Gmail is connected, as far as the stored secret's metadata tells.
-public enum ConnectionState: String, Sendable, Equatable {
+package enum ConnectionState: String, Sendable, Equatable {
     /// No token set is stored.
     case notConnected
     /// A token set is stored and not known to be dead.
@@ -16,7 +16,7 @@ public enum ConnectionState: String, Sendable, Equatable {
     case scheduledForDeletion
 
     /// What `gmail_account_connected` reports.
-    public var isConnected: Bool { self == .connected }
+    package var isConnected: Bool { self == .connected }
 
     /// What the stored grant's metadata says of `user`, without reading its value.
     ///
@@ -26,7 +26,7 @@ public enum ConnectionState: String, Sendable, Equatable {
     /// - Returns: ``notConnected`` when no grant is stored; otherwise what its deletion date
     ///   and status attribute say.
     /// - Throws: The store's error when it cannot be read.
-    public static func of(_ user: UserID, in grants: any GrantStates) async throws -> ConnectionState {
+    package static func of(_ user: UserID, in grants: any GrantStates) async throws -> ConnectionState {
         let state: GrantState
         do {
             state = try await grants.state(of: user.rawValue)

@@ -7,18 +7,18 @@ import Foundation
 /// One CloudWatch Embedded Metric Format document on one line: what the refresh run and the
 /// security-events receiver print for CloudWatch to turn into metrics, and what
 /// `paypulse deploy-facts` reads back for the template's alarms.
-public struct EmbeddedMetricLine: Sendable {
+package struct EmbeddedMetricLine: Sendable {
     /// One metric with its unit and value.
-    public struct Metric: Sendable {
+    package struct Metric: Sendable {
         /// The metric's name.
-        public var name: String
+        package var name: String
         /// CloudWatch's unit (`Count`, `Milliseconds`).
-        public var unit: String
+        package var unit: String
         /// The value.
-        public var value: Int64
+        package var value: Int64
 
         /// Creates a metric.
-        public init(_ name: String, unit: String = "Count", _ value: Int64) {
+        package init(_ name: String, unit: String = "Count", _ value: Int64) {
             self.name = name
             self.unit = unit
             self.value = value
@@ -28,7 +28,7 @@ public struct EmbeddedMetricLine: Sendable {
     /// The document for `metrics` in `namespace`, by the `dimensions` given in order.
     /// Dimension values keep only letters, digits, `-` and `_`, so no value can break the
     /// line's JSON; names are the caller's constants.
-    public static func line(namespace: String, dimensions: [(name: String, value: String)], metrics: [Metric], timestamp: Date) -> String {
+    package static func line(namespace: String, dimensions: [(name: String, value: String)], metrics: [Metric], timestamp: Date) -> String {
         let millis = Int64((timestamp.timeIntervalSince1970 * 1000).rounded(.down))
         let dimensionNames = dimensions.map { #""\#($0.name)""# }.joined(separator: ",")
         let definitions = metrics.map { #"{"Name":"\#($0.name)","Unit":"\#($0.unit)"}"# }.joined(separator: ",")

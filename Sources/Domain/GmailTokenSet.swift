@@ -7,9 +7,9 @@ import PayPulseCoding
 
 /// The token set stored as secret `gmail/user/{user_id}`: one JSON document (see the
 /// storage contract in DESIGN.md). Its `description` never shows a token.
-public struct GmailTokenSet: Sendable, Equatable, CustomStringConvertible, CustomDebugStringConvertible {
+package struct GmailTokenSet: Sendable, Equatable, CustomStringConvertible, CustomDebugStringConvertible {
     /// Whether the grant can still be used.
-    public enum Status: String, Sendable {
+    package enum Status: String, Sendable {
         /// Usable (or at least not known to be dead).
         case active
         /// Google answered `invalid_grant`: the user must consent again.
@@ -30,15 +30,15 @@ public struct GmailTokenSet: Sendable, Equatable, CustomStringConvertible, Custo
     /// known subject. `client_id` and `rt_digests` were added within format 2: they are
     /// optional; a reader that ignores `client_id` refreshes with the default client, as for
     /// sets stored before it, and one that ignores `rt_digests` writes a set without them.
-    public static let currentFormat = 2
+    package static let currentFormat = 2
 
     /// The document format, so it can evolve.
-    public var version: Int
+    package var version: Int
     /// The short-lived OAuth access token.
-    public var accessToken: String
+    package var accessToken: String
     /// The long-lived refresh token; absent when the app sent none for this account.
     /// Changing it drops ``refreshTokenDigests``: they described the token replaced.
-    public var refreshToken: String? {
+    package var refreshToken: String? {
         didSet {
             if refreshToken != oldValue { refreshTokenDigests = nil }
         }
@@ -46,39 +46,39 @@ public struct GmailTokenSet: Sendable, Equatable, CustomStringConvertible, Custo
     /// The refresh token's identifiers under the deployment's key, as Google's
     /// `token-revoked` events name it; `nil` until the vault stamps them (``TokenVault``),
     /// with no key configured, and for sets stored before them.
-    public var refreshTokenDigests: RefreshTokenDigests?
+    package var refreshTokenDigests: RefreshTokenDigests?
     /// Normally `Bearer`.
-    public var tokenType: String
+    package var tokenType: String
     /// When the access token expires.
-    public var expiresAt: Date
+    package var expiresAt: Date
     /// Granted scopes, space-joined.
-    public var scope: String
+    package var scope: String
     /// The Google account's address: from Google's `id_token` when the set was verified,
     /// else as the app said.
-    public var googleEmail: String?
+    package var googleEmail: String?
     /// The Google account's stable id (`sub` of Google's `id_token`); `nil` for sets stored
     /// before verification existed or never verified.
-    public var googleSubject: String?
+    package var googleSubject: String?
     /// Google's `email_verified` for ``googleEmail``, when Google said.
-    public var emailVerified: Bool?
+    package var emailVerified: Bool?
     /// The OAuth client Google renews the grant with (``GoogleClients``); `nil` for sets
     /// stored before grants recorded it, which belong to the default client, and for
     /// unverified sets whose app named none of ours.
-    public var googleClientID: String?
+    package var googleClientID: String?
     /// `false` while the refresh token is stored as the app sent it, unconfirmed (Google
     /// could not be reached at connect time): the next refresh run verifies it first.
-    public var verified: Bool
+    package var verified: Bool
     /// When Google last confirmed the grant (a verification or a refresh).
-    public var verifiedAt: Date?
+    package var verifiedAt: Date?
     /// When this Google account was first connected.
-    public var connectedAt: Date
+    package var connectedAt: Date
     /// When the set was last written.
-    public var updatedAt: Date
+    package var updatedAt: Date
     /// `active`, `revoked`, `rejected` or `disabled`.
-    public var status: Status
+    package var status: Status
 
     /// Creates a token set.
-    public init(
+    package init(
         version: Int = GmailTokenSet.currentFormat, accessToken: String, refreshToken: String?, tokenType: String = "Bearer",
         expiresAt: Date, scope: String, googleEmail: String?, googleSubject: String? = nil, emailVerified: Bool? = nil,
         googleClientID: String? = nil, verified: Bool = true, verifiedAt: Date? = nil, connectedAt: Date, updatedAt: Date, status: Status = .active,
@@ -104,16 +104,16 @@ public struct GmailTokenSet: Sendable, Equatable, CustomStringConvertible, Custo
 
     /// Whether the refresh job can renew it: holding a refresh token, and active or a
     /// disabled account's set that Google has since enabled (unverified until it answers).
-    public var isRefreshable: Bool { (status == .active || status == .disabled && !verified) && !(refreshToken ?? "").isEmpty }
+    package var isRefreshable: Bool { (status == .active || status == .disabled && !verified) && !(refreshToken ?? "").isEmpty }
 
     /// The granted scopes as a list.
-    public var scopes: [String] { scope.split(separator: " ").map(String.init) }
+    package var scopes: [String] { scope.split(separator: " ").map(String.init) }
 
-    public var description: String {
+    package var description: String {
         "GmailTokenSet(status: \(status.rawValue), expiresAt: \(RFC3339.string(from: expiresAt)), refreshable: \(isRefreshable), verified: \(verified), tokens: <redacted>)"
     }
 
-    public var debugDescription: String { description }
+    package var debugDescription: String { description }
 }
 
 // The stored document: one encoder (`jsonValue`) and one decoder (`init(fields:)`), written
@@ -122,14 +122,14 @@ public struct GmailTokenSet: Sendable, Equatable, CustomStringConvertible, Custo
 extension GmailTokenSet {
     /// The stored JSON text, always in the current format whatever format was read.
     /// - Throws: ``JSONTypeMismatch`` if the document cannot be written (it always can).
-    public func jsonString() throws -> String {
+    package func jsonString() throws -> String {
         guard let bytes = jsonValue.compactJSON() else { throw JSONTypeMismatch(key: "") }
         return String(decoding: bytes, as: UTF8.self)
     }
 
     /// Reads a stored document, of this format or an earlier one.
     /// - Throws: ``JSONTypeMismatch`` (or the JSON parser's error) when it is not a token set.
-    public static func decode(_ text: String) throws -> GmailTokenSet {
+    package static func decode(_ text: String) throws -> GmailTokenSet {
         guard case .object(let fields) = try JSONValue.decode(Array(text.utf8)) else { throw JSONTypeMismatch(key: "") }
         return try GmailTokenSet(fields: fields)
     }

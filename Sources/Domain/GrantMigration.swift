@@ -17,39 +17,39 @@ import PayPulsePorts
 /// store: Secrets Manager tells when a deletion was asked for, not when it ends.) A reconnect
 /// after that run makes the source live again: the next run restores the deleted copy and
 /// writes the source's value over it, so reruns converge.
-public struct GrantMigration: Sendable {
+package struct GrantMigration: Sendable {
     /// What a run did, per grant.
-    public struct Report: Sendable, Equatable, Codable {
+    package struct Report: Sendable, Equatable, Codable {
         /// Grants listed in the source.
-        public var listed = 0
+        package var listed = 0
         /// Created in the target.
-        public var copied = 0
+        package var copied = 0
         /// Replaced in the target, which held another value.
-        public var updated = 0
+        package var updated = 0
         /// Already in the target with the same value (attributes set again).
-        public var unchanged = 0
+        package var unchanged = 0
         /// Scheduled for deletion in the source (or deleted while the run read it), with no live
         /// copy in the target: nothing to do.
-        public var skippedDeleted = 0
+        package var skippedDeleted = 0
         /// Scheduled for deletion in the source, with a live copy in the target: that copy
         /// marked as the source is and deleted.
-        public var deletedInTarget = 0
+        package var deletedInTarget = 0
         /// Read back from the target equal to the source.
-        public var verified = 0
+        package var verified = 0
         /// The users whose copy failed or did not verify, with why (no value in the text).
-        public var failures: [String] = []
+        package var failures: [String] = []
 
         /// Whether every grant listed was copied and verified, or its deletion carried over.
-        public var complete: Bool { failures.isEmpty && verified + skippedDeleted + deletedInTarget == listed }
+        package var complete: Bool { failures.isEmpty && verified + skippedDeleted + deletedInTarget == listed }
     }
 
     /// A run stopped on request (``MigrationProgress/stop()``) before the listing's end.
-    public struct Interrupted: Error, Sendable {
+    package struct Interrupted: Error, Sendable {
         /// What the run did until it stopped.
-        public var report: Report
+        package var report: Report
         /// The listing position a new run resumes from (``run(resumingFrom:progress:)``);
         /// `nil` is the start.
-        public var resumeCursor: String?
+        package var resumeCursor: String?
     }
 
     let source: any GrantStore
@@ -66,7 +66,7 @@ public struct GrantMigration: Sendable {
     ///     (`DISCONNECT_RECOVERY_DAYS`, 7 to 30).
     ///   - writesPerSecond: the pace of the target's write calls, to stay under its quota
     ///     (Secrets Manager shares 50 writes/s per region with every other writer); `nil`: unpaced.
-    public init(
+    package init(
         from source: any GrantStore, to target: any GrantStore, userPrefix: String = "", concurrency: Int = 8, recoveryWindowDays: Int = 7,
         writesPerSecond: Int? = nil
     ) {
@@ -90,7 +90,7 @@ public struct GrantMigration: Sendable {
     ///   - progress: counts as the run goes, and stops it on request.
     /// - Throws: ``Interrupted`` when `progress` asked it to stop; `StoreError` when the
     ///   listing itself fails. A failing grant is reported instead.
-    public func run(resumingFrom start: String? = nil, progress: MigrationProgress = MigrationProgress()) async throws -> Report {
+    package func run(resumingFrom start: String? = nil, progress: MigrationProgress = MigrationProgress()) async throws -> Report {
         var report = Report()
         var cursor = start
         repeat {

@@ -1,30 +1,30 @@
 /// A token set to store for the app's connect request, already validated; after
 /// verification its fields are Google's answer, otherwise what the app sent.
-public struct IncomingTokens: Sendable, Equatable {
+package struct IncomingTokens: Sendable, Equatable {
     /// The access token (required).
-    public var accessToken: String
+    package var accessToken: String
     /// The refresh token, present on first authorization.
-    public var refreshToken: String?
+    package var refreshToken: String?
     /// Lifetime in seconds, 1...86 400 (default 3600).
-    public var expiresIn: Int
+    package var expiresIn: Int
     /// Granted scopes, when known.
-    public var scopes: [String]?
+    package var scopes: [String]?
     /// The Google account's address, when known.
-    public var email: String?
+    package var email: String?
     /// The token type (default `Bearer`).
-    public var tokenType: String
+    package var tokenType: String
     /// The Google account's `sub`, known only from Google's `id_token`.
-    public var subject: String?
+    package var subject: String?
     /// Google's `email_verified`, when Google said.
-    public var emailVerified: Bool?
+    package var emailVerified: Bool?
     /// The OAuth client that holds the grant: Google's word once verified; before, the
     /// app's `client_id` (a hint that orders the trial of our clients).
-    public var clientID: String?
+    package var clientID: String?
     /// Whether Google confirmed ``refreshToken`` (always `true` when none is sent).
-    public var verified: Bool
+    package var verified: Bool
 
     /// Creates validated input.
-    public init(
+    package init(
         accessToken: String, refreshToken: String? = nil, expiresIn: Int = 3600, scopes: [String]? = nil, email: String? = nil,
         tokenType: String = "Bearer", subject: String? = nil, emailVerified: Bool? = nil, clientID: String? = nil,
         verified: Bool = true
@@ -43,14 +43,14 @@ public struct IncomingTokens: Sendable, Equatable {
 }
 
 /// The scopes this backend cares about.
-public enum GmailScopes {
+package enum GmailScopes {
     /// The narrowest scope that lets PayPulse read Gmail: the one the app asks for.
-    public static let readonly = "https://www.googleapis.com/auth/gmail.readonly"
+    package static let readonly = "https://www.googleapis.com/auth/gmail.readonly"
     /// Every scope that includes reading mail (`gmail.modify` and full access read too).
-    public static let reading: Set<String> = [
+    package static let reading: Set<String> = [
         readonly, "https://www.googleapis.com/auth/gmail.modify", "https://mail.google.com/",
     ]
 
     /// Whether `scopes` let PayPulse read Gmail.
-    public static func canRead(_ scopes: [String]) -> Bool { scopes.contains(where: reading.contains) }
+    package static func canRead(_ scopes: [String]) -> Bool { scopes.contains(where: reading.contains) }
 }

@@ -6,22 +6,22 @@ import Synchronization
 /// A stop request lets the copies in flight finish and starts no new one; the run then ends
 /// with ``GrantMigration/Interrupted``, whose cursor (the listing position of the page in
 /// flight) a new run resumes from. Copies are idempotent, so redoing part of a page is safe.
-public final class MigrationProgress: Sendable {
+package final class MigrationProgress: Sendable {
     /// The counts at one moment.
-    public struct Snapshot: Sendable, Equatable {
+    package struct Snapshot: Sendable, Equatable {
         /// Grants listed so far (the source says no total before its listing ends).
-        public var listed: Int
+        package var listed: Int
         /// Grants finished, whatever their outcome.
-        public var done: Int
+        package var done: Int
         /// Whether the listing has reached its end.
-        public var listingDone: Bool
+        package var listingDone: Bool
         /// Where a new run resumes: the listing position of the page in flight (`nil`: the start).
-        public var resumeCursor: String?
+        package var resumeCursor: String?
         /// Time since the run began.
-        public var elapsed: Duration
+        package var elapsed: Duration
 
         /// Creates a snapshot.
-        public init(listed: Int, done: Int, listingDone: Bool, resumeCursor: String?, elapsed: Duration) {
+        package init(listed: Int, done: Int, listingDone: Bool, resumeCursor: String?, elapsed: Duration) {
             self.listed = listed
             self.done = done
             self.listingDone = listingDone
@@ -30,14 +30,14 @@ public final class MigrationProgress: Sendable {
         }
 
         /// Grants finished per second so far.
-        public var rate: Double {
+        package var rate: Double {
             let seconds = Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) / 1e18
             return seconds > 0 ? Double(done) / seconds : 0
         }
 
         /// `120 of 400 listed done (listing goes on), 10.0 grants/s, about 28s left`: the time
         /// left is for the grants listed so far.
-        public var line: String {
+        package var line: String {
             let rate = self.rate
             let rateText = (rate * 10).rounded() / 10
             var text = "\(done) of \(listed) listed done\(listingDone ? "" : " (listing goes on)"), \(rateText) grants/s"
@@ -68,10 +68,10 @@ public final class MigrationProgress: Sendable {
     private let started = ContinuousClock.now
 
     /// Starts counting now.
-    public init() {}
+    package init() {}
 
     /// The counts now.
-    public var snapshot: Snapshot {
+    package var snapshot: Snapshot {
         let elapsed = ContinuousClock.now - started
         return state.withLock {
             Snapshot(listed: $0.listed, done: $0.done, listingDone: $0.listingDone, resumeCursor: $0.resumeCursor, elapsed: elapsed)
@@ -79,10 +79,10 @@ public final class MigrationProgress: Sendable {
     }
 
     /// Asks the run to start no new copy (a SIGINT, a test).
-    public func stop() { state.withLock { $0.stopRequested = true } }
+    package func stop() { state.withLock { $0.stopRequested = true } }
 
     /// Whether ``stop()`` was called.
-    public var isStopRequested: Bool { state.withLock { $0.stopRequested } }
+    package var isStopRequested: Bool { state.withLock { $0.stopRequested } }
 
     func beginPage(at cursor: String?) { state.withLock { $0.resumeCursor = cursor } }
     func listed(_ count: Int) { state.withLock { $0.listed += count } }

@@ -5,7 +5,7 @@ import Foundation
 #endif
 
 /// What a store-tokens call did to the stored grant.
-public enum StoreOutcome: String, Sendable, Equatable {
+package enum StoreOutcome: String, Sendable, Equatable {
     /// Nothing was stored before (or the old grant had been disconnected).
     case firstConnection
     /// The same Google account: tokens renewed.
@@ -14,7 +14,7 @@ public enum StoreOutcome: String, Sendable, Equatable {
     case accountSwitched
 
     /// The message the API answers with.
-    public var message: String {
+    package var message: String {
         switch self {
         case .firstConnection: "First Gmail connection"
         case .updated: "Gmail tokens updated"
@@ -41,7 +41,7 @@ extension GmailTokenSet {
     ///   compared, case-insensitively; when either side has no email the account is taken
     ///   to be the same.
     /// - Any reconnect makes the set `active` again.
-    public static func merging(_ incoming: IncomingTokens, over previous: GmailTokenSet?, now: Date) -> (GmailTokenSet, StoreOutcome) {
+    package static func merging(_ incoming: IncomingTokens, over previous: GmailTokenSet?, now: Date) -> (GmailTokenSet, StoreOutcome) {
         let expiresAt = now.addingTimeInterval(Double(incoming.expiresIn))
         let incomingScope = incoming.scopes?.joined(separator: " ")
         // Only a refresh token is proved at Google: a set without one is the app's word.

@@ -8,31 +8,31 @@ import PayPulsePorts
 /// The tags written with every token set, so that the refresh job can select due sets from
 /// a listing and the profile can tell the connection state, both without reading (or being
 /// allowed to read) the value. The value stays the authority once read.
-public enum TokenSetTags {
+package enum TokenSetTags {
     /// `active`, `revoked`, `rejected` or `disabled`.
-    public static let status = "paypulse:status"
+    package static let status = "paypulse:status"
     /// The access token's expiry, whole seconds since 1970 (sortable, parseable).
-    public static let expiresAt = "paypulse:expires-at"
+    package static let expiresAt = "paypulse:expires-at"
     /// `true` when the set holds a refresh token and is active.
-    public static let refreshable = "paypulse:refreshable"
+    package static let refreshable = "paypulse:refreshable"
     /// `false` while Google has not confirmed the stored refresh token: the next refresh
     /// run takes it whatever its expiry.
-    public static let verified = "paypulse:verified"
+    package static let verified = "paypulse:verified"
     /// Whole seconds from the value's write to its access token's expiry (Google's
     /// `expires_in`): a refresh that renews the token with the same lifetime writes no tags,
     /// and the listing's last-change date plus this tells the new expiry.
-    public static let lifetime = "paypulse:lifetime"
+    package static let lifetime = "paypulse:lifetime"
     /// The OAuth client that holds the grant (``GmailTokenSet/googleClientID``), so a
     /// listing shows it; absent while the set names none (the default client's, or not
     /// yet verified).
-    public static let client = "paypulse:client"
+    package static let client = "paypulse:client"
     /// The Google account's `sub` (``GmailTokenSet/googleSubject``), so Google's security
     /// events find the account's grants (``GrantStore/users(with:equalTo:)``); absent
     /// while unknown.
-    public static let googleSubject = IndexedGrantAttribute.googleSubject.rawValue
+    package static let googleSubject = IndexedGrantAttribute.googleSubject.rawValue
 
     /// The tags describing `tokenSet`.
-    public static func tags(for tokenSet: GmailTokenSet) -> [String: String] {
+    package static func tags(for tokenSet: GmailTokenSet) -> [String: String] {
         var tags = [
             status: tokenSet.status.rawValue,
             expiresAt: String(Int64(tokenSet.expiresAt.timeIntervalSince1970.rounded(.down))),
@@ -53,7 +53,7 @@ public enum TokenSetTags {
     }
 
     /// The expiry a listing shows, if the tag is there and readable.
-    public static func expiry(from tags: [String: String]) -> Date? {
+    package static func expiry(from tags: [String: String]) -> Date? {
         tags[expiresAt].flatMap(Int64.init).map { Date(timeIntervalSince1970: Double($0)) }
     }
 
@@ -62,7 +62,7 @@ public enum TokenSetTags {
     /// be older than the value: the value's last write (the listing's last-change date)
     /// plus the tagged lifetime is then the later, true expiry (give or take the moments
     /// between Google's answer and the write).
-    public static func impliedExpiry(from tags: [String: String], lastChanged: Date?) -> Date? {
+    package static func impliedExpiry(from tags: [String: String], lastChanged: Date?) -> Date? {
         let tagged = expiry(from: tags)
         guard let lastChanged, let seconds = tags[lifetime].flatMap(Int64.init) else { return tagged }
         let written = lastChanged.addingTimeInterval(Double(seconds))
@@ -72,7 +72,7 @@ public enum TokenSetTags {
     /// Whether `tags` (a version's) still describe `new`, a later write: equal but for the
     /// expiry, which may only be earlier (``impliedExpiry(from:lastChanged:)`` reads the
     /// rest from the write's date).
-    public static func stillDescribe(_ tags: [String: String], _ new: GmailTokenSet) -> Bool {
+    package static func stillDescribe(_ tags: [String: String], _ new: GmailTokenSet) -> Bool {
         let wanted = Self.tags(for: new)
         guard wanted.allSatisfy({ $0.key == expiresAt || tags[$0.key] == $0.value }) else { return false }
         guard let tagged = expiry(from: tags) else { return false }
@@ -84,12 +84,12 @@ extension TokenSetTags {
     /// Whether a listing's tags show a set the refresh job never touches until the user
     /// reconnects (or Google enables the account again): revoked, rejected as another
     /// client's, or not refreshable (no refresh token; a disabled account).
-    public static func isSettled(_ tags: [String: String]) -> Bool {
+    package static func isSettled(_ tags: [String: String]) -> Bool {
         let status = tags[Self.status]
         return status == GmailTokenSet.Status.revoked.rawValue || status == GmailTokenSet.Status.rejected.rawValue
             || tags[refreshable] == "false"
     }
 
     /// Whether a listing's tags show a set stored unverified (Google unreachable at connect).
-    public static func awaitsVerification(_ tags: [String: String]) -> Bool { tags[verified] == "false" }
+    package static func awaitsVerification(_ tags: [String: String]) -> Bool { tags[verified] == "false" }
 }

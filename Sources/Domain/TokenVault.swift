@@ -7,25 +7,25 @@ import PayPulsePorts
 
 /// The token sets of all users, on a ``GrantStore``: reading, storing what the app sends,
 /// and compare-and-swap replacing, under the storage contract of DESIGN.md.
-public struct TokenVault: Sendable {
+package struct TokenVault: Sendable {
     /// A stored token set with the version it was read from.
-    public struct Stored: Sendable, Equatable {
+    package struct Stored: Sendable, Equatable {
         /// The token set.
-        public var tokenSet: GmailTokenSet
+        package var tokenSet: GmailTokenSet
         /// The version that was current when it was read.
-        public var version: GrantVersion
+        package var version: GrantVersion
     }
 
     /// What ``store(_:for:)`` did.
-    public struct StoreResult: Sendable, Equatable {
+    package struct StoreResult: Sendable, Equatable {
         /// First connection, update or account switch.
-        public var outcome: StoreOutcome
+        package var outcome: StoreOutcome
         /// What is stored now.
-        public var tokenSet: GmailTokenSet
+        package var tokenSet: GmailTokenSet
     }
 
     /// Where the token sets live.
-    public let grants: any GrantStore
+    package let grants: any GrantStore
     let now: @Sendable () -> Date
     /// How ``store(_:for:)`` waits and tries again after losing a compare-and-swap race.
     let lostRace: RetryPolicy
@@ -50,7 +50,7 @@ public struct TokenVault: Sendable {
     ///   - digester: The refresh-token digester (``GoogleClients/tokenDigester``); `nil`
     ///     (the default) stamps nothing: a vault that writes only sets it read (a
     ///     disconnect's mark) keeps their digests as they are.
-    public init(
+    package init(
         grants: any GrantStore, now: @escaping @Sendable () -> Date = { Date() }, lostRace: RetryPolicy = .lostRace,
         random: @escaping @Sendable () -> Double = { Double.random(in: 0...1) },
         digester: @escaping @Sendable () async throws -> RefreshTokenDigester? = { nil }
@@ -77,13 +77,13 @@ public struct TokenVault: Sendable {
     /// The connection state from the grant's listing attributes alone
     /// (``GrantStates/state(of:)``), so the caller needs no permission to read token values.
     /// - Throws: `StoreError` when the store fails.
-    public func connectionState(of user: UserID) async throws -> ConnectionState {
+    package func connectionState(of user: UserID) async throws -> ConnectionState {
         try await ConnectionState.of(user, in: grants)
     }
 
     /// The current token set, or `nil` when none is stored (or it is scheduled for deletion).
     /// - Throws: `StoreError.corrupt` when the value is not a token set; other `StoreError`s.
-    public func current(of user: UserID) async throws -> Stored? {
+    package func current(of user: UserID) async throws -> Stored? {
         let value: GrantValue
         do {
             value = try await grants.read(user.rawValue)
@@ -104,7 +104,7 @@ public struct TokenVault: Sendable {
     /// write's date (``TokenSetTags/impliedExpiry(from:lastChanged:)``).
     /// - Throws: `StoreError.conflict` when newer tokens were stored meanwhile (nothing written).
     @discardableResult
-    public func replace(
+    package func replace(
         _ tokenSet: GmailTokenSet, of user: UserID, expected: GrantVersion, tagged: [String: String]? = nil
     ) async throws -> GrantVersion {
         let tokenSet = try await stamped(tokenSet)
@@ -125,7 +125,7 @@ public struct TokenVault: Sendable {
     /// is then left with its own, and this throws `conflict`); on one that cannot, the tags
     /// are checked against the current value afterwards, as after a replace.
     /// - Throws: `StoreError.conflict` when a newer value was stored (nothing written).
-    public func retag(_ tokenSet: GmailTokenSet, of user: UserID, version: GrantVersion) async throws {
+    package func retag(_ tokenSet: GmailTokenSet, of user: UserID, version: GrantVersion) async throws {
         try await grants.mark(user.rawValue, attributes: TokenSetTags.tags(for: tokenSet), expected: version)
         if !grants.writesAttributesWithValue { await retagIfOvertaken(user, tagged: version) }
     }
@@ -160,7 +160,7 @@ extension TokenVault {
     /// overtaken by the mark may have tagged after it, before the delete.
     /// - Throws: `StoreError.notFound` / `.scheduledForDeletion` when nothing is connected;
     ///   `StoreError.conflict` when the mark kept losing races.
-    public func disconnect(_ user: UserID, recoveryWindowDays: Int) async throws {
+    package func disconnect(_ user: UserID, recoveryWindowDays: Int) async throws {
         try await markRevoked(user)
         try await grants.delete(user.rawValue, recoveryWindowDays: recoveryWindowDays)
     }
@@ -176,7 +176,7 @@ extension TokenVault {
     }
 
     /// What ``settle(_:where:doing:change:)`` did to a grant.
-    public enum Settled: Sendable, Equatable {
+    package enum Settled: Sendable, Equatable {
         /// The changed set is stored.
         case changed
         /// The set was already as the change leaves it (its tags rewritten from the value).
@@ -193,7 +193,7 @@ extension TokenVault {
     /// the tags are then written again from the value, or the listing keeps saying what
     /// it said (a revoked set read as connected).
     /// - Throws: `StoreError.conflict` when the set kept changing ("... while `doing`").
-    public func settle(
+    package func settle(
         _ user: UserID, where matches: (GmailTokenSet) -> Bool = { _ in true }, doing: String,
         change: (GmailTokenSet) -> GmailTokenSet?
     ) async throws -> Settled {
@@ -234,7 +234,7 @@ extension TokenVault {
     /// a store loses only to refreshes that were about to finish, and one refresh per grant
     /// is due at a time.
     /// - Throws: `StoreError.conflict` when the write kept losing races; other `StoreError`s.
-    public func store(_ incoming: IncomingTokens, for user: UserID) async throws -> StoreResult {
+    package func store(_ incoming: IncomingTokens, for user: UserID) async throws -> StoreResult {
         var restored = false
         do {
             return try await lostRace.run({ _ -> AttemptResult<StoreResult, any Error> in

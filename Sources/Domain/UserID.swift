@@ -3,19 +3,19 @@
 /// Secrets Manager names allow ASCII letters, digits and `/_+=.@-`. The id leaves out `/`
 /// (so no user can name a path under another's secret) and refuses `.` / `..` (so no layer
 /// that treats names as paths can be walked out of `gmail/user/`).
-public struct UserID: Hashable, Sendable, CustomStringConvertible {
+package struct UserID: Hashable, Sendable, CustomStringConvertible {
     /// The longest id accepted, in characters.
-    public static let maximumLength = 128
+    package static let maximumLength = 128
 
     /// The id as it appears in the token and as the grant's key.
-    public let rawValue: String
+    package let rawValue: String
 
     /// Validates a candidate id.
     ///
     /// - Parameter rawValue: The candidate, usually a JWT `sub`.
     /// - Returns: nil unless 1...128 characters of ASCII letters, digits and `_+=.@-`,
     ///   and not made of dots only ("." / "..").
-    public init?(_ rawValue: String) {
+    package init?(_ rawValue: String) {
         let bytes = rawValue.utf8
         guard (1...Self.maximumLength).contains(bytes.count),
               bytes.allSatisfy(Self.isAllowed),
@@ -26,7 +26,7 @@ public struct UserID: Hashable, Sendable, CustomStringConvertible {
     }
 
     /// The raw id.
-    public var description: String { rawValue }
+    package var description: String { rawValue }
 
     // Bytes, not Characters: a Character check would let Unicode letters and digits through.
     private static func isAllowed(_ byte: UInt8) -> Bool {

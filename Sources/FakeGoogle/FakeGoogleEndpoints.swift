@@ -6,47 +6,47 @@ import Synchronization
 /// ``FakeGoogleServer``; and its RISC transmitter, whose discovery document and key set are
 /// answered below the mount point once ``mount(at:)`` names it. No socket of its own, no
 /// scripting: an ordinary Google.
-public final class FakeGoogleEndpoints: Sendable {
+package final class FakeGoogleEndpoints: Sendable {
     /// One answer: status, headers and JSON body.
-    public struct Answer: Sendable, Equatable {
+    package struct Answer: Sendable, Equatable {
         /// The HTTP status.
-        public var status: Int
+        package var status: Int
         /// The header fields.
-        public var headers: [String: String]
+        package var headers: [String: String]
         /// The body.
-        public var body: String
+        package var body: String
     }
 
     /// The client IDs the stand-in knows, the first the one grants are issued to by default.
-    public let clientIDs: [String]
+    package let clientIDs: [String]
     private let backend: FakeGoogleBackend
 
     /// A stand-in for the clients `clientIDs` (not empty) that knows no grant yet.
-    public init(clientIDs: [String]) {
+    package init(clientIDs: [String]) {
         precondition(!clientIDs.isEmpty, "the stand-in needs a client")
         self.clientIDs = clientIDs
         backend = FakeGoogleBackend(clientIDs: clientIDs)
     }
 
     /// The RISC side: ``FakeGoogleRISC/send(_:to:audience:)`` signs and pushes one event.
-    public var risc: FakeGoogleRISC { backend.risc }
+    package var risc: FakeGoogleRISC { backend.risc }
 
     /// The RISC discovery document's path below the mount point.
-    public static let riscConfigurationPath = FakeGoogleRISCKeys.configurationPath
+    package static let riscConfigurationPath = FakeGoogleRISCKeys.configurationPath
 
     /// Names where the endpoints are mounted (`http://127.0.0.1:8080/fake-google`): the
     /// transmitter's issuer, and the base of the key set its discovery document names.
-    public func mount(at baseURL: String) {
+    package func mount(at baseURL: String) {
         backend.risc.transmitter.locate(baseURL: baseURL, keySetPath: FakeGoogleRISCKeys.keySetPath)
     }
 
     /// The refresh token of the grant last added for Google account `subject`, if any.
-    public func refreshToken(ofSubject subject: String) -> String? {
+    package func refreshToken(ofSubject subject: String) -> String? {
         backend.state.withLock { $0.grants.refreshToken(ofSubject: subject) }
     }
 
     /// Makes `grant` a live grant (see ``FakeGoogleServer/addGrant(refreshToken:scope:rotateTo:account:)``).
-    public func addGrant(_ grant: FakeGoogleGrantSpec) {
+    package func addGrant(_ grant: FakeGoogleGrantSpec) {
         backend.state.withLock { $0.grants.add(refreshToken: grant.refreshToken, scope: grant.scope, rotateTo: nil, account: grant.account) }
     }
 
@@ -56,7 +56,7 @@ public final class FakeGoogleEndpoints: Sendable {
     ///   - target: The path below the mount point with its query, e.g. `/token` or `/revoke?token=…`.
     ///   - headers: The header fields, names lowercased.
     ///   - body: The body.
-    public func answer(method: String, target: String, headers: [String: String], body: [UInt8]) -> Answer {
+    package func answer(method: String, target: String, headers: [String: String], body: [UInt8]) -> Answer {
         if method == "GET", case .answer(let status, let headers, let body)? = backend.riscKeys.answer(path: target) {
             return Answer(status: status, headers: headers, body: body)
         }
@@ -75,5 +75,5 @@ public final class FakeGoogleEndpoints: Sendable {
     }
 
     /// Refresh tokens presented and refused with `invalid_grant`, in order.
-    public var invalidGrantRefreshTokens: [String] { backend.state.withLock { $0.grants.invalidGrantRefreshTokens } }
+    package var invalidGrantRefreshTokens: [String] { backend.state.withLock { $0.grants.invalidGrantRefreshTokens } }
 }

@@ -1,5 +1,5 @@
 /// One of the fake's two endpoints.
-public enum FakeGoogleEndpoint: String, Sendable, Hashable {
+package enum FakeGoogleEndpoint: String, Sendable, Hashable {
     /// `POST /token`.
     case token
     /// `POST /revoke`.
@@ -7,7 +7,7 @@ public enum FakeGoogleEndpoint: String, Sendable, Hashable {
 }
 
 /// A scripted misbehaviour of the next call to an endpoint of ``FakeGoogleServer``.
-public enum FakeGoogleFault: Sendable, Equatable {
+package enum FakeGoogleFault: Sendable, Equatable {
     /// Answer as Google would (lets a later fault in the queue hit a later call).
     case pass
     /// Answer this status with a Google-style JSON error (`rate_limit_exceeded` for 429,

@@ -4,20 +4,20 @@ import Foundation
 /// `paypulse serve --grants FILE` write it: a JSON object with `refresh_token`, `scope`,
 /// and optionally `sub`, `email`, `email_verified`, `expires_in`, `issued_to`,
 /// `refreshes_before_revocation`, `unavailable_for` (see ``FakeGoogleAccount``).
-public struct FakeGoogleGrantSpec: Decodable, Sendable, Equatable {
+package struct FakeGoogleGrantSpec: Decodable, Sendable, Equatable {
     /// The refresh token that names the grant.
-    public var refreshToken: String
+    package var refreshToken: String
     /// The granted scopes, space-separated.
-    public var scope: String
+    package var scope: String
     /// Whose grant it is and how Google treats it.
-    public var account: FakeGoogleAccount
+    package var account: FakeGoogleAccount
 
     /// Google Sign-In's scopes with Gmail read access: what the iOS app asks for.
-    public static let signInWithGmailScope =
+    package static let signInWithGmailScope =
         "openid https://www.googleapis.com/auth/userinfo.email https://www.googleapis.com/auth/gmail.readonly"
 
     /// Creates a grant description.
-    public init(refreshToken: String, scope: String = signInWithGmailScope, account: FakeGoogleAccount = FakeGoogleAccount()) {
+    package init(refreshToken: String, scope: String = signInWithGmailScope, account: FakeGoogleAccount = FakeGoogleAccount()) {
         self.refreshToken = refreshToken
         self.scope = scope
         self.account = account
@@ -28,7 +28,7 @@ public struct FakeGoogleGrantSpec: Decodable, Sendable, Equatable {
         case issuedTo = "issued_to", refreshesBeforeRevocation = "refreshes_before_revocation", unavailableFor = "unavailable_for"
     }
 
-    public init(from decoder: any Decoder) throws {
+    package init(from decoder: any Decoder) throws {
         let container = try decoder.container(keyedBy: CodingKeys.self)
         refreshToken = try container.decode(String.self, forKey: .refreshToken)
         guard !refreshToken.isEmpty else {
@@ -49,7 +49,7 @@ public struct FakeGoogleGrantSpec: Decodable, Sendable, Equatable {
     /// The grants in a JSON document: one grant, a list of grants, or an object whose
     /// `google_grants` is one (so `events/manifest.json` loads as it is).
     /// - Throws: `DecodingError` naming what is wrong.
-    public static func list(fromJSON data: Data) throws -> [FakeGoogleGrantSpec] {
+    package static func list(fromJSON data: Data) throws -> [FakeGoogleGrantSpec] {
         if let list = try? JSONDecoder().decode([FakeGoogleGrantSpec].self, from: data) { return list }
         if let manifest = try? JSONDecoder().decode(Manifest.self, from: data) { return manifest.googleGrants }
         return [try JSONDecoder().decode(FakeGoogleGrantSpec.self, from: data)]

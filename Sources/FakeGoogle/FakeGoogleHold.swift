@@ -4,7 +4,7 @@ import Foundation
 /// while a refresh is in flight (say, store newer tokens) and then let it finish.
 ///
 /// Each held request blocks its own server thread on a condition; nothing else waits.
-public final class FakeGoogleHold: @unchecked Sendable {
+package final class FakeGoogleHold: @unchecked Sendable {
     private let condition = NSCondition()
     private var released = false
     private var waiting = 0
@@ -12,21 +12,21 @@ public final class FakeGoogleHold: @unchecked Sendable {
     init() {}
 
     /// How many requests are held right now.
-    public var heldCount: Int {
+    package var heldCount: Int {
         condition.lock()
         defer { condition.unlock() }
         return waiting
     }
 
     /// Whether ``release()`` was called.
-    public var isReleased: Bool {
+    package var isReleased: Bool {
         condition.lock()
         defer { condition.unlock() }
         return released
     }
 
     /// Lets every held answer go and stops holding new ones. Idempotent.
-    public func release() {
+    package func release() {
         condition.lock()
         released = true
         condition.broadcast()
@@ -36,7 +36,7 @@ public final class FakeGoogleHold: @unchecked Sendable {
     /// Waits (without blocking a concurrency thread) until `count` requests are held.
     /// - Returns: whether that happened before `timeout`. The default is generous because it
     ///   returns as soon as the requests are held; a loaded machine can delay the server's threads.
-    public func waitUntilHeld(count: Int = 1, timeout: Duration = .seconds(60)) async -> Bool {
+    package func waitUntilHeld(count: Int = 1, timeout: Duration = .seconds(60)) async -> Bool {
         let deadline = ContinuousClock.now + timeout
         while heldCount < count {
             guard ContinuousClock.now < deadline else { return false }

@@ -15,15 +15,15 @@ import Synchronization
 /// ``transmitter``, to the stream's receiver, only event types the stream asked for, nothing
 /// while it is disabled (and nothing kept for later); `stream:verify` pushes a
 /// `verification` event with its `state`. Thread-safe.
-public final class FakeGoogleRISC: Sendable {
+package final class FakeGoogleRISC: Sendable {
     /// The stream as registered.
-    public struct Stream: Sendable, Equatable {
+    package struct Stream: Sendable, Equatable {
         /// `delivery.delivery_method`.
-        public var deliveryMethod: String
+        package var deliveryMethod: String
         /// `delivery.url`: where events go.
-        public var receiver: String
+        package var receiver: String
         /// `events_requested`, as sent.
-        public var eventsRequested: [String]
+        package var eventsRequested: [String]
     }
 
     private struct State {
@@ -48,7 +48,7 @@ public final class FakeGoogleRISC: Sendable {
     private let state = Mutex(State())
     private let clientIDs: [String]
     /// Signs and pushes the events.
-    public let transmitter: FakeGoogleRISCTransmitter
+    package let transmitter: FakeGoogleRISCTransmitter
 
     init(clientIDs: [String], transmitter: FakeGoogleRISCTransmitter) {
         self.clientIDs = clientIDs
@@ -56,22 +56,22 @@ public final class FakeGoogleRISC: Sendable {
     }
 
     /// Lets `account` call the API (with the role, unless it says otherwise).
-    public func addServiceAccount(_ account: FakeGoogleServiceAccount) {
+    package func addServiceAccount(_ account: FakeGoogleServiceAccount) {
         state.withLock { $0.accounts.append(account) }
     }
 
     /// The stream registered, if any.
-    public var stream: Stream? { state.withLock { $0.stream } }
+    package var stream: Stream? { state.withLock { $0.stream } }
     /// `enabled` or `disabled`; `nil` before a stream is registered.
-    public var status: String? { state.withLock { $0.stream == nil ? nil : $0.status } }
+    package var status: String? { state.withLock { $0.stream == nil ? nil : $0.status } }
     /// The `state` of each `stream:verify`, in order.
-    public var verificationStates: [String] { state.withLock { $0.verificationStates } }
+    package var verificationStates: [String] { state.withLock { $0.verificationStates } }
     /// Every call received, in order.
-    public var requests: [FakeGoogleRISCRequest] { state.withLock { $0.requests } }
+    package var requests: [FakeGoogleRISCRequest] { state.withLock { $0.requests } }
     /// How many deliveries ``deliveries`` keeps.
     static let keptDeliveries = 256
     /// What became of every event sent (the last ``keptDeliveries``), in the order they ended.
-    public var deliveries: [FakeGoogleRISCDelivery] { state.withLock { $0.deliveries } }
+    package var deliveries: [FakeGoogleRISCDelivery] { state.withLock { $0.deliveries } }
 
     /// Sends one event as Google does, and says what became of it.
     ///
@@ -84,7 +84,7 @@ public final class FakeGoogleRISC: Sendable {
     ///   - audience: The client ID the token is for; the fake's first by default.
     /// - Returns: The delivery: its `jti`, every attempt's status, and its outcome.
     @discardableResult
-    public func send(_ event: FakeGoogleSecurityEvent, to receiver: String? = nil, audience: String? = nil) async -> FakeGoogleRISCDelivery {
+    package func send(_ event: FakeGoogleSecurityEvent, to receiver: String? = nil, audience: String? = nil) async -> FakeGoogleRISCDelivery {
         let (stream, status) = state.withLock { ($0.stream, $0.status) }
         var delivery = FakeGoogleRISCDelivery(jti: nil, type: event.type, receiver: nil, attempts: [], outcome: .noReceiver)
         if stream != nil, status == "disabled" {
@@ -105,7 +105,7 @@ public final class FakeGoogleRISC: Sendable {
     }
 
     /// Waits until every push `stream:verify` started has ended.
-    public func settle() async {
+    package func settle() async {
         while let push = state.withLock({ $0.pushes.isEmpty ? nil : $0.pushes.removeFirst() }) { await push.value }
     }
 

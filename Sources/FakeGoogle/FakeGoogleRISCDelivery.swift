@@ -1,7 +1,7 @@
 /// What became of one event the fake Google's RISC transmitter was asked to send.
-public struct FakeGoogleRISCDelivery: Sendable, Equatable {
+package struct FakeGoogleRISCDelivery: Sendable, Equatable {
     /// How it ended.
-    public enum Outcome: String, Sendable, Equatable {
+    package enum Outcome: String, Sendable, Equatable {
         /// The receiver answered 202.
         case delivered
         /// The receiver answered 400: a refused token, which Google does not send again.
@@ -18,21 +18,21 @@ public struct FakeGoogleRISCDelivery: Sendable, Equatable {
     }
 
     /// One POST of the token.
-    public struct Attempt: Sendable, Equatable {
+    package struct Attempt: Sendable, Equatable {
         /// The receiver's status; `nil` when no answer came.
-        public var status: Int?
+        package var status: Int?
         /// Why no answer came (the transport's words), when none did.
-        public var failure: String?
+        package var failure: String?
     }
 
     /// The token's `jti`, the same for every attempt; `nil` when nothing was signed.
-    public var jti: String?
+    package var jti: String?
     /// The event's type.
-    public var type: FakeGoogleSecurityEvent.EventType
+    package var type: FakeGoogleSecurityEvent.EventType
     /// Where it was sent; `nil` when nothing was.
-    public var receiver: String?
+    package var receiver: String?
     /// Each attempt, in order.
-    public var attempts: [Attempt]
+    package var attempts: [Attempt]
     /// How it ended.
-    public var outcome: Outcome
+    package var outcome: Outcome
 }

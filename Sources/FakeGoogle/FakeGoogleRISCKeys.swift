@@ -8,7 +8,7 @@ import Synchronization
 /// set of whoever signs its events (PyJWT's, an independent library), so the receiver
 /// verifies them over HTTP exactly as it verifies Google's. 404 while the fake does not
 /// know its own address.
-public final class FakeGoogleRISCKeys: Sendable {
+package final class FakeGoogleRISCKeys: Sendable {
     /// Where the discovery document is served.
     static let configurationPath = "/risc/.well-known/risc-configuration"
     /// Where the key set is served.
@@ -32,7 +32,7 @@ public final class FakeGoogleRISCKeys: Sendable {
     }
 
     /// The paths fetched, in order (the discovery document's and the key set's).
-    public var fetches: [String] { requests.withLock { $0 } }
+    package var fetches: [String] { requests.withLock { $0 } }
 
     /// The answer to `path` when it is one of these documents; `nil` for any other path.
     func answer(path: String) -> FakeGoogleReply? {

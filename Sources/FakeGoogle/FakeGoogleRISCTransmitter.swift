@@ -15,23 +15,23 @@ import _CryptoExtras
 /// The push is `POST` with `Content-Type: application/secevent+jwt`; the same token is
 /// sent again until the receiver answers 202, within ``Redelivery``'s limits, except after a
 /// 400 (a refused token, which Google does not send again). Thread-safe.
-public final class FakeGoogleRISCTransmitter: Sendable {
+package final class FakeGoogleRISCTransmitter: Sendable {
     /// How often and how soon an event the receiver did not accept is sent again.
-    public struct Redelivery: Sendable, Equatable {
+    package struct Redelivery: Sendable, Equatable {
         /// Attempts in all, the first included (at least 1).
-        public var attempts: Int
+        package var attempts: Int
         /// The wait before the second attempt; each later wait doubles.
-        public var backoff: Duration
+        package var backoff: Duration
 
         /// Creates a policy.
-        public init(attempts: Int, backoff: Duration) {
+        package init(attempts: Int, backoff: Duration) {
             self.attempts = max(1, attempts)
             self.backoff = backoff
         }
 
         /// Five attempts over about fifteen seconds: short enough for `paypulse serve` to
         /// answer while the developer waits.
-        public static let standard = Redelivery(attempts: 5, backoff: .seconds(1))
+        package static let standard = Redelivery(attempts: 5, backoff: .seconds(1))
 
         /// The wait after attempt `attempt` (from 1).
         func wait(after attempt: Int) -> Duration { backoff * (1 << min(attempt - 1, 16)) }
@@ -60,13 +60,13 @@ public final class FakeGoogleRISCTransmitter: Sendable {
     }
 
     /// The retry limits for later sends.
-    public var redelivery: Redelivery {
+    package var redelivery: Redelivery {
         get { policy.withLock { $0 } }
         set { policy.withLock { $0 = newValue } }
     }
 
     /// The `iss` of its tokens: the fake's base URL with a trailing slash.
-    public var issuer: String? { addresses.withLock { $0?.issuer } }
+    package var issuer: String? { addresses.withLock { $0?.issuer } }
 
     /// Names the fake's base URL (`http://127.0.0.1:<port>`, or a mount point below a server).
     func locate(baseURL: String, keySetPath: String) {
@@ -78,11 +78,11 @@ public final class FakeGoogleRISCTransmitter: Sendable {
 
     /// Its public key, PEM, for a test that verifies its tokens with another library.
     /// - Throws: swift-crypto's error when the key cannot be made.
-    public func publicKeyPEM() throws -> String { try signingKey().privateKey.publicKey.pemRepresentation }
+    package func publicKeyPEM() throws -> String { try signingKey().privateKey.publicKey.pemRepresentation }
 
     /// Its key set: one RS256 key, as Google's JWKS writes it.
     /// - Throws: swift-crypto's error when the key cannot be made.
-    public func keySet() throws -> String {
+    package func keySet() throws -> String {
         let key = try signingKey()
         let primitives = try key.privateKey.publicKey.getKeyPrimitives()
         let jwk = ["kty": "RSA", "alg": "RS256", "use": "sig", "kid": key.id, "n": Self.base64URL(primitives.modulus), "e": Self.base64URL(primitives.publicExponent)]

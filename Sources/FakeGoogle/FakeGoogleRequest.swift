@@ -2,21 +2,21 @@ import Foundation
 
 /// A request as ``FakeGoogleServer`` received it, with its form decoded, so a test can
 /// check what the client sent (a `client_id`, never a `client_secret`).
-public struct FakeGoogleRequest: Sendable {
+package struct FakeGoogleRequest: Sendable {
     /// The endpoint hit, or `nil` for any other path.
-    public var endpoint: FakeGoogleEndpoint?
+    package var endpoint: FakeGoogleEndpoint?
     /// The method, e.g. `POST`.
-    public var method: String
+    package var method: String
     /// The path, without the query.
-    public var path: String
+    package var path: String
     /// The `Content-Type` header, if any.
-    public var contentType: String?
+    package var contentType: String?
     /// The decoded form fields of the body (the last one wins for a repeated name).
-    public var form: [String: String]
+    package var form: [String: String]
     /// The decoded query parameters.
-    public var query: [String: String]
+    package var query: [String: String]
     /// The body as sent.
-    public var body: String
+    package var body: String
 
     init(_ raw: ScriptedHTTPServer.Request) {
         let parts = raw.target.split(separator: "?", maxSplits: 1, omittingEmptySubsequences: false)
@@ -36,7 +36,7 @@ public struct FakeGoogleRequest: Sendable {
     }
 
     /// Whether the body is declared `application/x-www-form-urlencoded`.
-    public var isForm: Bool { Self.isForm(contentType) }
+    package var isForm: Bool { Self.isForm(contentType) }
 
     private static func isForm(_ contentType: String?) -> Bool {
         contentType?.lowercased().split(separator: ";").first?.trimmingCharacters(in: .whitespaces) == "application/x-www-form-urlencoded"

@@ -3,9 +3,9 @@ import Foundation
 
 /// One event the fake Google's RISC transmitter sends: its type and what its `events`
 /// member carries, in the shapes Google's Cross-Account Protection guide shows.
-public struct FakeGoogleSecurityEvent: Sendable, Equatable {
+package struct FakeGoogleSecurityEvent: Sendable, Equatable {
     /// An event type, by the last segment of its URI.
-    public enum EventType: String, Sendable, CaseIterable {
+    package enum EventType: String, Sendable, CaseIterable {
         case sessionsRevoked = "sessions-revoked"
         case accountDisabled = "account-disabled"
         case accountEnabled = "account-enabled"
@@ -16,7 +16,7 @@ public struct FakeGoogleSecurityEvent: Sendable, Equatable {
         case tokenRevoked = "token-revoked"
 
         /// The full URI: the two OAuth types under `secevent/oauth/`, the rest under `secevent/risc/`.
-        public var uri: String {
+        package var uri: String {
             switch self {
             case .tokensRevoked, .tokenRevoked: "https://schemas.openid.net/secevent/oauth/event-type/" + rawValue
             default: "https://schemas.openid.net/secevent/risc/event-type/" + rawValue
@@ -25,14 +25,14 @@ public struct FakeGoogleSecurityEvent: Sendable, Equatable {
     }
 
     /// How `token-revoked` names the refresh token (`token_identifier_alg`).
-    public enum TokenIdentifierAlgorithm: String, Sendable, CaseIterable {
+    package enum TokenIdentifierAlgorithm: String, Sendable, CaseIterable {
         /// The token's first 16 characters.
         case prefix
         /// Base64 of SHA-512 of SHA-512 of the token.
         case hashBase64SHA512SHA512 = "hash_base64_sha512_sha512"
 
         /// The identifier of `token` under this algorithm.
-        public func identifier(of token: String) -> String {
+        package func identifier(of token: String) -> String {
             switch self {
             case .prefix: String(token.prefix(16))
             case .hashBase64SHA512SHA512: Data(SHA512.hash(data: Data(SHA512.hash(data: Data(token.utf8))))).base64EncodedString()
@@ -41,7 +41,7 @@ public struct FakeGoogleSecurityEvent: Sendable, Equatable {
     }
 
     /// Whom the event is about.
-    public enum Subject: Sendable, Equatable {
+    package enum Subject: Sendable, Equatable {
         /// `{"subject_type": "iss-sub", "iss", "sub"}`: a Google account.
         case account(sub: String)
         /// `{"subject_type": "oauth_token", "token_type": "refresh_token", "token_identifier_alg", "token"}`.
@@ -51,13 +51,13 @@ public struct FakeGoogleSecurityEvent: Sendable, Equatable {
     }
 
     /// The type.
-    public var type: EventType
+    package var type: EventType
     /// The subject.
-    public var subject: Subject
+    package var subject: Subject
     /// `account-disabled`'s `reason` (`hijacking`, `bulk-account`), if any.
-    public var reason: String?
+    package var reason: String?
     /// `verification`'s `state`.
-    public var state: String?
+    package var state: String?
 
     /// An event about a Google account, or (for `token-revoked`) about one refresh token.
     /// - Parameters:
@@ -65,7 +65,7 @@ public struct FakeGoogleSecurityEvent: Sendable, Equatable {
     ///   - subject: Whom it concerns.
     ///   - reason: `account-disabled`'s reason, if any.
     ///   - state: `verification`'s state, if any.
-    public init(_ type: EventType, subject: Subject, reason: String? = nil, state: String? = nil) {
+    package init(_ type: EventType, subject: Subject, reason: String? = nil, state: String? = nil) {
         self.type = type
         self.subject = subject
         self.reason = reason
@@ -73,7 +73,7 @@ public struct FakeGoogleSecurityEvent: Sendable, Equatable {
     }
 
     /// The `verification` event that answers `stream:verify` with `state`.
-    public static func verification(state: String) -> FakeGoogleSecurityEvent {
+    package static func verification(state: String) -> FakeGoogleSecurityEvent {
         FakeGoogleSecurityEvent(.verification, subject: .none, state: state)
     }
 

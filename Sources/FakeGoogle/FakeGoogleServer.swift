@@ -9,27 +9,27 @@ import Synchronization
 /// Tests add grants, script faults (429, 5xx, stalls, resets), hold answers in flight,
 /// add latency, and read back what arrived: every request's form, call counters, the
 /// in-flight high-water mark, refreshes per grant and revoked tokens. Thread-safe.
-public final class FakeGoogleServer: Sendable {
+package final class FakeGoogleServer: Sendable {
     /// The client IDs the fake knows (ours), the first the one grants are issued to when
     /// their account names none.
-    public let clientIDs: [String]
+    package let clientIDs: [String]
     /// The first of ``clientIDs``.
-    public var clientID: String { clientIDs[0] }
+    package var clientID: String { clientIDs[0] }
     /// `http://127.0.0.1:<port>/token`.
-    public let tokenEndpoint: String
+    package let tokenEndpoint: String
     /// `http://127.0.0.1:<port>/revoke`.
-    public let revokeEndpoint: String
+    package let revokeEndpoint: String
     /// `http://127.0.0.1:<port>/risc/v1beta`: the RISC management API's base, as
     /// `GOOGLE_RISC_API` names it for `paypulse risc`.
-    public let riscAPIBase: String
+    package let riscAPIBase: String
     /// The RISC management API: its service accounts, its stream, what it received.
-    public var risc: FakeGoogleRISC { backend.risc }
+    package var risc: FakeGoogleRISC { backend.risc }
     /// `http://127.0.0.1:<port>/risc/.well-known/risc-configuration`: the RISC discovery
     /// document, as `GOOGLE_RISC_CONFIGURATION_URL` names it: the transmitter's issuer
     /// (`http://127.0.0.1:<port>/`) and key, or what ``publishRISCKeys(_:issuer:)`` published.
-    public let riscConfigurationURL: String
+    package let riscConfigurationURL: String
     /// What the receiver fetched of the published keys.
-    public var riscKeys: FakeGoogleRISCKeys { backend.riscKeys }
+    package var riscKeys: FakeGoogleRISCKeys { backend.riscKeys }
 
     private let backend: FakeGoogleBackend
     private let server: ScriptedHTTPServer
@@ -37,7 +37,7 @@ public final class FakeGoogleServer: Sendable {
     /// Starts on a free loopback port.
     /// - Parameter clientIDs: the client IDs refreshes may carry (not empty); a grant
     ///   refreshes only with the one it was issued to (``FakeGoogleAccount/issuedTo``).
-    public init(clientIDs: [String] = ["fake-ios-client.apps.googleusercontent.com"]) throws {
+    package init(clientIDs: [String] = ["fake-ios-client.apps.googleusercontent.com"]) throws {
         precondition(!clientIDs.isEmpty, "the fake needs a client")
         let backend = FakeGoogleBackend(clientIDs: clientIDs)
         server = try ScriptedHTTPServer { _, request in backend.handle(request) }
@@ -56,14 +56,14 @@ public final class FakeGoogleServer: Sendable {
     /// Serves `keySet` (the JWKS of whoever signs the test's security events) and a
     /// discovery document naming `issuer` and it, as Google's RISC configuration does, in
     /// place of the transmitter's own.
-    public func publishRISCKeys(_ keySet: String, issuer: String = "https://accounts.google.com/") {
+    package func publishRISCKeys(_ keySet: String, issuer: String = "https://accounts.google.com/") {
         backend.riscKeys.publish(keySet: keySet, issuer: issuer, keySetURL: keySetURL)
     }
 
     deinit { stop() }
 
     /// Releases every hold and stops the server, which closes every connection. Idempotent.
-    public func stop() {
+    package func stop() {
         let holds = backend.state.withLock { $0.allHolds }
         holds.forEach { $0.release() }
         server.stop()
@@ -76,7 +76,7 @@ public final class FakeGoogleServer: Sendable {
     /// scope includes `openid` (Google Sign-In always asks for it), answers carry an
     /// `id_token` naming `account`; `account` also says which client the grant was issued
     /// to and scripts its lifetime.
-    public func addGrant(
+    package func addGrant(
         refreshToken: String, scope: String = "https://www.googleapis.com/auth/gmail.readonly", rotateTo newRefreshToken: String? = nil,
         account: FakeGoogleAccount = FakeGoogleAccount()
     ) {
@@ -84,35 +84,35 @@ public final class FakeGoogleServer: Sendable {
     }
 
     /// The user renamed their Google address: later `id_token`s carry `email`, same `sub`.
-    public func renameAccount(refreshToken: String, email: String) {
+    package func renameAccount(refreshToken: String, email: String) {
         backend.state.withLock { $0.grants.rename(refreshToken: refreshToken, email: email) }
     }
 
     /// The `sub` of the grant's `id_token`s.
-    public func subject(for refreshToken: String) -> String? {
+    package func subject(for refreshToken: String) -> String? {
         backend.state.withLock { $0.grants.subject(for: refreshToken) }
     }
 
     /// Our OAuth client is deleted: every refresh gets 401 `deleted_client`.
-    public func deleteClient() {
+    package func deleteClient() {
         backend.state.withLock { $0.grants.clientDeleted = true }
     }
 
     /// Revokes a grant behind the client's back (the user removed access, the token went
     /// unused for six months, the password changed): later refreshes get `invalid_grant`.
-    public func invalidateGrant(refreshToken: String) {
+    package func invalidateGrant(refreshToken: String) {
         backend.state.withLock { $0.grants.invalidate(refreshToken: refreshToken) }
     }
 
     // MARK: scripting
 
     /// Queues faults for the next calls to `endpoint`, one per call, after any queued before.
-    public func script(_ faults: [FakeGoogleFault], on endpoint: FakeGoogleEndpoint = .token) {
+    package func script(_ faults: [FakeGoogleFault], on endpoint: FakeGoogleEndpoint = .token) {
         backend.state.withLock { $0.faults[endpoint, default: []].append(contentsOf: faults) }
     }
 
     /// Holds every answer of `endpoint` from now on until the returned hold is released.
-    public func hold(_ endpoint: FakeGoogleEndpoint = .token) -> FakeGoogleHold {
+    package func hold(_ endpoint: FakeGoogleEndpoint = .token) -> FakeGoogleHold {
         let hold = FakeGoogleHold()
         backend.state.withLock {
             $0.holds[endpoint] = hold
@@ -123,7 +123,7 @@ public final class FakeGoogleServer: Sendable {
 
     /// A delay added to every call before it is answered, so overlapping calls show up in
     /// ``maxConcurrentTokenCalls``.
-    public var latency: Duration {
+    package var latency: Duration {
         get { backend.state.withLock { $0.latency } }
         set { backend.state.withLock { $0.latency = newValue } }
     }
@@ -131,30 +131,30 @@ public final class FakeGoogleServer: Sendable {
     // MARK: what happened
 
     /// Every request received, in order.
-    public var requests: [FakeGoogleRequest] { backend.state.withLock { $0.requests } }
+    package var requests: [FakeGoogleRequest] { backend.state.withLock { $0.requests } }
     /// Calls to `/token`, faulted ones included.
-    public var tokenCalls: Int { backend.state.withLock { $0.calls[.token] ?? 0 } }
+    package var tokenCalls: Int { backend.state.withLock { $0.calls[.token] ?? 0 } }
     /// Calls to `/revoke`, faulted ones included.
-    public var revokeCalls: Int { backend.state.withLock { $0.calls[.revoke] ?? 0 } }
+    package var revokeCalls: Int { backend.state.withLock { $0.calls[.revoke] ?? 0 } }
     /// The most `/token` calls that were in flight at once.
-    public var maxConcurrentTokenCalls: Int { backend.state.withLock { $0.maxConcurrentTokenCalls } }
+    package var maxConcurrentTokenCalls: Int { backend.state.withLock { $0.maxConcurrentTokenCalls } }
     /// Tokens revoked through `/revoke`, in order.
-    public var revokedTokens: [String] { backend.state.withLock { $0.grants.revokedTokens } }
+    package var revokedTokens: [String] { backend.state.withLock { $0.grants.revokedTokens } }
 
     /// Refresh tokens answered `invalid_grant`, in order (repeats included): the only
     /// grounds on which a client may mark a grant revoked.
-    public var invalidGrantRefreshTokens: [String] { backend.state.withLock { $0.grants.invalidGrantRefreshTokens } }
+    package var invalidGrantRefreshTokens: [String] { backend.state.withLock { $0.grants.invalidGrantRefreshTokens } }
 
     /// Refresh tokens refused as issued to another client, in order (repeats included).
-    public var foreignRefreshTokens: [String] { backend.state.withLock { $0.grants.foreignRefreshTokens } }
+    package var foreignRefreshTokens: [String] { backend.state.withLock { $0.grants.foreignRefreshTokens } }
 
     /// Whether the fake issued `accessToken` in answer to a refresh presenting `refreshToken`.
-    public func issued(accessToken: String, presenting refreshToken: String) -> Bool {
+    package func issued(accessToken: String, presenting refreshToken: String) -> Bool {
         backend.state.withLock { $0.grants.issued(accessToken: accessToken, presenting: refreshToken) }
     }
 
     /// Successful refreshes of the grant `refreshToken` names (0 for an unknown token).
-    public func refreshCount(for refreshToken: String) -> Int {
+    package func refreshCount(for refreshToken: String) -> Int {
         backend.state.withLock { $0.grants.refreshCount(for: refreshToken) }
     }
 }

@@ -4,19 +4,19 @@ import _CryptoExtras
 /// A service account the fake's RISC management API knows: its address, its key's id and
 /// public key, whether it holds `roles/riscconfigs.admin`, and, when the fake made the key,
 /// the key file Google would have handed out.
-public struct FakeGoogleServiceAccount: Sendable {
+package struct FakeGoogleServiceAccount: Sendable {
     /// `client_email`.
-    public let email: String
+    package let email: String
     /// `private_key_id`: the `kid` its tokens must name.
-    public let keyID: String
+    package let keyID: String
     /// The public key, PEM: what the fake checks signatures with.
-    public let publicKeyPEM: String
+    package let publicKeyPEM: String
     /// Whether it may manage the stream; without the role every call gets 403.
-    public let permitted: Bool
+    package let permitted: Bool
     /// The key file JSON (`type`, `project_id`, `private_key_id`, `private_key`,
     /// `client_email`, …) when the fake generated the key. It holds the private key: write
     /// it to a 0600 file for the code under test, never into a log.
-    public let keyFile: String?
+    package let keyFile: String?
 
     /// An account whose key pair the test made.
     /// - Parameters:
@@ -24,7 +24,7 @@ public struct FakeGoogleServiceAccount: Sendable {
     ///   - keyID: The key's id, as its tokens name it.
     ///   - publicKeyPEM: The public key (SubjectPublicKeyInfo or PKCS#1 PEM, RSA 2048+).
     ///   - permitted: Whether it holds the role that manages the stream.
-    public init(email: String, keyID: String, publicKeyPEM: String, permitted: Bool = true) {
+    package init(email: String, keyID: String, publicKeyPEM: String, permitted: Bool = true) {
         self.init(email: email, keyID: keyID, publicKeyPEM: publicKeyPEM, permitted: permitted, keyFile: nil)
     }
 
@@ -41,7 +41,7 @@ public struct FakeGoogleServiceAccount: Sendable {
     ///   - email: Its address.
     ///   - permitted: Whether it holds the role that manages the stream.
     /// - Throws: swift-crypto's error when key generation fails.
-    public static func generate(
+    package static func generate(
         email: String = "risc-admin@paypulse-fake.iam.gserviceaccount.com", permitted: Bool = true
     ) throws -> FakeGoogleServiceAccount {
         let key = try _RSA.Signing.PrivateKey(keySize: .bits2048)

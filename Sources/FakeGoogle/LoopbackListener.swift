@@ -8,9 +8,9 @@ import Darwin
 /// A TCP listener on a free 127.0.0.1 port, shared by the test servers (``ScriptedHTTPServer``,
 /// the test support's `FaultProxy`): each accepted connection is served on its own thread, where blocking is
 /// fine, and ``stop()`` ends the listener and every open connection, stalled ones included.
-public final class LoopbackListener: @unchecked Sendable {
+package final class LoopbackListener: @unchecked Sendable {
     /// The port it listens on.
-    public let port: Int
+    package let port: Int
 
     private let listener: Int32
     private let lock = NSLock()
@@ -19,7 +19,7 @@ public final class LoopbackListener: @unchecked Sendable {
     private var accepted = 0
 
     /// Binds and listens; nothing is accepted before ``start(serve:)``.
-    public init() throws {
+    package init() throws {
         let fd = PortableSocket.makeTCP()
         guard fd >= 0 else { throw POSIXError(.EMFILE) }
         var yes: Int32 = 1
@@ -45,12 +45,12 @@ public final class LoopbackListener: @unchecked Sendable {
     }
 
     /// How many connections were accepted.
-    public var connectionCount: Int { lock.withLock { accepted } }
+    package var connectionCount: Int { lock.withLock { accepted } }
 
     /// Accepts connections until ``stop()``. `serve` handles one connection and returns how
     /// to end it; that runs under the lock, so ``stop()`` never shuts down a descriptor that
     /// was closed and reused meanwhile.
-    public func start(serve: @escaping @Sendable (Int32) -> () -> Void) {
+    package func start(serve: @escaping @Sendable (Int32) -> () -> Void) {
         Thread { [self] in
             while !isStopped {
                 let client = PortableSocket.accept(listener)
@@ -78,7 +78,7 @@ public final class LoopbackListener: @unchecked Sendable {
     }
 
     /// Stops accepting and shuts every connection down. Idempotent.
-    public func stop() {
+    package func stop() {
         lock.withLock {
             guard !stopped else { return }
             stopped = true
@@ -88,5 +88,5 @@ public final class LoopbackListener: @unchecked Sendable {
     }
 
     /// Whether ``stop()`` was called (a stalled connection polls it).
-    public var isStopped: Bool { lock.withLock { stopped } }
+    package var isStopped: Bool { lock.withLock { stopped } }
 }

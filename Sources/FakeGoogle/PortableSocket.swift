@@ -7,14 +7,14 @@ import Darwin
 /// The socket calls the loopback servers and test proxies make, where Glibc and Darwin
 /// spell them differently: Linux has `MSG_NOSIGNAL` per send and an enum `SOCK_STREAM`,
 /// Darwin `SO_NOSIGPIPE` per socket and an integer one.
-public enum PortableSocket {
+package enum PortableSocket {
     /// A new IPv4 TCP socket that never raises SIGPIPE and is not inherited by a child
     /// process, or -1.
     ///
     /// Close-on-exec matters: the tests spawn executables (posix_spawn) while other tests'
     /// servers hold connections, and a child holding a copy keeps a closed connection open,
     /// so its client waits for a FIN (or a reset) that never comes until its time-out.
-    public static func makeTCP() -> Int32 {
+    package static func makeTCP() -> Int32 {
         #if canImport(Glibc)
         return socket(AF_INET, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0)
         #else
@@ -30,7 +30,7 @@ public enum PortableSocket {
 
     /// Accepts a connection on `listener`: a socket that never raises SIGPIPE and is not
     /// inherited by a child process (``makeTCP()`` says why), or -1.
-    public static func accept(_ listener: Int32) -> Int32 {
+    package static func accept(_ listener: Int32) -> Int32 {
         #if canImport(Glibc)
         let client = Glibc.accept(listener, nil, nil)
         #else
@@ -44,7 +44,7 @@ public enum PortableSocket {
     }
 
     /// Sends every byte of `bytes`; false when the peer is gone.
-    public static func sendAll(_ fd: Int32, _ bytes: [UInt8]) -> Bool {
+    package static func sendAll(_ fd: Int32, _ bytes: [UInt8]) -> Bool {
         var sent = 0
         while sent < bytes.count {
             let n = bytes[sent...].withUnsafeBytes { send(fd, $0.baseAddress, $0.count, sendFlags) }
@@ -56,13 +56,13 @@ public enum PortableSocket {
 
     /// Ends a connection the test servers are done with: a FIN first, which reaches the peer
     /// even if a copy of the descriptor lives on elsewhere, then the descriptor closed.
-    public static func finish(_ fd: Int32) {
+    package static func finish(_ fd: Int32) {
         shutdown(fd, Int32(SHUT_WR))
         close(fd)
     }
 
     /// Flags for `send` so that a peer gone away is an error return, not SIGPIPE.
-    public static let sendFlags: Int32 = {
+    package static let sendFlags: Int32 = {
         #if canImport(Glibc)
         return Int32(MSG_NOSIGNAL)
         #else
@@ -72,7 +72,7 @@ public enum PortableSocket {
 
     /// Marks an accepted socket so writes to a closed peer do not raise SIGPIPE (Darwin;
     /// Linux uses ``sendFlags``).
-    public static func preventSIGPIPE(_ fd: Int32) {
+    package static func preventSIGPIPE(_ fd: Int32) {
         #if canImport(Darwin)
         var yes: Int32 = 1
         setsockopt(fd, SOL_SOCKET, SO_NOSIGPIPE, &yes, socklen_t(MemoryLayout<Int32>.size))
@@ -80,7 +80,7 @@ public enum PortableSocket {
     }
 
     /// Connects `fd` to an IPv4 address; 0 on success.
-    public static func connect(_ fd: Int32, to address: inout sockaddr_in) -> Int32 {
+    package static func connect(_ fd: Int32, to address: inout sockaddr_in) -> Int32 {
         withUnsafePointer(to: &address) {
             $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
                 #if canImport(Glibc)
@@ -93,7 +93,7 @@ public enum PortableSocket {
     }
 
     /// Closes a descriptor (for types with a `close()` of their own).
-    public static func close(_ fd: Int32) {
+    package static func close(_ fd: Int32) {
         #if canImport(Glibc)
         _ = Glibc.close(fd)
         #else
@@ -102,7 +102,7 @@ public enum PortableSocket {
     }
 
     /// Sets SO_LINGER to zero, so the next close sends a TCP reset instead of a FIN.
-    public static func lingerZero(_ fd: Int32) {
+    package static func lingerZero(_ fd: Int32) {
         #if canImport(Glibc)
         var value = Glibc.linger(l_onoff: 1, l_linger: 0)
         setsockopt(fd, SOL_SOCKET, SO_LINGER, &value, socklen_t(MemoryLayout<Glibc.linger>.size))
@@ -113,7 +113,7 @@ public enum PortableSocket {
     }
 
     /// A connected pair of Unix sockets, both ends close-on-exec.
-    public static func closeOnExecPair() -> (Int32, Int32)? {
+    package static func closeOnExecPair() -> (Int32, Int32)? {
         var ends: [Int32] = [-1, -1]
         #if canImport(Glibc)
         guard socketpair(AF_UNIX, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0, &ends) == 0 else { return nil }

@@ -8,9 +8,9 @@ import Darwin
 /// A tiny HTTP/1.1 server on 127.0.0.1 whose answers a test scripts: a status and body,
 /// a stall (accept, read, never answer), a reset, or a truncated body. It records every
 /// request and counts connections, so tests can check retries and connection reuse.
-public final class ScriptedHTTPServer: @unchecked Sendable {
+package final class ScriptedHTTPServer: @unchecked Sendable {
     /// What to do with one request.
-    public enum Action: Sendable {
+    package enum Action: Sendable {
         /// Answer with this status, headers and body.
         case respond(status: Int, headers: [String: String] = [:], body: String = "")
         /// Read the request and never answer (until the server stops).
@@ -22,21 +22,21 @@ public final class ScriptedHTTPServer: @unchecked Sendable {
     }
 
     /// A request as received.
-    public struct Request: Sendable {
+    package struct Request: Sendable {
         /// The method.
-        public var method: String
+        package var method: String
         /// The path with query.
-        public var target: String
+        package var target: String
         /// Header fields, names lowercased.
-        public var headers: [String: String]
+        package var headers: [String: String]
         /// The body.
-        public var body: [UInt8]
+        package var body: [UInt8]
     }
 
     /// The port it listens on.
-    public let port: Int
+    package let port: Int
     /// `http://127.0.0.1:<port>`.
-    public var url: String { "http://127.0.0.1:\(port)" }
+    package var url: String { "http://127.0.0.1:\(port)" }
 
     private let listener: LoopbackListener
     private let script: @Sendable (Int, Request) -> Action
@@ -49,7 +49,7 @@ public final class ScriptedHTTPServer: @unchecked Sendable {
     ///   - greeting: bytes sent as soon as a connection is accepted, before any request
     ///     (to play a server that speaks out of turn, e.g. plain text to a TLS client).
     ///   - script: the action for the n-th request (from 0).
-    public init(greeting: String? = nil, script: @escaping @Sendable (Int, Request) -> Action) throws {
+    package init(greeting: String? = nil, script: @escaping @Sendable (Int, Request) -> Action) throws {
         listener = try LoopbackListener()
         port = listener.port
         self.script = script
@@ -63,13 +63,13 @@ public final class ScriptedHTTPServer: @unchecked Sendable {
     deinit { stop() }
 
     /// Every request received so far.
-    public var requests: [Request] { lock.withLock { recorded } }
+    package var requests: [Request] { lock.withLock { recorded } }
 
     /// How many connections were accepted.
-    public var connectionCount: Int { listener.connectionCount }
+    package var connectionCount: Int { listener.connectionCount }
 
     /// Stops accepting and closes every connection (releasing stalled ones). Idempotent.
-    public func stop() { listener.stop() }
+    package func stop() { listener.stop() }
 
     /// Serves one connection; the listener closes it afterwards.
     private func serve(_ client: Int32) {

@@ -2,18 +2,18 @@ import PayPulseDomain
 import PayPulsePorts
 
 /// An error answer with a stable machine code and a readable message.
-public struct APIError: Error, Sendable, Equatable {
+package struct APIError: Error, Sendable, Equatable {
     /// The HTTP status.
-    public let status: Int
+    package let status: Int
     /// The stable code, e.g. `invalid_request`.
-    public let code: String
+    package let code: String
     /// A readable message; never contains a token or a secret.
-    public let message: String
+    package let message: String
     /// Extra headers (e.g. `WWW-Authenticate`, `Allow`).
-    public let headers: [String: String]
+    package let headers: [String: String]
 
     /// Creates an error.
-    public init(status: Int, code: String, message: String, headers: [String: String] = [:]) {
+    package init(status: Int, code: String, message: String, headers: [String: String] = [:]) {
         self.status = status
         self.code = code
         self.message = message
@@ -21,69 +21,69 @@ public struct APIError: Error, Sendable, Equatable {
     }
 
     /// The response that carries it.
-    public var response: APIResponse { .error(status: status, code: code, message: message, headers: headers) }
+    package var response: APIResponse { .error(status: status, code: code, message: message, headers: headers) }
 
     /// 400: the request is malformed.
-    public static func invalidRequest(_ message: String) -> APIError { APIError(status: 400, code: "invalid_request", message: message) }
+    package static func invalidRequest(_ message: String) -> APIError { APIError(status: 400, code: "invalid_request", message: message) }
 
     /// 401: the one generic answer to every authentication failure.
-    public static let unauthorized = APIError(
+    package static let unauthorized = APIError(
         status: 401, code: "unauthorized", message: AuthenticationError.publicMessage,
         headers: ["www-authenticate": AuthenticationError.challenge]
     )
 
     /// 403: the grant lacks a scope the app must request (with `addScopes`).
-    public static func missingScope(_ scope: String) -> APIError {
+    package static func missingScope(_ scope: String) -> APIError {
         APIError(status: 403, code: "missing_scope", message: "The Google grant lacks the scope \(scope); request it and send the tokens again.")
     }
 
     /// 400: Google answered `invalid_grant` for the refresh token sent: the grant is dead.
-    public static let invalidGrant = APIError(
+    package static let invalidGrant = APIError(
         status: 400, code: "invalid_grant",
         message: "Google no longer accepts this grant (revoked or expired); sign in with Google again and send the new tokens."
     )
 
     /// 400: Google refused the refresh token as issued to another OAuth client.
-    public static let foreignClient = APIError(
+    package static let foreignClient = APIError(
         status: 400, code: "foreign_client",
         message: "These tokens were issued to another OAuth client; sign in with Google from the PayPulse app and send those tokens."
     )
 
     /// 404: nothing there.
-    public static func notFound(_ message: String) -> APIError { APIError(status: 404, code: "not_found", message: message) }
+    package static func notFound(_ message: String) -> APIError { APIError(status: 404, code: "not_found", message: message) }
 
     /// 405: wrong method for this route.
-    public static func methodNotAllowed(allowed: String) -> APIError {
+    package static func methodNotAllowed(allowed: String) -> APIError {
         APIError(status: 405, code: "method_not_allowed", message: "Use \(allowed) on this route.", headers: ["allow": allowed])
     }
 
     /// 409: the stored data kept changing under us.
-    public static let conflict = APIError(status: 409, code: "conflict", message: "The stored tokens changed while this request ran; send it again.")
+    package static let conflict = APIError(status: 409, code: "conflict", message: "The stored tokens changed while this request ran; send it again.")
 
     /// 413: the body is over the limit.
-    public static func payloadTooLarge(limit: Int) -> APIError {
+    package static func payloadTooLarge(limit: Int) -> APIError {
         APIError(status: 413, code: "payload_too_large", message: "The request body is larger than \(limit / 1024) KiB.")
     }
 
     /// 415: a body type this route does not read.
-    public static let unsupportedMediaType = APIError(
+    package static let unsupportedMediaType = APIError(
         status: 415, code: "unsupported_media_type", message: "Send application/json or application/x-www-form-urlencoded."
     )
 
     /// 503: the store failed after retries; nothing was written.
-    public static let upstreamUnavailable = APIError(
+    package static let upstreamUnavailable = APIError(
         status: 503, code: "upstream_unavailable", message: "Storage is unavailable right now; nothing was changed. Try again.", headers: ["retry-after": "1"]
     )
 
     /// 503: Google refuses our own OAuth client; nothing was written. Our fault, never the user's.
-    public static let clientUnavailable = APIError(
+    package static let clientUnavailable = APIError(
         status: 503, code: "upstream_unavailable", message: "Connecting Gmail is unavailable right now; nothing was changed. Try again later.",
         headers: ["retry-after": "60"]
     )
 
     /// 503: the identity provider's keys could not be fetched, so no token can be checked;
     /// nothing was read or written. Not a 401: the caller's sign-in is not at fault.
-    public static let signInKeysUnavailable = APIError(
+    package static let signInKeysUnavailable = APIError(
         status: 503, code: "upstream_unavailable", message: "Sign-in cannot be checked right now; nothing was changed. Try again.",
         headers: ["retry-after": "10"]
     )
@@ -91,7 +91,7 @@ public struct APIError: Error, Sendable, Equatable {
     /// 503: the store failed while a security event was being acted on. Grants already
     /// changed stay changed (each whole), so the body does not say "nothing was changed";
     /// Google delivers the event again, which finishes it.
-    public static let securityEventUnfinished = APIError(
+    package static let securityEventUnfinished = APIError(
         status: 503, code: "upstream_unavailable",
         message: "Storage failed while acting on the security event; what was done is kept. Deliver it again to finish.",
         headers: ["retry-after": "1"]
@@ -99,19 +99,19 @@ public struct APIError: Error, Sendable, Equatable {
 
     /// 503: a security event cannot be checked now (Google's keys or our client IDs out of
     /// reach): Google delivers it again.
-    public static let securityEventKeysUnavailable = APIError(
+    package static let securityEventKeysUnavailable = APIError(
         status: 503, code: "upstream_unavailable", message: "The security event cannot be verified right now; deliver it again.",
         headers: ["retry-after": "10"]
     )
 
     /// 500: our own fault; details go to the log only.
-    public static let internalError = APIError(status: 500, code: "internal_error", message: "Something went wrong on our side.")
+    package static let internalError = APIError(status: 500, code: "internal_error", message: "Something went wrong on our side.")
 }
 
 extension APIError {
     /// The answer to a store failure: unavailability is 503 (the caller may retry); a
     /// conflict that kept recurring is 409; anything else is our fault, 500.
-    public init(storeError: StoreError) {
+    package init(storeError: StoreError) {
         switch storeError {
         case .unavailable: self = .upstreamUnavailable
         case .conflict: self = .conflict

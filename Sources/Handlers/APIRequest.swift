@@ -1,26 +1,26 @@
 /// One HTTP request as a handler sees it, whatever event shape (API Gateway REST or HTTP
 /// API) it arrived in.
-public struct APIRequest: Sendable, Equatable {
+package struct APIRequest: Sendable, Equatable {
     /// The largest body any route reads: 64 KiB. Token bodies are a few kilobytes, and the
     /// runtime refuses a larger body with 413 before decoding or copying it.
-    public static let maximumBodyBytes = 64 * 1024
+    package static let maximumBodyBytes = 64 * 1024
 
     /// The method, upper-case, e.g. `POST`.
-    public var method: String
+    package var method: String
     /// The path, e.g. `/v1/auth/gmail-tokens` (no stage prefix, no query).
-    public var path: String
+    package var path: String
     /// Header fields; names compare without regard to case.
-    public var headers: APIHeaders
+    package var headers: APIHeaders
     /// Query string parameters (the last value wins for repeated keys).
-    public var query: [String: String]
+    package var query: [String: String]
     /// The body, base64-decoded when the event said so.
-    public var body: [UInt8]
+    package var body: [UInt8]
     /// Claims an API Gateway JWT or Cognito authorizer already verified, as strings
     /// (numbers and booleans arrive stringified); `nil` when there was no authorizer.
-    public var authorizerClaims: [String: String]?
+    package var authorizerClaims: [String: String]?
 
     /// Creates a request.
-    public init(
+    package init(
         method: String, path: String, headers: APIHeaders = APIHeaders(), query: [String: String] = [:],
         body: [UInt8] = [], authorizerClaims: [String: String]? = nil
     ) {
@@ -35,22 +35,22 @@ public struct APIRequest: Sendable, Equatable {
 
 /// Header fields with case-insensitive names: `sam local generate-event` writes `Header1`,
 /// HTTP APIs send lowercase names, REST APIs `Authorization`.
-public struct APIHeaders: Sendable, Equatable {
+package struct APIHeaders: Sendable, Equatable {
     private var fields: [String: String]
 
     /// Creates headers; later duplicates (by case-insensitive name) win.
-    public init(_ fields: [String: String] = [:]) {
+    package init(_ fields: [String: String] = [:]) {
         var lowered: [String: String] = [:]
         for (name, value) in fields { lowered[name.lowercased()] = value }
         self.fields = lowered
     }
 
     /// The value of a field.
-    public subscript(name: String) -> String? {
+    package subscript(name: String) -> String? {
         get { fields[name.lowercased()] }
         set { fields[name.lowercased()] = newValue }
     }
 
     /// All fields, names lowercased.
-    public var all: [String: String] { fields }
+    package var all: [String: String] { fields }
 }

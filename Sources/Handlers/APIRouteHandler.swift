@@ -10,7 +10,7 @@ import PayPulseRuntime
 /// An API route's handler: it answers with a response or throws an ``APIError``, and
 /// ``handle(_:context:)`` turns every failure into its error response, so the runtime
 /// never sees a throw from a route.
-public protocol APIRouteHandler: Sendable {
+package protocol APIRouteHandler: Sendable {
     /// Answers one request.
     /// - Throws: ``APIError`` for every refusal or failure.
     func respond(to request: APIRequest, context: InvocationContext) async throws(APIError) -> APIResponse
@@ -18,7 +18,7 @@ public protocol APIRouteHandler: Sendable {
 
 extension APIRouteHandler {
     /// Answers one request; never throws.
-    public func handle(_ request: APIRequest, context: InvocationContext) async -> APIResponse {
+    package func handle(_ request: APIRequest, context: InvocationContext) async -> APIResponse {
         do {
             return try await respond(to: request, context: context)
         } catch {
@@ -28,19 +28,19 @@ extension APIRouteHandler {
 }
 
 /// The checks every API route makes first: the method, then who is calling.
-public struct RequestGuard: Sendable {
+package struct RequestGuard: Sendable {
     let authenticator: Authenticator
     let now: @Sendable () -> Date
 
     /// Creates a guard.
-    public init(authenticator: Authenticator, now: @escaping @Sendable () -> Date = { Date() }) {
+    package init(authenticator: Authenticator, now: @escaping @Sendable () -> Date = { Date() }) {
         self.authenticator = authenticator
         self.now = now
     }
 
     /// Checks the method and authenticates the caller.
     /// - Throws: ``APIError`` 405, 401, or 503 when the issuer's keys cannot be fetched.
-    public func admit(_ request: APIRequest, method: String, logger: Logger) async throws(APIError) -> AuthenticatedUser {
+    package func admit(_ request: APIRequest, method: String, logger: Logger) async throws(APIError) -> AuthenticatedUser {
         guard request.method == method else { throw .methodNotAllowed(allowed: method) }
         do {
             return try await authenticator.authenticate(

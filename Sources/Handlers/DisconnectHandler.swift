@@ -4,27 +4,28 @@ import FoundationEssentials
 import Foundation
 #endif
 import Logging
+import PayPulseCoding
 import PayPulseDomain
 import PayPulsePorts
 import PayPulseRuntime
 
 /// `DELETE /v1/auth/gmail-tokens`: revokes the grant at Google (best effort) and deletes
 /// the token set with a recovery window; a later store-tokens reconnects.
-public struct DisconnectHandler: APIRouteHandler {
+package struct DisconnectHandler: APIRouteHandler {
     let guardian: RequestGuard
     let vault: TokenVault
     let google: any GoogleOAuth
     let recoveryWindowDays: Int
 
     /// Creates the handler.
-    public init(guardian: RequestGuard, vault: TokenVault, google: any GoogleOAuth, recoveryWindowDays: Int) {
+    package init(guardian: RequestGuard, vault: TokenVault, google: any GoogleOAuth, recoveryWindowDays: Int) {
         self.guardian = guardian
         self.vault = vault
         self.google = google
         self.recoveryWindowDays = recoveryWindowDays
     }
 
-    public func respond(to request: APIRequest, context: InvocationContext) async throws(APIError) -> APIResponse {
+    package func respond(to request: APIRequest, context: InvocationContext) async throws(APIError) -> APIResponse {
         let user = try await guardian.admit(request, method: "DELETE", logger: context.logger)
         var logger = context.logger
         logger[metadataKey: "user_id"] = "\(user.userID)"
@@ -57,7 +58,7 @@ public struct DisconnectHandler: APIRouteHandler {
         return .json(status: 200, DisconnectReply(
             message: "Gmail account disconnected",
             data: .init(google_email: stored.tokenSet.googleEmail, revoked_at_google: revoked)
-        ))
+        ).jsonValue)
     }
 
     /// Best effort: a Google failure is logged and reported, never blocks the disconnect.
@@ -80,20 +81,22 @@ public struct DisconnectHandler: APIRouteHandler {
 }
 
 /// The 200 body.
-struct DisconnectReply: Encodable {
-    struct Data: Encodable {
+struct DisconnectReply {
+    struct Data {
         var google_email: String?
         var revoked_at_google: Bool
-
-        func encode(to encoder: any Encoder) throws {
-            var container = encoder.container(keyedBy: CodingKeys.self)
-            try container.encode(google_email, forKey: .google_email)
-            try container.encode(revoked_at_google, forKey: .revoked_at_google)
-        }
-
-        enum CodingKeys: String, CodingKey { case google_email, revoked_at_google }
     }
 
     var message: String
     var data: Data
+
+    /// The document: `google_email` is always present, null when none was stored.
+    var jsonValue: JSONValue {
+        .object([
+            "message": .string(message),
+            "data": .object([
+                "google_email": data.google_email.map(JSONValue.string) ?? .null, "revoked_at_google": .bool(data.revoked_at_google),
+            ]),
+        ])
+    }
 }

@@ -10,16 +10,16 @@ import PayPulseRuntime
 /// "google_email"}` when connected; otherwise `{"error": code, "message"}` with
 /// `not_connected`, `revoked`, `rejected`, `upstream_unavailable` or `invalid_request`:
 /// the caller reads the code, the invocation itself never fails.
-public struct FreshTokenHandler: Sendable {
+package struct FreshTokenHandler: Sendable {
     let tokens: FreshTokens
 
     /// Creates the handler over a per-process token source.
-    public init(tokens: FreshTokens) {
+    package init(tokens: FreshTokens) {
         self.tokens = tokens
     }
 
     /// Answers one invocation's payload; never throws.
-    public func handle(_ payload: [UInt8], context: InvocationContext) async -> [UInt8] {
+    package func handle(_ payload: [UInt8], context: InvocationContext) async -> [UInt8] {
         guard let object = (try? JSONBodyParser.parse(payload))?.objectValue, let raw = object["user_id"]?.stringValue else {
             return Self.failure("invalid_request", "The payload must be a JSON object with a string \"user_id\".")
         }

@@ -21,10 +21,10 @@ import PayPulseRuntime
 /// - Google's keys out of reach, or the store failing while acting, is 503 with nothing
 ///   recorded in the ledger (grants changed before the failure stay changed): Google
 ///   delivers the event again, and applying it again undoes nothing.
-public struct SecurityEventsHandler: APIRouteHandler {
+package struct SecurityEventsHandler: APIRouteHandler {
     /// How long an acted-on event's `jti` is remembered: longer than Google keeps
     /// redelivering an event it did not see accepted.
-    public static let rememberedFor: TimeInterval = 30 * 86_400
+    package static let rememberedFor: TimeInterval = 30 * 86_400
 
     let verifier: SecurityEventVerifier
     let events: GoogleAccountEvents
@@ -34,10 +34,10 @@ public struct SecurityEventsHandler: APIRouteHandler {
     let now: @Sendable () -> Date
 
     /// The function name its metric lines carry unless told.
-    public static let defaultFunctionName = "security-events"
+    package static let defaultFunctionName = "security-events"
 
     /// Creates the handler.
-    public init(
+    package init(
         verifier: SecurityEventVerifier, events: GoogleAccountEvents, ledger: any SecurityEventLedger, metrics: any MetricsSink,
         functionName: String = defaultFunctionName, now: @escaping @Sendable () -> Date = { Date() }
     ) {
@@ -49,7 +49,7 @@ public struct SecurityEventsHandler: APIRouteHandler {
         self.now = now
     }
 
-    public func respond(to request: APIRequest, context: InvocationContext) async throws(APIError) -> APIResponse {
+    package func respond(to request: APIRequest, context: InvocationContext) async throws(APIError) -> APIResponse {
         guard request.method == "POST" else { throw .methodNotAllowed(allowed: "POST") }
         var logger = context.logger
         // Google states no content type (RFC 8935 says application/secevent+jwt): the body is
@@ -127,14 +127,14 @@ public struct SecurityEventsHandler: APIRouteHandler {
 
     /// Every `EventType` a metric line carries: each known type's short name, `other`, and
     /// `invalid` for a refused token.
-    public static let metricEventTypes = [
+    package static let metricEventTypes = [
         SecurityEventType.sessionsRevoked, .accountDisabled, .accountEnabled, .accountPurged, .accountCredentialChangeRequired,
         .verification, .tokensRevoked, .tokenRevoked,
     ].map(shortName) + ["other", "invalid"]
 
     /// One Embedded Metric Format line: `counts` under the function and the event type
     /// (`Events` and `GrantsChanged` per event; `Invalid` per refused token).
-    public static func metricLine(function: String, eventType: String, counts: [String: Int], timestamp: Date) -> String {
+    package static func metricLine(function: String, eventType: String, counts: [String: Int], timestamp: Date) -> String {
         EmbeddedMetricLine.line(
             namespace: "PayPulse/SecurityEvents", dimensions: [("Function", function), ("EventType", eventType)],
             metrics: counts.keys.sorted().map { EmbeddedMetricLine.Metric($0, Int64(counts[$0] ?? 0)) }, timestamp: timestamp

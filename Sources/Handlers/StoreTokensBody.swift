@@ -181,10 +181,10 @@ enum StoreTokensBody {
 }
 
 /// `application/x-www-form-urlencoded` bodies: `a=1&b=two+words&b=again`.
-public enum FormURLEncoding {
+package enum FormURLEncoding {
     /// The fields in order; repeated keys appear repeatedly.
     /// - Returns: `nil` when a percent escape is malformed or the text is not UTF-8.
-    public static func fields(of body: [UInt8]) -> [(key: String, value: String)]? {
+    package static func fields(of body: [UInt8]) -> [(key: String, value: String)]? {
         var fields: [(key: String, value: String)] = []
         for pair in body.split(separator: UInt8(ascii: "&"), omittingEmptySubsequences: true) {
             let parts = pair.split(separator: UInt8(ascii: "="), maxSplits: 1, omittingEmptySubsequences: false)

@@ -15,19 +15,19 @@ import PayPulseRuntime
 /// answered (account, scopes, expiry) is Google's word, and the body's `email` and `scope`
 /// are only hints. Google's refusals answer 400 and store nothing; a fault of our own
 /// client answers 503; Google unreachable stores the set unverified (201).
-public struct StoreTokensHandler: APIRouteHandler {
+package struct StoreTokensHandler: APIRouteHandler {
     let guardian: RequestGuard
     let vault: TokenVault
     let verifier: GrantVerifier
 
     /// Creates the handler.
-    public init(guardian: RequestGuard, vault: TokenVault, verifier: GrantVerifier) {
+    package init(guardian: RequestGuard, vault: TokenVault, verifier: GrantVerifier) {
         self.guardian = guardian
         self.vault = vault
         self.verifier = verifier
     }
 
-    public func respond(to request: APIRequest, context: InvocationContext) async throws(APIError) -> APIResponse {
+    package func respond(to request: APIRequest, context: InvocationContext) async throws(APIError) -> APIResponse {
         let user = try await guardian.admit(request, method: "POST", logger: context.logger)
         var logger = context.logger
         logger[metadataKey: "user_id"] = "\(user.userID)"
@@ -60,7 +60,7 @@ public struct StoreTokensHandler: APIRouteHandler {
                 google_email: result.tokenSet.googleEmail, scope: result.tokenSet.scope,
                 account_switch: result.outcome == .accountSwitched, message: result.outcome.message
             )
-        ))
+        ).jsonValue)
     }
 }
 
@@ -94,28 +94,18 @@ extension StoreTokensHandler {
 }
 
 /// The 201 body of the reference contract.
-struct StoreTokensReply: JSONReply {
-    struct Data: Encodable {
+struct StoreTokensReply {
+    struct Data {
         var google_email: String?
         var scope: String
         var account_switch: Bool
         var message: String
-
-        func encode(to encoder: any Encoder) throws {
-            var container = encoder.container(keyedBy: CodingKeys.self)
-            // `google_email` is always present, null when the app sent no email.
-            try container.encode(google_email, forKey: .google_email)
-            try container.encode(scope, forKey: .scope)
-            try container.encode(account_switch, forKey: .account_switch)
-            try container.encode(message, forKey: .message)
-        }
-
-        enum CodingKeys: String, CodingKey { case google_email, scope, account_switch, message }
     }
 
     var message: String
     var data: Data
 
+    /// The document: `google_email` is always present, null when the app sent no email.
     var jsonValue: JSONValue {
         .object([
             "message": .string(message),

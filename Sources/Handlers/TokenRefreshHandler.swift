@@ -11,11 +11,11 @@ import PayPulseRuntime
 
 /// The scheduled token-refresh function: one ``RefreshJob`` run over the shard the event
 /// names, answered with the summary JSON and emitted as an EMF metrics line.
-public struct TokenRefreshHandler: Sendable {
+package struct TokenRefreshHandler: Sendable {
     /// A bad shard spec or an unusable client ID: the invocation must fail.
-    public struct InvalidInput: Error, Sendable, CustomStringConvertible {
+    package struct InvalidInput: Error, Sendable, CustomStringConvertible {
         /// What is wrong.
-        public let description: String
+        package let description: String
     }
 
     let makeJob: @Sendable () async throws -> RefreshJob
@@ -23,11 +23,11 @@ public struct TokenRefreshHandler: Sendable {
     let functionName: String
 
     /// The `Function` dimension of the metrics, unless the creator names another.
-    public static let defaultFunctionName = "token-refresh"
+    package static let defaultFunctionName = "token-refresh"
 
     /// Creates the handler. `makeJob` runs once per invocation: it reads the client ID then
     /// (once per run, as the settings say) and builds the job.
-    public init(functionName: String = Self.defaultFunctionName, metrics: any MetricsSink, makeJob: @escaping @Sendable () async throws -> RefreshJob) {
+    package init(functionName: String = Self.defaultFunctionName, metrics: any MetricsSink, makeJob: @escaping @Sendable () async throws -> RefreshJob) {
         self.functionName = functionName
         self.metrics = metrics
         self.makeJob = makeJob
@@ -39,7 +39,7 @@ public struct TokenRefreshHandler: Sendable {
     ///   - context: the invocation: its deadline (if known) and logger.
     /// - Returns: the summary as JSON.
     /// - Throws: ``InvalidInput`` or a configuration failure: only then does the invocation fail.
-    public func handle(detail: [UInt8], context: InvocationContext) async throws -> [UInt8] {
+    package func handle(detail: [UInt8], context: InvocationContext) async throws -> [UInt8] {
         let shard = try Self.shard(from: detail)
         let job = try await makeJob()
         let deadline = context.deadline

@@ -11,7 +11,7 @@ import PayPulseRuntime
 
 /// `GET /v1/user/me`: the profile and whether Gmail is connected, decided from the secret's
 /// metadata only (this function may not read token values).
-public struct UserProfileHandler: APIRouteHandler {
+package struct UserProfileHandler: APIRouteHandler {
     let guardian: RequestGuard
     let users: any UserDirectory
     let grants: any GrantStates
@@ -22,13 +22,13 @@ public struct UserProfileHandler: APIRouteHandler {
     ///   - guardian: Admits the request (JWT, method).
     ///   - users: Where profiles live.
     ///   - grants: The grants' states only: this function never reads a token value.
-    public init(guardian: RequestGuard, users: any UserDirectory, grants: any GrantStates) {
+    package init(guardian: RequestGuard, users: any UserDirectory, grants: any GrantStates) {
         self.guardian = guardian
         self.users = users
         self.grants = grants
     }
 
-    public func respond(to request: APIRequest, context: InvocationContext) async throws(APIError) -> APIResponse {
+    package func respond(to request: APIRequest, context: InvocationContext) async throws(APIError) -> APIResponse {
         let user = try await guardian.admit(request, method: "GET", logger: context.logger)
         var logger = context.logger
         logger[metadataKey: "user_id"] = "\(user.userID)"
@@ -43,7 +43,7 @@ public struct UserProfileHandler: APIRouteHandler {
                     name: profile.name, email: profile.email, created_on: Self.normalized(profile.createdOn),
                     gmail_account_connected: connection.isConnected
                 )
-            ))
+            ).jsonValue)
         } catch let error as APIError {
             throw error
         } catch let error as StoreError {
@@ -62,8 +62,8 @@ public struct UserProfileHandler: APIRouteHandler {
 }
 
 /// The 200 body of the reference contract.
-struct UserProfileReply: JSONReply {
-    struct Data: Encodable {
+struct UserProfileReply {
+    struct Data {
         var name: String
         var email: String
         var created_on: String
@@ -73,6 +73,7 @@ struct UserProfileReply: JSONReply {
     var message: String
     var data: Data
 
+    /// The document.
     var jsonValue: JSONValue {
         .object([
             "message": .string(message),

@@ -11,18 +11,18 @@ import PayPulseEmbedded
 ///
 /// The keys live in the state directory (``prepare(url:stateDirectory:insideLambda:logger:)``),
 /// so a token minted by another process verifies here.
-public struct LocalIssuer: Sendable {
+package struct LocalIssuer: Sendable {
     /// Where the discovery document is served.
-    public static let discoveryPath = "/.well-known/openid-configuration"
+    package static let discoveryPath = "/.well-known/openid-configuration"
     /// Where the key set is served.
-    public static let keySetPath = "/.well-known/jwks.json"
+    package static let keySetPath = "/.well-known/jwks.json"
 
     /// The issuer (`iss`): the server's own base URL, e.g. `http://127.0.0.1:8080`.
-    public let url: String
+    package let url: String
     /// The RS256 key.
-    public let rs256: IssuerSigningKey
+    package let rs256: IssuerSigningKey
     /// The ES256 key.
-    public let es256: IssuerSigningKey
+    package let es256: IssuerSigningKey
 
     /// Creates an issuer from its keys.
     init(url: String, rs256: IssuerSigningKey, es256: IssuerSigningKey) {
@@ -32,10 +32,10 @@ public struct LocalIssuer: Sendable {
     }
 
     /// The key set's URL (`jwks_uri`, `PAYPULSE_JWT_JWKS_URL`).
-    public var keySetURL: String { url + Self.keySetPath }
+    package var keySetURL: String { url + Self.keySetPath }
 
     /// A minter of this issuer's tokens for `audience`, signing with `algorithm`'s key.
-    public func minter(_ algorithm: AsymmetricAlgorithm, audience: String) -> IssuerTokenMinter {
+    package func minter(_ algorithm: AsymmetricAlgorithm, audience: String) -> IssuerTokenMinter {
         IssuerTokenMinter(key: algorithm == .rs256 ? rs256 : es256, issuer: url, audience: audience)
     }
 
@@ -63,7 +63,7 @@ extension LocalIssuer {
     /// The local issuer's file in the state directory (0600): both private keys, and the
     /// URL of the last `paypulse serve --issuer` on that directory (`serve --port 0` picks
     /// one), so that `paypulse jwt --alg` signs as that server's issuer.
-    public static let fileName = "local-issuer.json"
+    package static let fileName = "local-issuer.json"
 
     /// The file's one document: one encoder, one decoder.
     struct StateDocument: Codable, Equatable {
@@ -89,7 +89,7 @@ extension LocalIssuer {
     ///   - logger: Told when the directory is open to other users.
     /// - Throws: ``LocalIssuerError`` inside Lambda, or when the file cannot be read,
     ///   decoded or written.
-    public static func prepare(url: String, stateDirectory: String, insideLambda: Bool, logger: Logger) throws(LocalIssuerError) -> LocalIssuer {
+    package static func prepare(url: String, stateDirectory: String, insideLambda: Bool, logger: Logger) throws(LocalIssuerError) -> LocalIssuer {
         guard !insideLambda else { throw .insideLambda }
         if var document = try stored(in: stateDirectory) {
             let issuer = try issuer(from: document, url: url, stateDirectory: stateDirectory)
@@ -116,7 +116,7 @@ extension LocalIssuer {
     /// The issuer the last `paypulse serve --issuer` on `stateDirectory` wrote.
     /// - Throws: ``LocalIssuerError`` inside Lambda, when no server has made the file yet,
     ///   or when it cannot be read or decoded.
-    public static func load(stateDirectory: String, insideLambda: Bool) throws(LocalIssuerError) -> LocalIssuer {
+    package static func load(stateDirectory: String, insideLambda: Bool) throws(LocalIssuerError) -> LocalIssuer {
         guard !insideLambda else { throw .insideLambda }
         guard let document = try stored(in: stateDirectory) else { throw .notStarted(path: path(in: stateDirectory)) }
         return try issuer(from: document, url: document.issuer, stateDirectory: stateDirectory)
@@ -160,7 +160,7 @@ extension LocalIssuer {
 }
 
 /// Why the local issuer's keys cannot be used: one readable line, never a key.
-public enum LocalIssuerError: Error, CustomStringConvertible, Equatable {
+package enum LocalIssuerError: Error, CustomStringConvertible, Equatable {
     /// A Lambda function must not sign with a key from a file.
     case insideLambda
     /// No `paypulse serve --issuer` has run on this state directory.
@@ -170,7 +170,7 @@ public enum LocalIssuerError: Error, CustomStringConvertible, Equatable {
     /// The keys could not be made or saved.
     case unwritable(reason: String)
 
-    public var description: String {
+    package var description: String {
         switch self {
         case .insideLambda:
             "the local issuer is for development: refused inside Lambda (configure PAYPULSE_AUTH_MODE=jwks with a real identity provider)"

@@ -17,16 +17,16 @@ import Darwin
 
 /// `paypulse serve`: the API on a local HTTP/1.1 port for the iOS simulator, answered by
 /// the same handlers, configuration and stores as the Lambda functions.
-public enum LocalServer {
+package enum LocalServer {
     /// The grant the stand-in Google always knows, so a developer can connect at once.
-    public static let localGrant = FakeGoogleGrantSpec(
+    package static let localGrant = FakeGoogleGrantSpec(
         refreshToken: "1//local-dev-refresh", account: FakeGoogleAccount(subject: "108234567890123456789", email: "jane.smith@gmail.com")
     )
 
     /// Serves until SIGINT or SIGTERM.
     /// - Throws: ``LocalServerError`` when the address cannot be listened on,
     ///   `ConfigurationError` for a bad environment, a `StoreError` when the store fails.
-    public static func run(_ settings: LocalServerSettings) async throws {
+    package static func run(_ settings: LocalServerSettings) async throws {
         let port = settings.port
         if port != 0, ["127.0.0.1", "0.0.0.0", "localhost"].contains(settings.host), !FreePort.isFree(host: settings.host, port: port) {
             throw LocalServerError.addressInUse(host: settings.host, port: port)

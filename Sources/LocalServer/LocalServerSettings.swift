@@ -1,32 +1,32 @@
 import PayPulseFakeGoogle
 
 /// What `paypulse serve` was asked for on its command line.
-public struct LocalServerSettings: Sendable {
+package struct LocalServerSettings: Sendable {
     /// The address to listen on; loopback unless the developer chooses otherwise.
-    public var host: String
+    package var host: String
     /// The port; 0 picks a free one (printed once listening).
-    public var port: Int
+    package var port: Int
     /// Whether to answer Google's token and revoke endpoints here, under `/fake-google/`,
     /// and point the handlers at them (no network needed).
-    public var fakeGoogle: Bool
+    package var fakeGoogle: Bool
     /// Whether to run a local identity provider here (``LocalIssuer``) and have the API
     /// functions verify its RS256 / ES256 tokens (`PAYPULSE_AUTH_MODE=jwks`).
-    public var issuer: Bool
+    package var issuer: Bool
     /// Grants the stand-in Google knows from the start, besides the documented local one.
-    public var grants: [FakeGoogleGrantSpec]
+    package var grants: [FakeGoogleGrantSpec]
     /// How often to run the refresh job; `nil` never on its own.
-    public var refreshEvery: Duration?
+    package var refreshEvery: Duration?
     /// How long a connection may send nothing (or only part of a request head) before it is closed.
-    public var idleTimeout: Duration
+    package var idleTimeout: Duration
     /// How long a request's body may take once its head has arrived: then 408 and the
     /// connection is closed.
-    public var readTimeout: Duration
+    package var readTimeout: Duration
     /// How long a stop (SIGINT, SIGTERM) waits for requests in progress before it closes
     /// every connection.
-    public var shutdownGrace: Duration
+    package var shutdownGrace: Duration
 
     /// Creates settings.
-    public init(host: String = "127.0.0.1", port: Int = 8080, fakeGoogle: Bool = false, issuer: Bool = false, grants: [FakeGoogleGrantSpec] = [], refreshEvery: Duration? = nil,
+    package init(host: String = "127.0.0.1", port: Int = 8080, fakeGoogle: Bool = false, issuer: Bool = false, grants: [FakeGoogleGrantSpec] = [], refreshEvery: Duration? = nil,
         idleTimeout: Duration = .seconds(30), readTimeout: Duration = .seconds(30), shutdownGrace: Duration = .seconds(5)
     ) {
         self.host = host

@@ -1,6 +1,6 @@
 /// Google's OAuth endpoints as the domain needs them: refresh a grant, revoke a grant.
 /// The app is a public iOS client: no client secret is ever sent.
-public protocol GoogleOAuth: Sendable {
+package protocol GoogleOAuth: Sendable {
     /// Exchanges a refresh token for a new access token (`grant_type=refresh_token`).
     /// Implementations retry transient failures a bounded number of times first.
     /// - Throws: ``GoogleOAuthError``.
@@ -12,23 +12,23 @@ public protocol GoogleOAuth: Sendable {
 }
 
 /// A successful refresh answer.
-public struct GoogleTokenGrant: Sendable, Equatable {
+package struct GoogleTokenGrant: Sendable, Equatable {
     /// The new access token.
-    public var accessToken: String
+    package var accessToken: String
     /// Its lifetime in seconds (Google says 3599).
-    public var expiresIn: Int
+    package var expiresIn: Int
     /// The granted scopes, space-joined, when Google says.
-    public var scope: String?
+    package var scope: String?
     /// Normally `Bearer`.
-    public var tokenType: String
+    package var tokenType: String
     /// A new refresh token, rarely sent; when absent the stored one stays valid.
-    public var refreshToken: String?
+    package var refreshToken: String?
     /// The Google account, from the answer's `id_token` (present when the grant includes
     /// `openid`, which Google Sign-In always asks for).
-    public var identity: GoogleIdentity?
+    package var identity: GoogleIdentity?
 
     /// Creates a grant.
-    public init(
+    package init(
         accessToken: String, expiresIn: Int, scope: String?, tokenType: String = "Bearer", refreshToken: String? = nil,
         identity: GoogleIdentity? = nil
     ) {
@@ -44,18 +44,18 @@ public struct GoogleTokenGrant: Sendable, Equatable {
 /// The claims of an `id_token` received straight from Google's token endpoint over a
 /// connection we opened: trusted without a signature check (OpenID Connect Core 3.1.3.7),
 /// though its audience must still name our client.
-public struct GoogleIdentity: Sendable, Equatable {
+package struct GoogleIdentity: Sendable, Equatable {
     /// `sub`: the Google account's stable id; an address can change, this cannot.
-    public var subject: String
+    package var subject: String
     /// `email`, if the grant includes the email scope.
-    public var email: String?
+    package var email: String?
     /// `email_verified`.
-    public var emailVerified: Bool?
+    package var emailVerified: Bool?
     /// `aud`: the client IDs the token is meant for.
-    public var audience: [String]
+    package var audience: [String]
 
     /// Creates an identity.
-    public init(subject: String, email: String?, emailVerified: Bool?, audience: [String]) {
+    package init(subject: String, email: String?, emailVerified: Bool?, audience: [String]) {
         self.subject = subject
         self.email = email
         self.emailVerified = emailVerified
@@ -63,13 +63,13 @@ public struct GoogleIdentity: Sendable, Equatable {
     }
 
     /// Whether the token was issued for `clientID`.
-    public func isIssued(to clientID: String) -> Bool { audience.contains(clientID) }
+    package func isIssued(to clientID: String) -> Bool { audience.contains(clientID) }
 }
 
 /// Why a Google call failed, classified by what the caller must do about it.
-public struct GoogleOAuthError: Error, Sendable, Equatable, CustomStringConvertible {
+package struct GoogleOAuthError: Error, Sendable, Equatable, CustomStringConvertible {
     /// What the caller must do.
-    public enum Kind: String, Sendable, Equatable {
+    package enum Kind: String, Sendable, Equatable {
         /// `invalid_grant`: this grant is dead for good (revoked, expired, password change,
         /// testing-mode expiry, token limit). Mark it revoked; keep the refresh token.
         case invalidGrant = "invalid_grant"
@@ -89,19 +89,19 @@ public struct GoogleOAuthError: Error, Sendable, Equatable, CustomStringConverti
     }
 
     /// The classification.
-    public let kind: Kind
+    package let kind: Kind
     /// Google's `error` code or the transport failure, e.g. `invalid_grant`, `http_503`,
     /// `timeout`; never contains a token.
-    public let code: String
+    package let code: String
     /// Google's `error_description`, if any (Google does not echo tokens there).
-    public let detail: String
+    package let detail: String
 
     /// Creates an error.
-    public init(kind: Kind, code: String, detail: String = "") {
+    package init(kind: Kind, code: String, detail: String = "") {
         self.kind = kind
         self.code = code
         self.detail = detail
     }
 
-    public var description: String { detail.isEmpty ? "\(kind.rawValue) (\(code))" : "\(kind.rawValue) (\(code)): \(detail)" }
+    package var description: String { detail.isEmpty ? "\(kind.rawValue) (\(code))" : "\(kind.rawValue) (\(code)): \(detail)" }
 }

@@ -22,7 +22,7 @@ import Foundation
 ///   (``StoreError/scheduledForDeletion``); listing hides it unless asked.
 /// - Listing attributes written with a value are those given; ``mark(_:attributes:)``
 ///   sets the given ones and leaves attributes it does not name as they are.
-public protocol GrantStore: GrantStates {
+package protocol GrantStore: GrantStates {
     /// Whether a value and its attributes are written by one atomic write. When `false`
     /// (Secrets Manager: value and tags are separate calls), another writer can swap in a
     /// value between our value write and our attribute write, and the caller checks for
@@ -96,7 +96,7 @@ public protocol GrantStore: GrantStates {
 
 /// The listing attributes every store keeps an index on, so that grants are found by their
 /// value (``GrantStore/users(with:equalTo:)``): what Google's security events name.
-public enum IndexedGrantAttribute: String, Sendable, CaseIterable {
+package enum IndexedGrantAttribute: String, Sendable, CaseIterable {
     /// The Google account's `sub`.
     case googleSubject = "paypulse:google-sub"
     /// A keyed digest of the refresh token's first 16 characters (`token-revoked`'s
@@ -108,22 +108,22 @@ public enum IndexedGrantAttribute: String, Sendable, CaseIterable {
 
 extension GrantStore {
     /// Sets listing attributes whatever the current version (a copy, a test).
-    public func mark(_ user: String, attributes: [String: String]) async throws {
+    package func mark(_ user: String, attributes: [String: String]) async throws {
         try await mark(user, attributes: attributes, expected: nil)
     }
 
     /// A store without a due index lists every grant.
-    public var listsOnlyDue: Bool { false }
+    package var listsOnlyDue: Bool { false }
 
     /// Every grant not deleted: the listing of a store without a due index.
-    public func listDue(userPrefix: String, dueBy: Date, cursor: String?, limit: Int) async throws -> GrantPage {
+    package func listDue(userPrefix: String, dueBy: Date, cursor: String?, limit: Int) async throws -> GrantPage {
         try await list(userPrefix: userPrefix, includeDeleted: false, cursor: cursor, limit: limit)
     }
 }
 
 /// The part of the grant port that never reads a value: what a function that may not read
 /// token values (user-profile) is given, so it builds no cipher and holds no way to decrypt.
-public protocol GrantStates: Sendable {
+package protocol GrantStates: Sendable {
     /// The grant's attributes, deletion date and current version, without its value.
     /// - Throws: ``StoreError/notFound`` when no grant is stored.
     func state(of user: String) async throws -> GrantState
@@ -131,65 +131,65 @@ public protocol GrantStates: Sendable {
 
 /// The version of a grant's value: an opaque token, compared only for equality and handed
 /// back to ``GrantStore/replace(_:expected:value:attributes:)``.
-public struct GrantVersion: Hashable, Sendable, CustomStringConvertible {
+package struct GrantVersion: Hashable, Sendable, CustomStringConvertible {
     /// The token as the store spells it.
-    public let rawValue: String
+    package let rawValue: String
 
     /// Wraps a token.
-    public init(_ rawValue: String) { self.rawValue = rawValue }
+    package init(_ rawValue: String) { self.rawValue = rawValue }
 
-    public var description: String { rawValue }
+    package var description: String { rawValue }
 }
 
 /// A grant's value as read, with the version to compare-and-swap from.
-public struct GrantValue: Sendable, Equatable {
+package struct GrantValue: Sendable, Equatable {
     /// The stored document.
-    public var value: String
+    package var value: String
     /// The version read.
-    public var version: GrantVersion
+    package var version: GrantVersion
 
     /// Creates a value.
-    public init(value: String, version: GrantVersion) {
+    package init(value: String, version: GrantVersion) {
         self.value = value
         self.version = version
     }
 }
 
 /// What ``GrantStore/state(of:)`` tells without reading the value.
-public struct GrantState: Sendable, Equatable {
+package struct GrantState: Sendable, Equatable {
     /// The listing attributes.
-    public var attributes: [String: String]
+    package var attributes: [String: String]
     /// When the grant was scheduled for deletion; `nil` when it is not.
-    public var deletionDate: Date?
+    package var deletionDate: Date?
     /// The current version, if the store knows one.
-    public var currentVersion: GrantVersion?
+    package var currentVersion: GrantVersion?
 
     /// Creates a state.
-    public init(attributes: [String: String], deletionDate: Date?, currentVersion: GrantVersion?) {
+    package init(attributes: [String: String], deletionDate: Date?, currentVersion: GrantVersion?) {
         self.attributes = attributes
         self.deletionDate = deletionDate
         self.currentVersion = currentVersion
     }
 
     /// Whether the grant is scheduled for deletion.
-    public var isScheduledForDeletion: Bool { deletionDate != nil }
+    package var isScheduledForDeletion: Bool { deletionDate != nil }
 }
 
 /// One grant as listed: no value.
-public struct GrantSummary: Sendable, Equatable {
+package struct GrantSummary: Sendable, Equatable {
     /// The user id.
-    public var user: String
+    package var user: String
     /// The listing attributes.
-    public var attributes: [String: String]
+    package var attributes: [String: String]
     /// When a value was last written (created or replaced), if the store tells; attribute
     /// writes may or may not move it, so only "a value was written at least this recently"
     /// may be read from it.
-    public var lastWritten: Date?
+    package var lastWritten: Date?
     /// When it was scheduled for deletion; `nil` when it is not.
-    public var deletionDate: Date?
+    package var deletionDate: Date?
 
     /// Creates a summary.
-    public init(user: String, attributes: [String: String], lastWritten: Date?, deletionDate: Date?) {
+    package init(user: String, attributes: [String: String], lastWritten: Date?, deletionDate: Date?) {
         self.user = user
         self.attributes = attributes
         self.lastWritten = lastWritten
@@ -198,14 +198,14 @@ public struct GrantSummary: Sendable, Equatable {
 }
 
 /// One page of a grant listing.
-public struct GrantPage: Sendable, Equatable {
+package struct GrantPage: Sendable, Equatable {
     /// The grants on this page.
-    public var grants: [GrantSummary]
+    package var grants: [GrantSummary]
     /// Where the next page starts; `nil` on the last page.
-    public var cursor: String?
+    package var cursor: String?
 
     /// Creates a page.
-    public init(grants: [GrantSummary], cursor: String?) {
+    package init(grants: [GrantSummary], cursor: String?) {
         self.grants = grants
         self.cursor = cursor
     }
@@ -218,18 +218,18 @@ public struct GrantPage: Sendable, Equatable {
 /// The domain supplies it (the refresh mode decides what "due" means); every process that
 /// writes grants must use the same one as the refresh job, or grants are keyed for another
 /// schedule until their next write.
-public struct GrantDuePolicy: Sendable {
+package struct GrantDuePolicy: Sendable {
     /// The date a grant with these attributes, its value written at `written`, falls due;
     /// `nil` when it never does (nothing left to refresh), so the index leaves it out.
-    public let dueDate: @Sendable (_ attributes: [String: String], _ written: Date) -> Date?
+    package let dueDate: @Sendable (_ attributes: [String: String], _ written: Date) -> Date?
 
     /// When a value says it was written (a token set's `updated_at`), or `nil` when it does
     /// not say. A store keys and lists a grant from this date rather than from its own write,
     /// so a copy (a migration) keeps the original's clock instead of restarting it.
-    public let valueWritten: @Sendable (_ value: String) -> Date?
+    package let valueWritten: @Sendable (_ value: String) -> Date?
 
     /// Wraps a due rule; `valueWritten` reads a value's own write date (none by default).
-    public init(
+    package init(
         dueDate: @escaping @Sendable (_ attributes: [String: String], _ written: Date) -> Date?,
         valueWritten: @escaping @Sendable (_ value: String) -> Date? = { _ in nil }
     ) {
@@ -239,15 +239,15 @@ public struct GrantDuePolicy: Sendable {
 
     /// The date a write of `value` at `now` is keyed from: the value's own write date, never
     /// later than `now` (a date ahead of the clock must not put the grant off).
-    public func written(_ value: String, now: Date) -> Date {
+    package func written(_ value: String, now: Date) -> Date {
         valueWritten(value).map { min($0, now) } ?? now
     }
 }
 
 /// The operations of ``GrantStore`` by name: a function's composition lists those it can
 /// reach, and each store says which calls (and so which IAM actions) serve each one.
-public enum GrantOperation: String, Sendable, CaseIterable, Comparable {
+package enum GrantOperation: String, Sendable, CaseIterable, Comparable {
     case state, read, create, replace, mark, delete, restore, list, listDue, findByAttribute
 
-    public static func < (lhs: Self, rhs: Self) -> Bool { lhs.rawValue < rhs.rawValue }
+    package static func < (lhs: Self, rhs: Self) -> Bool { lhs.rawValue < rhs.rawValue }
 }

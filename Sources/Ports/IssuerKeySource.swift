@@ -1,7 +1,7 @@
 /// Where an identity provider's public signing keys come from: its JWKS document (RFC 7517
 /// §5) and, when the source learns it with them, the issuer they belong to; fetched when
 /// the domain's cache needs them.
-public protocol IssuerKeySource: Sendable {
+package protocol IssuerKeySource: Sendable {
     /// Fetches the key set the issuer publishes now.
     /// - Throws: ``IssuerKeysUnavailable`` when no usable answer arrived (the issuer is
     ///   unreachable, answered an error, or sent a document too large to be a key set).
@@ -9,17 +9,17 @@ public protocol IssuerKeySource: Sendable {
 }
 
 /// One answer of the issuer's key endpoint.
-public struct PublishedKeySet: Sendable, Equatable {
+package struct PublishedKeySet: Sendable, Equatable {
     /// The JWKS document, as received.
-    public var document: [UInt8]
+    package var document: [UInt8]
     /// How long the answer may be cached, in seconds (`Cache-Control: max-age`), if it says.
-    public var maxAge: Int?
+    package var maxAge: Int?
     /// The issuer a discovery document named beside the keys (RISC: the document, not our
     /// configuration, says who signs); `nil` when the issuer is configured instead.
-    public var issuer: String?
+    package var issuer: String?
 
     /// Creates an answer.
-    public init(document: [UInt8], maxAge: Int?, issuer: String? = nil) {
+    package init(document: [UInt8], maxAge: Int?, issuer: String? = nil) {
         self.document = document
         self.maxAge = maxAge
         self.issuer = issuer
@@ -27,13 +27,13 @@ public struct PublishedKeySet: Sendable, Equatable {
 }
 
 /// No key set could be fetched: why, for operators (never a token or key).
-public struct IssuerKeysUnavailable: Error, Sendable, Equatable, CustomStringConvertible {
+package struct IssuerKeysUnavailable: Error, Sendable, Equatable, CustomStringConvertible {
     /// What went wrong.
-    public var reason: String
+    package var reason: String
 
     /// Creates the error.
-    public init(reason: String) { self.reason = reason }
+    package init(reason: String) { self.reason = reason }
 
     /// `issuer keys unavailable: <reason>`.
-    public var description: String { "issuer keys unavailable: \(reason)" }
+    package var description: String { "issuer keys unavailable: \(reason)" }
 }

@@ -7,20 +7,20 @@ import Foundation
 /// One event of an acted-on security event token as a ledger keeps it for the local
 /// console (``SecurityEventLedger/latestEvents(of:)``): what happened, to which Google
 /// account, and when it was received. No token material.
-public struct RecordedSecurityEvent: Sendable, Equatable {
+package struct RecordedSecurityEvent: Sendable, Equatable {
     /// The event type's URI.
-    public var type: String
+    package var type: String
     /// The Google account (`sub`) it named.
-    public var subject: String
+    package var subject: String
     /// When the receiver accepted it.
-    public var receivedAt: Date
+    package var receivedAt: Date
 
     /// Creates a record.
     /// - Parameters:
     ///   - type: The event type's URI.
     ///   - subject: The Google account it named.
     ///   - receivedAt: When it was received.
-    public init(type: String, subject: String, receivedAt: Date) {
+    package init(type: String, subject: String, receivedAt: Date) {
         self.type = type
         self.subject = subject
         self.receivedAt = receivedAt

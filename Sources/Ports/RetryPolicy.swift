@@ -18,21 +18,21 @@ import Darwin
 /// ``runBlocking(_:willRetry:random:sleep:)`` apply it. Re-reading at once after a lost
 /// compare-and-swap, where the winner's value is already there to read, is not a retry
 /// and does not wait (see `TokenVault.rereadsAfterLostSwap`).
-public struct RetryPolicy: Sendable, Equatable {
+package struct RetryPolicy: Sendable, Equatable {
     /// How many attempts in all, the first included.
-    public var maxAttempts: Int
+    package var maxAttempts: Int
     /// The upper bound of the first wait.
-    public var baseDelay: Duration
+    package var baseDelay: Duration
     /// The upper bound of any one wait.
-    public var maxDelay: Duration
+    package var maxDelay: Duration
     /// No new attempt starts once this much time has passed since the first began.
-    public var totalBudget: Duration
+    package var totalBudget: Duration
     /// The limit for one whole exchange (connect, send, answer), for callers that bound an
     /// attempt (network clients); the others leave it at its default.
-    public var attemptTimeout: Duration
+    package var attemptTimeout: Duration
 
     /// Creates a policy (by default four attempts within ten seconds, ten seconds each).
-    public init(
+    package init(
         maxAttempts: Int = 4, baseDelay: Duration = .milliseconds(100), maxDelay: Duration = .seconds(2),
         totalBudget: Duration = .seconds(10), attemptTimeout: Duration = .seconds(10)
     ) {
@@ -44,7 +44,7 @@ public struct RetryPolicy: Sendable, Equatable {
     }
 
     /// The jittered wait after attempt `attempt` (from 1), with `random` drawn from `0...1`.
-    public func backoff(afterAttempt attempt: Int, random: Double) -> Duration {
+    package func backoff(afterAttempt attempt: Int, random: Double) -> Duration {
         let exponent = min(max(attempt - 1, 0), 30)
         let ceiling = min(maxDelay, baseDelay * (1 << exponent))
         return ceiling * min(max(random, 0), 1)
@@ -53,13 +53,13 @@ public struct RetryPolicy: Sendable, Equatable {
     /// The wait before the next attempt: the server's `Retry-After` when it fits in what is
     /// left of the budget (it knows best when it will take us again), else the jittered
     /// backoff; never past the end of the budget.
-    public func wait(afterAttempt attempt: Int, retryAfter: Duration?, remaining: Duration, random: Double) -> Duration {
+    package func wait(afterAttempt attempt: Int, retryAfter: Duration?, remaining: Duration, random: Double) -> Duration {
         if let retryAfter, retryAfter >= .zero, retryAfter <= remaining { return retryAfter }
         return min(backoff(afterAttempt: attempt, random: random), max(remaining, .zero))
     }
 
     /// The same policy with another per-attempt limit.
-    public func withAttemptTimeout(_ timeout: Duration) -> RetryPolicy {
+    package func withAttemptTimeout(_ timeout: Duration) -> RetryPolicy {
         var policy = self
         policy.attemptTimeout = timeout
         return policy
@@ -68,11 +68,11 @@ public struct RetryPolicy: Sendable, Equatable {
 
 extension RetryPolicy {
     /// AWS calls inside a request: four attempts within ten seconds, five seconds each.
-    public static let aws = RetryPolicy(attemptTimeout: .seconds(5))
+    package static let aws = RetryPolicy(attemptTimeout: .seconds(5))
 
     /// Google's OAuth endpoints: three attempts within eight seconds, ten seconds each
     /// (Google answers a refresh more slowly than a loopback-close AWS endpoint).
-    public static let google = RetryPolicy(
+    package static let google = RetryPolicy(
         maxAttempts: 3, baseDelay: .milliseconds(200), maxDelay: .seconds(2), totalBudget: .seconds(8), attemptTimeout: .seconds(10)
     )
 
@@ -80,23 +80,23 @@ extension RetryPolicy {
     /// to finish, or another store): sixteen attempts, waits of up to 1, 2, 4, 8, then
     /// 16 ms, so writers that collided spread out. The budget is API Gateway's 29 s
     /// integration limit: past it nobody waits for the answer.
-    public static let lostRace = RetryPolicy(
+    package static let lostRace = RetryPolicy(
         maxAttempts: 16, baseDelay: .milliseconds(1), maxDelay: .milliseconds(16), totalBudget: .seconds(29)
     )
 
     /// A SQLite transaction that still found the file busy after SQLite's own busy timeout
     /// (another process holds the lock): five attempts, waits of up to 40, 80, 160, then
     /// 200 ms. The budget leaves room for SQLite's five-second timeout in every attempt.
-    public static let sqliteBusy = RetryPolicy(
+    package static let sqliteBusy = RetryPolicy(
         maxAttempts: 5, baseDelay: .milliseconds(40), maxDelay: .milliseconds(200), totalBudget: .seconds(30)
     )
 
     /// One attempt, no retry: for callers (and tests) that count calls.
-    public static let none = RetryPolicy(maxAttempts: 1)
+    package static let none = RetryPolicy(maxAttempts: 1)
 }
 
 /// What one attempt came to, as the client that made it judges it.
-public enum AttemptResult<Value, Failure: Error> {
+package enum AttemptResult<Value, Failure: Error> {
     /// The call worked.
     case success(Value)
     /// The call failed; `retryable` says whether another attempt may help, `retryAfter`
@@ -105,13 +105,13 @@ public enum AttemptResult<Value, Failure: Error> {
 }
 
 /// Why a retried call ended without success.
-public struct RetryExhausted<Failure: Error>: Error {
+package struct RetryExhausted<Failure: Error>: Error {
     /// The last attempt's failure.
-    public let failure: Failure
+    package let failure: Failure
     /// How many attempts were made.
-    public let attempts: Int
+    package let attempts: Int
     /// Whether the task's cancellation, not the failure, ended the retries.
-    public let cancelled: Bool
+    package let cancelled: Bool
 }
 
 extension RetryPolicy {
@@ -125,7 +125,7 @@ extension RetryPolicy {
     ///   - random: The jitter source, `0...1`.
     /// - Returns: The value of the first successful attempt.
     /// - Throws: ``RetryExhausted`` holding the last failure.
-    public func run<Value, Failure: Error>(
+    package func run<Value, Failure: Error>(
         _ attempt: (_ number: Int) async -> AttemptResult<Value, Failure>,
         willRetry: (_ number: Int, _ failure: Failure, _ wait: Duration) -> Void = { _, _, _ in },
         random: () -> Double = { Double.random(in: 0...1) }
@@ -160,7 +160,7 @@ extension RetryPolicy {
     ///   - sleep: Blocks for a wait; by default the calling thread sleeps.
     /// - Returns: The value of the first successful attempt.
     /// - Throws: ``RetryExhausted`` holding the last failure.
-    public func runBlocking<Value, Failure: Error>(
+    package func runBlocking<Value, Failure: Error>(
         _ attempt: (_ number: Int) -> AttemptResult<Value, Failure>,
         willRetry: (_ number: Int, _ failure: Failure, _ wait: Duration) -> Void = { _, _, _ in },
         random: () -> Double = { Double.random(in: 0...1) },
@@ -199,7 +199,7 @@ extension RetryPolicy {
     }
 
     /// Blocks the calling thread for `duration`.
-    public static func sleepThread(_ duration: Duration) {
+    package static func sleepThread(_ duration: Duration) {
         let (seconds, attoseconds) = duration.components
         var request = timespec(tv_sec: .init(max(seconds, 0)), tv_nsec: .init(max(attoseconds, 0) / 1_000_000_000))
         var left = timespec()
@@ -217,7 +217,7 @@ private enum Next<Value, Failure: Error> {
 
 extension Duration {
     /// Whole milliseconds, for logs.
-    public var wholeMilliseconds: Int64 {
+    package var wholeMilliseconds: Int64 {
         components.seconds * 1000 + components.attoseconds / 1_000_000_000_000_000
     }
 }

@@ -19,7 +19,7 @@ import Foundation
 ///   `AWSPREVIOUS`.
 /// - A secret scheduled for deletion can be described (it shows its deletion date) and
 ///   restored, but not read or written until it is restored; listing hides it unless asked.
-public protocol SecretStore: Sendable {
+package protocol SecretStore: Sendable {
     /// Creates a secret whose first version holds `value` under `AWSCURRENT`.
     /// - Throws: ``StoreError/alreadyExists`` when the name is taken (AWS may report a
     ///   name scheduled for deletion as ``StoreError/scheduledForDeletion`` instead).
@@ -82,7 +82,7 @@ public protocol SecretStore: Sendable {
 
 extension SecretStore {
     /// Lists secrets whose name starts with `namePrefix`, whatever their tags.
-    public func listSecrets(
+    package func listSecrets(
         namePrefix: String, includePlannedDeletion: Bool, maxResults: Int, nextToken: String?
     ) async throws -> SecretPage {
         try await listSecrets(
@@ -91,7 +91,7 @@ extension SecretStore {
     }
 
     /// Stores a new `AWSCURRENT` version.
-    public func putSecretValue(
+    package func putSecretValue(
         name: String, value: String, clientRequestToken: String
     ) async throws -> SecretVersionID {
         try await putSecretValue(
@@ -101,21 +101,21 @@ extension SecretStore {
 }
 
 /// The id of one immutable secret version (equal to the client request token that made it).
-public struct SecretVersionID: Hashable, Sendable, Codable, CustomStringConvertible {
+package struct SecretVersionID: Hashable, Sendable, Codable, CustomStringConvertible {
     /// The id as the store spells it.
-    public let rawValue: String
+    package let rawValue: String
 
     /// Wraps an id.
-    public init(_ rawValue: String) { self.rawValue = rawValue }
+    package init(_ rawValue: String) { self.rawValue = rawValue }
 
-    public var description: String { rawValue }
+    package var description: String { rawValue }
 
     /// A fresh random id (a version-4 UUID in lowercase), usable as a client request token.
     ///
     /// Drawn from the system generator (`getrandom(2)`) rather than `UUID()`, which silently
     /// yields all zeros where `/dev/urandom` is missing (seen in a bare chroot): two writes
     /// with one id would collide.
-    public static func random() -> SecretVersionID {
+    package static func random() -> SecretVersionID {
         var generator = SystemRandomNumberGenerator()
         var bytes = (0..<16).map { _ in UInt8.random(in: .min ... .max, using: &generator) }
         bytes[6] = (bytes[6] & 0x0F) | 0x40  // version 4
@@ -124,7 +124,7 @@ public struct SecretVersionID: Hashable, Sendable, Codable, CustomStringConverti
 
     /// The id spelled as a UUID (8-4-4-4-12 lowercase hex) of 16 `bytes`, whose version
     /// nibble (byte 6) the caller has set; the RFC 4122 variant bits (byte 8) are set here.
-    public init(uuid bytes: [UInt8]) {
+    package init(uuid bytes: [UInt8]) {
         precondition(bytes.count == 16, "a UUID is 16 bytes")
         var bytes = bytes
         bytes[8] = (bytes[8] & 0x3F) | 0x80  // RFC 4122 variant
@@ -135,38 +135,38 @@ public struct SecretVersionID: Hashable, Sendable, Codable, CustomStringConverti
 }
 
 /// A staging label of a secret version.
-public struct SecretStage: Hashable, Sendable, Codable, CustomStringConvertible {
+package struct SecretStage: Hashable, Sendable, Codable, CustomStringConvertible {
     /// The label as the store spells it.
-    public let rawValue: String
+    package let rawValue: String
 
     /// Wraps a label.
-    public init(_ rawValue: String) { self.rawValue = rawValue }
+    package init(_ rawValue: String) { self.rawValue = rawValue }
 
-    public var description: String { rawValue }
+    package var description: String { rawValue }
 
     /// The version readers get.
-    public static let current = SecretStage("AWSCURRENT")
+    package static let current = SecretStage("AWSCURRENT")
     /// A version written but not yet promoted.
-    public static let pending = SecretStage("AWSPENDING")
+    package static let pending = SecretStage("AWSPENDING")
     /// The version that held `AWSCURRENT` before the last move.
-    public static let previous = SecretStage("AWSPREVIOUS")
+    package static let previous = SecretStage("AWSPREVIOUS")
 }
 
 /// One version of a secret, read with its value.
-public struct SecretValue: Sendable, Equatable {
+package struct SecretValue: Sendable, Equatable {
     /// The secret's name.
-    public var name: String
+    package var name: String
     /// The version read.
-    public var versionID: SecretVersionID
+    package var versionID: SecretVersionID
     /// The stored string.
-    public var string: String
+    package var string: String
     /// The stages this version holds.
-    public var stages: [SecretStage]
+    package var stages: [SecretStage]
     /// When the version was created.
-    public var createdDate: Date?
+    package var createdDate: Date?
 
     /// Creates a value.
-    public init(
+    package init(
         name: String, versionID: SecretVersionID, string: String, stages: [SecretStage], createdDate: Date?
     ) {
         self.name = name
@@ -178,18 +178,18 @@ public struct SecretValue: Sendable, Equatable {
 }
 
 /// A secret's metadata, read without its value.
-public struct SecretDescription: Sendable, Equatable {
+package struct SecretDescription: Sendable, Equatable {
     /// The secret's name.
-    public var name: String
+    package var name: String
     /// Its tags.
-    public var tags: [String: String]
+    package var tags: [String: String]
     /// When it was scheduled for deletion; `nil` when it is not.
-    public var deletedDate: Date?
+    package var deletedDate: Date?
     /// The stages held by each version that holds any.
-    public var versionStages: [SecretVersionID: [SecretStage]]
+    package var versionStages: [SecretVersionID: [SecretStage]]
 
     /// Creates a description.
-    public init(
+    package init(
         name: String, tags: [String: String], deletedDate: Date?,
         versionStages: [SecretVersionID: [SecretStage]]
     ) {
@@ -200,29 +200,29 @@ public struct SecretDescription: Sendable, Equatable {
     }
 
     /// Whether the secret is scheduled for deletion.
-    public var isScheduledForDeletion: Bool { deletedDate != nil }
+    package var isScheduledForDeletion: Bool { deletedDate != nil }
 
     /// The version holding `AWSCURRENT`, if any.
-    public var currentVersion: SecretVersionID? {
+    package var currentVersion: SecretVersionID? {
         versionStages.first { $0.value.contains(.current) }?.key
     }
 }
 
 /// A secret as listed: name, tags, when its value last changed and deletion date, no value.
-public struct SecretSummary: Sendable, Equatable {
+package struct SecretSummary: Sendable, Equatable {
     /// The secret's name.
-    public var name: String
+    package var name: String
     /// Its tags.
-    public var tags: [String: String]
+    package var tags: [String: String]
     /// When a value was last written (created or put): Secrets Manager's `LastChangedDate`.
     /// Tag changes and stage moves may or may not move it (moto: not; AWS: reported to),
     /// so only "a value was written at least this recently" may be read from it.
-    public var lastChangedDate: Date?
+    package var lastChangedDate: Date?
     /// When it was scheduled for deletion; `nil` when it is not.
-    public var deletedDate: Date?
+    package var deletedDate: Date?
 
     /// Creates a summary.
-    public init(name: String, tags: [String: String], lastChangedDate: Date? = nil, deletedDate: Date?) {
+    package init(name: String, tags: [String: String], lastChangedDate: Date? = nil, deletedDate: Date?) {
         self.name = name
         self.tags = tags
         self.lastChangedDate = lastChangedDate
@@ -231,15 +231,15 @@ public struct SecretSummary: Sendable, Equatable {
 }
 
 /// One page of a listing.
-public struct SecretPage: Sendable, Equatable {
+package struct SecretPage: Sendable, Equatable {
     /// The secrets on this page. Secrets Manager promises no order across pages; the
     /// embedded store lists by name.
-    public var secrets: [SecretSummary]
+    package var secrets: [SecretSummary]
     /// The token for the next page; `nil` on the last page.
-    public var nextToken: String?
+    package var nextToken: String?
 
     /// Creates a page.
-    public init(secrets: [SecretSummary], nextToken: String?) {
+    package init(secrets: [SecretSummary], nextToken: String?) {
         self.secrets = secrets
         self.nextToken = nextToken
     }
@@ -248,7 +248,7 @@ public struct SecretPage: Sendable, Equatable {
 /// The operations of ``SecretStore`` by name (Secrets Manager's, plus the compare-and-swap
 /// ``SecretStore/replaceCurrent(name:expected:value:)``): what a caller
 /// says it can reach, and what an adapter maps onto its calls.
-public enum SecretOperation: String, Sendable, CaseIterable {
+package enum SecretOperation: String, Sendable, CaseIterable {
     case createSecret, getSecretValue, describeSecret, putSecretValue, updateSecretVersionStage, replaceCurrent
     case listSecrets, deleteSecret, restoreSecret, tagResource, untagResource
 }

@@ -11,7 +11,7 @@ import Foundation
 ///
 /// The receiver asks ``contains(_:)`` first, acts, and then ``record(_:until:)``s: an event
 /// whose acting failed is not recorded, so Google's redelivery does the work.
-public protocol SecurityEventLedger: Sendable {
+package protocol SecurityEventLedger: Sendable {
     /// Whether `jti` was recorded and its record has not expired.
     /// - Throws: `StoreError` when the ledger cannot be read.
     func contains(_ jti: String) async throws -> Bool
@@ -36,10 +36,10 @@ extension SecurityEventLedger {
     /// Keeps no events: records `jti` only. (The DynamoDB ledger's choice: a lookup by
     /// account there would be a second table or a scan, for a console that only
     /// `paypulse serve` shows.)
-    public func record(_ jti: String, events: [RecordedSecurityEvent], until expiry: Date) async throws {
+    package func record(_ jti: String, events: [RecordedSecurityEvent], until expiry: Date) async throws {
         try await record(jti, until: expiry)
     }
 
     /// `nil`: this ledger keeps no events.
-    public func latestEvents(of subjects: [String]) async throws -> [String: RecordedSecurityEvent]? { nil }
+    package func latestEvents(of subjects: [String]) async throws -> [String: RecordedSecurityEvent]? { nil }
 }

@@ -2,7 +2,7 @@
 ///
 /// A struct over a private code (the async-http-client pattern): cases can be added later
 /// without breaking callers that compare with the static members.
-public struct StoreError: Error, Hashable, Sendable, CustomStringConvertible {
+package struct StoreError: Error, Hashable, Sendable, CustomStringConvertible {
     private enum Code: String, Hashable, Sendable {
         case notFound = "not_found"
         case alreadyExists = "already_exists"
@@ -16,7 +16,7 @@ public struct StoreError: Error, Hashable, Sendable, CustomStringConvertible {
 
     private let code: Code
     /// A readable explanation; never contains a secret value.
-    public let message: String
+    package let message: String
 
     private init(_ code: Code, _ message: String) {
         self.code = code
@@ -24,31 +24,31 @@ public struct StoreError: Error, Hashable, Sendable, CustomStringConvertible {
     }
 
     /// The stable machine code, e.g. `not_found`.
-    public var codeName: String { code.rawValue }
+    package var codeName: String { code.rawValue }
 
-    public var description: String { "\(code.rawValue): \(message)" }
+    package var description: String { "\(code.rawValue): \(message)" }
 
     /// Equality by code only: `error == .conflict` reads naturally.
-    public static func == (lhs: StoreError, rhs: StoreError) -> Bool { lhs.code == rhs.code }
-    public func hash(into hasher: inout Hasher) { hasher.combine(code) }
+    package static func == (lhs: StoreError, rhs: StoreError) -> Bool { lhs.code == rhs.code }
+    package func hash(into hasher: inout Hasher) { hasher.combine(code) }
 
     /// The secret, version or stage does not exist.
-    public static let notFound = StoreError(.notFound, "not found")
+    package static let notFound = StoreError(.notFound, "not found")
     /// The name, or the client request token with another value, is taken.
-    public static let alreadyExists = StoreError(.alreadyExists, "already exists")
+    package static let alreadyExists = StoreError(.alreadyExists, "already exists")
     /// The secret is scheduled for deletion and must be restored first.
-    public static let scheduledForDeletion = StoreError(.scheduledForDeletion, "scheduled for deletion")
+    package static let scheduledForDeletion = StoreError(.scheduledForDeletion, "scheduled for deletion")
     /// A compare-and-swap lost: the expected version no longer holds the stage.
-    public static let conflict = StoreError(.conflict, "the version no longer holds the stage")
+    package static let conflict = StoreError(.conflict, "the version no longer holds the stage")
     /// The store refused the request as malformed.
-    public static let invalidRequest = StoreError(.invalidRequest, "invalid request")
+    package static let invalidRequest = StoreError(.invalidRequest, "invalid request")
     /// The caller may not do this.
-    public static let accessDenied = StoreError(.accessDenied, "access denied")
+    package static let accessDenied = StoreError(.accessDenied, "access denied")
     /// The store could not be reached or kept failing after retries; nothing was changed by us.
-    public static let unavailable = StoreError(.unavailable, "store unavailable")
+    package static let unavailable = StoreError(.unavailable, "store unavailable")
     /// The store answered something we cannot read.
-    public static let corrupt = StoreError(.corrupt, "unreadable store response")
+    package static let corrupt = StoreError(.corrupt, "unreadable store response")
 
     /// The same code with a more specific message.
-    public func with(message: String) -> StoreError { StoreError(code, message) }
+    package func with(message: String) -> StoreError { StoreError(code, message) }
 }

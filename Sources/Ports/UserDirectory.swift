@@ -1,16 +1,16 @@
 /// A PayPulse user as the users table keeps it.
-public struct UserRecord: Sendable, Equatable, Codable {
+package struct UserRecord: Sendable, Equatable, Codable {
     /// The partition key: the JWT `sub`.
-    public var userID: String
+    package var userID: String
     /// The display name.
-    public var name: String
+    package var name: String
     /// The PayPulse login email (not the Google one).
-    public var email: String
+    package var email: String
     /// When the account was created, RFC 3339 UTC, e.g. `2024-11-01T10:00:00Z`.
-    public var createdOn: String
+    package var createdOn: String
 
     /// Creates a record.
-    public init(userID: String, name: String, email: String, createdOn: String) {
+    package init(userID: String, name: String, email: String, createdOn: String) {
         self.userID = userID
         self.name = name
         self.email = email
@@ -19,7 +19,7 @@ public struct UserRecord: Sendable, Equatable, Codable {
 }
 
 /// The users table: DynamoDB in AWS, a SQLite table in the embedded store.
-public protocol UserDirectory: Sendable {
+package protocol UserDirectory: Sendable {
     /// The user with this id, or `nil` when there is none.
     /// - Throws: ``StoreError/unavailable`` when the directory cannot be reached.
     func user(id: String) async throws -> UserRecord?

@@ -8,12 +8,12 @@ import Foundation
 ///
 /// The one matcher for every place that checks an answer: the replay tests, and
 /// `paypulse match-response` for the bundle proofs (chroot, Lambda emulator).
-public enum ResponseMatching {
+package enum ResponseMatching {
     /// Why `actual` does not match `expected`, or `nil` when it does.
     /// - Parameters:
     ///   - expected: the expected file's bytes (JSON, with the placeholders above).
     ///   - actual: the response as printed (one JSON object).
-    public static func mismatch(expected: Data, actual: String) -> String? {
+    package static func mismatch(expected: Data, actual: String) -> String? {
         guard let expectedValue = try? JSONSerialization.jsonObject(with: expected) else { return "unreadable expected file" }
         guard var actualValue = try? JSONSerialization.jsonObject(with: Data(actual.utf8)) as? [String: Any] else {
             return "stdout is not one JSON object: \(actual.prefix(300))"

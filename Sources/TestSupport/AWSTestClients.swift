@@ -4,27 +4,27 @@ import PayPulsePorts
 import PayPulseTransport
 
 /// Clients for moto_server with test credentials and a quick retry policy.
-public enum AWSTestClients {
+package enum AWSTestClients {
     /// The credentials moto accepts when signature checks are off.
-    public static let motoCredentials = AWSCredentials(accessKeyID: "AKIDPAYPULSETEST", secretAccessKey: "paypulse-test-secret-key")
+    package static let motoCredentials = AWSCredentials(accessKeyID: "AKIDPAYPULSETEST", secretAccessKey: "paypulse-test-secret-key")
 
     /// The region tests use.
-    public static let region = "us-east-1"
+    package static let region = "us-east-1"
 
     /// A fast retry policy so that fault tests finish quickly. Its total budget is one no
     /// scheduling delay reaches (``TestTime/unreachableBudget``), so attempt counts stay exact
     /// on a loaded machine: at load 7 on two CPUs, three slow attempts spent a flat 60 s, and
     /// a budget scaled by the load average still lags a sudden burst.
-    public static var quickRetries: RetryPolicy {
+    package static var quickRetries: RetryPolicy {
         RetryPolicy(maxAttempts: 4, baseDelay: .milliseconds(10), maxDelay: .milliseconds(100), totalBudget: TestTime.unreachableBudget)
     }
 
     /// One transport for the whole test process, as in production, but one request at a
     /// time: see ``SerializingTransport`` for the moto bug this avoids.
-    public static let transport: any HTTPTransport = SerializingTransport(CurlHTTPClient())
+    package static let transport: any HTTPTransport = SerializingTransport(CurlHTTPClient())
 
     /// An AWS JSON client for `service` at `endpoint`.
-    public static func jsonClient(
+    package static func jsonClient(
         _ service: AWSService, endpoint: String, credentials: AWSCredentials = motoCredentials,
         retryPolicy: RetryPolicy = quickRetries, timeout: Duration = .seconds(5), logger: Logger = Logger(label: "test")
     ) throws -> AWSJSONClient {
@@ -35,12 +35,12 @@ public enum AWSTestClients {
     }
 
     /// A Secrets Manager client at `endpoint`.
-    public static func secretsManager(endpoint: String, credentials: AWSCredentials = motoCredentials, logger: Logger = Logger(label: "test")) throws -> SecretsManagerClient {
+    package static func secretsManager(endpoint: String, credentials: AWSCredentials = motoCredentials, logger: Logger = Logger(label: "test")) throws -> SecretsManagerClient {
         SecretsManagerClient(client: try jsonClient(.secretsManager, endpoint: endpoint, credentials: credentials, logger: logger))
     }
 
     /// A DynamoDB client at `endpoint`.
-    public static func dynamoDB(endpoint: String, logger: Logger = Logger(label: "test")) throws -> DynamoDBClient {
+    package static func dynamoDB(endpoint: String, logger: Logger = Logger(label: "test")) throws -> DynamoDBClient {
         DynamoDBClient(client: try jsonClient(.dynamoDB, endpoint: endpoint, logger: logger))
     }
 }

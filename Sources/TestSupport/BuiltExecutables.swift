@@ -1,16 +1,16 @@
 import Foundation
 
 /// Where the tests find the package's built executables (`paypulse`, the functions).
-public enum BuiltExecutables {
+package enum BuiltExecutables {
     /// The folder beside the test runner when the executables are there, else this
     /// checkout's `.build/debug`.
-    public static let directory: URL = {
+    package static let directory: URL = {
         let runner = URL(fileURLWithPath: CommandLine.arguments[0]).resolvingSymlinksInPath().deletingLastPathComponent()
         if FileManager.default.isExecutableFile(atPath: runner.appendingPathComponent("paypulse").path) { return runner }
         return repositoryRoot.appendingPathComponent(".build/debug")
     }()
 
     /// The root of this checkout.
-    public static let repositoryRoot = URL(fileURLWithPath: #filePath)
+    package static let repositoryRoot = URL(fileURLWithPath: #filePath)
         .deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
 }

@@ -1,23 +1,23 @@
 import PayPulsePorts
 
 /// Wraps a ``UserDirectory`` and records every call in a ``StoreCallLog``.
-public struct CallRecordingUserDirectory: UserDirectory {
+package struct CallRecordingUserDirectory: UserDirectory {
     private let inner: any UserDirectory
     /// Where the calls go.
-    public let log: StoreCallLog
+    package let log: StoreCallLog
 
     /// Wraps `inner`, recording into `log`.
-    public init(_ inner: any UserDirectory, log: StoreCallLog = StoreCallLog()) {
+    package init(_ inner: any UserDirectory, log: StoreCallLog = StoreCallLog()) {
         self.inner = inner
         self.log = log
     }
 
-    public func user(id: String) async throws -> UserRecord? {
+    package func user(id: String) async throws -> UserRecord? {
         log.record("UserDirectory.user(\(id))")
         return try await inner.user(id: id)
     }
 
-    public func putUser(_ user: UserRecord) async throws {
+    package func putUser(_ user: UserRecord) async throws {
         log.record("UserDirectory.putUser(\(user.userID))")
         try await inner.putUser(user)
     }

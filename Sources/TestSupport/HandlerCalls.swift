@@ -7,14 +7,14 @@ import PayPulseRuntime
 
 extension APIRouteHandler {
     /// Answers `request` with a context holding only `logger`.
-    public func handle(_ request: APIRequest, logger: Logger) async -> APIResponse {
+    package func handle(_ request: APIRequest, logger: Logger) async -> APIResponse {
         await handle(request, context: InvocationContext(logger: logger))
     }
 }
 
 extension TokenRefreshHandler {
     /// Runs one refresh with a context holding `deadline` and `logger`.
-    public func handle(detail: [UInt8], deadline: ContinuousClock.Instant?, logger: Logger) async throws -> [UInt8] {
+    package func handle(detail: [UInt8], deadline: ContinuousClock.Instant?, logger: Logger) async throws -> [UInt8] {
         try await handle(detail: detail, context: InvocationContext(deadline: deadline, logger: logger))
     }
 }

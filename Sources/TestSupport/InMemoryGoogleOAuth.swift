@@ -4,9 +4,9 @@ import Synchronization
 /// A ``GoogleOAuth`` in memory, for handler and domain tests that need Google's answers
 /// without HTTP: grants with an account and scopes, and Google's refusals as the HTTP
 /// adapter classifies them (the HTTP fake, `FakeGoogleServer`, proves that classification).
-public final class InMemoryGoogleOAuth: GoogleOAuth, Sendable {
+package final class InMemoryGoogleOAuth: GoogleOAuth, Sendable {
     /// How Google answers a refresh of one token.
-    public enum Behaviour: Sendable, Equatable {
+    package enum Behaviour: Sendable, Equatable {
         /// A live grant of this account and scope (space-joined). Its `id_token` names
         /// `audience` when given, not our client (Google never does this for a grant of ours;
         /// the verifier must not believe such a token); with `rotatesTo`, Google returns that
@@ -19,10 +19,10 @@ public final class InMemoryGoogleOAuth: GoogleOAuth, Sendable {
     }
 
     /// Google Sign-In's scopes with Gmail read access.
-    public static let signInScope = "openid https://www.googleapis.com/auth/userinfo.email https://www.googleapis.com/auth/gmail.readonly"
+    package static let signInScope = "openid https://www.googleapis.com/auth/userinfo.email https://www.googleapis.com/auth/gmail.readonly"
 
     /// Our client ID, the only one this Google accepts.
-    public let clientID: String
+    package let clientID: String
     private let state = Mutex(State())
 
     private struct State {
@@ -35,30 +35,30 @@ public final class InMemoryGoogleOAuth: GoogleOAuth, Sendable {
     }
 
     /// Creates a Google that knows no grant yet.
-    public init(clientID: String = "test-ios-client.apps.googleusercontent.com") { self.clientID = clientID }
+    package init(clientID: String = "test-ios-client.apps.googleusercontent.com") { self.clientID = clientID }
 
     /// Sets how refreshes of `refreshToken` are answered.
-    public func set(_ refreshToken: String, _ behaviour: Behaviour) { state.withLock { $0.grants[refreshToken] = behaviour } }
+    package func set(_ refreshToken: String, _ behaviour: Behaviour) { state.withLock { $0.grants[refreshToken] = behaviour } }
 
     /// A live grant of `subject` (Google Sign-In's scopes unless given).
-    public func addGrant(_ refreshToken: String, subject: String, email: String?, scope: String = InMemoryGoogleOAuth.signInScope) {
+    package func addGrant(_ refreshToken: String, subject: String, email: String?, scope: String = InMemoryGoogleOAuth.signInScope) {
         set(refreshToken, .grant(subject: subject, email: email, scope: scope))
     }
 
     /// Our OAuth client was deleted: every refresh gets `deleted_client`.
-    public func deleteClient() { state.withLock { $0.clientDeleted = true } }
+    package func deleteClient() { state.withLock { $0.clientDeleted = true } }
 
     /// Makes probes (refreshes of unknown tokens) fail as unavailable, so a client refusal
     /// cannot be told apart.
-    public func failProbes() { state.withLock { $0.probesUnavailable = true } }
+    package func failProbes() { state.withLock { $0.probesUnavailable = true } }
 
     /// The refresh tokens presented, in order (probes included).
-    public var refreshes: [String] { state.withLock { $0.refreshes } }
+    package var refreshes: [String] { state.withLock { $0.refreshes } }
 
     /// The tokens revoked, in order.
-    public var revoked: [String] { state.withLock { $0.revoked } }
+    package var revoked: [String] { state.withLock { $0.revoked } }
 
-    public func refresh(refreshToken: String, clientID: String) async throws -> GoogleTokenGrant {
+    package func refresh(refreshToken: String, clientID: String) async throws -> GoogleTokenGrant {
         try state.withLock { state in
             state.refreshes.append(refreshToken)
             guard clientID == self.clientID else {
@@ -86,7 +86,7 @@ public final class InMemoryGoogleOAuth: GoogleOAuth, Sendable {
         }
     }
 
-    public func revoke(token: String) async throws {
+    package func revoke(token: String) async throws {
         state.withLock { state in
             state.revoked.append(token)
             state.grants[token] = nil

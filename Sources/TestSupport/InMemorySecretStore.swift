@@ -4,7 +4,7 @@ import PayPulsePorts
 /// A ``SecretStore`` in memory, for handler unit tests: Secrets Manager semantics (it runs
 /// the contract suite too), a call log so tests can assert that no store call was made,
 /// and scripted faults.
-public actor InMemorySecretStore: SecretStore {
+package actor InMemorySecretStore: SecretStore {
     private struct Version {
         var value: String
         var created: Date
@@ -19,17 +19,17 @@ public actor InMemorySecretStore: SecretStore {
 
     private var secrets: [String: Secret] = [:]
     /// Every operation called, in order, e.g. `["GetSecretValue", "CreateSecret"]`.
-    public private(set) var calls: [String] = []
+    package private(set) var calls: [String] = []
     private var fault: (@Sendable (String) -> StoreError?)?
 
     /// Creates an empty store.
-    public init() {}
+    package init() {}
 
     /// Makes operations fail: `fault(operationName)` returns the error to throw, or `nil`.
-    public func setFault(_ fault: (@Sendable (String) -> StoreError?)?) { self.fault = fault }
+    package func setFault(_ fault: (@Sendable (String) -> StoreError?)?) { self.fault = fault }
 
     /// Forgets the call log.
-    public func clearCalls() { calls = [] }
+    package func clearCalls() { calls = [] }
 
     private func enter(_ operation: String) throws {
         calls.append(operation)
@@ -42,7 +42,7 @@ public actor InMemorySecretStore: SecretStore {
         return secret
     }
 
-    public func createSecret(name: String, value: String, tags: [String: String], clientRequestToken: String) throws -> SecretVersionID {
+    package func createSecret(name: String, value: String, tags: [String: String], clientRequestToken: String) throws -> SecretVersionID {
         try enter("CreateSecret")
         guard secrets[name] == nil else { throw StoreError.alreadyExists }
         var secret = Secret(tags: tags)
@@ -52,14 +52,14 @@ public actor InMemorySecretStore: SecretStore {
         return SecretVersionID(clientRequestToken)
     }
 
-    public func getSecretValue(name: String, stage: SecretStage) throws -> SecretValue {
+    package func getSecretValue(name: String, stage: SecretStage) throws -> SecretValue {
         try enter("GetSecretValue")
         let secret = try live(name)
         guard let id = secret.stages[stage] else { throw StoreError.notFound }
         return value(secret, name: name, id: id)
     }
 
-    public func getSecretValue(name: String, versionID: SecretVersionID) throws -> SecretValue {
+    package func getSecretValue(name: String, versionID: SecretVersionID) throws -> SecretValue {
         try enter("GetSecretValue")
         let secret = try live(name)
         guard secret.versions[versionID.rawValue] != nil else { throw StoreError.notFound }
@@ -72,7 +72,7 @@ public actor InMemorySecretStore: SecretStore {
         return SecretValue(name: name, versionID: SecretVersionID(id), string: version.value, stages: stages, createdDate: version.created)
     }
 
-    public func describeSecret(name: String) throws -> SecretDescription {
+    package func describeSecret(name: String) throws -> SecretDescription {
         try enter("DescribeSecret")
         guard let secret = secrets[name] else { throw StoreError.notFound }
         var stages: [SecretVersionID: [SecretStage]] = [:]
@@ -80,7 +80,7 @@ public actor InMemorySecretStore: SecretStore {
         return SecretDescription(name: name, tags: secret.tags, deletedDate: secret.deletedDate, versionStages: stages)
     }
 
-    public func putSecretValue(name: String, value: String, clientRequestToken: String, stages: [SecretStage]) throws -> SecretVersionID {
+    package func putSecretValue(name: String, value: String, clientRequestToken: String, stages: [SecretStage]) throws -> SecretVersionID {
         try enter("PutSecretValue")
         var secret = try live(name)
         if let existing = secret.versions[clientRequestToken] {
@@ -98,7 +98,7 @@ public actor InMemorySecretStore: SecretStore {
         secret.stages[stage] = id
     }
 
-    public func updateSecretVersionStage(name: String, stage: SecretStage, moveTo: SecretVersionID?, removeFrom: SecretVersionID?) throws {
+    package func updateSecretVersionStage(name: String, stage: SecretStage, moveTo: SecretVersionID?, removeFrom: SecretVersionID?) throws {
         try enter("UpdateSecretVersionStage")
         var secret = try live(name)
         if let removeFrom, secret.stages[stage] != removeFrom.rawValue { throw StoreError.conflict }
@@ -111,7 +111,7 @@ public actor InMemorySecretStore: SecretStore {
         secrets[name] = secret
     }
 
-    public func replaceCurrent(name: String, expected: SecretVersionID, value: String) throws -> SecretVersionID {
+    package func replaceCurrent(name: String, expected: SecretVersionID, value: String) throws -> SecretVersionID {
         try enter("ReplaceCurrent")
         var secret = try live(name)
         guard secret.stages[.current] == expected.rawValue else { throw StoreError.conflict }
@@ -122,7 +122,7 @@ public actor InMemorySecretStore: SecretStore {
         return version
     }
 
-    public func listSecrets(namePrefix: String, tagValue: String?, includePlannedDeletion: Bool, maxResults: Int, nextToken: String?) throws -> SecretPage {
+    package func listSecrets(namePrefix: String, tagValue: String?, includePlannedDeletion: Bool, maxResults: Int, nextToken: String?) throws -> SecretPage {
         try enter("ListSecrets")
         let names = secrets.keys.filter { name in
             name.hasPrefix(namePrefix) && (includePlannedDeletion || secrets[name]?.deletedDate == nil)
@@ -135,7 +135,7 @@ public actor InMemorySecretStore: SecretStore {
         return SecretPage(secrets: page, nextToken: end < names.count ? String(end) : nil)
     }
 
-    public func deleteSecret(name: String, recoveryWindowDays: Int) throws -> Date {
+    package func deleteSecret(name: String, recoveryWindowDays: Int) throws -> Date {
         try enter("DeleteSecret")
         guard (7...30).contains(recoveryWindowDays) else { throw StoreError.invalidRequest }
         var secret = try live(name)
@@ -145,20 +145,20 @@ public actor InMemorySecretStore: SecretStore {
         return now.addingTimeInterval(Double(recoveryWindowDays) * 86_400)
     }
 
-    public func restoreSecret(name: String) throws {
+    package func restoreSecret(name: String) throws {
         try enter("RestoreSecret")
         guard secrets[name] != nil else { throw StoreError.notFound }
         secrets[name]?.deletedDate = nil
     }
 
-    public func tagResource(name: String, tags: [String: String]) throws {
+    package func tagResource(name: String, tags: [String: String]) throws {
         try enter("TagResource")
         var secret = try live(name)
         secret.tags.merge(tags) { $1 }
         secrets[name] = secret
     }
 
-    public func untagResource(name: String, tagKeys: [String]) throws {
+    package func untagResource(name: String, tagKeys: [String]) throws {
         try enter("UntagResource")
         var secret = try live(name)
         for key in tagKeys { secret.tags[key] = nil }
@@ -167,24 +167,24 @@ public actor InMemorySecretStore: SecretStore {
 }
 
 /// A ``UserDirectory`` in memory.
-public actor InMemoryUserDirectory: UserDirectory {
+package actor InMemoryUserDirectory: UserDirectory {
     private var users: [String: UserRecord] = [:]
     private var fault: StoreError?
 
     /// Creates a directory holding `users`.
-    public init(_ users: [UserRecord] = []) {
+    package init(_ users: [UserRecord] = []) {
         for user in users { self.users[user.userID] = user }
     }
 
     /// Makes every call fail with `error` (or succeed again with `nil`).
-    public func setFault(_ error: StoreError?) { fault = error }
+    package func setFault(_ error: StoreError?) { fault = error }
 
-    public func user(id: String) throws -> UserRecord? {
+    package func user(id: String) throws -> UserRecord? {
         if let fault { throw fault }
         return users[id]
     }
 
-    public func putUser(_ user: UserRecord) throws {
+    package func putUser(_ user: UserRecord) throws {
         if let fault { throw fault }
         users[user.userID] = user
     }

@@ -8,47 +8,47 @@ import PayPulsePorts
 /// A ``SecurityEventLedger`` in memory, for handler unit tests: the stores' semantics (it
 /// runs the contract suite too), a call log so a test can see that an event was not recorded,
 /// and a scripted fault.
-public actor InMemorySecurityEventLedger: SecurityEventLedger {
+package actor InMemorySecurityEventLedger: SecurityEventLedger {
     private var expiries: [String: Date] = [:]
     private var latest: [String: RecordedSecurityEvent] = [:]
     private let now: @Sendable () -> Date
     private var fault: StoreError?
     /// Every call, in order: `contains(<jti>)` and `record(<jti>)`.
-    public private(set) var calls: [String] = []
+    package private(set) var calls: [String] = []
 
     /// An empty ledger whose records expire by `now`.
-    public init(now: @escaping @Sendable () -> Date = { Date() }) {
+    package init(now: @escaping @Sendable () -> Date = { Date() }) {
         self.now = now
     }
 
     /// Makes every call fail with `error` (or succeed again with `nil`).
-    public func setFault(_ error: StoreError?) { fault = error }
+    package func setFault(_ error: StoreError?) { fault = error }
 
     /// The records that have not expired, by `jti`.
-    public var records: [String: Date] {
+    package var records: [String: Date] {
         let now = self.now()
         return expiries.filter { $0.value > now }
     }
 
-    public func contains(_ jti: String) throws -> Bool {
+    package func contains(_ jti: String) throws -> Bool {
         try enter("contains(\(jti))", jti)
         return records[jti] != nil
     }
 
-    public func record(_ jti: String, until expiry: Date) async throws {
+    package func record(_ jti: String, until expiry: Date) async throws {
         try await record(jti, events: [], until: expiry)
     }
 
     // `async`, as the protocol's defaults are: a caller in an async context would otherwise
     // be handed the default, which keeps no events.
-    public func record(_ jti: String, events: [RecordedSecurityEvent], until expiry: Date) async throws {
+    package func record(_ jti: String, events: [RecordedSecurityEvent], until expiry: Date) async throws {
         try enter("record(\(jti))", jti)
         guard records[jti] == nil else { return }
         expiries[jti] = expiry
         for event in events where (latest[event.subject]?.receivedAt ?? .distantPast) <= event.receivedAt { latest[event.subject] = event }
     }
 
-    public func latestEvents(of subjects: [String]) async throws -> [String: RecordedSecurityEvent]? {
+    package func latestEvents(of subjects: [String]) async throws -> [String: RecordedSecurityEvent]? {
         if let fault { throw fault }
         return latest.filter { subjects.contains($0.key) }
     }

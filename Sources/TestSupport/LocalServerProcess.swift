@@ -8,13 +8,13 @@ import Darwin
 /// A built `paypulse serve` run as a child process, the way a developer starts it: the
 /// tests that talk to it over HTTP (replays, the generated client, the console in
 /// Chromium) start one on a free port with a fresh embedded store.
-public final class LocalServerProcess: Sendable {
+package final class LocalServerProcess: Sendable {
     /// `http://127.0.0.1:<port>`.
-    public let baseURL: String
+    package let baseURL: String
     /// The store folder it was started on.
-    public let stateDirectory: String
+    package let stateDirectory: String
     /// Where its standard error (the access log) goes.
-    public let logPath: String
+    package let logPath: String
     private let process: SpawnedProcess.Running
 
     /// Starts `paypulse` from `binaryDirectory` with `serve --port 0` and `arguments`, on a
@@ -25,7 +25,7 @@ public final class LocalServerProcess: Sendable {
     ///   - environment: Variables added to a minimal environment.
     /// - Throws: ``SpawnedProcess/Failure`` when it does not start within two minutes (the
     ///   wait ends as soon as it says where it listens; a loaded machine can take many seconds).
-    public init(binaryDirectory: URL = BuiltExecutables.directory, arguments: [String] = ["--fake-google"], environment: [String: String] = [:]) async throws {
+    package init(binaryDirectory: URL = BuiltExecutables.directory, arguments: [String] = ["--fake-google"], environment: [String: String] = [:]) async throws {
         let scratch = FileManager.default.temporaryDirectory.appendingPathComponent("paypulse-serve-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: scratch, withIntermediateDirectories: true)
         stateDirectory = scratch.appendingPathComponent("state").path
@@ -48,12 +48,12 @@ public final class LocalServerProcess: Sendable {
     }
 
     /// Everything it wrote to standard error so far.
-    public var log: String { (try? String(contentsOfFile: logPath, encoding: .utf8)) ?? "" }
+    package var log: String { (try? String(contentsOfFile: logPath, encoding: .utf8)) ?? "" }
 
     /// Sends `signal` (SIGTERM unless told; SIGINT is Ctrl-C) and waits for it to end.
     /// - Returns: How it ended (a clean stop exits 0).
     @discardableResult
-    public func stop(signal: Int32 = SIGTERM) throws -> SpawnedProcess.Exit {
+    package func stop(signal: Int32 = SIGTERM) throws -> SpawnedProcess.Exit {
         kill(process.pid, signal)
         return try process.wait()
     }
@@ -61,7 +61,7 @@ public final class LocalServerProcess: Sendable {
     /// Sends each of `signals` in turn and waits up to `limit` for it to end; one still
     /// running then is killed (SIGKILL), so a test of a stuck stop never hangs.
     /// - Returns: How it ended, or `nil` when it had to be killed.
-    public func stop(signals: [Int32], within limit: Duration) throws -> SpawnedProcess.Exit? {
+    package func stop(signals: [Int32], within limit: Duration) throws -> SpawnedProcess.Exit? {
         let deadline = ContinuousClock.now + limit
         for signal in signals {
             kill(process.pid, signal)

@@ -3,13 +3,13 @@ import Logging
 
 /// A logger at trace level whose lines a test can read back, to check that nothing
 /// secret reaches a log line.
-public struct LogCapture: Sendable {
+package struct LogCapture: Sendable {
     private let handler: InMemoryLogHandler
     /// The logger to pass to the code under test.
-    public let logger: Logger
+    package let logger: Logger
 
     /// Creates a capture.
-    public init(label: String = "test") {
+    package init(label: String = "test") {
         var handler = InMemoryLogHandler()
         handler.logLevel = .trace
         self.handler = handler
@@ -17,7 +17,7 @@ public struct LogCapture: Sendable {
     }
 
     /// Every captured line as text: level, message and metadata.
-    public var lines: [String] {
+    package var lines: [String] {
         handler.entries.map { entry in
             let metadata = entry.metadata.sorted { $0.key < $1.key }.map { "\($0.key)=\($0.value)" }.joined(separator: " ")
             return "\(entry.level) \(entry.message) \(metadata)"
@@ -25,7 +25,7 @@ public struct LogCapture: Sendable {
     }
 
     /// The captured lines that contain any of `needles` (empty needles ignored).
-    public func lines(containingAnyOf needles: [String]) -> [String] {
+    package func lines(containingAnyOf needles: [String]) -> [String] {
         let wanted = needles.filter { !$0.isEmpty }
         return lines.filter { line in wanted.contains { line.contains($0) } }
     }

@@ -9,42 +9,42 @@ import PayPulsePorts
 /// came first: a `TokenVault` over it runs a reconnect that restores a deleted grant, tags
 /// it, and then answers 409. ``LosingWritesSecretStore`` does the same one level down, for
 /// grants kept as secrets; this one works on any ``GrantStore`` (DynamoDB too).
-public struct LosingWritesGrantStore: GrantStore {
+package struct LosingWritesGrantStore: GrantStore {
     let inner: any GrantStore
 
     /// Wraps `inner`.
-    public init(inner: any GrantStore) { self.inner = inner }
+    package init(inner: any GrantStore) { self.inner = inner }
 
-    public var writesAttributesWithValue: Bool { inner.writesAttributesWithValue }
+    package var writesAttributesWithValue: Bool { inner.writesAttributesWithValue }
 
     /// Nothing is written: the swap lost.
-    public func replace(_ user: String, expected: GrantVersion, value: String, attributes: [String: String]?) async throws -> GrantVersion {
+    package func replace(_ user: String, expected: GrantVersion, value: String, attributes: [String: String]?) async throws -> GrantVersion {
         throw StoreError.conflict
     }
 
-    public func state(of user: String) async throws -> GrantState { try await inner.state(of: user) }
+    package func state(of user: String) async throws -> GrantState { try await inner.state(of: user) }
 
-    public func read(_ user: String) async throws -> GrantValue { try await inner.read(user) }
+    package func read(_ user: String) async throws -> GrantValue { try await inner.read(user) }
 
-    public func create(_ user: String, value: String, attributes: [String: String]) async throws -> GrantVersion {
+    package func create(_ user: String, value: String, attributes: [String: String]) async throws -> GrantVersion {
         try await inner.create(user, value: value, attributes: attributes)
     }
 
-    public func mark(_ user: String, attributes: [String: String], expected: GrantVersion?) async throws {
+    package func mark(_ user: String, attributes: [String: String], expected: GrantVersion?) async throws {
         try await inner.mark(user, attributes: attributes, expected: expected)
     }
 
-    public func delete(_ user: String, recoveryWindowDays: Int) async throws -> Date {
+    package func delete(_ user: String, recoveryWindowDays: Int) async throws -> Date {
         try await inner.delete(user, recoveryWindowDays: recoveryWindowDays)
     }
 
-    public func restore(_ user: String) async throws { try await inner.restore(user) }
+    package func restore(_ user: String) async throws { try await inner.restore(user) }
 
-    public func list(userPrefix: String, includeDeleted: Bool, cursor: String?, limit: Int) async throws -> GrantPage {
+    package func list(userPrefix: String, includeDeleted: Bool, cursor: String?, limit: Int) async throws -> GrantPage {
         try await inner.list(userPrefix: userPrefix, includeDeleted: includeDeleted, cursor: cursor, limit: limit)
     }
 
-    public func users(with attribute: IndexedGrantAttribute, equalTo value: String) async throws -> [String] {
+    package func users(with attribute: IndexedGrantAttribute, equalTo value: String) async throws -> [String] {
         try await inner.users(with: attribute, equalTo: value)
     }
 }

@@ -4,10 +4,10 @@ import PayPulseTransport
 
 /// Turns on moto_server's signature checks and makes one IAM user with an allow-all policy
 /// and an access key, in the free calls that moto allows before checking.
-public enum MotoIAM {
+package enum MotoIAM {
     /// Enables checks on `endpoint` (use a private server: this is server-wide) and returns
     /// credentials that pass them.
-    public static func enableSignatureChecks(endpoint: String) async throws -> AWSCredentials {
+    package static func enableSignatureChecks(endpoint: String) async throws -> AWSCredentials {
         let transport = CurlHTTPClient()
         let reset = try await transport.execute(HTTPRequest(
             method: "POST", url: endpoint + "/moto-api/reset-auth", headers: ["Content-Type": "text/plain"], body: Array("3".utf8)

@@ -12,9 +12,9 @@ import PayPulseTransport
 /// ``shared()`` uses the server named by `PAYPULSE_TEST_MOTO_ENDPOINT` (what `.ci/run` and
 /// `make test` start) or launches one for this test process. ``launchPrivate()`` always
 /// launches a new one, for suites that change server-wide state such as signature checks.
-public final class MotoServer: Sendable {
+package final class MotoServer: Sendable {
     /// `http://127.0.0.1:<port>`.
-    public let endpoint: String
+    package let endpoint: String
     // The write end of the pipe whose closing ends the watcher shell and moto; only this
     // process holds it.
     private let lifeline: Int32?
@@ -40,7 +40,7 @@ public final class MotoServer: Sendable {
     }
 
     /// The server shared by the whole test process.
-    public static func shared() async throws -> MotoServer { try await sharedServer.value }
+    package static func shared() async throws -> MotoServer { try await sharedServer.value }
 
     /// Launches a new `moto_server` and waits until it answers. The server exits with the test
     /// process even if that process is killed.
@@ -49,7 +49,7 @@ public final class MotoServer: Sendable {
     /// here and handing it over would race every other listener the tests open. The wait is
     /// event-driven: it ends when moto answers or when moto exits (then with its output).
     /// A start-up that takes longer than ``startupHangLimit`` counts as a hang.
-    public static func launchPrivate() async throws -> MotoServer {
+    package static func launchPrivate() async throws -> MotoServer {
         let log = FileManager.default.temporaryDirectory
             .appendingPathComponent("paypulse-moto-\(UUID().uuidString).log").path
         // The watcher waits for end-of-file on fd 3 (this process's lifeline pipe), whose write
@@ -119,10 +119,10 @@ public final class MotoServer: Sendable {
 }
 
 /// Why a moto server could not be used.
-public struct MotoServerError: Error, CustomStringConvertible {
+package struct MotoServerError: Error, CustomStringConvertible {
     /// What went wrong.
-    public let message: String
-    public var description: String { message }
+    package let message: String
+    package var description: String { message }
 }
 
 extension MotoServer {
@@ -136,7 +136,7 @@ extension MotoServer {
     /// - Parameter command: the program (looked up on `PATH`) and its arguments.
     /// - Throws: ``MotoServerError`` when no server starts, ``SpawnedProcess/Failure`` when
     ///   the command cannot be run.
-    public static func run(command: [String]) async throws -> Int32 {
+    package static func run(command: [String]) async throws -> Int32 {
         let server = try await shared()
         var environment = ProcessInfo.processInfo.environment
         if environment["PAYPULSE_TEST_MOTO_ENDPOINT", default: ""].isEmpty {

@@ -4,16 +4,16 @@ import PayPulseFakeGoogle
 /// An identity provider played by an independent library: `Tests/Fixtures/pyjwt_issuer.py`
 /// (PyJWT with `cryptography`, from PyPI) makes fresh RS256 and ES256 keys and signs the
 /// tokens; its JWKS is served from loopback, where the functions fetch it.
-public struct PyJWTIssuer: Sendable {
+package struct PyJWTIssuer: Sendable {
     /// One token to sign: its claims (any JSON object), algorithm, and optional header fields.
-    public struct Token: Sendable {
-        public var claims: [String: any Sendable]
-        public var alg: String
-        public var kid: String?
-        public var typ: String?
+    package struct Token: Sendable {
+        package var claims: [String: any Sendable]
+        package var alg: String
+        package var kid: String?
+        package var typ: String?
 
         /// A token of `claims` signed with `alg` (`RS256` or `ES256`).
-        public init(claims: [String: any Sendable], alg: String, kid: String? = nil, typ: String? = nil) {
+        package init(claims: [String: any Sendable], alg: String, kid: String? = nil, typ: String? = nil) {
             self.claims = claims
             self.alg = alg
             self.kid = kid
@@ -22,11 +22,11 @@ public struct PyJWTIssuer: Sendable {
     }
 
     /// The published key set, as PyJWT exported it.
-    public let jwks: String
+    package let jwks: String
     /// The signed tokens, in the order asked.
-    public let tokens: [String]
+    package let tokens: [String]
     /// The `resign` answers, in the order asked.
-    public let resigned: [String]
+    package let resigned: [String]
 
     static let script = BuiltExecutables.repositoryRoot.appendingPathComponent("Tests/Fixtures/pyjwt_issuer.py")
 
@@ -34,7 +34,7 @@ public struct PyJWTIssuer: Sendable {
     /// - Parameters:
     ///   - tokens: Tokens to sign.
     ///   - resign: HS256 tokens to sign again (RS256 and ES256 in turn) when `key` verifies them.
-    public static func sign(_ tokens: [Token], resign: (key: String, tokens: [String]) = ("", [])) throws -> PyJWTIssuer {
+    package static func sign(_ tokens: [Token], resign: (key: String, tokens: [String]) = ("", [])) throws -> PyJWTIssuer {
         let request: [String: Any] = [
             "tokens": tokens.map { token -> [String: Any] in
                 var entry: [String: Any] = ["claims": token.claims, "alg": token.alg]
@@ -54,7 +54,7 @@ public struct PyJWTIssuer: Sendable {
     }
 
     /// A loopback server publishing this key set (see ``Server``).
-    public func serve() throws -> Server {
+    package func serve() throws -> Server {
         let server = try Server()
         server.publish(jwks)
         return server
@@ -63,13 +63,13 @@ public struct PyJWTIssuer: Sendable {
     /// A loopback issuer: the JWKS at `/jwks.json` and, for discovery,
     /// `/.well-known/openid-configuration` naming the server itself as the issuer. It
     /// listens before anything is published, so tokens can carry its URL as `iss`.
-    public final class Server: @unchecked Sendable {
+    package final class Server: @unchecked Sendable {
         private let lock = NSLock()
         private var published = #"{"keys":[]}"#
         private var http: ScriptedHTTPServer!
 
         /// Starts listening on a free loopback port, publishing an empty set.
-        public init() throws {
+        package init() throws {
             http = try ScriptedHTTPServer { [unowned self] _, request in
                 let url = "http://" + (request.headers["host"] ?? "")
                 return switch request.target {
@@ -84,20 +84,20 @@ public struct PyJWTIssuer: Sendable {
         }
 
         /// `http://127.0.0.1:<port>`: the issuer's URL for discovery.
-        public var url: String { http.url }
+        package var url: String { http.url }
         /// What was asked, in order.
-        public var requests: [ScriptedHTTPServer.Request] { http.requests }
+        package var requests: [ScriptedHTTPServer.Request] { http.requests }
 
         /// Serves `jwks` from now on.
-        public func publish(_ jwks: String) { lock.withLock { published = jwks } }
+        package func publish(_ jwks: String) { lock.withLock { published = jwks } }
 
         /// Stops listening.
-        public func stop() { http.stop() }
+        package func stop() { http.stop() }
     }
 }
 
 /// The signing script failed: its standard error.
-public struct PyJWTIssuerError: Error, CustomStringConvertible {
-    public let description: String
+package struct PyJWTIssuerError: Error, CustomStringConvertible {
+    package let description: String
     init(_ description: String) { self.description = description }
 }

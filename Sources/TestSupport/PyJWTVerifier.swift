@@ -3,11 +3,11 @@ import Foundation
 /// A token checked by an independent library: `Tests/Fixtures/pyjwt_verify.py` (PyJWT with
 /// `cryptography`, from PyPI) verifies it as RS256 under a public key, with its audience and
 /// expiry, and hands back what it read.
-public struct PyJWTVerifier {
+package struct PyJWTVerifier {
     /// The token's header, as PyJWT read it.
-    public let header: [String: Any]
+    package let header: [String: Any]
     /// The token's claims, as PyJWT verified them.
-    public let claims: [String: Any]
+    package let claims: [String: Any]
 
     static let script = BuiltExecutables.repositoryRoot.appendingPathComponent("Tests/Fixtures/pyjwt_verify.py")
 
@@ -19,7 +19,7 @@ public struct PyJWTVerifier {
     ///   - require: The claims it must carry (a Security Event Token has no `exp` nor `sub`).
     /// - Throws: ``PyJWTIssuerError`` with PyJWT's reason when it refuses the token or
     ///   cannot run (PyJWT is installed by scripts/ensure-deps.sh --with-pyjwt).
-    public static func verify(
+    package static func verify(
         _ token: String, publicKeyPEM: String, audience: String, require: [String] = ["exp", "iat", "iss", "sub"]
     ) throws -> PyJWTVerifier {
         let (object, complaint) = try PythonScript.run(

@@ -13,13 +13,13 @@ import Darwin
 /// refuses every connection to it and cannot hand it to a server another test starts
 /// meanwhile: a port found free and released could be taken by any parallel listener, and
 /// the "refused" request would then reach that server.
-public enum RefusingLoopbackPort {
+package enum RefusingLoopbackPort {
     private static let held = NSLock()
     nonisolated(unsafe) private static var descriptors: [Int32] = []
 
     /// A port on 127.0.0.1 that refuses connections for the rest of the process.
     /// - Throws: when no port can be bound.
-    public static func make() throws -> Int {
+    package static func make() throws -> Int {
         let (fd, port) = try bound()
         held.withLock { descriptors.append(fd) }
         return port
@@ -28,14 +28,14 @@ public enum RefusingLoopbackPort {
     /// A port free a moment ago, for a server that cannot pick its own (nginx): another
     /// process may take it before that server binds, so the caller retries on a bind failure.
     /// - Throws: when no port can be bound.
-    public static func free() throws -> Int {
+    package static func free() throws -> Int {
         let (fd, port) = try bound()
         close(fd)
         return port
     }
 
     /// Whether something accepts a connection on 127.0.0.1:`port` now.
-    public static func accepts(port: Int) -> Bool {
+    package static func accepts(port: Int) -> Bool {
         let fd = PortableSocket.makeTCP()
         guard fd >= 0 else { return false }
         defer { close(fd) }

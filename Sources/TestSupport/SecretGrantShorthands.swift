@@ -12,13 +12,13 @@ import PayPulsePorts
 
 extension UserID {
     /// The secret that holds this user's grant on a secret store: `gmail/user/{id}`.
-    public var secretName: String { SecretsManagerGrantStore.secretName(of: rawValue) }
+    package var secretName: String { SecretsManagerGrantStore.secretName(of: rawValue) }
 }
 
 extension TokenVault {
     /// A vault over grants kept as secrets in `secrets` (see
     /// ``TokenVault/init(grants:now:lostRace:random:)`` for the rest).
-    public init(
+    package init(
         secrets: any SecretStore, now: @escaping @Sendable () -> Date = { Date() }, lostRace: RetryPolicy = .lostRace,
         random: @escaping @Sendable () -> Double = { Double.random(in: 0...1) }
     ) {
@@ -28,11 +28,11 @@ extension TokenVault {
 
 extension RefreshJob {
     /// The secret-name prefix of every user's grant.
-    public static var prefix: String { SecretsManagerGrantStore.prefix }
+    package static var prefix: String { SecretsManagerGrantStore.prefix }
 
     /// A job over grants kept as secrets in `secrets`.
     /// - Parameter listPrefix: a secret-name prefix, ``prefix`` or longer (a shorter one lists everyone).
-    public init(
+    package init(
         secrets: any SecretStore, refresher: TokenRefresher, settings: RefreshSettings, listPrefix: String = RefreshJob.prefix,
         now: @escaping @Sendable () -> Date = { Date() }
     ) {

@@ -12,32 +12,32 @@ import PayPulsePorts
 /// which runs the same tests against every factory in ``all``. Apart from ``StoreFactory``
 /// because a ledger takes the test's clock, and so that the other contracts do not create a
 /// ledger table they never use.
-public struct SecurityEventLedgerFactory: Sendable, CustomStringConvertible {
+package struct SecurityEventLedgerFactory: Sendable, CustomStringConvertible {
     /// A ledger one test works with.
-    public struct Made: Sendable {
+    package struct Made: Sendable {
         /// The ledger under test, empty.
-        public var ledger: any SecurityEventLedger
+        package var ledger: any SecurityEventLedger
         /// Releases what the factory made (e.g. removes a temporary directory).
-        public var tearDown: @Sendable () async -> Void
+        package var tearDown: @Sendable () async -> Void
 
         /// Wraps a ledger and how to release it.
-        public init(ledger: any SecurityEventLedger, tearDown: @escaping @Sendable () async -> Void = {}) {
+        package init(ledger: any SecurityEventLedger, tearDown: @escaping @Sendable () async -> Void = {}) {
             self.ledger = ledger
             self.tearDown = tearDown
         }
     }
 
     /// The name test reports show, e.g. `embedded`.
-    public let name: String
+    package let name: String
     /// Makes a fresh, empty ledger whose records expire by the clock it is given.
-    public let make: @Sendable (_ now: @escaping @Sendable () -> Date) async throws -> Made
+    package let make: @Sendable (_ now: @escaping @Sendable () -> Date) async throws -> Made
     /// Makes a ledger that fails as an unreachable store does (a scripted fault in memory, a
     /// refusing port for DynamoDB); `nil` for the embedded file, whose SQLite failures
     /// `Tests/EmbeddedTests` provoke.
-    public let unreachable: (@Sendable () async throws -> any SecurityEventLedger)?
+    package let unreachable: (@Sendable () async throws -> any SecurityEventLedger)?
 
     /// Creates a factory.
-    public init(
+    package init(
         name: String, make: @escaping @Sendable (_ now: @escaping @Sendable () -> Date) async throws -> Made,
         unreachable: (@Sendable () async throws -> any SecurityEventLedger)?
     ) {
@@ -46,10 +46,10 @@ public struct SecurityEventLedgerFactory: Sendable, CustomStringConvertible {
         self.unreachable = unreachable
     }
 
-    public var description: String { name }
+    package var description: String { name }
 
     /// Makes a ledger on `now`, runs `body` with it and tears it down, also when `body` throws.
-    public func withLedger<T>(now: @escaping @Sendable () -> Date, _ body: (any SecurityEventLedger) async throws -> T) async throws -> T {
+    package func withLedger<T>(now: @escaping @Sendable () -> Date, _ body: (any SecurityEventLedger) async throws -> T) async throws -> T {
         let made = try await make(now)
         do {
             let result = try await body(made.ledger)
@@ -62,10 +62,10 @@ public struct SecurityEventLedgerFactory: Sendable, CustomStringConvertible {
     }
 
     /// Every ledger: in memory, embedded, and DynamoDB on moto.
-    public static var all: [SecurityEventLedgerFactory] { [inMemory, embedded, dynamoDB] }
+    package static var all: [SecurityEventLedgerFactory] { [inMemory, embedded, dynamoDB] }
 
     /// The in-memory ledger the handler unit tests use: the contract keeps it honest.
-    public static var inMemory: SecurityEventLedgerFactory {
+    package static var inMemory: SecurityEventLedgerFactory {
         SecurityEventLedgerFactory(name: "in-memory") { now in
             Made(ledger: InMemorySecurityEventLedger(now: now))
         } unreachable: {
@@ -76,7 +76,7 @@ public struct SecurityEventLedgerFactory: Sendable, CustomStringConvertible {
     }
 
     /// The embedded SQLite ledger, in a fresh temporary state directory per test.
-    public static var embedded: SecurityEventLedgerFactory {
+    package static var embedded: SecurityEventLedgerFactory {
         SecurityEventLedgerFactory(name: "embedded", make: { now in
             let directory = FileManager.default.temporaryDirectory.appendingPathComponent("paypulse-ledger-\(UUID().uuidString)").path
             let logger = Logger(label: "paypulse.contract.ledger") { _ in SwiftLogNoOpLogHandler() }
@@ -91,7 +91,7 @@ public struct SecurityEventLedgerFactory: Sendable, CustomStringConvertible {
     /// A DynamoDB table of its own on moto_server (``MotoServer/shared()``), created as
     /// `paypulse setup` creates it; unreachable: an endpoint on a loopback port that refuses
     /// connections.
-    public static var dynamoDB: SecurityEventLedgerFactory {
+    package static var dynamoDB: SecurityEventLedgerFactory {
         SecurityEventLedgerFactory(name: "dynamodb-on-moto") { now in
             let client = try AWSTestClients.dynamoDB(endpoint: try await MotoServer.shared().endpoint)
             let ledger = DynamoDBSecurityEventLedger(client: client, table: "events-\(UUID().uuidString.lowercased())", now: now)

@@ -4,14 +4,14 @@ import PayPulseTransport
 /// lookups iterate a dictionary that a concurrent CreateSecret resizes, and it answers 500
 /// "dictionary changed size during iteration". Tests that share a moto server talk to it
 /// through this; the production client stays concurrent (AWS has no such bug).
-public final class SerializingTransport: HTTPTransport {
+package final class SerializingTransport: HTTPTransport {
     private let inner: any HTTPTransport
     private let gate = Gate()
 
     /// Wraps `inner`.
-    public init(_ inner: any HTTPTransport) { self.inner = inner }
+    package init(_ inner: any HTTPTransport) { self.inner = inner }
 
-    public func execute(_ request: HTTPRequest) async throws -> HTTPResponse {
+    package func execute(_ request: HTTPRequest) async throws -> HTTPResponse {
         await gate.enter()
         do {
             let response = try await inner.execute(request)

@@ -12,27 +12,27 @@ import Foundation
 /// `d_name` copy that over-reads past glibc's buffer and now and then crashes a test
 /// process that starts many children (swift-corelibs-foundation PR 5472). The wait status
 /// also tells an exit from a kill by a signal. Blocks the calling thread.
-public enum SpawnedProcess {
+package enum SpawnedProcess {
     /// How the process ended.
-    public struct Exit: Sendable, Equatable {
+    package struct Exit: Sendable, Equatable {
         /// The exit status, or `nil` when a signal killed it.
-        public var status: Int32?
+        package var status: Int32?
         /// The signal that killed it, if one did.
-        public var signal: Int32?
+        package var signal: Int32?
     }
 
     /// Why the process could not be run.
-    public struct Failure: Error, CustomStringConvertible {
+    package struct Failure: Error, CustomStringConvertible {
         /// What failed, with its errno.
-        public let description: String
+        package let description: String
         /// The child had ended, and is reaped: it cannot be asked or waited for again.
-        public var childEnded = false
+        package var childEnded = false
     }
 
     /// Runs `binary` with exactly `environment`, reading `stdin` and writing `stdout` and
     /// `stderr` (files, created or truncated), and waits for it.
     /// - Throws: ``Failure`` when it cannot be started or waited for.
-    public static func run(_ binary: String, environment: [String: String], stdin: String, stdout: String, stderr: String) throws -> Exit {
+    package static func run(_ binary: String, environment: [String: String], stdin: String, stdout: String, stderr: String) throws -> Exit {
         #if canImport(Darwin)
         var actions: posix_spawn_file_actions_t?  // Darwin: an opaque pointer the init sets
         #else
@@ -62,9 +62,9 @@ public enum SpawnedProcess {
 extension SpawnedProcess {
     /// A child started with `posix_spawnp` that runs while this process goes on: a server
     /// (moto and its watcher) or a command run under one (`with-moto`).
-    public struct Running: Sendable {
+    package struct Running: Sendable {
         /// The child's process id.
-        public let pid: pid_t
+        package let pid: pid_t
 
         /// Starts `arguments[0]` (looked up on `PATH` when it has no slash) with `environment`.
         /// Standard streams are inherited unless given: `stdin` is a descriptor to read from
@@ -74,7 +74,7 @@ extension SpawnedProcess {
         /// `posix_spawn_file_actions_addclosefrom_np`), so a descriptor no child may keep,
         /// such as a server's lifeline, must be opened close-on-exec.
         /// - Throws: ``SpawnedProcess/Failure`` when it cannot be started.
-        public static func start(
+        package static func start(
             _ arguments: [String], environment: [String: String], stdin: Int32? = nil, discardOutput: Bool = false,
             stdoutPath: String? = nil, stderrPath: String? = nil
         ) throws -> Running {
@@ -125,7 +125,7 @@ extension SpawnedProcess {
         /// How the child ended, or `nil` while it runs. Reaps it once it has ended: ask again
         /// afterwards and the answer is a ``SpawnedProcess/Failure``.
         /// - Throws: ``SpawnedProcess/Failure`` when it cannot be asked.
-        public func exitIfEnded() throws -> Exit? {
+        package func exitIfEnded() throws -> Exit? {
             try waitForChild(options: WNOHANG)
         }
 
@@ -136,7 +136,7 @@ extension SpawnedProcess {
         /// - Throws: ``SpawnedProcess/Failure`` when the child ends first (with how it ended;
         ///   ``SpawnedProcess/Failure/childEnded``), or when `limit` passes (the child is then
         ///   stopped and reaped). Either way the child is reaped: do not wait for it again.
-        public func awaitOutput(matching pattern: String, in path: String, within limit: Duration) async throws -> String {
+        package func awaitOutput(matching pattern: String, in path: String, within limit: Duration) async throws -> String {
             let deadline = ContinuousClock.now + limit
             while true {
                 let text = (try? String(contentsOfFile: path, encoding: .utf8)) ?? ""
@@ -157,13 +157,13 @@ extension SpawnedProcess {
         }
 
         /// Asks the child to end (SIGTERM); ``wait()`` then reaps it.
-        public func terminate() {
+        package func terminate() {
             kill(pid, SIGTERM)
         }
 
         /// Waits until the child ends, and says how.
         /// - Throws: ``SpawnedProcess/Failure`` when it cannot be waited for.
-        public func wait() throws -> Exit {
+        package func wait() throws -> Exit {
             guard let exit = try waitForChild(options: 0) else { throw Failure(description: "waitpid \(pid) returned no status") }
             return exit
         }

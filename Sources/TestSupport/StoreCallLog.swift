@@ -4,19 +4,19 @@ import Foundation
 /// ``CallRecordingUserDirectory``, ``CallRecordingGoogleOAuth``), reads included, in
 /// order, as `Port.operation(name)` lines, so a test can assert that a refused request
 /// touched nothing at all.
-public final class StoreCallLog: @unchecked Sendable {
+package final class StoreCallLog: @unchecked Sendable {
     private let lock = NSLock()
     private var recorded: [String] = []
 
     /// Creates an empty log.
-    public init() {}
+    package init() {}
 
     /// Appends one call.
-    public func record(_ call: String) { lock.withLock { recorded.append(call) } }
+    package func record(_ call: String) { lock.withLock { recorded.append(call) } }
 
     /// Every call so far.
-    public var calls: [String] { lock.withLock { recorded } }
+    package var calls: [String] { lock.withLock { recorded } }
 
     /// Forgets the calls so far (e.g. after seeding).
-    public func reset() { lock.withLock { recorded.removeAll() } }
+    package func reset() { lock.withLock { recorded.removeAll() } }
 }

@@ -14,23 +14,23 @@ import PayPulseDomain
 ///
 /// A factory may hand out stores that already hold data (a shared moto server): tests
 /// use unique names and never assume the store is empty.
-public struct StoreFactory: Sendable, CustomStringConvertible {
+package struct StoreFactory: Sendable, CustomStringConvertible {
     /// The stores one test works with.
-    public struct Stores: Sendable {
+    package struct Stores: Sendable {
         /// The secret store under test.
-        public var secrets: any SecretStore
+        package var secrets: any SecretStore
         /// The grant store under test: by default ``SecretsManagerGrantStore`` over ``secrets``.
-        public var grants: any GrantStore
+        package var grants: any GrantStore
         /// The user directory under test.
-        public var users: any UserDirectory
+        package var users: any UserDirectory
         /// Whether writes to a secret scheduled for deletion are refused (AWS and the
         /// embedded store refuse them; moto accepts them).
-        public var supportsWriteProtectionOfDeletedSecrets: Bool
+        package var supportsWriteProtectionOfDeletedSecrets: Bool
         /// Releases what the factory made (e.g. removes a temporary directory).
-        public var tearDown: @Sendable () async -> Void
+        package var tearDown: @Sendable () async -> Void
 
         /// Creates a set of stores.
-        public init(
+        package init(
             secrets: any SecretStore, grants: (any GrantStore)? = nil, users: any UserDirectory,
             supportsWriteProtectionOfDeletedSecrets: Bool,
             tearDown: @escaping @Sendable () async -> Void = {}
@@ -44,20 +44,20 @@ public struct StoreFactory: Sendable, CustomStringConvertible {
     }
 
     /// The name test reports show, e.g. `embedded`.
-    public let name: String
+    package let name: String
     /// Makes fresh stores for one test.
-    public let make: @Sendable () async throws -> Stores
+    package let make: @Sendable () async throws -> Stores
 
     /// Creates a factory.
-    public init(name: String, make: @escaping @Sendable () async throws -> Stores) {
+    package init(name: String, make: @escaping @Sendable () async throws -> Stores) {
         self.name = name
         self.make = make
     }
 
-    public var description: String { name }
+    package var description: String { name }
 
     /// Makes stores, runs `body` with them and tears them down, also when `body` throws.
-    public func withStores<T>(_ body: (Stores) async throws -> T) async throws -> T {
+    package func withStores<T>(_ body: (Stores) async throws -> T) async throws -> T {
         let stores = try await make()
         do {
             let result = try await body(stores)
@@ -70,17 +70,17 @@ public struct StoreFactory: Sendable, CustomStringConvertible {
     }
 
     /// Every factory the contract suites run against.
-    public static var all: [StoreFactory] { [embedded, moto, inMemory] }
+    package static var all: [StoreFactory] { [embedded, moto, inMemory] }
 
     /// Every factory whose ``Stores/grants`` the `GrantStore` contract runs on: ``all`` and
     /// ``dynamoDB``.
-    public static var allGrantStores: [StoreFactory] { all + [dynamoDB] }
+    package static var allGrantStores: [StoreFactory] { all + [dynamoDB] }
 
     /// Grants in a DynamoDB table of their own with KMS envelope encryption
     /// (``DynamoDBGrantStore``), on moto_server (``MotoServer/shared()``): a fresh table and
     /// KMS key per test. Its ``Stores/secrets`` (the client-ID secret's store) is Secrets
     /// Manager on the same moto.
-    public static var dynamoDB: StoreFactory {
+    package static var dynamoDB: StoreFactory {
         StoreFactory(name: "dynamodb-on-moto") {
             let endpoint = try await MotoServer.shared().endpoint
             let suffix = UUID().uuidString.lowercased()
@@ -103,7 +103,7 @@ public struct StoreFactory: Sendable, CustomStringConvertible {
     /// Like ``moto`` but on a moto_server of its own, for heavy tests: moto is not
     /// thread-safe (a listing racing many writes answers 500 "dictionary changed size during
     /// iteration"), so a thousand concurrent writes must not share a server with other tests.
-    public static var privateMoto: StoreFactory {
+    package static var privateMoto: StoreFactory {
         StoreFactory(name: "aws-on-private-moto") {
             let server = try await MotoServer.launchPrivate()
             let directory = DynamoDBUserDirectory(client: try AWSTestClients.dynamoDB(endpoint: server.endpoint), table: "paypulse-users")
@@ -118,7 +118,7 @@ public struct StoreFactory: Sendable, CustomStringConvertible {
     }
 
     /// The in-memory store the handler unit tests use: the contract keeps it honest.
-    public static var inMemory: StoreFactory {
+    package static var inMemory: StoreFactory {
         StoreFactory(name: "in-memory") {
             Stores(secrets: InMemorySecretStore(), users: InMemoryUserDirectory(), supportsWriteProtectionOfDeletedSecrets: true)
         }
@@ -126,7 +126,7 @@ public struct StoreFactory: Sendable, CustomStringConvertible {
 
     /// Secrets Manager and DynamoDB on moto_server (``MotoServer/shared()``), with a fresh
     /// users table per test.
-    public static var moto: StoreFactory {
+    package static var moto: StoreFactory {
         StoreFactory(name: "aws-on-moto") {
             let endpoint = try await MotoServer.shared().endpoint
             let directory = DynamoDBUserDirectory(
@@ -142,7 +142,7 @@ public struct StoreFactory: Sendable, CustomStringConvertible {
     }
 
     /// The embedded SQLite store, in a fresh temporary state directory per test.
-    public static var embedded: StoreFactory {
+    package static var embedded: StoreFactory {
         StoreFactory(name: "embedded") {
             let directory = FileManager.default.temporaryDirectory
                 .appendingPathComponent("paypulse-contract-\(UUID().uuidString)").path

@@ -5,22 +5,22 @@ import Foundation
 /// endpoint or a proxy has) and keeping client connections open whatever the server behind
 /// does (moto closes every connection). Its log names the connection of each request, so a
 /// test counts TLS handshakes. Needs `nginx` and `openssl` (`scripts/ensure-deps.sh --with-tls-relay`).
-public final class TLSTerminator: Sendable {
+package final class TLSTerminator: Sendable {
     /// The port on 127.0.0.1.
-    public let port: Int
+    package let port: Int
     /// The certificate to trust (PEM): the only one that verifies this endpoint.
-    public let certificatePath: String
+    package let certificatePath: String
     private let directory: URL
     private let server: SpawnedProcess.Running
 
     /// `https://127.0.0.1:PORT`.
-    public var url: String { "https://127.0.0.1:\(port)" }
+    package var url: String { "https://127.0.0.1:\(port)" }
 
     /// Starts nginx forwarding to `upstreamPort`. nginx cannot bind port 0 and say which port
     /// it got, so a free port is picked here; when another process binds it first, nginx
     /// exits ("Address already in use") and another port is tried.
     /// - Throws: ``SpawnedProcess/Failure`` when openssl or nginx is missing or does not start.
-    public init(forwardingTo upstreamPort: Int) throws {
+    package init(forwardingTo upstreamPort: Int) throws {
         directory = FileManager.default.temporaryDirectory.appendingPathComponent("tls-terminator-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
         certificatePath = directory.appendingPathComponent("cert.pem").path
@@ -53,19 +53,19 @@ public final class TLSTerminator: Sendable {
     }
 
     /// TLS connections accepted so far: the distinct connections the access log names.
-    public var connections: Int {
+    package var connections: Int {
         let log = (try? String(contentsOfFile: directory.appendingPathComponent("access.log").path, encoding: .utf8)) ?? ""
         return Set(log.split(separator: "\n").compactMap { $0.split(separator: " ").first }).count
     }
 
     /// Requests answered so far.
-    public var requests: Int {
+    package var requests: Int {
         let log = (try? String(contentsOfFile: directory.appendingPathComponent("access.log").path, encoding: .utf8)) ?? ""
         return log.split(separator: "\n").count
     }
 
     /// Stops nginx and removes its files.
-    public func stop() {
+    package func stop() {
         server.terminate()
         _ = try? server.wait()
         try? FileManager.default.removeItem(at: directory)

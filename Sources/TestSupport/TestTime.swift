@@ -7,14 +7,14 @@ import Foundation
 /// Only bounds on work that must succeed scale (a moto call in the fault matrix, a connect
 /// to a loopback server). Time-outs a test expects to fire (a stalled peer) stay short: a
 /// busier machine cannot make them fire late, only later.
-public enum TestTime {
+package enum TestTime {
     /// The ceiling of the automatic factor: past it a machine is too busy for any bound.
-    public static let maximumFactor = 8.0
+    package static let maximumFactor = 8.0
 
     /// `PAYPULSE_TEST_TIME_SCALE` when set to a number of at least 1; else the 1-minute load
     /// average per CPU (`/proc/loadavg`; 1 where there is none, as on macOS), at least 1 and
     /// at most ``maximumFactor``. Read at each call, since the load moves during a run.
-    public static var factor: Double {
+    package static var factor: Double {
         if let text = ProcessInfo.processInfo.environment["PAYPULSE_TEST_TIME_SCALE"], let set = Double(text), set >= 1 {
             return set
         }
@@ -26,7 +26,7 @@ public enum TestTime {
     }
 
     /// `duration` times ``factor``.
-    public static func scaled(_ duration: Duration) -> Duration {
+    package static func scaled(_ duration: Duration) -> Duration {
         duration * factor
     }
 
@@ -35,5 +35,5 @@ public enum TestTime {
     /// early. A load factor cannot do this: the load average lags a burst of load, and a
     /// starved concurrency pool once spent a flat 60 s before a third attempt. It stays under an
     /// hour, so an hour-long `Retry-After` still falls outside it.
-    public static let unreachableBudget = Duration.seconds(1_800)
+    package static let unreachableBudget = Duration.seconds(1_800)
 }

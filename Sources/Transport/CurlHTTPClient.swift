@@ -11,26 +11,26 @@ import Synchronization
 /// configured with ``Configuration/inlineTransfers``: one transfer at a time in the process
 /// then runs on the calling thread. Each handle keeps its connection cache, so a refresh
 /// run of thousands of calls reuses a few connections. Safe to call concurrently.
-public final class CurlHTTPClient: HTTPTransport {
+package final class CurlHTTPClient: HTTPTransport {
     /// Limits that apply to every request.
-    public struct Configuration: Sendable {
+    package struct Configuration: Sendable {
         /// The limit for establishing a connection (TCP and TLS).
-        public var connectTimeout: Duration
+        package var connectTimeout: Duration
         /// The largest response body accepted.
-        public var maxResponseBytes: Int
+        package var maxResponseBytes: Int
         /// How many idle handles (and their connections) to keep.
-        public var maxIdleHandles: Int
+        package var maxIdleHandles: Int
         /// The file of trusted CA certificates (`CURLOPT_CAINFO`); `nil` keeps libcurl's
         /// built-in path. Debian's libcurl looks in `/etc/ssl/certs/ca-certificates.crt`,
         /// which Amazon Linux lacks, so a bundle carrying that libcurl names the host's file.
-        public var caBundlePath: String?
+        package var caBundlePath: String?
         /// Whether a transfer may run on the calling thread (see ``InlineTransfers``): for a
         /// process that serves one API request at a time with a few sequential calls, never
         /// for a refresh run with many transfers in flight.
-        public var inlineTransfers: Bool
+        package var inlineTransfers: Bool
 
         /// Creates a configuration.
-        public init(
+        package init(
             connectTimeout: Duration = .seconds(3), maxResponseBytes: Int = 8 << 20, maxIdleHandles: Int = 32,
             caBundlePath: String? = nil, inlineTransfers: Bool = false
         ) {
@@ -46,11 +46,11 @@ public final class CurlHTTPClient: HTTPTransport {
     private let idleHandles = Mutex<[CurlEasyHandle]>([])
 
     /// Creates a client.
-    public init(configuration: Configuration = Configuration()) {
+    package init(configuration: Configuration = Configuration()) {
         self.configuration = configuration
     }
 
-    public func execute(_ request: HTTPRequest) async throws -> HTTPResponse {
+    package func execute(_ request: HTTPRequest) async throws -> HTTPResponse {
         guard let handle = checkout() else {
             // Most likely libcurl could not be loaded; say why (a missing library, say).
             let reason = paypulse_curl_load_error().map { String(cString: $0) } ?? "libcurl could not create a handle"

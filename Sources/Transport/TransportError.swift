@@ -2,7 +2,7 @@
 ///
 /// The kinds are told apart so callers can decide whether to retry and tell operators
 /// what failed: a refused connection never reached the server, a reset may have.
-public struct TransportError: Error, Hashable, Sendable, CustomStringConvertible {
+package struct TransportError: Error, Hashable, Sendable, CustomStringConvertible {
     private enum Kind: String, Hashable, Sendable {
         case timeout
         case connectionRefused = "connection_refused"
@@ -17,7 +17,7 @@ public struct TransportError: Error, Hashable, Sendable, CustomStringConvertible
 
     private let kind: Kind
     /// libcurl's explanation, for logs; never contains request headers or bodies.
-    public let detail: String
+    package let detail: String
 
     private init(_ kind: Kind, _ detail: String) {
         self.kind = kind
@@ -25,38 +25,38 @@ public struct TransportError: Error, Hashable, Sendable, CustomStringConvertible
     }
 
     /// The stable name of the kind, e.g. `timeout`.
-    public var kindName: String { kind.rawValue }
+    package var kindName: String { kind.rawValue }
 
-    public var description: String { detail.isEmpty ? kind.rawValue : "\(kind.rawValue): \(detail)" }
+    package var description: String { detail.isEmpty ? kind.rawValue : "\(kind.rawValue): \(detail)" }
 
     /// Equality by kind: `error == .timeout` reads naturally.
-    public static func == (lhs: TransportError, rhs: TransportError) -> Bool { lhs.kind == rhs.kind }
-    public func hash(into hasher: inout Hasher) { hasher.combine(kind) }
+    package static func == (lhs: TransportError, rhs: TransportError) -> Bool { lhs.kind == rhs.kind }
+    package func hash(into hasher: inout Hasher) { hasher.combine(kind) }
 
     /// The connect or total time limit passed.
-    public static let timeout = TransportError(.timeout, "")
+    package static let timeout = TransportError(.timeout, "")
     /// Nobody listens at the address.
-    public static let connectionRefused = TransportError(.connectionRefused, "")
+    package static let connectionRefused = TransportError(.connectionRefused, "")
     /// The connection broke or closed before a whole response arrived.
-    public static let connectionReset = TransportError(.connectionReset, "")
+    package static let connectionReset = TransportError(.connectionReset, "")
     /// The host name did not resolve.
-    public static let dnsFailure = TransportError(.dnsFailure, "")
+    package static let dnsFailure = TransportError(.dnsFailure, "")
     /// The TLS handshake or certificate verification failed.
-    public static let tlsFailure = TransportError(.tlsFailure, "")
+    package static let tlsFailure = TransportError(.tlsFailure, "")
     /// The body was shorter than announced.
-    public static let truncatedBody = TransportError(.truncatedBody, "")
+    package static let truncatedBody = TransportError(.truncatedBody, "")
     /// The body passed the configured size cap.
-    public static let responseTooLarge = TransportError(.responseTooLarge, "")
+    package static let responseTooLarge = TransportError(.responseTooLarge, "")
     /// The URL could not be used.
-    public static let invalidURL = TransportError(.invalidURL, "")
+    package static let invalidURL = TransportError(.invalidURL, "")
     /// Any other failure.
-    public static let other = TransportError(.other, "")
+    package static let other = TransportError(.other, "")
 
     /// The same kind with a detail message.
-    public func with(detail: String) -> TransportError { TransportError(kind, detail) }
+    package func with(detail: String) -> TransportError { TransportError(kind, detail) }
 
     /// Whether the server may have received the request (so only idempotent calls may retry).
-    public var requestMayHaveBeenSent: Bool {
+    package var requestMayHaveBeenSent: Bool {
         switch kind {
         case .connectionRefused, .dnsFailure, .tlsFailure, .invalidURL: false
         default: true
@@ -64,7 +64,7 @@ public struct TransportError: Error, Hashable, Sendable, CustomStringConvertible
     }
 
     /// Whether trying again later could succeed.
-    public var isTransient: Bool {
+    package var isTransient: Bool {
         switch kind {
         case .invalidURL, .responseTooLarge, .tlsFailure: false
         default: true

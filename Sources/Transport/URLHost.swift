@@ -1,10 +1,10 @@
 /// The host of a URL as the checks that let plain HTTP reach loopback read it (the issuer
 /// key source, the RISC receiver rule): one reading, so no check is fooled by a host that
 /// another would read differently (`127.0.0.1.attacker.example`, `user@127.0.0.1`).
-public enum URLHost {
+package enum URLHost {
     /// The host of a `scheme` URL (the brackets of an IPv6 literal removed); `nil` for
     /// another scheme or an authority with user information.
-    public static func of(_ url: String, scheme: String) -> Substring? {
+    package static func of(_ url: String, scheme: String) -> Substring? {
         guard url.hasPrefix(scheme) else { return nil }
         let authority = url.dropFirst(scheme.count).prefix { $0 != "/" && $0 != "?" && $0 != "#" }
         guard !authority.contains("@") else { return nil }
@@ -13,7 +13,7 @@ public enum URLHost {
     }
 
     /// Whether `url` is `http://` to 127.0.0.0/8 (four decimal octets), `localhost` or `[::1]`.
-    public static func isLoopbackHTTP(_ url: String) -> Bool {
+    package static func isLoopbackHTTP(_ url: String) -> Bool {
         guard let host = of(url, scheme: "http://") else { return false }
         if host == "localhost" || host == "::1" { return true }
         // A name such as 127.evil.example is not loopback.

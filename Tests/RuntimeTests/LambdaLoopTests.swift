@@ -26,7 +26,7 @@ struct LambdaLoopTests {
         }
     }
 
-    static let echoHTTP: EventHandlers.HTTP = { request, _ in .json(status: 200, ["path": request.path]) }
+    static let echoHTTP: EventHandlers.HTTP = { request, _ in .json(status: 200, .object(["path": .string(request.path)])) }
 
     @Test("one loop serves several invocations, answering each under its own request id")
     func severalInvocations() async throws {
@@ -202,7 +202,7 @@ struct LambdaLoopTests {
         // Adapters log through the process logger they captured, not the context's.
         let handlers = EventHandlers(http: { request, _ in
             logger.info("inside handler")
-            return .json(status: 200, ["path": request.path])
+            return .json(status: 200, .object(["path": .string(request.path)]))
         })
         let api = ScriptedRuntimeAPI([
             LambdaInvocation(requestID: "id-1", event: try Samples.bytes("v2-get-user-me.json")),

@@ -27,7 +27,7 @@ struct StdinRunnerTests {
     static func echo(_ seen: Seen) -> EventHandlers.HTTP {
         { request, _ in
             await seen.add(request)
-            return .json(status: 200, ["path": request.path, "method": request.method])
+            return .json(status: 200, .object(["path": .string(request.path), "method": .string(request.method)]))
         }
     }
 

@@ -5,30 +5,30 @@ import Foundation
 #endif
 
 /// An error answer from an AWS service (or an emulator), keyed on its error type.
-public struct AWSError: Error, Sendable, Equatable, CustomStringConvertible {
+package struct AWSError: Error, Sendable, Equatable, CustomStringConvertible {
     /// The error type with any namespace stripped, e.g. `ResourceNotFoundException`.
-    public let type: String
+    package let type: String
     /// The service's message (may be empty).
-    public let message: String
+    package let message: String
     /// The HTTP status it came with; emulators differ from AWS here, so do not key on it.
-    public let status: Int
+    package let status: Int
 
     /// Creates an error.
-    public init(type: String, message: String, status: Int) {
+    package init(type: String, message: String, status: Int) {
         self.type = type
         self.message = message
         self.status = status
     }
 
-    public var description: String { message.isEmpty ? "\(type) (HTTP \(status))" : "\(type): \(message) (HTTP \(status))" }
+    package var description: String { message.isEmpty ? "\(type) (HTTP \(status))" : "\(type): \(message) (HTTP \(status))" }
 
     /// Whether waiting and trying again can help: throttling and server-side failures.
-    public var isRetryable: Bool {
+    package var isRetryable: Bool {
         Self.throttlingTypes.contains(type) || Self.serverFaultTypes.contains(type) || status >= 500 || status == 429
     }
 
     /// Whether the service refused for throttling.
-    public var isThrottling: Bool { Self.throttlingTypes.contains(type) || status == 429 }
+    package var isThrottling: Bool { Self.throttlingTypes.contains(type) || status == 429 }
 
     private static let throttlingTypes: Set<String> = [
         "ThrottlingException", "Throttling", "TooManyRequestsException", "RequestLimitExceeded",
@@ -90,5 +90,5 @@ extension StringProtocol {
 extension AWSError {
     /// Whether a DynamoDB write was refused because its `ConditionExpression` did not hold:
     /// a compare-and-swap that lost, or a create of an item that exists.
-    public var isConditionalCheckFailed: Bool { type == "ConditionalCheckFailedException" }
+    package var isConditionalCheckFailed: Bool { type == "ConditionalCheckFailedException" }
 }

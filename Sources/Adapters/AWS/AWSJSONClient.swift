@@ -11,20 +11,20 @@ import PayPulseTransport
 /// A client for one AWS service over the AWS JSON protocol: `POST /` with `X-Amz-Target`,
 /// `application/x-amz-json-1.x` and a SigV4 signature, retried with backoff on throttling,
 /// 5xx and connection failures. A 4xx caller error is never retried.
-public struct AWSJSONClient: Sendable {
+package struct AWSJSONClient: Sendable {
     /// Who is calling which service where.
-    public struct Settings: Sendable {
+    package struct Settings: Sendable {
         /// The service spoken.
-        public var service: AWSService
+        package var service: AWSService
         /// The region signed for.
-        public var region: String
+        package var region: String
         /// The endpoint URL.
-        public var endpoint: String
+        package var endpoint: String
         /// The credentials signed with.
-        public var credentials: AWSCredentials
+        package var credentials: AWSCredentials
 
         /// Creates settings.
-        public init(service: AWSService, region: String, endpoint: String, credentials: AWSCredentials) {
+        package init(service: AWSService, region: String, endpoint: String, credentials: AWSCredentials) {
             self.service = service
             self.region = region
             self.endpoint = endpoint
@@ -42,7 +42,7 @@ public struct AWSJSONClient: Sendable {
 
     /// Creates a client.
     /// - Throws: ``AWSClientError/invalidEndpoint`` when the endpoint is not an http(s) URL.
-    public init(
+    package init(
         settings: Settings, transport: any HTTPTransport, retryPolicy: RetryPolicy = .aws,
         logger: Logger, now: @escaping @Sendable () -> Date = { Date() }
     ) throws {

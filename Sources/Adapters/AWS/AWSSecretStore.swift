@@ -8,14 +8,14 @@ import PayPulsePorts
 import PayPulseTransport
 
 /// ``SecretStore`` on AWS Secrets Manager (or any service that speaks its API).
-public struct AWSSecretStore: SecretStore {
+package struct AWSSecretStore: SecretStore {
     private let client: SecretsManagerClient
 
     /// Creates a store over a Secrets Manager client.
-    public init(client: SecretsManagerClient) { self.client = client }
+    package init(client: SecretsManagerClient) { self.client = client }
 
     /// The Secrets Manager operations each port operation calls.
-    public static func operations(for operation: SecretOperation) -> [AWSOperation] {
+    package static func operations(for operation: SecretOperation) -> [AWSOperation] {
         typealias Client = SecretsManagerClient
         return switch operation {
         case .createSecret: [Client.createSecretOperation]
@@ -32,27 +32,27 @@ public struct AWSSecretStore: SecretStore {
         }
     }
 
-    public func createSecret(name: String, value: String, tags: [String: String], clientRequestToken: String) async throws -> SecretVersionID {
+    package func createSecret(name: String, value: String, tags: [String: String], clientRequestToken: String) async throws -> SecretVersionID {
         try await mapped { try await client.createSecret(name: name, value: value, tags: tags, clientRequestToken: clientRequestToken) }
     }
 
-    public func getSecretValue(name: String, stage: SecretStage) async throws -> SecretValue {
+    package func getSecretValue(name: String, stage: SecretStage) async throws -> SecretValue {
         try await mapped { try await client.getSecretValue(name: name, stage: stage) }
     }
 
-    public func getSecretValue(name: String, versionID: SecretVersionID) async throws -> SecretValue {
+    package func getSecretValue(name: String, versionID: SecretVersionID) async throws -> SecretValue {
         try await mapped { try await client.getSecretValue(name: name, versionID: versionID) }
     }
 
-    public func describeSecret(name: String) async throws -> SecretDescription {
+    package func describeSecret(name: String) async throws -> SecretDescription {
         try await mapped { try await client.describeSecret(name: name) }
     }
 
-    public func putSecretValue(name: String, value: String, clientRequestToken: String, stages: [SecretStage]) async throws -> SecretVersionID {
+    package func putSecretValue(name: String, value: String, clientRequestToken: String, stages: [SecretStage]) async throws -> SecretVersionID {
         try await mapped { try await client.putSecretValue(name: name, value: value, clientRequestToken: clientRequestToken, stages: stages) }
     }
 
-    public func updateSecretVersionStage(name: String, stage: SecretStage, moveTo: SecretVersionID?, removeFrom: SecretVersionID?) async throws {
+    package func updateSecretVersionStage(name: String, stage: SecretStage, moveTo: SecretVersionID?, removeFrom: SecretVersionID?) async throws {
         try await mapped(compareAndSwap: removeFrom != nil) {
             try await client.updateSecretVersionStage(name: name, stage: stage, moveTo: moveTo, removeFrom: removeFrom)
         }
@@ -68,7 +68,7 @@ public struct AWSSecretStore: SecretStore {
     ///
     /// This needs every move of `AWSCURRENT` to go through here (as every grant and client-ID
     /// write does): a version made from `expected` is then the only way it stops being current.
-    public func replaceCurrent(name: String, expected: SecretVersionID, value: String) async throws -> SecretVersionID {
+    package func replaceCurrent(name: String, expected: SecretVersionID, value: String) async throws -> SecretVersionID {
         do {
             return try await putSecretValue(name: name, value: value, clientRequestToken: Self.successor(of: expected).rawValue, stages: [.current])
         } catch let error as StoreError where error == .alreadyExists {
@@ -84,7 +84,7 @@ public struct AWSSecretStore: SecretStore {
         return SecretVersionID(uuid: bytes)
     }
 
-    public func listSecrets(namePrefix: String, tagValue: String?, includePlannedDeletion: Bool, maxResults: Int, nextToken: String?) async throws -> SecretPage {
+    package func listSecrets(namePrefix: String, tagValue: String?, includePlannedDeletion: Bool, maxResults: Int, nextToken: String?) async throws -> SecretPage {
         try await mapped {
             try await client.listSecrets(
                 namePrefix: namePrefix, tagValue: tagValue, includePlannedDeletion: includePlannedDeletion, maxResults: maxResults, nextToken: nextToken
@@ -92,20 +92,20 @@ public struct AWSSecretStore: SecretStore {
         }
     }
 
-    public func deleteSecret(name: String, recoveryWindowDays: Int) async throws -> Date {
+    package func deleteSecret(name: String, recoveryWindowDays: Int) async throws -> Date {
         let date = try await mapped { try await client.deleteSecret(name: name, recoveryWindowDays: recoveryWindowDays) }
         return date ?? Date().addingTimeInterval(Double(recoveryWindowDays) * 86_400)
     }
 
-    public func restoreSecret(name: String) async throws {
+    package func restoreSecret(name: String) async throws {
         try await mapped { try await client.restoreSecret(name: name) }
     }
 
-    public func tagResource(name: String, tags: [String: String]) async throws {
+    package func tagResource(name: String, tags: [String: String]) async throws {
         try await mapped { try await client.tagResource(name: name, tags: tags) }
     }
 
-    public func untagResource(name: String, tagKeys: [String]) async throws {
+    package func untagResource(name: String, tagKeys: [String]) async throws {
         try await mapped { try await client.untagResource(name: name, tagKeys: tagKeys) }
     }
 

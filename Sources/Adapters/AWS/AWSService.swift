@@ -1,23 +1,23 @@
 /// An AWS service spoken over the AWS JSON protocol.
-public struct AWSService: Sendable, Hashable {
+package struct AWSService: Sendable, Hashable {
     /// The SigV4 signing name, e.g. `secretsmanager`.
-    public let signingName: String
+    package let signingName: String
     /// The prefix of `X-Amz-Target`, e.g. `secretsmanager` or `DynamoDB_20120810`.
-    public let targetPrefix: String
+    package let targetPrefix: String
     /// The JSON protocol version for `Content-Type`: `1.1` or `1.0`.
-    public let jsonVersion: String
+    package let jsonVersion: String
 
     /// AWS Secrets Manager (AWS JSON 1.1).
-    public static let secretsManager = AWSService(signingName: "secretsmanager", targetPrefix: "secretsmanager", jsonVersion: "1.1")
+    package static let secretsManager = AWSService(signingName: "secretsmanager", targetPrefix: "secretsmanager", jsonVersion: "1.1")
 
     /// Amazon DynamoDB (AWS JSON 1.0).
-    public static let dynamoDB = AWSService(signingName: "dynamodb", targetPrefix: "DynamoDB_20120810", jsonVersion: "1.0")
+    package static let dynamoDB = AWSService(signingName: "dynamodb", targetPrefix: "DynamoDB_20120810", jsonVersion: "1.0")
 
     /// AWS Key Management Service (AWS JSON 1.1).
-    public static let kms = AWSService(signingName: "kms", targetPrefix: "TrentService", jsonVersion: "1.1")
+    package static let kms = AWSService(signingName: "kms", targetPrefix: "TrentService", jsonVersion: "1.1")
 
     /// The regional endpoint AWS serves this service at.
-    public func regionalEndpoint(region: String) -> String {
+    package func regionalEndpoint(region: String) -> String {
         let suffix = region.hasPrefix("cn-") ? "amazonaws.com.cn" : "amazonaws.com"
         return "https://\(signingName).\(region).\(suffix)"
     }
@@ -59,9 +59,9 @@ struct AWSEndpoint: Sendable, Equatable {
 /// One AWS API operation a client calls, and what IAM must allow for it: each client
 /// declares its operations beside the methods that call them, and ``AWSJSONClient`` calls
 /// nothing else, so `paypulse iam` reads a function's permissions from the code.
-public struct AWSOperation: Sendable, Hashable, CustomStringConvertible {
+package struct AWSOperation: Sendable, Hashable, CustomStringConvertible {
     /// What an operation's IAM action is granted on.
-    public enum ResourceKind: String, Sendable, Hashable {
+    package enum ResourceKind: String, Sendable, Hashable {
         /// A secret (its ARN).
         case secret
         /// A DynamoDB table.
@@ -75,21 +75,21 @@ public struct AWSOperation: Sendable, Hashable, CustomStringConvertible {
     }
 
     /// The service spoken.
-    public let service: AWSService
+    package let service: AWSService
     /// The API operation, e.g. `GetSecretValue`: the `X-Amz-Target` suffix.
-    public let name: String
+    package let name: String
     /// What its IAM action is granted on.
-    public let resource: ResourceKind
+    package let resource: ResourceKind
 
     /// Declares an operation.
-    public init(_ service: AWSService, _ name: String, on resource: ResourceKind) {
+    package init(_ service: AWSService, _ name: String, on resource: ResourceKind) {
         self.service = service
         self.name = name
         self.resource = resource
     }
 
     /// The IAM action, e.g. `secretsmanager:GetSecretValue`.
-    public var action: String { "\(service.signingName):\(name)" }
+    package var action: String { "\(service.signingName):\(name)" }
 
-    public var description: String { "\(action) on \(resource.rawValue)" }
+    package var description: String { "\(action) on \(resource.rawValue)" }
 }

@@ -16,7 +16,7 @@ import Foundation
 /// Every cache key includes the user id because the encryption context does: a data key
 /// bound to one user must never seal or open another's item. Two concurrent misses for the
 /// same user may both call KMS; that costs a call, never correctness.
-public actor DataKeyCache {
+package actor DataKeyCache {
     private struct Entry<Value: Sendable>: Sendable {
         var value: Value
         var expires: ContinuousClock.Instant
@@ -30,7 +30,7 @@ public actor DataKeyCache {
 
     private let service: any DataKeyService
     /// The KMS key new data keys are generated under.
-    public nonisolated let keyID: String
+    package nonisolated let keyID: String
     private let maxAge: Duration
     private let maxUses: Int
     private let maxEntries: Int
@@ -41,9 +41,9 @@ public actor DataKeyCache {
     private var opening: [OpeningKey: Entry<DataKey>] = [:]
 
     /// `GenerateDataKey` calls made so far.
-    public private(set) var generateCalls = 0
+    package private(set) var generateCalls = 0
     /// `Decrypt` calls made so far.
-    public private(set) var decryptCalls = 0
+    package private(set) var decryptCalls = 0
 
     /// Creates a cache.
     /// - Parameters:
@@ -57,7 +57,7 @@ public actor DataKeyCache {
     ///     still seal a new item; 30 days by default.
     ///   - now: the clock, injectable for tests.
     ///   - wallClock: the date data keys are stamped with and aged by, injectable for tests.
-    public init(
+    package init(
         service: any DataKeyService, keyID: String, maxAge: Duration = .seconds(300), maxUses: Int = 1_000,
         maxEntries: Int = 10_000, maxKeyLifetime: TimeInterval = 30 * 86_400,
         now: @escaping @Sendable () -> ContinuousClock.Instant = { .now }, wallClock: @escaping @Sendable () -> Date = { Date() }
@@ -73,12 +73,12 @@ public actor DataKeyCache {
     }
 
     /// The KMS encryption context of a user's data keys.
-    public static func encryptionContext(userID: String) -> [String: String] { ["user_id": userID] }
+    package static func encryptionContext(userID: String) -> [String: String] { ["user_id": userID] }
 
     /// A data key to seal one item of `userID`'s with: a cached one while it is within its
     /// bounds, else a new one from KMS.
     /// - Throws: what the ``DataKeyService`` throws.
-    public func keyForSealing(userID: String) async throws -> GeneratedDataKey {
+    package func keyForSealing(userID: String) async throws -> GeneratedDataKey {
         if let key = take(&sealing, userID) { return key }
         generateCalls += 1
         let generated = try await service.generateDataKey(keyID: keyID, context: Self.encryptionContext(userID: userID))
@@ -98,7 +98,7 @@ public actor DataKeyCache {
     ///   - keyID: the KMS key that wrapped it; KMS refuses a blob wrapped under another.
     ///   - createdAt: when KMS generated it, as stored beside it.
     /// - Throws: what the ``DataKeyService`` throws.
-    public func unwrap(_ wrapped: [UInt8], userID: String, keyID: String? = nil, createdAt: Date? = nil) async throws -> DataKey {
+    package func unwrap(_ wrapped: [UInt8], userID: String, keyID: String? = nil, createdAt: Date? = nil) async throws -> DataKey {
         let cacheKey = OpeningKey(userID: userID, wrapped: wrapped)
         if let key = take(&opening, cacheKey) { return key }
         decryptCalls += 1
@@ -120,7 +120,7 @@ public actor DataKeyCache {
     }
 
     /// Drops every cached key (e.g. after the KMS key was rotated or disabled).
-    public func removeAll() {
+    package func removeAll() {
         sealing.removeAll()
         opening.removeAll()
     }

@@ -1,6 +1,6 @@
 /// Where data keys come from and are unwrapped: KMS (``KMSClient``), or a wrapper around it
 /// (a cache, a call counter in tests).
-public protocol DataKeyService: Sendable {
+package protocol DataKeyService: Sendable {
     /// A new 256-bit data key under `keyID`, bound to `context`.
     /// - Throws: ``AWSError`` when KMS refuses, `TransportError` when it cannot be reached.
     func generateDataKey(keyID: String, context: [String: String]) async throws -> GeneratedDataKey

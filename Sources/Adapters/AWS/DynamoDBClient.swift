@@ -2,51 +2,51 @@
 /// writes and queries, and table set-up. A condition that does not hold throws ``AWSError``
 /// with ``AWSError/isConditionalCheckFailed`` set. Each operation declares its IAM action
 /// (``AWSOperation``) beside the methods that call it.
-public struct DynamoDBClient: Sendable {
+package struct DynamoDBClient: Sendable {
     let client: AWSJSONClient
 
     /// Creates a client speaking to DynamoDB through `client`.
-    public init(client: AWSJSONClient) { self.client = client }
+    package init(client: AWSJSONClient) { self.client = client }
 
     /// `GetItem`: IAM `dynamodb:GetItem` on the table.
-    public static let getItemOperation = AWSOperation(.dynamoDB, "GetItem", on: .table)
+    package static let getItemOperation = AWSOperation(.dynamoDB, "GetItem", on: .table)
     /// `PutItem`: IAM `dynamodb:PutItem` on the table.
-    public static let putItemOperation = AWSOperation(.dynamoDB, "PutItem", on: .table)
+    package static let putItemOperation = AWSOperation(.dynamoDB, "PutItem", on: .table)
     /// `UpdateItem`: IAM `dynamodb:UpdateItem` on the table.
-    public static let updateItemOperation = AWSOperation(.dynamoDB, "UpdateItem", on: .table)
+    package static let updateItemOperation = AWSOperation(.dynamoDB, "UpdateItem", on: .table)
     /// `DeleteItem`: IAM `dynamodb:DeleteItem` on the table.
-    public static let deleteItemOperation = AWSOperation(.dynamoDB, "DeleteItem", on: .table)
+    package static let deleteItemOperation = AWSOperation(.dynamoDB, "DeleteItem", on: .table)
     /// `Query` of a table: IAM `dynamodb:Query` on the table.
-    public static let queryOperation = AWSOperation(.dynamoDB, "Query", on: .table)
+    package static let queryOperation = AWSOperation(.dynamoDB, "Query", on: .table)
     /// `Query` of a global secondary index: IAM `dynamodb:Query` on the index.
-    public static let queryIndexOperation = AWSOperation(.dynamoDB, "Query", on: .index)
+    package static let queryIndexOperation = AWSOperation(.dynamoDB, "Query", on: .index)
     /// `Scan`: IAM `dynamodb:Scan` on the table.
-    public static let scanOperation = AWSOperation(.dynamoDB, "Scan", on: .table)
+    package static let scanOperation = AWSOperation(.dynamoDB, "Scan", on: .table)
     /// `CreateTable`: IAM `dynamodb:CreateTable` on the table.
-    public static let createTableOperation = AWSOperation(.dynamoDB, "CreateTable", on: .table)
+    package static let createTableOperation = AWSOperation(.dynamoDB, "CreateTable", on: .table)
     /// `UpdateTimeToLive`: IAM `dynamodb:UpdateTimeToLive` on the table.
-    public static let updateTimeToLiveOperation = AWSOperation(.dynamoDB, "UpdateTimeToLive", on: .table)
+    package static let updateTimeToLiveOperation = AWSOperation(.dynamoDB, "UpdateTimeToLive", on: .table)
     /// `DescribeTable`: IAM `dynamodb:DescribeTable` on the table.
-    public static let describeTableOperation = AWSOperation(.dynamoDB, "DescribeTable", on: .table)
+    package static let describeTableOperation = AWSOperation(.dynamoDB, "DescribeTable", on: .table)
     /// `UpdateTable` (set-up only: adding an index a newer version declares).
-    public static let updateTableOperation = AWSOperation(.dynamoDB, "UpdateTable", on: .table)
+    package static let updateTableOperation = AWSOperation(.dynamoDB, "UpdateTable", on: .table)
 
     /// `GetItem` with a consistent read; string attributes only, `nil` when there is no item.
-    public func getItem(table: String, keyName: String, key: String) async throws -> [String: String]? {
+    package func getItem(table: String, keyName: String, key: String) async throws -> [String: String]? {
         let input = DynamoDB.GetItemInput(TableName: table, Key: [keyName: .string(key)], ConsistentRead: true)
         let output: DynamoDB.GetItemOutput = try await client.call(Self.getItemOperation, input)
         return output.Item?.compactMapValues(\.S)
     }
 
     /// `PutItem` of string attributes, replacing any item with the same key.
-    public func putItem(table: String, item: [String: String]) async throws {
+    package func putItem(table: String, item: [String: String]) async throws {
         let input = DynamoDB.PutItemInput(TableName: table, Item: item.mapValues(DynamoDB.AttributeValue.string))
         let _: DynamoDB.Empty = try await client.call(Self.putItemOperation, input)
     }
 
     /// `CreateTable` with a string partition key and on-demand billing (for local set-up).
     /// - Throws: ``AWSError`` `ResourceInUseException` when the table exists.
-    public func createTable(table: String, keyName: String) async throws {
+    package func createTable(table: String, keyName: String) async throws {
         try await createTable(DynamoDBTableDefinition(name: table, partitionKey: .init(keyName, .string)))
     }
 
@@ -56,7 +56,7 @@ public struct DynamoDBClient: Sendable {
     ///   - consistentRead: read the latest write (the default), not an eventually consistent copy.
     /// - Returns: the item, or `nil` when there is none.
     /// - Throws: ``AWSError`` (`ResourceNotFoundException` for a missing table).
-    public func getItem(table: String, key: DynamoDBItem, consistentRead: Bool = true) async throws -> DynamoDBItem? {
+    package func getItem(table: String, key: DynamoDBItem, consistentRead: Bool = true) async throws -> DynamoDBItem? {
         let input = DynamoDB.GetItemInput(TableName: table, Key: DynamoDB.item(key), ConsistentRead: consistentRead)
         let output: DynamoDB.GetItemOutput = try await client.call(Self.getItemOperation, input)
         return output.Item.map(DynamoDB.item)
@@ -67,7 +67,7 @@ public struct DynamoDBClient: Sendable {
     ///   - condition: a `ConditionExpression`, e.g. `attribute_not_exists(user_id)` to create only.
     ///   - placeholders: the `#name` and `:value` placeholders `condition` uses.
     /// - Throws: ``AWSError``; ``AWSError/isConditionalCheckFailed`` when the condition failed.
-    public func putItem(
+    package func putItem(
         table: String, item: DynamoDBItem, condition: String? = nil, placeholders: DynamoDBExpressionValues = .none
     ) async throws {
         let input = DynamoDB.PutItemInput(
@@ -86,7 +86,7 @@ public struct DynamoDBClient: Sendable {
     /// - Returns: the item as it is after the update (`ReturnValues` `ALL_NEW`).
     /// - Throws: ``AWSError``; ``AWSError/isConditionalCheckFailed`` when the condition failed.
     @discardableResult
-    public func updateItem(
+    package func updateItem(
         table: String, key: DynamoDBItem, update: String, condition: String? = nil, placeholders: DynamoDBExpressionValues = .none
     ) async throws -> DynamoDBItem {
         let input = DynamoDB.UpdateItemInput(
@@ -99,7 +99,7 @@ public struct DynamoDBClient: Sendable {
 
     /// `DeleteItem` when `condition` holds (always when `nil`). Deleting a missing item is not an error.
     /// - Throws: ``AWSError``; ``AWSError/isConditionalCheckFailed`` when the condition failed.
-    public func deleteItem(
+    package func deleteItem(
         table: String, key: DynamoDBItem, condition: String? = nil, placeholders: DynamoDBExpressionValues = .none
     ) async throws {
         let input = DynamoDB.DeleteItemInput(
@@ -118,7 +118,7 @@ public struct DynamoDBClient: Sendable {
     ///   - consistentRead: a consistent read (tables only; an index refuses it).
     ///   - ascending: sort key order.
     /// - Throws: ``AWSError``.
-    public func query(
+    package func query(
         table: String, index: String? = nil, keyCondition: String, filter: String? = nil,
         placeholders: DynamoDBExpressionValues, limit: Int? = nil, startKey: DynamoDBItem? = nil,
         consistentRead: Bool = false, ascending: Bool = true
@@ -141,7 +141,7 @@ public struct DynamoDBClient: Sendable {
     ///   - limit: the most items DynamoDB evaluates for this page.
     ///   - startKey: the previous page's ``DynamoDBPage/lastEvaluatedKey``.
     /// - Throws: ``AWSError``.
-    public func scan(
+    package func scan(
         table: String, filter: String? = nil, placeholders: DynamoDBExpressionValues = .none, limit: Int? = nil,
         startKey: DynamoDBItem? = nil, consistentRead: Bool = true
     ) async throws -> DynamoDBPage {
@@ -156,14 +156,14 @@ public struct DynamoDBClient: Sendable {
 
     /// `CreateTable` as `table` declares it, with on-demand billing (for local set-up).
     /// - Throws: ``AWSError`` `ResourceInUseException` when the table exists.
-    public func createTable(_ table: DynamoDBTableDefinition) async throws {
+    package func createTable(_ table: DynamoDBTableDefinition) async throws {
         let _: DynamoDB.Empty = try await client.call(Self.createTableOperation, DynamoDB.CreateTableInput(table: table))
     }
 
     /// `UpdateTimeToLive`: DynamoDB deletes an item some time after the epoch second held in
     /// `attribute` has passed.
     /// - Throws: ``AWSError`` (`ValidationException` when TTL already has this state).
-    public func updateTimeToLive(table: String, attribute: String, enabled: Bool = true) async throws {
+    package func updateTimeToLive(table: String, attribute: String, enabled: Bool = true) async throws {
         let input = DynamoDB.UpdateTimeToLiveInput(TableName: table, AttributeName: attribute, Enabled: enabled)
         let _: DynamoDB.Empty = try await client.call(Self.updateTimeToLiveOperation, input)
     }
@@ -171,13 +171,13 @@ public struct DynamoDBClient: Sendable {
     /// `UpdateTable` creating `index` on `table`: DynamoDB back-fills it from the items
     /// (for local set-up and upgrades; no function calls it).
     /// - Throws: ``AWSError`` (`ValidationException` when it exists or is being created).
-    public func addIndex(_ index: DynamoDBTableDefinition.GlobalIndex, to table: String) async throws {
+    package func addIndex(_ index: DynamoDBTableDefinition.GlobalIndex, to table: String) async throws {
         let _: DynamoDB.Empty = try await client.call(Self.updateTableOperation, DynamoDB.CreateIndexInput(table: table, index: index))
     }
 
     /// `DescribeTable`, read for the names of the table's global secondary indexes alone.
     /// - Throws: ``AWSError`` (`ResourceNotFoundException` for a missing table).
-    public func indexNames(of table: String) async throws -> [String] {
+    package func indexNames(of table: String) async throws -> [String] {
         let output: DynamoDB.IndexNamesOutput = try await client.call(Self.describeTableOperation, DynamoDB.DescribeTableInput(TableName: table))
         return output.names
     }
@@ -185,7 +185,7 @@ public struct DynamoDBClient: Sendable {
     /// `DescribeTable`, read for the global secondary indexes still being built
     /// (`IndexStatus` `CREATING`): DynamoDB builds one at a time and refuses another meanwhile.
     /// - Throws: ``AWSError``.
-    public func indexesBeingBuilt(of table: String) async throws -> [String] {
+    package func indexesBeingBuilt(of table: String) async throws -> [String] {
         let output: DynamoDB.IndexNamesOutput = try await client.call(Self.describeTableOperation, DynamoDB.DescribeTableInput(TableName: table))
         return output.names.filter { output.statuses[$0] == "CREATING" }
     }
@@ -193,7 +193,7 @@ public struct DynamoDBClient: Sendable {
     /// `DescribeTable`: the table's keys and global secondary indexes as a definition (tools
     /// read a table's shape with it; no function calls it).
     /// - Throws: ``AWSError`` (`ResourceNotFoundException` for a missing table).
-    public func describeTable(_ table: String) async throws -> DynamoDBTableDefinition {
+    package func describeTable(_ table: String) async throws -> DynamoDBTableDefinition {
         let output: DynamoDB.DescribeTableOutput = try await client.call(Self.describeTableOperation, DynamoDB.DescribeTableInput(TableName: table))
         return output.table
     }
@@ -201,14 +201,14 @@ public struct DynamoDBClient: Sendable {
 
 
 /// One page of a query or a scan.
-public struct DynamoDBPage: Sendable, Equatable {
+package struct DynamoDBPage: Sendable, Equatable {
     /// The items of this page.
-    public var items: [DynamoDBItem]
+    package var items: [DynamoDBItem]
     /// Where the next page starts; `nil` on the last page.
-    public var lastEvaluatedKey: DynamoDBItem?
+    package var lastEvaluatedKey: DynamoDBItem?
 
     /// Creates a page.
-    public init(items: [DynamoDBItem], lastEvaluatedKey: DynamoDBItem?) {
+    package init(items: [DynamoDBItem], lastEvaluatedKey: DynamoDBItem?) {
         self.items = items
         self.lastEvaluatedKey = lastEvaluatedKey
     }

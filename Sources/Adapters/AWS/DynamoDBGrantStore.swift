@@ -21,7 +21,7 @@ import PayPulsePorts
 /// The write date an item keeps (its listing's `lastWritten`, and what its due key counts
 /// from) is the one its value tells (``GrantDuePolicy/valueWritten``) when it tells one:
 /// a copied grant is due when its token is, not a lifetime after the copy.
-public struct DynamoDBGrantStore: GrantStore {
+package struct DynamoDBGrantStore: GrantStore {
     let client: DynamoDBClient
     let table: String
     let cipher: EnvelopeCipher
@@ -30,7 +30,7 @@ public struct DynamoDBGrantStore: GrantStore {
 
     /// Serves grants from `table` through `client`, sealing values with `cipher`, keying
     /// the due index by `due` (the refresh job's, so its listing finds what it takes).
-    public init(
+    package init(
         client: DynamoDBClient, table: String, cipher: EnvelopeCipher, due: GrantDuePolicy, now: @escaping @Sendable () -> Date = { Date() }
     ) {
         self.client = client
@@ -41,17 +41,17 @@ public struct DynamoDBGrantStore: GrantStore {
     }
 
     /// The name of the due index that ``listDue(userPrefix:dueBy:cursor:limit:)`` queries.
-    public static let dueIndexName = DynamoDBDueIndex.name
+    package static let dueIndexName = DynamoDBDueIndex.name
     /// The name of the index ``users(with:equalTo:)`` queries for `attribute`.
-    public static func lookupIndexName(_ attribute: IndexedGrantAttribute) -> String { DynamoDBGrantItem.lookupIndex(attribute).name }
+    package static func lookupIndexName(_ attribute: IndexedGrantAttribute) -> String { DynamoDBGrantItem.lookupIndex(attribute).name }
     /// How many partition keys (buckets) the due index spreads its entries over.
-    public static let dueIndexBuckets = DynamoDBDueIndex.buckets
+    package static let dueIndexBuckets = DynamoDBDueIndex.buckets
 
     /// The DynamoDB and KMS operations each port operation can call: on the table, its due
     /// index and the key ``DataKeyCache`` wraps data keys with. Every conditional write
     /// reads the item again when its condition fails; sealing generates a data key (or takes
     /// a cached one) and opening decrypts one.
-    public static func operations(for operation: GrantOperation) -> [AWSOperation] {
+    package static func operations(for operation: GrantOperation) -> [AWSOperation] {
         let get = DynamoDBClient.getItemOperation, update = DynamoDBClient.updateItemOperation
         let seal = KMSClient.generateDataKeyOperation, open = KMSClient.decryptOperation
         return switch operation {
@@ -67,14 +67,14 @@ public struct DynamoDBGrantStore: GrantStore {
 
     /// The same table and keys, keyed by another due rule: what a process configured for
     /// another refresh mode writes.
-    public func keyed(by due: GrantDuePolicy) -> DynamoDBGrantStore {
+    package func keyed(by due: GrantDuePolicy) -> DynamoDBGrantStore {
         DynamoDBGrantStore(client: client, table: table, cipher: cipher, due: due, now: now)
     }
 
     /// Creates the table as the template declares it (partition key `user_id`, the due
     /// and subject indexes) and turns on its time to live; an existing table gains the indexes
     /// it lacks and is otherwise left as it is.
-    public func createTableIfNeeded() async throws {
+    package func createTableIfNeeded() async throws {
         do {
             try await client.createTable(DynamoDBGrantItem.table(named: table))
         } catch let error as AWSError where error.type == "ResourceInUseException" {
@@ -96,13 +96,13 @@ public struct DynamoDBGrantStore: GrantStore {
         try await mapped { try await client.updateTimeToLive(table: table, attribute: DynamoDBGrantItem.purgeAt) }
     }
 
-    public var writesAttributesWithValue: Bool { true }
+    package var writesAttributesWithValue: Bool { true }
 
-    public func state(of user: String) async throws -> GrantState {
+    package func state(of user: String) async throws -> GrantState {
         try await DynamoDBGrantStates(client: client, table: table).state(of: user)
     }
 
-    public func read(_ user: String) async throws -> GrantValue {
+    package func read(_ user: String) async throws -> GrantValue {
         let item = try await existing(user)
         guard DynamoDBGrantItem.deletionDate(of: item) == nil else { throw StoreError.scheduledForDeletion }
         guard let version = DynamoDBGrantItem.version(of: item), let sealed = DynamoDBGrantItem.sealed(in: item) else {
@@ -113,7 +113,7 @@ public struct DynamoDBGrantStore: GrantStore {
     }
 
     @discardableResult
-    public func create(_ user: String, value: String, attributes: [String: String]) async throws -> GrantVersion {
+    package func create(_ user: String, value: String, attributes: [String: String]) async throws -> GrantVersion {
         let sealed = try await mapped { try await cipher.seal(Array(value.utf8), userID: user) }
         let written = due.written(value, now: now())
         var item = DynamoDBGrantItem.item(user: user, version: 1, sealed: sealed, attributes: attributes, writtenAt: written)
@@ -134,7 +134,7 @@ public struct DynamoDBGrantStore: GrantStore {
     }
 
     @discardableResult
-    public func replace(_ user: String, expected: GrantVersion, value: String, attributes: [String: String]?) async throws -> GrantVersion {
+    package func replace(_ user: String, expected: GrantVersion, value: String, attributes: [String: String]?) async throws -> GrantVersion {
         guard let expectedNumber = Int64(expected.rawValue) else {
             throw StoreError.conflict.with(message: "version \(expected) is not one of this store's")
         }
@@ -166,7 +166,7 @@ public struct DynamoDBGrantStore: GrantStore {
     /// Reads the item first: the due index is keyed from all its attributes and its last
     /// write, which a mark naming some attributes does not carry. Marks are rare here (tags
     /// never lag the value on this store): a repair or a migration.
-    public func mark(_ user: String, attributes: [String: String], expected: GrantVersion?) async throws {
+    package func mark(_ user: String, attributes: [String: String], expected: GrantVersion?) async throws {
         let item = try await existing(user)
         if let expected, DynamoDBGrantItem.version(of: item) != expected {
             throw StoreError.conflict.with(message: "the grant of user \(user) changed since version \(expected)")
@@ -199,7 +199,7 @@ public struct DynamoDBGrantStore: GrantStore {
     }
 
     @discardableResult
-    public func delete(_ user: String, recoveryWindowDays: Int) async throws -> Date {
+    package func delete(_ user: String, recoveryWindowDays: Int) async throws -> Date {
         guard (7...30).contains(recoveryWindowDays) else {
             throw StoreError.invalidRequest.with(message: "the recovery window must be 7 to 30 days, not \(recoveryWindowDays)")
         }
@@ -215,7 +215,7 @@ public struct DynamoDBGrantStore: GrantStore {
         return deletion
     }
 
-    public func restore(_ user: String) async throws {
+    package func restore(_ user: String) async throws {
         try await conditionalUpdate(
             user, update: "REMOVE #purge", condition: "attribute_exists(#user)",
             placeholders: DynamoDBExpressionValues(names: ["#user": DynamoDBGrantItem.user, "#purge": DynamoDBGrantItem.purgeAt]),
@@ -287,17 +287,17 @@ extension StoreError {
 
 /// The grants' states on the same table, without the value: no cipher, so a function given
 /// only this (user-profile) builds no KMS client and cannot decrypt a token.
-public struct DynamoDBGrantStates: GrantStates {
+package struct DynamoDBGrantStates: GrantStates {
     let client: DynamoDBClient
     let table: String
 
     /// Reads states from `table`.
-    public init(client: DynamoDBClient, table: String) {
+    package init(client: DynamoDBClient, table: String) {
         self.client = client
         self.table = table
     }
 
-    public func state(of user: String) async throws -> GrantState {
+    package func state(of user: String) async throws -> GrantState {
         let item = try await item(of: user)
         return GrantState(
             attributes: DynamoDBGrantItem.attributes(of: item), deletionDate: DynamoDBGrantItem.deletionDate(of: item),
@@ -322,11 +322,11 @@ public struct DynamoDBGrantStates: GrantStates {
 /// Listings: every grant by prefix (a scan), and the grants that may be due (the due index).
 extension DynamoDBGrantStore {
     /// The due index lists only what may be due.
-    public var listsOnlyDue: Bool { true }
+    package var listsOnlyDue: Bool { true }
 
     /// A scan filtered by prefix: its cost grows with the table. The refresh job selects
     /// from the due index instead (``listDue(userPrefix:dueBy:cursor:limit:)``).
-    public func list(userPrefix: String, includeDeleted: Bool, cursor: String?, limit: Int) async throws -> GrantPage {
+    package func list(userPrefix: String, includeDeleted: Bool, cursor: String?, limit: Int) async throws -> GrantPage {
         var placeholders = DynamoDBExpressionValues(names: ["#user": DynamoDBGrantItem.user], values: [":prefix": .string(userPrefix)])
         var filter = "begins_with(#user, :prefix)"
         if !includeDeleted {
@@ -346,7 +346,7 @@ extension DynamoDBGrantStore {
     /// grants keyed at or before `dueBy`, deleted ones filtered out. One call reads bucket
     /// after bucket until it has `limit` grants or a bucket has more pages; the cursor says
     /// where to go on. A run on a small table costs one query per bucket.
-    public func listDue(userPrefix: String, dueBy: Date, cursor: String?, limit: Int) async throws -> GrantPage {
+    package func listDue(userPrefix: String, dueBy: Date, cursor: String?, limit: Int) async throws -> GrantPage {
         var position = DynamoDBDueIndex.Cursor(bucket: 0, lastKey: nil)
         if let cursor {
             guard let parsed = DynamoDBDueIndex.Cursor(cursor) else {
@@ -367,7 +367,7 @@ extension DynamoDBGrantStore {
         }
     }
 
-    public func users(with attribute: IndexedGrantAttribute, equalTo value: String) async throws -> [String] {
+    package func users(with attribute: IndexedGrantAttribute, equalTo value: String) async throws -> [String] {
         let index = DynamoDBGrantItem.lookupIndex(attribute)
         let placeholders = DynamoDBExpressionValues(names: ["#key": index.partitionKey.name], values: [":value": .string(value)])
         var users: [String] = []

@@ -12,14 +12,14 @@ import PayPulsePorts
 /// DynamoDB deletes an expired item some time after it expires (typically within days), so
 /// expiry is decided here against the ledger's clock: ``contains(_:)`` reads an expired item
 /// as absent, and ``record(_:until:)``'s condition lets a write replace it.
-public struct DynamoDBSecurityEventLedger: SecurityEventLedger {
+package struct DynamoDBSecurityEventLedger: SecurityEventLedger {
     /// The key attribute.
-    public static let jtiAttribute = "jti"
+    package static let jtiAttribute = "jti"
     /// The expiry attribute, the table's time to live.
-    public static let expiresAtAttribute = "expires_at"
+    package static let expiresAtAttribute = "expires_at"
 
     /// What ``contains(_:)`` and ``record(_:until:)`` call, both on the table.
-    public static let operations = [DynamoDBClient.getItemOperation, DynamoDBClient.putItemOperation]
+    package static let operations = [DynamoDBClient.getItemOperation, DynamoDBClient.putItemOperation]
 
     let client: DynamoDBClient
     let table: String
@@ -30,7 +30,7 @@ public struct DynamoDBSecurityEventLedger: SecurityEventLedger {
     ///   - client: The DynamoDB client.
     ///   - table: The table (`SECURITY_EVENTS_TABLE`).
     ///   - now: The clock records expire by; tests pass a fake one.
-    public init(client: DynamoDBClient, table: String, now: @escaping @Sendable () -> Date = { Date() }) {
+    package init(client: DynamoDBClient, table: String, now: @escaping @Sendable () -> Date = { Date() }) {
         self.client = client
         self.table = table
         self.now = now
@@ -38,14 +38,14 @@ public struct DynamoDBSecurityEventLedger: SecurityEventLedger {
 
     /// The table as `paypulse setup` creates it and template.yaml declares it (checked
     /// against `deploy/security-events-table.json`): partition key `jti`, nothing else.
-    public static func table(named name: String) -> DynamoDBTableDefinition {
+    package static func table(named name: String) -> DynamoDBTableDefinition {
         DynamoDBTableDefinition(name: name, partitionKey: .init(jtiAttribute, .string))
     }
 
     /// Creates the table and turns on its time to live on `expires_at`; an existing table is
     /// left as it is.
     /// - Throws: ``StoreError`` when DynamoDB refuses or cannot be reached.
-    public func createTableIfNeeded() async throws {
+    package func createTableIfNeeded() async throws {
         do {
             try await client.createTable(Self.table(named: table))
         } catch let error as AWSError where error.type == "ResourceInUseException" {
@@ -59,7 +59,7 @@ public struct DynamoDBSecurityEventLedger: SecurityEventLedger {
     /// Whether `jti` was recorded and its record has not expired (a consistent read).
     /// - Throws: ``StoreError``: `invalid_request` for an empty `jti`, `unavailable` when
     ///   DynamoDB cannot be reached, `corrupt` for an item without a readable expiry.
-    public func contains(_ jti: String) async throws -> Bool {
+    package func contains(_ jti: String) async throws -> Bool {
         try Self.check(jti)
         let item = try await mapped { try await client.getItem(table: table, key: [Self.jtiAttribute: .string(jti)]) }
         guard let item else { return false }
@@ -74,7 +74,7 @@ public struct DynamoDBSecurityEventLedger: SecurityEventLedger {
     /// which stays, and is success.
     /// - Throws: ``StoreError``: `invalid_request` for an empty `jti` or an expiry beyond any
     ///   date, `unavailable` when DynamoDB cannot be reached.
-    public func record(_ jti: String, until expiry: Date) async throws {
+    package func record(_ jti: String, until expiry: Date) async throws {
         try Self.check(jti)
         // Whole seconds, as DynamoDB's time to live reads them; up, so a record never ends early.
         let expiresAt = expiry.timeIntervalSince1970.rounded(.up)

@@ -1,7 +1,7 @@
 /// A table as `CreateTable` declares it: keys, global secondary indexes, on-demand billing.
-public struct DynamoDBTableDefinition: Sendable, Equatable {
+package struct DynamoDBTableDefinition: Sendable, Equatable {
     /// A key attribute's type.
-    public enum KeyType: String, Sendable {
+    package enum KeyType: String, Sendable {
         /// `S`.
         case string = "S"
         /// `N`.
@@ -11,21 +11,21 @@ public struct DynamoDBTableDefinition: Sendable, Equatable {
     }
 
     /// A key attribute: its name and type.
-    public struct Key: Sendable, Equatable {
+    package struct Key: Sendable, Equatable {
         /// The attribute's name.
-        public var name: String
+        package var name: String
         /// The attribute's type.
-        public var type: KeyType
+        package var type: KeyType
 
         /// Creates a key attribute.
-        public init(_ name: String, _ type: KeyType) {
+        package init(_ name: String, _ type: KeyType) {
             self.name = name
             self.type = type
         }
     }
 
     /// What an index copies from the table.
-    public enum Projection: Sendable, Equatable {
+    package enum Projection: Sendable, Equatable {
         /// Every attribute.
         case all
         /// The table's and the index's keys only.
@@ -35,18 +35,18 @@ public struct DynamoDBTableDefinition: Sendable, Equatable {
     }
 
     /// A global secondary index. Items without its partition key attribute are not in it (a sparse index).
-    public struct GlobalIndex: Sendable, Equatable {
+    package struct GlobalIndex: Sendable, Equatable {
         /// The index's name, for ``DynamoDBClient/query(table:index:keyCondition:filter:placeholders:limit:startKey:consistentRead:ascending:)``.
-        public var name: String
+        package var name: String
         /// The index's partition key.
-        public var partitionKey: Key
+        package var partitionKey: Key
         /// The index's sort key, if any.
-        public var sortKey: Key?
+        package var sortKey: Key?
         /// What the index copies.
-        public var projection: Projection
+        package var projection: Projection
 
         /// Creates an index.
-        public init(name: String, partitionKey: Key, sortKey: Key? = nil, projection: Projection = .all) {
+        package init(name: String, partitionKey: Key, sortKey: Key? = nil, projection: Projection = .all) {
             self.name = name
             self.partitionKey = partitionKey
             self.sortKey = sortKey
@@ -55,16 +55,16 @@ public struct DynamoDBTableDefinition: Sendable, Equatable {
     }
 
     /// The table's name.
-    public var name: String
+    package var name: String
     /// The table's partition key.
-    public var partitionKey: Key
+    package var partitionKey: Key
     /// The table's sort key, if any.
-    public var sortKey: Key?
+    package var sortKey: Key?
     /// Its global secondary indexes.
-    public var indexes: [GlobalIndex]
+    package var indexes: [GlobalIndex]
 
     /// Creates a definition.
-    public init(name: String, partitionKey: Key, sortKey: Key? = nil, indexes: [GlobalIndex] = []) {
+    package init(name: String, partitionKey: Key, sortKey: Key? = nil, indexes: [GlobalIndex] = []) {
         self.name = name
         self.partitionKey = partitionKey
         self.sortKey = sortKey

@@ -1,20 +1,20 @@
 import PayPulsePorts
 
 /// ``UserDirectory`` on a DynamoDB table keyed by `user_id`.
-public struct DynamoDBUserDirectory: UserDirectory {
+package struct DynamoDBUserDirectory: UserDirectory {
     private let client: DynamoDBClient
     private let table: String
 
     /// What reading a user (``user(id:)``) calls.
-    public static let userOperations = [DynamoDBClient.getItemOperation]
+    package static let userOperations = [DynamoDBClient.getItemOperation]
 
     /// Creates a directory over `table`.
-    public init(client: DynamoDBClient, table: String) {
+    package init(client: DynamoDBClient, table: String) {
         self.client = client
         self.table = table
     }
 
-    public func user(id: String) async throws -> UserRecord? {
+    package func user(id: String) async throws -> UserRecord? {
         let item: [String: String]?
         do {
             item = try await client.getItem(table: table, keyName: "user_id", key: id)
@@ -25,7 +25,7 @@ public struct DynamoDBUserDirectory: UserDirectory {
         return UserRecord(userID: item["user_id"] ?? id, name: item["name"] ?? "", email: item["email"] ?? "", createdOn: item["created_on"] ?? "")
     }
 
-    public func putUser(_ user: UserRecord) async throws {
+    package func putUser(_ user: UserRecord) async throws {
         let item = ["user_id": user.userID, "name": user.name, "email": user.email, "created_on": user.createdOn]
         do {
             try await client.putItem(table: table, item: item)
@@ -35,7 +35,7 @@ public struct DynamoDBUserDirectory: UserDirectory {
     }
 
     /// Creates the table if it does not exist yet (for local set-up against an emulator).
-    public func createTableIfNeeded() async throws {
+    package func createTableIfNeeded() async throws {
         do {
             try await client.createTable(table: table, keyName: "user_id")
         } catch let error as AWSError where error.type == "ResourceInUseException" {

@@ -5,7 +5,7 @@ import Foundation
 #endif
 
 /// One DynamoDB attribute value of the kinds this project stores.
-public enum DynamoDBValue: Sendable, Hashable {
+package enum DynamoDBValue: Sendable, Hashable {
     /// `S`: a string.
     case string(String)
     /// `N`: a number, as DynamoDB's decimal text (so no precision is lost on the way).
@@ -16,20 +16,20 @@ public enum DynamoDBValue: Sendable, Hashable {
     case bool(Bool)
 
     /// A number from an integer.
-    public static func integer(_ value: some BinaryInteger) -> DynamoDBValue { .number(String(value)) }
+    package static func integer(_ value: some BinaryInteger) -> DynamoDBValue { .number(String(value)) }
 
     /// The string of an `S` value.
-    public var stringValue: String? { if case .string(let value) = self { value } else { nil } }
+    package var stringValue: String? { if case .string(let value) = self { value } else { nil } }
     /// The integer of an `N` value that is a whole number in `Int64`'s range.
-    public var integerValue: Int64? { if case .number(let text) = self { Int64(text) } else { nil } }
+    package var integerValue: Int64? { if case .number(let text) = self { Int64(text) } else { nil } }
     /// The bytes of a `B` value.
-    public var binaryValue: [UInt8]? { if case .binary(let value) = self { value } else { nil } }
+    package var binaryValue: [UInt8]? { if case .binary(let value) = self { value } else { nil } }
     /// The boolean of a `BOOL` value.
-    public var boolValue: Bool? { if case .bool(let value) = self { value } else { nil } }
+    package var boolValue: Bool? { if case .bool(let value) = self { value } else { nil } }
 }
 
 /// An item or a key: attribute names to values.
-public typealias DynamoDBItem = [String: DynamoDBValue]
+package typealias DynamoDBItem = [String: DynamoDBValue]
 
 extension DynamoDBValue {
     var attribute: DynamoDB.AttributeValue {

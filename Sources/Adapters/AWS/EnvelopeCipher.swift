@@ -5,17 +5,17 @@ import Crypto
 /// The user id binds the item twice: as the KMS encryption context of its data key (so KMS
 /// will not unwrap it for another user) and as AES-GCM's authenticated data (so a data key
 /// that did unwrap still cannot open an item moved between users).
-public struct EnvelopeCipher: Sendable {
+package struct EnvelopeCipher: Sendable {
     private let keys: DataKeyCache
 
     /// Creates a cipher taking its data keys from `keys`.
-    public init(keys: DataKeyCache) { self.keys = keys }
+    package init(keys: DataKeyCache) { self.keys = keys }
 
     /// Encrypts `plaintext` for `userID`.
     /// - Returns: the ciphertext with the wrapped data key and the KMS key id to store beside it.
     /// - Throws: ``EnvelopeError/kmsRefused(_:retryable:)`` when KMS refuses a data key;
     ///   `TransportError` when KMS cannot be reached.
-    public func seal(_ plaintext: [UInt8], userID: String) async throws -> SealedEnvelope {
+    package func seal(_ plaintext: [UInt8], userID: String) async throws -> SealedEnvelope {
         let key: GeneratedDataKey
         do {
             key = try await keys.keyForSealing(userID: userID)
@@ -35,7 +35,7 @@ public struct EnvelopeCipher: Sendable {
     ///   user; ``EnvelopeError/tampered`` when the ciphertext does not authenticate;
     ///   ``EnvelopeError/kmsRefused(_:retryable:)`` for other KMS refusals; `TransportError`
     ///   when KMS cannot be reached.
-    public func open(_ envelope: SealedEnvelope, userID: String) async throws -> [UInt8] {
+    package func open(_ envelope: SealedEnvelope, userID: String) async throws -> [UInt8] {
         let key: DataKey
         do {
             key = try await keys.unwrap(envelope.wrappedKey, userID: userID, keyID: envelope.keyID, createdAt: envelope.keyCreatedAt)

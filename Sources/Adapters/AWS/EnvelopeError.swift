@@ -3,7 +3,7 @@
 ///
 /// A struct over a private code (see ``StoreError``): cases can be added without breaking
 /// callers that compare with the static members.
-public struct EnvelopeError: Error, Hashable, Sendable, CustomStringConvertible {
+package struct EnvelopeError: Error, Hashable, Sendable, CustomStringConvertible {
     private enum Code: Hashable, Sendable {
         case tampered
         case wrongUser
@@ -12,7 +12,7 @@ public struct EnvelopeError: Error, Hashable, Sendable, CustomStringConvertible 
 
     private let code: Code
     /// Whether trying again later can help (KMS throttled or failed on its side).
-    public let isRetryable: Bool
+    package let isRetryable: Bool
 
     private init(_ code: Code, retryable: Bool = false) {
         self.code = code
@@ -21,22 +21,22 @@ public struct EnvelopeError: Error, Hashable, Sendable, CustomStringConvertible 
 
     /// The ciphertext, its nonce or tag, or the user it is bound to was altered: AES-GCM's
     /// check failed, or the ciphertext is too short to hold a nonce and a tag.
-    public static let tampered = EnvelopeError(.tampered)
+    package static let tampered = EnvelopeError(.tampered)
 
     /// KMS would not unwrap the data key under this user's encryption context: the item was
     /// sealed for another user (or its wrapped key was altered; KMS cannot tell the two apart).
-    public static let wrongUser = EnvelopeError(.wrongUser)
+    package static let wrongUser = EnvelopeError(.wrongUser)
 
     /// KMS refused for another reason, named by its error type (e.g. `AccessDeniedException`,
     /// `DisabledException`, `ThrottlingException`).
-    public static func kmsRefused(_ type: String, retryable: Bool = false) -> EnvelopeError {
+    package static func kmsRefused(_ type: String, retryable: Bool = false) -> EnvelopeError {
         EnvelopeError(.kmsRefused(type), retryable: retryable)
     }
 
     /// The KMS error type of ``kmsRefused(_:retryable:)``, else `nil`.
-    public var kmsErrorType: String? { if case .kmsRefused(let type) = code { type } else { nil } }
+    package var kmsErrorType: String? { if case .kmsRefused(let type) = code { type } else { nil } }
 
-    public var description: String {
+    package var description: String {
         switch code {
         case .tampered: "envelope tampered: the ciphertext does not authenticate for this user"
         case .wrongUser: "envelope not for this user: KMS will not unwrap its data key under this user's encryption context"
@@ -45,8 +45,8 @@ public struct EnvelopeError: Error, Hashable, Sendable, CustomStringConvertible 
     }
 
     /// Equality by code only, so `error == .kmsRefused("AccessDeniedException")` holds whatever the retry hint.
-    public static func == (lhs: EnvelopeError, rhs: EnvelopeError) -> Bool { lhs.code == rhs.code }
-    public func hash(into hasher: inout Hasher) { hasher.combine(code) }
+    package static func == (lhs: EnvelopeError, rhs: EnvelopeError) -> Bool { lhs.code == rhs.code }
+    package func hash(into hasher: inout Hasher) { hasher.combine(code) }
 }
 
 extension EnvelopeError {

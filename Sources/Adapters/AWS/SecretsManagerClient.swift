@@ -7,17 +7,17 @@ import PayPulsePorts
 
 /// Typed Secrets Manager operations over ``AWSJSONClient``. Errors are the raw
 /// ``AWSError``s; ``AWSSecretStore`` maps them onto the port's ``StoreError``.
-public struct SecretsManagerClient: Sendable {
+package struct SecretsManagerClient: Sendable {
     private let client: AWSJSONClient
 
     /// Creates a client speaking to Secrets Manager through `client`.
-    public init(client: AWSJSONClient) { self.client = client }
+    package init(client: AWSJSONClient) { self.client = client }
 
     /// `CreateSecret`: IAM `secretsmanager:CreateSecret` on the secret.
-    public static let createSecretOperation = AWSOperation(.secretsManager, "CreateSecret", on: .secret)
+    package static let createSecretOperation = AWSOperation(.secretsManager, "CreateSecret", on: .secret)
 
     /// `CreateSecret`.
-    public func createSecret(name: String, value: String, tags: [String: String], clientRequestToken: String) async throws -> SecretVersionID {
+    package func createSecret(name: String, value: String, tags: [String: String], clientRequestToken: String) async throws -> SecretVersionID {
         let input = SecretsManager.CreateSecretInput(
             Name: name, SecretString: value, ClientRequestToken: clientRequestToken, Tags: tags.isEmpty ? nil : .init(tags)
         )
@@ -26,11 +26,11 @@ public struct SecretsManagerClient: Sendable {
     }
 
     /// `GetSecretValue`: IAM `secretsmanager:GetSecretValue` on the secret.
-    public static let getSecretValueOperation = AWSOperation(.secretsManager, "GetSecretValue", on: .secret)
+    package static let getSecretValueOperation = AWSOperation(.secretsManager, "GetSecretValue", on: .secret)
 
     /// `GetSecretValue` by stage or by version id. Always sends the stage it means:
     /// moto answers a stale version when `VersionStage` is left out.
-    public func getSecretValue(name: String, versionID: SecretVersionID? = nil, stage: SecretStage? = nil) async throws -> SecretValue {
+    package func getSecretValue(name: String, versionID: SecretVersionID? = nil, stage: SecretStage? = nil) async throws -> SecretValue {
         let input = SecretsManager.GetSecretValueInput(
             SecretId: name, VersionId: versionID?.rawValue, VersionStage: stage?.rawValue ?? (versionID == nil ? SecretStage.current.rawValue : nil)
         )
@@ -42,10 +42,10 @@ public struct SecretsManagerClient: Sendable {
     }
 
     /// `DescribeSecret`: IAM `secretsmanager:DescribeSecret` on the secret.
-    public static let describeSecretOperation = AWSOperation(.secretsManager, "DescribeSecret", on: .secret)
+    package static let describeSecretOperation = AWSOperation(.secretsManager, "DescribeSecret", on: .secret)
 
     /// `DescribeSecret`: tags, deletion date and version stages, without the value.
-    public func describeSecret(name: String) async throws -> SecretDescription {
+    package func describeSecret(name: String) async throws -> SecretDescription {
         let output: SecretsManager.DescribeSecretOutput = try await client.call(Self.describeSecretOperation, SecretsManager.SecretIdInput(SecretId: name))
         var stages: [SecretVersionID: [SecretStage]] = [:]
         for (version, labels) in output.VersionIdsToStages ?? [:] {
@@ -58,10 +58,10 @@ public struct SecretsManagerClient: Sendable {
     }
 
     /// `PutSecretValue`: IAM `secretsmanager:PutSecretValue` on the secret.
-    public static let putSecretValueOperation = AWSOperation(.secretsManager, "PutSecretValue", on: .secret)
+    package static let putSecretValueOperation = AWSOperation(.secretsManager, "PutSecretValue", on: .secret)
 
     /// `PutSecretValue` with an explicit client request token and stages.
-    public func putSecretValue(name: String, value: String, clientRequestToken: String, stages: [SecretStage]) async throws -> SecretVersionID {
+    package func putSecretValue(name: String, value: String, clientRequestToken: String, stages: [SecretStage]) async throws -> SecretVersionID {
         let input = SecretsManager.PutSecretValueInput(
             SecretId: name, SecretString: value, ClientRequestToken: clientRequestToken, VersionStages: stages.map(\.rawValue)
         )
@@ -70,10 +70,10 @@ public struct SecretsManagerClient: Sendable {
     }
 
     /// `UpdateSecretVersionStage`: IAM `secretsmanager:UpdateSecretVersionStage` on the secret.
-    public static let updateSecretVersionStageOperation = AWSOperation(.secretsManager, "UpdateSecretVersionStage", on: .secret)
+    package static let updateSecretVersionStageOperation = AWSOperation(.secretsManager, "UpdateSecretVersionStage", on: .secret)
 
     /// `UpdateSecretVersionStage`.
-    public func updateSecretVersionStage(name: String, stage: SecretStage, moveTo: SecretVersionID?, removeFrom: SecretVersionID?) async throws {
+    package func updateSecretVersionStage(name: String, stage: SecretStage, moveTo: SecretVersionID?, removeFrom: SecretVersionID?) async throws {
         let input = SecretsManager.UpdateSecretVersionStageInput(
             SecretId: name, VersionStage: stage.rawValue, MoveToVersionId: moveTo?.rawValue, RemoveFromVersionId: removeFrom?.rawValue
         )
@@ -81,10 +81,10 @@ public struct SecretsManagerClient: Sendable {
     }
 
     /// `ListSecrets`: IAM `secretsmanager:ListSecrets` on `*` (it takes no resource).
-    public static let listSecretsOperation = AWSOperation(.secretsManager, "ListSecrets", on: .any)
+    package static let listSecretsOperation = AWSOperation(.secretsManager, "ListSecrets", on: .any)
 
     /// `ListSecrets` filtered by name prefix, and by a tag's value when given, one page.
-    public func listSecrets(
+    package func listSecrets(
         namePrefix: String, tagValue: String? = nil, includePlannedDeletion: Bool, maxResults: Int, nextToken: String?
     ) async throws -> SecretPage {
         // The service ANDs the filters.
@@ -111,36 +111,36 @@ public struct SecretsManagerClient: Sendable {
     }
 
     /// `DeleteSecret`: IAM `secretsmanager:DeleteSecret` on the secret.
-    public static let deleteSecretOperation = AWSOperation(.secretsManager, "DeleteSecret", on: .secret)
+    package static let deleteSecretOperation = AWSOperation(.secretsManager, "DeleteSecret", on: .secret)
 
     /// `DeleteSecret` with a recovery window.
-    public func deleteSecret(name: String, recoveryWindowDays: Int) async throws -> Date? {
+    package func deleteSecret(name: String, recoveryWindowDays: Int) async throws -> Date? {
         let input = SecretsManager.DeleteSecretInput(SecretId: name, RecoveryWindowInDays: recoveryWindowDays)
         let output: SecretsManager.DeleteSecretOutput = try await client.call(Self.deleteSecretOperation, input)
         return output.DeletionDate.map(Date.init(timeIntervalSince1970:))
     }
 
     /// `RestoreSecret`: IAM `secretsmanager:RestoreSecret` on the secret.
-    public static let restoreSecretOperation = AWSOperation(.secretsManager, "RestoreSecret", on: .secret)
+    package static let restoreSecretOperation = AWSOperation(.secretsManager, "RestoreSecret", on: .secret)
 
     /// `RestoreSecret`.
-    public func restoreSecret(name: String) async throws {
+    package func restoreSecret(name: String) async throws {
         let _: SecretsManager.Empty = try await client.call(Self.restoreSecretOperation, SecretsManager.SecretIdInput(SecretId: name))
     }
 
     /// `TagResource`: IAM `secretsmanager:TagResource` on the secret.
-    public static let tagResourceOperation = AWSOperation(.secretsManager, "TagResource", on: .secret)
+    package static let tagResourceOperation = AWSOperation(.secretsManager, "TagResource", on: .secret)
 
     /// `TagResource`.
-    public func tagResource(name: String, tags: [String: String]) async throws {
+    package func tagResource(name: String, tags: [String: String]) async throws {
         let _: SecretsManager.Empty = try await client.call(Self.tagResourceOperation, SecretsManager.TagResourceInput(SecretId: name, Tags: .init(tags)))
     }
 
     /// `UntagResource`: IAM `secretsmanager:UntagResource` on the secret.
-    public static let untagResourceOperation = AWSOperation(.secretsManager, "UntagResource", on: .secret)
+    package static let untagResourceOperation = AWSOperation(.secretsManager, "UntagResource", on: .secret)
 
     /// `UntagResource`.
-    public func untagResource(name: String, tagKeys: [String]) async throws {
+    package func untagResource(name: String, tagKeys: [String]) async throws {
         let _: SecretsManager.Empty = try await client.call(Self.untagResourceOperation, SecretsManager.UntagResourceInput(SecretId: name, TagKeys: tagKeys))
     }
 }

@@ -12,12 +12,12 @@ import PayPulsePorts
 ///
 /// The state directory is created 0700 and the database file 0600; SQLite gives its
 /// `-wal` and `-shm` files the same mode as the database file.
-public final class EmbeddedDatabase: Sendable {
+package final class EmbeddedDatabase: Sendable {
     /// The database file's name inside the state directory.
-    public static let fileName = "paypulse.sqlite3"
+    package static let fileName = "paypulse.sqlite3"
 
     /// The full path of the database file.
-    public let path: String
+    package let path: String
 
     let database: SQLiteDatabase
 
@@ -31,7 +31,7 @@ public final class EmbeddedDatabase: Sendable {
     ///   - logger: Where debug lines about the database go; never receives a secret value.
     /// - Throws: ``StoreError/unavailable`` when the directory or file cannot be created or
     ///   opened, ``StoreError/corrupt`` when the file is not a database this code can read.
-    public init(stateDirectory: String, logger: Logger) throws {
+    package init(stateDirectory: String, logger: Logger) throws {
         try StateDirectory.prepare(stateDirectory, logger: logger)
         let path = stateDirectory.hasSuffix("/")
             ? stateDirectory + Self.fileName

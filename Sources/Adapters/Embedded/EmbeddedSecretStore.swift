@@ -14,7 +14,7 @@ import PayPulsePorts
 /// is atomic even against other processes writing the same file. Stage-less versions
 /// beyond the newest ten are pruned. Secret values never reach the logger: only names and
 /// version ids, at debug level.
-public struct EmbeddedSecretStore: SecretStore {
+package struct EmbeddedSecretStore: SecretStore {
     let database: EmbeddedDatabase
     let logger: Logger
     let now: @Sendable () -> Date
@@ -25,7 +25,7 @@ public struct EmbeddedSecretStore: SecretStore {
     ///   - logger: Receives debug lines with secret names and version ids, never values.
     ///   - now: The clock for version and deletion dates; tests pass a fake one to move past
     ///     a recovery window.
-    public init(database: EmbeddedDatabase, logger: Logger, now: @escaping @Sendable () -> Date = { Date() }) {
+    package init(database: EmbeddedDatabase, logger: Logger, now: @escaping @Sendable () -> Date = { Date() }) {
         self.database = database
         self.logger = logger
         self.now = now
@@ -38,7 +38,7 @@ public struct EmbeddedSecretStore: SecretStore {
     ///   - now: The clock for version and deletion dates.
     /// - Throws: ``StoreError/unavailable`` or ``StoreError/corrupt`` when the database
     ///   cannot be opened (see ``EmbeddedDatabase/init(stateDirectory:logger:)``).
-    public init(
+    package init(
         stateDirectory: String, logger: Logger, now: @escaping @Sendable () -> Date = { Date() }
     ) throws {
         self.init(database: try EmbeddedDatabase(stateDirectory: stateDirectory, logger: logger), logger: logger, now: now)
@@ -71,7 +71,7 @@ extension EmbeddedSecretStore {
     /// Reads the version holding `stage`.
     /// - Throws: ``StoreError/notFound`` when the secret or stage does not exist,
     ///   ``StoreError/scheduledForDeletion`` when the secret is deleted.
-    public func getSecretValue(name: String, stage: SecretStage) async throws -> SecretValue {
+    package func getSecretValue(name: String, stage: SecretStage) async throws -> SecretValue {
         try await read { tables in
             _ = try tables.liveSecret(name)
             guard let id = try tables.holder(of: stage, in: name) else {
@@ -84,7 +84,7 @@ extension EmbeddedSecretStore {
     /// Reads version `versionID`.
     /// - Throws: ``StoreError/notFound`` when the secret or version does not exist,
     ///   ``StoreError/scheduledForDeletion`` when the secret is deleted.
-    public func getSecretValue(name: String, versionID: SecretVersionID) async throws -> SecretValue {
+    package func getSecretValue(name: String, versionID: SecretVersionID) async throws -> SecretValue {
         try await read { tables in
             _ = try tables.liveSecret(name)
             return try Self.value(versionID, of: name, in: tables)
@@ -93,7 +93,7 @@ extension EmbeddedSecretStore {
 
     /// Describes the secret, deleted or not: tags, deletion date, the stages of each version.
     /// - Throws: ``StoreError/notFound`` when there is no such secret.
-    public func describeSecret(name: String) async throws -> SecretDescription {
+    package func describeSecret(name: String) async throws -> SecretDescription {
         try await read { tables in
             let record = try tables.existingSecret(name)
             return SecretDescription(
@@ -121,7 +121,7 @@ extension EmbeddedSecretStore {
     /// - Throws: ``StoreError/alreadyExists`` when the name is taken (also by a secret
     ///   scheduled for deletion), ``StoreError/invalidRequest`` for a bad name, value,
     ///   token or tag.
-    public func createSecret(
+    package func createSecret(
         name: String, value: String, tags: [String: String], clientRequestToken: String
     ) async throws -> SecretVersionID {
         try SecretRules.check(name: name)
@@ -144,7 +144,7 @@ extension EmbeddedSecretStore {
     /// - Throws: ``StoreError/notFound``, ``StoreError/scheduledForDeletion``,
     ///   ``StoreError/alreadyExists`` when the token names a version with another value,
     ///   ``StoreError/invalidRequest`` for a bad value, token or stage.
-    public func putSecretValue(
+    package func putSecretValue(
         name: String, value: String, clientRequestToken: String, stages: [SecretStage]
     ) async throws -> SecretVersionID {
         try SecretRules.check(value: value)
@@ -170,7 +170,7 @@ extension EmbeddedSecretStore {
     /// - Throws: ``StoreError/conflict`` when `expected` no longer holds `AWSCURRENT` (then
     ///   nothing is written), ``StoreError/notFound``, ``StoreError/scheduledForDeletion``,
     ///   ``StoreError/invalidRequest`` for a bad value.
-    public func replaceCurrent(name: String, expected: SecretVersionID, value: String) async throws -> SecretVersionID {
+    package func replaceCurrent(name: String, expected: SecretVersionID, value: String) async throws -> SecretVersionID {
         try SecretRules.check(value: value)
         let id = SecretVersionID.random()
         do {
@@ -202,7 +202,7 @@ extension EmbeddedSecretStore {
     ///   `RemoveFromVersionId`); ``StoreError/notFound`` when the secret or `moveTo` does not
     ///   exist; ``StoreError/scheduledForDeletion``; ``StoreError/invalidRequest`` when both
     ///   versions are `nil` or `AWSCURRENT` would be removed without a new holder.
-    public func updateSecretVersionStage(
+    package func updateSecretVersionStage(
         name: String, stage: SecretStage, moveTo: SecretVersionID?, removeFrom: SecretVersionID?
     ) async throws {
         try SecretRules.check(stage: stage)
@@ -247,7 +247,7 @@ extension EmbeddedSecretStore {
     /// - Returns: the date the deletion becomes final.
     /// - Throws: ``StoreError/invalidRequest`` unless the window is 7–30 days,
     ///   ``StoreError/notFound``, ``StoreError/scheduledForDeletion`` when already deleted.
-    public func deleteSecret(name: String, recoveryWindowDays: Int) async throws -> Date {
+    package func deleteSecret(name: String, recoveryWindowDays: Int) async throws -> Date {
         try SecretRules.check(recoveryWindowDays: recoveryWindowDays)
         let deletionDate = try await write { tables in
             _ = try tables.liveSecret(name)
@@ -261,7 +261,7 @@ extension EmbeddedSecretStore {
 
     /// Cancels a scheduled deletion; a secret that is not deleted is left as it is.
     /// - Throws: ``StoreError/notFound`` when there is no such secret (or its window passed).
-    public func restoreSecret(name: String) async throws {
+    package func restoreSecret(name: String) async throws {
         try await write { tables in
             _ = try tables.existingSecret(name)
             try tables.setDeletion(of: name, deletedDate: nil, deletionDate: nil)
@@ -272,7 +272,7 @@ extension EmbeddedSecretStore {
     /// Adds or overwrites tags.
     /// - Throws: ``StoreError/notFound``, ``StoreError/scheduledForDeletion``,
     ///   ``StoreError/invalidRequest`` for a bad tag or more than 50 tags in all.
-    public func tagResource(name: String, tags: [String: String]) async throws {
+    package func tagResource(name: String, tags: [String: String]) async throws {
         try SecretRules.check(tags: tags)
         try await write { tables in
             _ = try tables.liveSecret(name)
@@ -283,7 +283,7 @@ extension EmbeddedSecretStore {
 
     /// Removes tags by key; absent keys are ignored.
     /// - Throws: ``StoreError/notFound``, ``StoreError/scheduledForDeletion``.
-    public func untagResource(name: String, tagKeys: [String]) async throws {
+    package func untagResource(name: String, tagKeys: [String]) async throws {
         try await write { tables in
             _ = try tables.liveSecret(name)
             try tables.removeTags(tagKeys, from: name)
@@ -303,7 +303,7 @@ extension EmbeddedSecretStore {
     ///   - nextToken: The previous page's ``SecretPage/nextToken``, or `nil` for the first page.
     /// - Throws: ``StoreError/invalidRequest`` for a bad page size or a token this store
     ///   did not issue.
-    public func listSecrets(
+    package func listSecrets(
         namePrefix: String, tagValue: String?, includePlannedDeletion: Bool, maxResults: Int, nextToken: String?
     ) async throws -> SecretPage {
         try SecretRules.check(maxResults: maxResults)

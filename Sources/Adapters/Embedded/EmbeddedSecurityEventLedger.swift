@@ -14,7 +14,7 @@ import PayPulsePorts
 /// A record whose `expires_at` has come is absent: ``contains(_:)`` does not see it and
 /// ``record(_:until:)`` replaces it. Each record also deletes a few expired rows, so the
 /// table stays about as large as the events of one expiry period without a sweeper.
-public struct EmbeddedSecurityEventLedger: SecurityEventLedger {
+package struct EmbeddedSecurityEventLedger: SecurityEventLedger {
     /// How many expired rows one ``record(_:until:)`` deletes at most: more than one, so
     /// pruning outpaces recording; few, so a record stays one short transaction.
     static let pruneLimit = 8
@@ -28,7 +28,7 @@ public struct EmbeddedSecurityEventLedger: SecurityEventLedger {
     ///   - database: The open embedded database.
     ///   - logger: Receives debug lines with event ids (a `jti` is not a secret).
     ///   - now: The clock records expire by; tests pass a fake one.
-    public init(database: EmbeddedDatabase, logger: Logger, now: @escaping @Sendable () -> Date = { Date() }) {
+    package init(database: EmbeddedDatabase, logger: Logger, now: @escaping @Sendable () -> Date = { Date() }) {
         self.database = database
         self.logger = logger
         self.now = now
@@ -37,7 +37,7 @@ public struct EmbeddedSecurityEventLedger: SecurityEventLedger {
     /// Whether `jti` was recorded and its record has not expired.
     /// - Throws: ``StoreError/invalidRequest`` for an empty `jti`; ``StoreError/unavailable``
     ///   when the database cannot be read.
-    public func contains(_ jti: String) async throws -> Bool {
+    package func contains(_ jti: String) async throws -> Bool {
         try Self.check(jti)
         let now = self.now().timeIntervalSince1970
         return try await database.read { connection in
@@ -51,7 +51,7 @@ public struct EmbeddedSecurityEventLedger: SecurityEventLedger {
     /// stays, with its own expiry); then deletes a few expired rows of other events.
     /// - Throws: ``StoreError/invalidRequest`` for an empty `jti`; ``StoreError/unavailable``
     ///   when the database cannot be written.
-    public func record(_ jti: String, until expiry: Date) async throws {
+    package func record(_ jti: String, until expiry: Date) async throws {
         try await record(jti, events: [], until: expiry)
     }
 
@@ -59,7 +59,7 @@ public struct EmbeddedSecurityEventLedger: SecurityEventLedger {
     /// not recorded, each of `events` as its account's latest unless a later one is there.
     /// - Throws: ``StoreError/invalidRequest`` for an empty `jti`; ``StoreError/unavailable``
     ///   when the database cannot be written.
-    public func record(_ jti: String, events: [RecordedSecurityEvent], until expiry: Date) async throws {
+    package func record(_ jti: String, events: [RecordedSecurityEvent], until expiry: Date) async throws {
         try Self.check(jti)
         let now = self.now().timeIntervalSince1970, expiresAt = expiry.timeIntervalSince1970
         let written = try await database.write { connection in
@@ -95,7 +95,7 @@ public struct EmbeddedSecurityEventLedger: SecurityEventLedger {
 
     /// The latest event recorded for each of `subjects` that has one.
     /// - Throws: ``StoreError/unavailable`` when the database cannot be read.
-    public func latestEvents(of subjects: [String]) async throws -> [String: RecordedSecurityEvent]? {
+    package func latestEvents(of subjects: [String]) async throws -> [String: RecordedSecurityEvent]? {
         try await database.read { connection in
             var latest: [String: RecordedSecurityEvent] = [:]
             for subject in Set(subjects) {

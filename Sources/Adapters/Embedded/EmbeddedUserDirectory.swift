@@ -3,7 +3,7 @@ import PayPulsePorts
 
 /// The ``UserDirectory`` in the embedded SQLite file: the `users` table
 /// (`user_id` primary key, `name`, `email`, `created_on`).
-public struct EmbeddedUserDirectory: UserDirectory {
+package struct EmbeddedUserDirectory: UserDirectory {
     let database: EmbeddedDatabase
     let logger: Logger
 
@@ -11,7 +11,7 @@ public struct EmbeddedUserDirectory: UserDirectory {
     /// - Parameters:
     ///   - database: The open embedded database.
     ///   - logger: Receives debug lines with user ids.
-    public init(database: EmbeddedDatabase, logger: Logger) {
+    package init(database: EmbeddedDatabase, logger: Logger) {
         self.database = database
         self.logger = logger
     }
@@ -19,13 +19,13 @@ public struct EmbeddedUserDirectory: UserDirectory {
     /// A directory on its own connection to `<stateDirectory>/paypulse.sqlite3`.
     /// - Throws: ``StoreError/unavailable`` or ``StoreError/corrupt`` when the database
     ///   cannot be opened (see ``EmbeddedDatabase/init(stateDirectory:logger:)``).
-    public init(stateDirectory: String, logger: Logger) throws {
+    package init(stateDirectory: String, logger: Logger) throws {
         self.init(database: try EmbeddedDatabase(stateDirectory: stateDirectory, logger: logger), logger: logger)
     }
 
     /// The user with this id, or `nil`.
     /// - Throws: ``StoreError/unavailable`` when the database cannot be read.
-    public func user(id: String) async throws -> UserRecord? {
+    package func user(id: String) async throws -> UserRecord? {
         try await database.read { connection in
             try connection.queryFirst(
                 "SELECT user_id, name, email, created_on FROM users WHERE user_id = ?1", [.text(id)]
@@ -37,7 +37,7 @@ public struct EmbeddedUserDirectory: UserDirectory {
 
     /// Creates or replaces a user.
     /// - Throws: ``StoreError/unavailable`` when the database cannot be written.
-    public func putUser(_ user: UserRecord) async throws {
+    package func putUser(_ user: UserRecord) async throws {
         try await database.write { connection in
             try connection.run(
                 """

@@ -17,14 +17,14 @@ import Darwin
 /// A small file of the state directory beside the database, readable by its owner alone
 /// (0600): the local issuer's private keys (`paypulse serve --issuer`), which another
 /// process (`paypulse jwt`) reads.
-public enum StateFile {
+package enum StateFile {
     /// Writes `bytes` as `name` in `directory` (created 0700 as for the store), replacing
     /// the file whole: a reader sees the old content or the new, never a part.
     ///
     /// The bytes go to a new file created 0600 (never wider, whatever the umask), which is
     /// then renamed over `name`.
     /// - Throws: ``StoreError/unavailable`` when the directory or the file cannot be written.
-    public static func save(_ bytes: [UInt8], named name: String, in directory: String, logger: Logger) throws {
+    package static func save(_ bytes: [UInt8], named name: String, in directory: String, logger: Logger) throws {
         try StateDirectory.prepare(directory, logger: logger)
         let path = directory + "/" + name, temporary = directory + "/." + name + "." + UUID().uuidString
         let descriptor = open(temporary, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, StateDirectory.fileMode)
@@ -49,7 +49,7 @@ public enum StateFile {
 
     /// The content of `name` in `directory`, or `nil` when there is no such file.
     /// - Throws: ``StoreError/unavailable`` when it exists but cannot be read.
-    public static func load(named name: String, in directory: String) throws -> [UInt8]? {
+    package static func load(named name: String, in directory: String) throws -> [UInt8]? {
         let path = directory + "/" + name
         guard let data = FileManager.default.contents(atPath: path) else {
             guard access(path, F_OK) == 0 else { return nil }

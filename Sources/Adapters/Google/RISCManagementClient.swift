@@ -16,16 +16,16 @@ import PayPulseTransport
 /// Transient failures (no answer, 429, 5xx) are retried under the policy given; any other
 /// answer is Google's decision and ends the call as a ``RISCManagementError``. The token
 /// never reaches a log line or an error.
-public struct RISCManagementClient: Sendable {
+package struct RISCManagementClient: Sendable {
     /// Google's API base.
-    public static let productionAPIBase = "https://risc.googleapis.com/v1beta"
+    package static let productionAPIBase = "https://risc.googleapis.com/v1beta"
     /// The `aud` Google requires of the service account's token.
-    public static let audience = "https://risc.googleapis.com/google.identity.risc.v1beta.RiscManagementService"
+    package static let audience = "https://risc.googleapis.com/google.identity.risc.v1beta.RiscManagementService"
     /// The one delivery method Google offers: it POSTs each event to the receiver.
-    public static let pushDeliveryMethod = "https://schemas.openid.net/secevent/risc/delivery-method/push"
+    package static let pushDeliveryMethod = "https://schemas.openid.net/secevent/risc/delivery-method/push"
 
     /// The API base, without a trailing slash.
-    public let apiBase: String
+    package let apiBase: String
     private let serviceAccount: String
     private let signer: ServiceAccountSigner
     private let transport: any HTTPTransport
@@ -42,7 +42,7 @@ public struct RISCManagementClient: Sendable {
     ///   - retry: Attempts, backoff and per-attempt timeout.
     ///   - logger: Receives the call, status, attempt and duration; never the token.
     ///   - now: The clock the token's `iat` comes from.
-    public init(
+    package init(
         apiBase: String = productionAPIBase, serviceAccount: String, signer: @escaping ServiceAccountSigner, transport: any HTTPTransport,
         retry: RetryPolicy = .google, logger: Logger, now: @escaping @Sendable () -> Date = { Date() }
     ) {
@@ -63,14 +63,14 @@ public struct RISCManagementClient: Sendable {
     ///   - receiver: The endpoint that receives the events: `https://` on an authorized domain.
     ///   - events: Event type URIs; Google's supported list by default.
     /// - Throws: ``RISCManagementError``; before any request for a receiver Google refuses.
-    public func updateStream(receiver: String, events: [String] = RISCEventType.googleSupported) async throws(RISCManagementError) {
+    package func updateStream(receiver: String, events: [String] = RISCEventType.googleSupported) async throws(RISCManagementError) {
         if let problem = RISCReceiverRule.problem(receiver: receiver, apiBase: apiBase) { throw .receiverNotAllowed(problem) }
         _ = try await call(.updateStream, body: RISCStream.updateBody(receiver: receiver, events: events))
     }
 
     /// The stream's configuration. `GET {base}/stream`.
     /// - Throws: ``RISCManagementError`` (`NOT_FOUND` before any registration).
-    public func stream() async throws(RISCManagementError) -> RISCStream {
+    package func stream() async throws(RISCManagementError) -> RISCStream {
         let response = try await call(.stream)
         guard let stream = RISCStream(answer: response.body) else { throw .unreadable(status: response.status, "a stream configuration") }
         return stream
@@ -78,7 +78,7 @@ public struct RISCManagementClient: Sendable {
 
     /// Whether events are delivered. `GET {base}/stream/status`.
     /// - Throws: ``RISCManagementError``.
-    public func status() async throws(RISCManagementError) -> RISCStreamStatus {
+    package func status() async throws(RISCManagementError) -> RISCStreamStatus {
         let response = try await call(.status)
         guard let status = RISCStreamStatus(answer: response.body) else { throw .unreadable(status: response.status, "a stream status") }
         return status
@@ -87,14 +87,14 @@ public struct RISCManagementClient: Sendable {
     /// Enables or disables delivery. `POST {base}/stream/status:update`.
     /// - Returns: The status Google answered, or `status` when its answer names none.
     /// - Throws: ``RISCManagementError``.
-    public func updateStatus(_ status: RISCStreamStatus) async throws(RISCManagementError) -> RISCStreamStatus {
+    package func updateStatus(_ status: RISCStreamStatus) async throws(RISCManagementError) -> RISCStreamStatus {
         RISCStreamStatus(answer: try await call(.updateStatus, body: status.updateBody).body) ?? status
     }
 
     /// Asks Google to push a `verification` event carrying `state` to the receiver.
     /// `POST {base}/stream:verify`.
     /// - Throws: ``RISCManagementError``.
-    public func verify(state: String) async throws(RISCManagementError) {
+    package func verify(state: String) async throws(RISCManagementError) {
         _ = try await call(.verify, body: (try? JSONCoding.encode(["state": state])) ?? [])
     }
 }

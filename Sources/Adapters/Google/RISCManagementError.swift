@@ -3,7 +3,7 @@ import PayPulseTransport
 
 /// Why a call to Google's RISC management API did not do what was asked: one line for the
 /// operator, never carrying the service account's token or key.
-public struct RISCManagementError: Error, Sendable, Equatable, CustomStringConvertible {
+package struct RISCManagementError: Error, Sendable, Equatable, CustomStringConvertible {
     private enum Code: Sendable, Equatable {
         /// Google answered with its error object.
         case google
@@ -19,12 +19,12 @@ public struct RISCManagementError: Error, Sendable, Equatable, CustomStringConve
 
     private let code: Code
     /// The HTTP status of Google's answer, when there was one.
-    public let httpStatus: Int?
+    package let httpStatus: Int?
     /// Google's status word (`PERMISSION_DENIED`, `UNAUTHENTICATED`, `NOT_FOUND`, …), when
     /// its error object said.
-    public let googleStatus: String?
+    package let googleStatus: String?
     /// What went wrong, in Google's words when it gave some.
-    public let message: String
+    package let message: String
 
     private init(_ code: Code, httpStatus: Int? = nil, googleStatus: String? = nil, message: String) {
         self.code = code
@@ -41,7 +41,7 @@ public struct RISCManagementError: Error, Sendable, Equatable, CustomStringConve
         code == .unavailable || httpStatus.map { $0 == 429 || (500..<600).contains($0) } ?? false
     }
 
-    public var description: String {
+    package var description: String {
         switch code {
         case .google: "Google answered \(httpStatus ?? 0) \(googleStatus ?? "")\(message.isEmpty ? "" : ": " + message)"
         case .unexpectedAnswer: "Google answered HTTP \(httpStatus ?? 0) that cannot be read: \(message)"

@@ -3,20 +3,20 @@ import PayPulseCoding
 /// A RISC stream's configuration as `GET {base}/stream` answers it (the Shared Signals
 /// stream configuration): where Google delivers and which events. Members Google leaves out
 /// read as empty; members this type does not name are ignored.
-public struct RISCStream: Sendable, Equatable {
+package struct RISCStream: Sendable, Equatable {
     /// The receiver, `delivery.url`.
-    public var deliveryURL: String?
+    package var deliveryURL: String?
     /// `delivery.delivery_method`: push is the only one Google offers.
-    public var deliveryMethod: String?
+    package var deliveryMethod: String?
     /// The event type URIs the stream asked for.
-    public var eventsRequested: [String]
+    package var eventsRequested: [String]
     /// The event type URIs Google delivers: those asked for that it supports.
-    public var eventsDelivered: [String]
+    package var eventsDelivered: [String]
     /// The client IDs the events are addressed to (`aud`).
-    public var audience: [String]
+    package var audience: [String]
 
     /// Creates a configuration.
-    public init(deliveryURL: String?, deliveryMethod: String?, eventsRequested: [String], eventsDelivered: [String] = [], audience: [String] = []) {
+    package init(deliveryURL: String?, deliveryMethod: String?, eventsRequested: [String], eventsDelivered: [String] = [], audience: [String] = []) {
         self.deliveryURL = deliveryURL
         self.deliveryMethod = deliveryMethod
         self.eventsRequested = eventsRequested

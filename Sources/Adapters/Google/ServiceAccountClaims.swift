@@ -7,15 +7,15 @@ import Foundation
 /// What a Google API asks of a service account's self-signed token (a JWT in place of an
 /// OAuth access token): `iss` and `sub` the account's address, `aud` the API's service
 /// name, `iat` and `exp` at most an hour apart.
-public struct ServiceAccountClaims: Sendable, Equatable {
+package struct ServiceAccountClaims: Sendable, Equatable {
     /// The account's address: both `iss` and `sub`.
-    public let email: String
+    package let email: String
     /// The `aud`, e.g. ``RISCManagementClient/audience``.
-    public let audience: String
+    package let audience: String
     /// The `iat`.
-    public let issuedAt: Date
+    package let issuedAt: Date
     /// The `exp`.
-    public let expiresAt: Date
+    package let expiresAt: Date
 
     /// Claims for `email` and `audience` from `issuedAt` for `lifetime`.
     /// - Parameters:
@@ -23,7 +23,7 @@ public struct ServiceAccountClaims: Sendable, Equatable {
     ///   - audience: The API's service name.
     ///   - issuedAt: Now.
     ///   - lifetime: Google accepts an hour at most.
-    public init(email: String, audience: String, issuedAt: Date, lifetime: Duration = .seconds(3600)) {
+    package init(email: String, audience: String, issuedAt: Date, lifetime: Duration = .seconds(3600)) {
         self.email = email
         self.audience = audience
         self.issuedAt = issuedAt
@@ -34,4 +34,4 @@ public struct ServiceAccountClaims: Sendable, Equatable {
 /// Signs ``ServiceAccountClaims`` with the service account's private key: the compact RS256
 /// JWT whose header names the key file's `private_key_id` as `kid`. The signer lives where
 /// the keys are handled (the domain's `IssuerSigningKey`); the composition hands it in.
-public typealias ServiceAccountSigner = @Sendable (ServiceAccountClaims) throws -> String
+package typealias ServiceAccountSigner = @Sendable (ServiceAccountClaims) throws -> String

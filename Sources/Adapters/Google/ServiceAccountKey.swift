@@ -11,17 +11,17 @@ import PayPulseCoding
 ///
 /// The private key never reaches a description, a mirror or an error: printing the value
 /// shows the account and the key's id alone.
-public struct ServiceAccountKey: Sendable, CustomStringConvertible, CustomReflectable {
+package struct ServiceAccountKey: Sendable, CustomStringConvertible, CustomReflectable {
     /// The account's address, `iss` and `sub` of its self-signed tokens.
-    public let clientEmail: String
+    package let clientEmail: String
     /// The key's id at Google, the `kid` of its self-signed tokens.
-    public let privateKeyID: String
+    package let privateKeyID: String
     /// The private key, PEM. Hand it to a signer; never print it.
-    public let privateKey: String
+    package let privateKey: String
 
     /// Reads the key file at `path`.
     /// - Throws: ``ServiceAccountKeyError`` naming the file and what is wrong with it.
-    public init(contentsOf path: String) throws(ServiceAccountKeyError) {
+    package init(contentsOf path: String) throws(ServiceAccountKeyError) {
         guard let data = FileManager.default.contents(atPath: path) else { throw ServiceAccountKeyError(file: path, .unreadable) }
         try self.init(json: Array(data), file: path)
     }
@@ -31,7 +31,7 @@ public struct ServiceAccountKey: Sendable, CustomStringConvertible, CustomReflec
     ///   - json: The file's bytes.
     ///   - file: The file's name, for errors.
     /// - Throws: ``ServiceAccountKeyError`` naming the file and what is wrong with it.
-    public init(json: [UInt8], file: String) throws(ServiceAccountKeyError) {
+    package init(json: [UInt8], file: String) throws(ServiceAccountKeyError) {
         guard case .object(let fields)? = try? JSONValue.decode(json) else { throw ServiceAccountKeyError(file: file, .notJSON) }
         func member(_ name: String) throws(ServiceAccountKeyError) -> String {
             guard let value = fields[name] else { throw ServiceAccountKeyError(file: file, .missing(name)) }
@@ -47,10 +47,10 @@ public struct ServiceAccountKey: Sendable, CustomStringConvertible, CustomReflec
     }
 
     /// `service account NAME@PROJECT.iam.gserviceaccount.com (key KEYID)`.
-    public var description: String { "service account \(clientEmail) (key \(privateKeyID))" }
+    package var description: String { "service account \(clientEmail) (key \(privateKeyID))" }
 
     /// The account and key id only, so `dump` and test failures never show the key.
-    public var customMirror: Mirror {
+    package var customMirror: Mirror {
         Mirror(self, children: ["clientEmail": clientEmail, "privateKeyID": privateKeyID], displayStyle: .struct)
     }
 }

@@ -1,6 +1,6 @@
 /// A key file that cannot be used: one line naming the file and the member at fault, never
 /// a member's value.
-public struct ServiceAccountKeyError: Error, Sendable, Equatable, CustomStringConvertible {
+package struct ServiceAccountKeyError: Error, Sendable, Equatable, CustomStringConvertible {
     enum Problem: Sendable, Equatable {
         case unreadable
         case notJSON
@@ -11,7 +11,7 @@ public struct ServiceAccountKeyError: Error, Sendable, Equatable, CustomStringCo
     }
 
     /// The key file.
-    public let file: String
+    package let file: String
     let problem: Problem
 
     init(file: String, _ problem: Problem) {
@@ -21,10 +21,10 @@ public struct ServiceAccountKeyError: Error, Sendable, Equatable, CustomStringCo
 
     /// The file's `private_key` is no RSA private key a signer can use (read by the signer,
     /// which this module does not hold).
-    public static func unusablePrivateKey(file: String) -> ServiceAccountKeyError { ServiceAccountKeyError(file: file, .unusableKey) }
+    package static func unusablePrivateKey(file: String) -> ServiceAccountKeyError { ServiceAccountKeyError(file: file, .unusableKey) }
 
     /// The member at fault, e.g. `private_key`, when one is.
-    public var member: String? {
+    package var member: String? {
         switch problem {
         case .missing(let name), .notText(let name): name
         case .wrongType: "type"
@@ -33,7 +33,7 @@ public struct ServiceAccountKeyError: Error, Sendable, Equatable, CustomStringCo
         }
     }
 
-    public var description: String {
+    package var description: String {
         let what =
             switch problem {
             case .unreadable: "cannot be read"

@@ -20,9 +20,9 @@ import PayPulseTransport
 ///   keys each no longer than its own lifetime (a key fetch happens at most once a minute).
 /// - An answer is read whole up to 64 KiB; a larger one, a non-200 or a failed exchange
 ///   is ``IssuerKeysUnavailable``, logged here with its reason (never a token).
-public struct HTTPIssuerKeySource: IssuerKeySource {
+package struct HTTPIssuerKeySource: IssuerKeySource {
     /// Where the keys are.
-    public enum Location: Sendable, Equatable {
+    package enum Location: Sendable, Equatable {
         /// The JWKS URL itself (`PAYPULSE_JWT_JWKS_URL`).
         case keySet(String)
         /// The issuer whose discovery document names the JWKS URL (`PAYPULSE_JWT_ISSUER` alone).
@@ -31,7 +31,7 @@ public struct HTTPIssuerKeySource: IssuerKeySource {
         case riscConfiguration(String)
 
         /// Google's RISC discovery document.
-        public static let googleRISC = Location.riscConfiguration("https://accounts.google.com/.well-known/risc-configuration")
+        package static let googleRISC = Location.riscConfiguration("https://accounts.google.com/.well-known/risc-configuration")
     }
 
     /// The largest answer read, in bytes.
@@ -47,19 +47,19 @@ public struct HTTPIssuerKeySource: IssuerKeySource {
     ///   - location: The JWKS URL, or the issuer to discover it from.
     ///   - transport: The HTTP client (the one that trusts the system's CAs).
     ///   - logger: Receives each failed fetch with its reason.
-    public init(location: Location, transport: any HTTPTransport, logger: Logger) {
+    package init(location: Location, transport: any HTTPTransport, logger: Logger) {
         self.location = location
         self.transport = transport
         self.logger = logger
     }
 
     /// Whether a URL may carry keys: `https://`, or `http://` to a loopback host.
-    public static func isAllowed(url: String) -> Bool {
+    package static func isAllowed(url: String) -> Bool {
         if url.hasPrefix("https://") { return url.count > "https://".count }
         return URLHost.isLoopbackHTTP(url)
     }
 
-    public func fetchKeySet() async throws(IssuerKeysUnavailable) -> PublishedKeySet {
+    package func fetchKeySet() async throws(IssuerKeysUnavailable) -> PublishedKeySet {
         do {
             switch location {
             case .keySet(let url): return try await keySet(at: url)

@@ -8,7 +8,7 @@ import PayPulseDomain
 import PayPulseRuntime
 
 /// Where secrets and users live.
-public enum StoreBackend: String, Sendable, Equatable, CaseIterable {
+package enum StoreBackend: String, Sendable, Equatable, CaseIterable {
     /// One SQLite file under the state directory.
     case embedded
     /// Secrets Manager and DynamoDB over SigV4.
@@ -21,58 +21,58 @@ public enum StoreBackend: String, Sendable, Equatable, CaseIterable {
 /// Every setting a process reads from its environment, read once at start by
 /// ``AppConfiguration/read(_:defaultLogLevel:)``; nothing else in the project reads the
 /// environment.
-public struct AppConfiguration: Sendable, Equatable {
+package struct AppConfiguration: Sendable, Equatable {
     /// What is known before anything can fail: logging, the Runtime API, Lambda or not.
-    public let process: ProcessSettings
+    package let process: ProcessSettings
     /// The storage backend (`PAYPULSE_STORE`; AWS inside Lambda, else embedded).
-    public let store: StoreBackend
+    package let store: StoreBackend
     /// The embedded store's directory (`PAYPULSE_STATE_DIR`).
-    public let stateDirectory: String
+    package let stateDirectory: String
     /// The users table name (`USERS_TABLE`).
-    public let usersTable: String
+    package let usersTable: String
     /// The table of the security events acted on (`SECURITY_EVENTS_TABLE`), used unless
     /// ``store`` is ``StoreBackend/embedded``.
-    public let securityEventsTable: String
+    package let securityEventsTable: String
     /// AWS settings; present unless ``store`` is ``StoreBackend/embedded``.
-    public let aws: AWSConfiguration?
+    package let aws: AWSConfiguration?
     /// The token table and its KMS key; present when ``store`` is ``StoreBackend/dynamodb``.
-    public let tokenTable: TokenTableConfiguration?
+    package let tokenTable: TokenTableConfiguration?
     /// How API requests are authenticated (`PAYPULSE_JWT_*`).
-    public let jwt: JWTConfiguration
+    package let jwt: JWTConfiguration
     /// Google's endpoints and the client-ID secret.
-    public let google: GoogleSettings
+    package let google: GoogleSettings
     /// How the refresh job runs (`REFRESH_*`).
-    public let refresh: RefreshSettings
+    package let refresh: RefreshSettings
     /// The recovery window of a disconnect (`DISCONNECT_RECOVERY_DAYS`, 7–30).
-    public let disconnectRecoveryDays: Int
+    package let disconnectRecoveryDays: Int
     /// The trusted CA certificates file for HTTPS (`PAYPULSE_CA_BUNDLE`); `nil` keeps
     /// libcurl's built-in path. A Lambda bundle's `bootstrap` sets it to the host's file.
-    public let caBundlePath: String?
+    package let caBundlePath: String?
 
     /// Whether the process runs inside AWS Lambda (`AWS_LAMBDA_FUNCTION_NAME` set).
-    public var insideLambda: Bool { process.insideLambda }
+    package var insideLambda: Bool { process.insideLambda }
 
     /// The default users table name.
-    public static let defaultUsersTable = "paypulse-users"
+    package static let defaultUsersTable = "paypulse-users"
     /// The default security events table name.
-    public static let defaultSecurityEventsTable = "paypulse-security-events"
+    package static let defaultSecurityEventsTable = "paypulse-security-events"
     /// The default embedded state directory, relative to the working directory.
-    public static let defaultStateDirectory = ".paypulse"
+    package static let defaultStateDirectory = ".paypulse"
 }
 
 /// The part of the configuration that cannot fail to read, so a process can log and report
 /// a bad configuration through the Lambda Runtime API.
-public struct ProcessSettings: Sendable, Equatable {
+package struct ProcessSettings: Sendable, Equatable {
     /// `AWS_LAMBDA_FUNCTION_NAME`, set by Lambda in every function.
-    public let functionName: String?
+    package let functionName: String?
     /// `AWS_LAMBDA_RUNTIME_API` (`host:port`): present, the process serves the Runtime API
     /// loop; absent, it answers one event on standard input.
-    public let runtimeAPI: String?
+    package let runtimeAPI: String?
     /// Log level and format.
-    public let logging: LogSettings
+    package let logging: LogSettings
 
     /// Whether the process runs inside AWS Lambda.
-    public var insideLambda: Bool { functionName != nil }
+    package var insideLambda: Bool { functionName != nil }
 }
 
 extension AppConfiguration {
@@ -82,7 +82,7 @@ extension AppConfiguration {
     ///   - overrides: Values that win over the environment (the CLI's demo points Google at
     ///     its local stand-in).
     ///   - defaultLogLevel: The level when no variable names one (the CLI is quieter).
-    public static func read(
+    package static func read(
         overrides: [String: String] = [:], defaultLogLevel: Logger.Level = LogSettings.defaultLevel
     ) -> (process: ProcessSettings, configuration: Result<AppConfiguration, ConfigurationError>) {
         read(ProcessInfo.processInfo.environment.merging(overrides) { _, new in new }, defaultLogLevel: defaultLogLevel)
@@ -90,7 +90,7 @@ extension AppConfiguration {
 
     /// Reads `environment`: the settings that cannot fail, and the whole configuration or
     /// the first bad variable.
-    public static func read(
+    package static func read(
         _ environment: [String: String], defaultLogLevel: Logger.Level = LogSettings.defaultLevel
     ) -> (process: ProcessSettings, configuration: Result<AppConfiguration, ConfigurationError>) {
         reading(EnvironmentReader(variables: environment), defaultLogLevel: defaultLogLevel)
@@ -98,7 +98,7 @@ extension AppConfiguration {
 
     /// The names of the variables a reading of `environment` asks for, set or not (a read
     /// stops at the first bad variable): what a deployment may set (`paypulse deploy-facts`).
-    public static func variablesRead(_ environment: [String: String]) -> Set<String> {
+    package static func variablesRead(_ environment: [String: String]) -> Set<String> {
         let asked = AskedNames()
         _ = reading(EnvironmentReader(variables: environment, asked: asked), defaultLogLevel: LogSettings.defaultLevel)
         return asked.names
@@ -116,7 +116,7 @@ extension AppConfiguration {
 
     /// Reads a configuration from `environment`.
     /// - Throws: ``ConfigurationError`` naming the first bad variable.
-    public static func fromEnvironment(_ environment: [String: String]) throws(ConfigurationError) -> AppConfiguration {
+    package static func fromEnvironment(_ environment: [String: String]) throws(ConfigurationError) -> AppConfiguration {
         try read(environment).configuration.get()
     }
 
@@ -193,7 +193,7 @@ extension LogSettings {
     }
 
     /// Reads the level and format from `environment` alone.
-    public static func fromEnvironment(_ environment: [String: String], defaultLevel: Logger.Level = LogSettings.defaultLevel) -> LogSettings {
+    package static func fromEnvironment(_ environment: [String: String], defaultLevel: Logger.Level = LogSettings.defaultLevel) -> LogSettings {
         read(EnvironmentReader(variables: environment), defaultLevel: defaultLevel)
     }
 
@@ -204,14 +204,14 @@ extension LogSettings {
 
 /// Where token sets live with `PAYPULSE_STORE=dynamodb`: the table and the KMS key their
 /// data keys come from.
-public struct TokenTableConfiguration: Sendable, Equatable {
+package struct TokenTableConfiguration: Sendable, Equatable {
     /// The tokens table (`TOKENS_TABLE`).
-    public let table: String
+    package let table: String
     /// The KMS key id, ARN or alias data keys are generated under (`PAYPULSE_KMS_KEY_ID`).
-    public let kmsKeyID: String
+    package let kmsKeyID: String
 
     /// The default tokens table name.
-    public static let defaultTable = "paypulse-gmail-tokens"
+    package static let defaultTable = "paypulse-gmail-tokens"
 
     init(_ reader: EnvironmentReader) throws(ConfigurationError) {
         table = try reader.tableName("TOKENS_TABLE", default: Self.defaultTable)

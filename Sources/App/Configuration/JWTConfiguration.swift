@@ -26,29 +26,29 @@ import PayPulseIssuerKeys
 ///
 /// Outside Lambda, with neither key variable set, the public development key is used (the
 /// caller warns). Inside Lambda a missing key or the development key is an error.
-public struct JWTConfiguration: Sendable, Equatable {
+package struct JWTConfiguration: Sendable, Equatable {
     /// `PAYPULSE_AUTH_MODE` as set, checked when the settings are made.
-    public let mode: String?
+    package let mode: String?
     /// `PAYPULSE_JWT_SECRET`, if set.
-    public let secret: String?
+    package let secret: String?
     /// `PAYPULSE_JWT_SECRET_ID`, if set.
-    public let secretID: String?
+    package let secretID: String?
     /// The required `iss`.
-    public let issuer: String
+    package let issuer: String
     /// The value `aud` must contain.
-    public let audience: String
+    package let audience: String
     /// `PAYPULSE_JWT_ISSUER` and `PAYPULSE_JWT_AUDIENCE` as set (`jwks` has no defaults).
     let issuerSet: String?, audienceSet: String?
     /// `PAYPULSE_JWT_JWKS_URL`, if set.
-    public let jwksURL: String?
+    package let jwksURL: String?
     /// `PAYPULSE_JWT_TOKEN_USE`, if set.
-    public let tokenUse: String?
+    package let tokenUse: String?
     /// The retired `PAYPULSE_TRUST_API_GATEWAY_AUTHORIZER`, if still set: refused, so a
     /// deployment that relied on it learns of `PAYPULSE_AUTH_MODE` instead of silently
     /// verifying differently.
-    public let retiredTrustVariable: String?
+    package let retiredTrustVariable: String?
     /// Whether the process runs in Lambda, where the development key is refused.
-    public let insideLambda: Bool
+    package let insideLambda: Bool
 
     static let modeVariable = "PAYPULSE_AUTH_MODE"
     static let secretVariable = "PAYPULSE_JWT_SECRET"
@@ -77,7 +77,7 @@ public struct JWTConfiguration: Sendable, Equatable {
     }
 
     /// Reads the JWT variables of `environment` alone.
-    public static func fromEnvironment(_ environment: [String: String], insideLambda: Bool) -> JWTConfiguration {
+    package static func fromEnvironment(_ environment: [String: String], insideLambda: Bool) -> JWTConfiguration {
         JWTConfiguration(EnvironmentReader(variables: environment), insideLambda: insideLambda)
     }
 
@@ -89,7 +89,7 @@ public struct JWTConfiguration: Sendable, Equatable {
     ///   - issuer: The local issuer's URL, the `iss` required.
     ///   - keySetURL: Where it publishes its keys.
     /// - Returns: Values for ``AppConfiguration/read(overrides:defaultLogLevel:)``.
-    public func localIssuerOverrides(issuer: String, keySetURL: String) -> [String: String] {
+    package func localIssuerOverrides(issuer: String, keySetURL: String) -> [String: String] {
         [
             Self.modeVariable: AuthSettings.Mode.jwks.rawValue, Self.issuerVariable: issuer, Self.jwksURLVariable: keySetURL,
             Self.audienceVariable: audience, Self.secretVariable: "", Self.secretIDVariable: "", Self.tokenUseVariable: "",
@@ -118,7 +118,7 @@ public struct JWTConfiguration: Sendable, Equatable {
     /// - Parameter loadSecret: Reads a secret's string value by id; called only when
     ///   `PAYPULSE_JWT_SECRET_ID` is set under `hs256`.
     /// - Throws: ``ConfigurationError`` naming the variable at fault; never the key.
-    public func authSettings(loadSecret: @Sendable (String) async throws -> String) async throws(ConfigurationError) -> AuthSettings {
+    package func authSettings(loadSecret: @Sendable (String) async throws -> String) async throws(ConfigurationError) -> AuthSettings {
         let mode = try authMode()
         if mode != .jwks, let variable = [(Self.jwksURLVariable, jwksURL), (Self.tokenUseVariable, tokenUse)].first(where: { $0.1 != nil })?.0 {
             throw ConfigurationError(variable: variable, problem: "is used only when \(Self.modeVariable)=jwks; remove it")
@@ -138,7 +138,7 @@ public struct JWTConfiguration: Sendable, Equatable {
 
     /// Where the issuer's keys are fetched under `jwks`, or `nil` under another mode.
     /// - Throws: ``ConfigurationError`` for a URL that is not HTTPS (or loopback HTTP).
-    public func issuerKeyLocation() throws(ConfigurationError) -> HTTPIssuerKeySource.Location? {
+    package func issuerKeyLocation() throws(ConfigurationError) -> HTTPIssuerKeySource.Location? {
         guard try authMode() == .jwks else { return nil }
         if let jwksURL {
             guard HTTPIssuerKeySource.isAllowed(url: jwksURL) else {
@@ -237,16 +237,16 @@ public struct JWTConfiguration: Sendable, Equatable {
 
 extension JWTConfiguration: CustomStringConvertible, CustomDebugStringConvertible, CustomReflectable {
     /// The settings without the key: which source is set, never its value.
-    public var description: String {
+    package var description: String {
         "JWTConfiguration(mode: \(mode ?? "unset"), secret: \(secret == nil ? "unset" : "set"), secretID: \(secretID ?? "unset"), issuer: \(issuer), "
             + "audience: \(audience), jwksURL: \(jwksURL ?? "unset"), tokenUse: \(tokenUse ?? "unset"), insideLambda: \(insideLambda))"
     }
 
     /// The same as ``description``: a debugger or a test failure never shows the key.
-    public var debugDescription: String { description }
+    package var debugDescription: String { description }
 
     /// A mirror without the key, so `dump` and reflection cannot print it either.
-    public var customMirror: Mirror {
+    package var customMirror: Mirror {
         Mirror(self, children: ["mode": mode as Any, "secret": secret == nil ? "unset" : "[redacted]", "secretID": secretID as Any, "issuer": issuer, "audience": audience, "jwksURL": jwksURL as Any, "tokenUse": tokenUse as Any])
     }
 }

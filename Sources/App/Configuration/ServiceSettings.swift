@@ -9,21 +9,21 @@ import PayPulseGoogle
 import PayPulseRuntime
 
 /// How to reach AWS: region, credentials and one endpoint per service.
-public struct AWSConfiguration: Sendable, Equatable {
+package struct AWSConfiguration: Sendable, Equatable {
     /// The region (`AWS_REGION`, then `AWS_DEFAULT_REGION`).
-    public let region: String
+    package let region: String
     /// The credentials (`AWS_ACCESS_KEY_ID`, `AWS_SECRET_ACCESS_KEY`, `AWS_SESSION_TOKEN`).
-    public let credentials: AWSCredentials
+    package let credentials: AWSCredentials
     /// The Secrets Manager endpoint.
-    public let secretsManagerEndpoint: String
+    package let secretsManagerEndpoint: String
     /// The DynamoDB endpoint.
-    public let dynamoDBEndpoint: String
+    package let dynamoDBEndpoint: String
     /// The KMS endpoint.
-    public let kmsEndpoint: String
+    package let kmsEndpoint: String
     /// The CA certificates trusted for AWS endpoints alone (`AWS_CA_BUNDLE`, as every AWS SDK
     /// reads it: a VPC endpoint or proxy with a private CA); `nil` trusts what Google's calls
     /// trust.
-    public let caBundlePath: String?
+    package let caBundlePath: String?
 
     /// Reads the AWS variables. Each service's endpoint is its own variable, then
     /// `AWS_ENDPOINT_URL`, then the regional endpoint (the order the AWS SDKs and CLI use).
@@ -53,28 +53,28 @@ public struct AWSConfiguration: Sendable, Equatable {
 }
 
 /// Google's endpoints and where the iOS client ID lives.
-public struct GoogleSettings: Sendable, Equatable {
+package struct GoogleSettings: Sendable, Equatable {
     /// `GOOGLE_TOKEN_ENDPOINT`.
-    public let tokenEndpoint: String
+    package let tokenEndpoint: String
     /// `GOOGLE_REVOKE_ENDPOINT`.
-    public let revokeEndpoint: String
+    package let revokeEndpoint: String
     /// `GOOGLE_CLIENT_ID_SECRET_ID`: the secret holding the iOS client ID.
-    public let clientIDSecretID: String
+    package let clientIDSecretID: String
     /// `GOOGLE_RISC_CONFIGURATION_URL`: Cross-Account Protection's discovery document, which
     /// names the security events' issuer and keys.
-    public let riscConfigurationURL: String
+    package let riscConfigurationURL: String
 
     /// Google's production endpoints.
-    public static let productionTokenEndpoint = "https://oauth2.googleapis.com/token"
+    package static let productionTokenEndpoint = "https://oauth2.googleapis.com/token"
     /// Google's production revoke endpoint.
-    public static let productionRevokeEndpoint = "https://oauth2.googleapis.com/revoke"
+    package static let productionRevokeEndpoint = "https://oauth2.googleapis.com/revoke"
     /// The default client-ID secret.
-    public static let defaultClientIDSecretID = "Google-OAuth-Client-ID"
+    package static let defaultClientIDSecretID = "Google-OAuth-Client-ID"
     /// Google's RISC discovery document.
-    public static let productionRISCConfigurationURL = "https://accounts.google.com/.well-known/risc-configuration"
+    package static let productionRISCConfigurationURL = "https://accounts.google.com/.well-known/risc-configuration"
 
     /// Creates settings (Google's production endpoints, secret `Google-OAuth-Client-ID`).
-    public init(
+    package init(
         tokenEndpoint: String = productionTokenEndpoint, revokeEndpoint: String = productionRevokeEndpoint,
         clientIDSecretID: String = defaultClientIDSecretID, riscConfigurationURL: String = productionRISCConfigurationURL
     ) {
@@ -98,25 +98,25 @@ public struct GoogleSettings: Sendable, Equatable {
 /// Where `paypulse risc` manages the Cross-Account Protection stream. Read by the CLI alone
 /// (no function manages the stream), so no deployment sets these and `deploy-facts` does
 /// not list them.
-public struct RISCManagementSettings: Sendable, Equatable {
+package struct RISCManagementSettings: Sendable, Equatable {
     /// `GOOGLE_RISC_API`: Google's RISC management API base, without a trailing slash
     /// (a local fake's in tests).
-    public let apiBase: String
+    package let apiBase: String
     /// `PAYPULSE_CA_BUNDLE`, as for Google's other calls.
-    public let caBundlePath: String?
+    package let caBundlePath: String?
     /// Log level and format (`LOG_LEVEL`, …).
-    public let logging: LogSettings
+    package let logging: LogSettings
 
     /// Reads the process environment.
     /// - Parameter defaultLogLevel: The level when no variable names one.
     /// - Throws: ``ConfigurationError`` naming the bad variable.
-    public static func read(defaultLogLevel: Logger.Level = .warning) throws(ConfigurationError) -> RISCManagementSettings {
+    package static func read(defaultLogLevel: Logger.Level = .warning) throws(ConfigurationError) -> RISCManagementSettings {
         try fromEnvironment(ProcessInfo.processInfo.environment, defaultLogLevel: defaultLogLevel)
     }
 
     /// Reads `environment`.
     /// - Throws: ``ConfigurationError`` naming the bad variable.
-    public static func fromEnvironment(
+    package static func fromEnvironment(
         _ environment: [String: String], defaultLogLevel: Logger.Level = .warning
     ) throws(ConfigurationError) -> RISCManagementSettings {
         let reader = EnvironmentReader(variables: environment)

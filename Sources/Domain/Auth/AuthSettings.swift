@@ -11,9 +11,9 @@ import Crypto
 /// a few shared keys (several while a key rotates). Under ``Mode/jwks`` an identity provider
 /// signs them (RS256, ES256) and publishes its public keys. Under ``Mode/apigateway`` API
 /// Gateway's JWT authorizer verified the token and the functions read its claims.
-public struct AuthSettings: Sendable {
+package struct AuthSettings: Sendable {
     /// How API requests are authenticated (`PAYPULSE_AUTH_MODE`).
-    public enum Mode: String, Sendable, CaseIterable {
+    package enum Mode: String, Sendable, CaseIterable {
         /// The `Authorization` header's HS256 token, verified here.
         case hs256
         /// The `Authorization` header's RS256 or ES256 token, verified here under the keys
@@ -25,43 +25,43 @@ public struct AuthSettings: Sendable {
 
     /// The documented local development key. Anyone can read it, so it is refused inside
     /// Lambda; outside Lambda it is the default when no key is configured.
-    public static let developmentKey = "paypulse-local-development-jwt-key-do-not-deploy"
+    package static let developmentKey = "paypulse-local-development-jwt-key-do-not-deploy"
     /// The shortest HS256 key accepted, in bytes (the SHA-256 output size, RFC 7518 §3.2).
-    public static let minimumKeyLength = 32
+    package static let minimumKeyLength = 32
     /// The most HS256 keys accepted at once: a rotation needs two; each extra key is one
     /// more MAC for a token no key signed.
-    public static let maximumKeyCount = 4
+    package static let maximumKeyCount = 4
     /// The largest clock-skew leeway accepted for `exp` and `nbf`, in seconds.
-    public static let maximumLeeway = 60
+    package static let maximumLeeway = 60
     /// The default `iss`.
-    public static let defaultIssuer = "paypulse"
+    package static let defaultIssuer = "paypulse"
     /// The default `aud`.
-    public static let defaultAudience = "paypulse-api"
+    package static let defaultAudience = "paypulse-api"
 
     /// How requests are authenticated.
-    public let mode: Mode
+    package let mode: Mode
     /// The HS256 keys (the UTF-8 of the configured strings): the first signs, any verifies.
     /// Empty under ``Mode/jwks`` and ``Mode/apigateway``.
-    public let keys: [[UInt8]]
+    package let keys: [[UInt8]]
     /// The required `iss`.
-    public var issuer: String
+    package var issuer: String
     /// The value `aud` must contain.
-    public var audience: String
+    package var audience: String
     /// Clock-skew leeway for `exp` and `nbf`, in seconds; never more than 60
     /// (``Authenticator`` clamps it again, since this property is mutable).
-    public var leeway: Int
+    package var leeway: Int
     /// Under ``Mode/jwks``, the `token_use` a token must carry (Cognito: `id` or `access`), if set.
-    public let tokenUse: String?
+    package let tokenUse: String?
 
     /// The key that signs (`paypulse jwt`, the console): the first.
-    public var signingKey: [UInt8]? { keys.first }
+    package var signingKey: [UInt8]? { keys.first }
 
     /// Whether a key is the public ``developmentKey``, so callers can warn about it.
-    public var usesDevelopmentKey: Bool { keys.contains(Array(Self.developmentKey.utf8)) }
+    package var usesDevelopmentKey: Bool { keys.contains(Array(Self.developmentKey.utf8)) }
 
     /// Settings with one HS256 key.
     /// - Throws: ``InvalidAuthSettings``, as ``init(keys:issuer:audience:leeway:)``.
-    public init(key: [UInt8], issuer: String = AuthSettings.defaultIssuer, audience: String = AuthSettings.defaultAudience, leeway: Int = AuthSettings.maximumLeeway)
+    package init(key: [UInt8], issuer: String = AuthSettings.defaultIssuer, audience: String = AuthSettings.defaultAudience, leeway: Int = AuthSettings.maximumLeeway)
         throws(InvalidAuthSettings)
     {
         try self.init(keys: [key], issuer: issuer, audience: audience, leeway: leeway)
@@ -76,7 +76,7 @@ public struct AuthSettings: Sendable {
     /// - Throws: ``InvalidAuthSettings`` for no key or more than ``maximumKeyCount``, a key
     ///   shorter than 32 bytes (RFC 7518 §3.2: at least the hash size), an empty issuer or
     ///   audience, or a leeway outside 0...60.
-    public init(
+    package init(
         keys: [[UInt8]], issuer: String = AuthSettings.defaultIssuer, audience: String = AuthSettings.defaultAudience,
         leeway: Int = AuthSettings.maximumLeeway
     ) throws(InvalidAuthSettings) {
@@ -103,7 +103,7 @@ public struct AuthSettings: Sendable {
     ///   - leeway: Clock-skew leeway in seconds, 0...60.
     /// - Throws: ``InvalidAuthSettings`` for an empty issuer, audience or token use, or a
     ///   leeway outside 0...60.
-    public static func issuerKeys(issuer: String, audience: String, tokenUse: String? = nil, leeway: Int = AuthSettings.maximumLeeway)
+    package static func issuerKeys(issuer: String, audience: String, tokenUse: String? = nil, leeway: Int = AuthSettings.maximumLeeway)
         throws(InvalidAuthSettings) -> AuthSettings
     {
         try checkClaims(issuer: issuer, audience: audience, leeway: leeway)
@@ -125,7 +125,7 @@ public struct AuthSettings: Sendable {
 
     /// Settings that trust API Gateway's JWT authorizer: its claims are the request's
     /// identity, no key is held, nothing is verified again.
-    public static let apiGatewayAuthorizer = AuthSettings(
+    package static let apiGatewayAuthorizer = AuthSettings(
         mode: .apigateway, keys: [], issuer: defaultIssuer, audience: defaultAudience, leeway: maximumLeeway
     )
 
@@ -167,17 +167,17 @@ struct HS256Key: Sendable {
 }
 
 /// JWT settings that cannot be used: which setting, and why (never the key itself).
-public struct InvalidAuthSettings: Error, Sendable, Equatable, CustomStringConvertible {
+package struct InvalidAuthSettings: Error, Sendable, Equatable, CustomStringConvertible {
     /// The settings that can be wrong.
-    public enum Setting: String, Sendable {
+    package enum Setting: String, Sendable {
         case key, issuer, audience, leeway, tokenUse
     }
 
     /// The setting at fault.
-    public let setting: Setting
+    package let setting: Setting
     /// What is wrong with it.
-    public let problem: String
+    package let problem: String
 
     /// `invalid JWT settings: setting: problem`.
-    public var description: String { "invalid JWT settings: \(setting.rawValue): \(problem)" }
+    package var description: String { "invalid JWT settings: \(setting.rawValue): \(problem)" }
 }

@@ -5,7 +5,7 @@
 /// could not be checked at all (the issuer's keys could not be fetched) and the answer is a
 /// 503, so the app tries again instead of signing the user out. ``reason`` is for debug logs only: it is a fixed
 /// phrase chosen here, never a piece of the token or of any other request value.
-public struct AuthenticationError: Error, Sendable, Equatable, CustomStringConvertible {
+package struct AuthenticationError: Error, Sendable, Equatable, CustomStringConvertible {
     private enum Code: String, Sendable {
         case missingCredentials = "no Authorization header"
         case notBearer = "the Authorization scheme is not Bearer"
@@ -38,60 +38,60 @@ public struct AuthenticationError: Error, Sendable, Equatable, CustomStringConve
 
     /// Whether the token could not be checked because the issuer's keys are unreachable:
     /// a 503 `upstream_unavailable`, not a 401.
-    public var isUnavailable: Bool { code == .keysUnavailable }
+    package var isUnavailable: Bool { code == .keysUnavailable }
 
     /// What went wrong, for debug logs. Never contains the token.
-    public var reason: String { code.rawValue }
+    package var reason: String { code.rawValue }
 
     /// `unauthorized: <reason>`.
-    public var description: String { "unauthorized: \(reason)" }
+    package var description: String { "unauthorized: \(reason)" }
 
     /// The only message a client sees, whatever the reason.
-    public static let publicMessage = "Missing or invalid bearer token."
+    package static let publicMessage = "Missing or invalid bearer token."
     /// The `WWW-Authenticate` value to send with the 401.
-    public static let challenge = "Bearer"
+    package static let challenge = "Bearer"
 
     /// No `Authorization` header (and no authorizer claims to use instead).
-    public static let missingCredentials = Self(.missingCredentials)
+    package static let missingCredentials = Self(.missingCredentials)
     /// A scheme other than Bearer, e.g. Basic.
-    public static let notBearer = Self(.notBearer)
+    package static let notBearer = Self(.notBearer)
     /// Bearer with no token, or with more than one.
-    public static let malformedAuthorization = Self(.malformedAuthorization)
+    package static let malformedAuthorization = Self(.malformedAuthorization)
     /// The token (or header) is over 8 KiB; refused before parsing.
-    public static let tokenTooLarge = Self(.tokenTooLarge)
+    package static let tokenTooLarge = Self(.tokenTooLarge)
     /// Not three non-empty base64url segments.
-    public static let malformedToken = Self(.malformedToken)
+    package static let malformedToken = Self(.malformedToken)
     /// The header segment is not a JSON object.
-    public static let malformedHeader = Self(.malformedHeader)
+    package static let malformedHeader = Self(.malformedHeader)
     /// `alg` is not the pinned one: not exactly `HS256` under `hs256` (`none`, HS384, RS256,
     /// ...); under `jwks` not RS256 or ES256, or not the algorithm of the key it names.
-    public static let algorithmNotAllowed = Self(.algorithmNotAllowed)
+    package static let algorithmNotAllowed = Self(.algorithmNotAllowed)
     /// A header parameter such as `jku`, `jwk`, `x5u` or `crit` (and `kid` under `hs256`).
-    public static let unexpectedHeaderParameter = Self(.unexpectedHeaderParameter)
+    package static let unexpectedHeaderParameter = Self(.unexpectedHeaderParameter)
     /// Under `jwks`: the `kid` names no key of the set, even after the one refetch allowed.
-    public static let unknownKey = Self(.unknownKey)
+    package static let unknownKey = Self(.unknownKey)
     /// Under `jwks`: no key set could be fetched; answer 503, not 401.
-    public static let keysUnavailable = Self(.keysUnavailable)
+    package static let keysUnavailable = Self(.keysUnavailable)
     /// `token_use` differs from the configured one (Cognito's `id` / `access`).
-    public static let wrongTokenUse = Self(.wrongTokenUse)
+    package static let wrongTokenUse = Self(.wrongTokenUse)
     /// The HS256 signature is wrong.
-    public static let badSignature = Self(.badSignature)
+    package static let badSignature = Self(.badSignature)
     /// The payload is not a JSON object of well-typed claims.
-    public static let malformedClaims = Self(.malformedClaims)
+    package static let malformedClaims = Self(.malformedClaims)
     /// `iss` missing or different.
-    public static let wrongIssuer = Self(.wrongIssuer)
+    package static let wrongIssuer = Self(.wrongIssuer)
     /// `aud` missing or without the configured audience.
-    public static let wrongAudience = Self(.wrongAudience)
+    package static let wrongAudience = Self(.wrongAudience)
     /// No `exp`: tokens that never expire are refused.
-    public static let missingExpiry = Self(.missingExpiry)
+    package static let missingExpiry = Self(.missingExpiry)
     /// `exp` passed by more than the leeway.
-    public static let expired = Self(.expired)
+    package static let expired = Self(.expired)
     /// `nbf`, `iat` or `auth_time` ahead by more than the leeway.
-    public static let notYetValid = Self(.notYetValid)
+    package static let notYetValid = Self(.notYetValid)
     /// No `sub`.
-    public static let missingSubject = Self(.missingSubject)
+    package static let missingSubject = Self(.missingSubject)
     /// `sub` present but not a string.
-    public static let subjectNotString = Self(.subjectNotString)
+    package static let subjectNotString = Self(.subjectNotString)
     /// `sub` is not a valid ``UserID``.
-    public static let unsafeSubject = Self(.unsafeSubject)
+    package static let unsafeSubject = Self(.unsafeSubject)
 }

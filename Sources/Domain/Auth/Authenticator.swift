@@ -12,7 +12,7 @@ import PayPulsePorts
 ///
 /// Build one at start and share it; it holds the HS256 keys, or the issuer's keys once
 /// fetched (kept across warm invocations).
-public struct Authenticator: Sendable {
+package struct Authenticator: Sendable {
     private let settings: AuthSettings
     // Two stored properties, not an enum with a payload per mode: Swift keeps such an
     // enum's case in the spare bits of the payload's pointer, where LeakSanitizer (the
@@ -25,7 +25,7 @@ public struct Authenticator: Sendable {
     /// Creates an authenticator for ``AuthSettings/Mode/hs256`` or ``AuthSettings/Mode/apigateway``.
     /// - Parameter settings: The JWT settings (their keys were checked when they were made).
     ///   Under ``AuthSettings/Mode/jwks`` use ``init(settings:issuerKeys:)``.
-    public init(settings: AuthSettings) {
+    package init(settings: AuthSettings) {
         precondition(settings.mode != .jwks, "jwks settings need the issuer's key source")
         self.settings = settings
         self.sharedKeys = settings.keys.map(HS256Key.init)
@@ -37,7 +37,7 @@ public struct Authenticator: Sendable {
     /// - Parameters:
     ///   - settings: Settings from ``AuthSettings/issuerKeys(issuer:audience:tokenUse:leeway:)``.
     ///   - issuerKeys: Where the issuer's JWKS is fetched.
-    public init(settings: AuthSettings, issuerKeys: any IssuerKeySource) {
+    package init(settings: AuthSettings, issuerKeys: any IssuerKeySource) {
         precondition(settings.mode == .jwks, "only jwks settings verify with issuer keys")
         self.settings = settings
         self.sharedKeys = []
@@ -62,7 +62,7 @@ public struct Authenticator: Sendable {
     /// - Returns: The user.
     /// - Throws: ``AuthenticationError``; answer 401 with ``AuthenticationError/challenge``
     ///   and ``AuthenticationError/publicMessage``, or 503 when it ``AuthenticationError/isUnavailable``.
-    public func authenticate(
+    package func authenticate(
         authorizationHeader: String?,
         authorizerClaims: [String: String]?,
         now: Date
@@ -195,20 +195,20 @@ enum TokenHeaderPolicy {
 
 /// Who the request is from: the verified `sub` and, when the token carries them, the
 /// `name` and `email` claims.
-public struct AuthenticatedUser: Sendable, Equatable {
+package struct AuthenticatedUser: Sendable, Equatable {
     /// The verified `sub`.
-    public var userID: UserID
+    package var userID: UserID
     /// The `name` claim, if it is a string.
-    public var name: String?
+    package var name: String?
     /// The `email` claim, if it is a string.
-    public var email: String?
+    package var email: String?
 
     /// Creates a user.
     /// - Parameters:
     ///   - userID: The verified `sub`.
     ///   - name: The `name` claim, if any.
     ///   - email: The `email` claim, if any.
-    public init(userID: UserID, name: String? = nil, email: String? = nil) {
+    package init(userID: UserID, name: String? = nil, email: String? = nil) {
         self.userID = userID
         self.name = name
         self.email = email

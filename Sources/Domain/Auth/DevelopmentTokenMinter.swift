@@ -8,7 +8,7 @@ import Foundation
 /// the `paypulse jwt` CLI, tests and sample events.
 ///
 /// The subject is not validated here, so tests can mint hostile tokens; the CLI checks it.
-public struct DevelopmentTokenMinter: TokenMinter {
+package struct DevelopmentTokenMinter: TokenMinter {
     private let settings: AuthSettings
     private let key: HS256Key
 
@@ -16,7 +16,7 @@ public struct DevelopmentTokenMinter: TokenMinter {
     /// - Parameter settings: The JWT settings whose key, issuer and audience tokens carry.
     /// - Throws: ``InvalidAuthSettings`` without a usable key (under
     ///   ``AuthSettings/Mode/apigateway`` there is none: API Gateway's issuer mints).
-    public init(settings: AuthSettings) throws(InvalidAuthSettings) {
+    package init(settings: AuthSettings) throws(InvalidAuthSettings) {
         guard settings.mode == .hs256, let signingKey = settings.signingKey else {
             throw InvalidAuthSettings(setting: .key, problem: "under PAYPULSE_AUTH_MODE=\(settings.mode.rawValue) no key is held: tokens come from the issuer API Gateway trusts")
         }
@@ -33,7 +33,7 @@ public struct DevelopmentTokenMinter: TokenMinter {
     ///   - expiresAt: The `exp`, rounded down to whole seconds.
     /// - Returns: The compact token.
     /// - Throws: An `EncodingError` if the claims cannot be encoded.
-    public func mint(subject: String, name: String?, email: String?, issuedAt: Date, expiresAt: Date) throws -> String {
+    package func mint(subject: String, name: String?, email: String?, issuedAt: Date, expiresAt: Date) throws -> String {
         let claims = AccessTokenClaims(
             subject: subject,
             issuer: settings.issuer,

@@ -8,7 +8,7 @@ import _CryptoExtras
 import PayPulseCoding
 
 /// The algorithms an identity provider's key may verify: each key pins exactly one.
-public enum AsymmetricAlgorithm: String, Sendable, CaseIterable {
+package enum AsymmetricAlgorithm: String, Sendable, CaseIterable {
     /// RSASSA-PKCS1-v1_5 with SHA-256 (RFC 7518 §3.3), keys of 2048 bits or more.
     case rs256 = "RS256"
     /// ECDSA on P-256 with SHA-256 (RFC 7518 §3.4), the signature as 64 bytes `r || s`.

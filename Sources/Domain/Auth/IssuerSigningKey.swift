@@ -14,7 +14,7 @@ import PayPulseCoding
 /// Its `kid` is the RFC 7638 thumbprint of the public key, so a new key never takes an old
 /// one's id and the same key always has the same one, unless another party already named
 /// the key.
-public struct IssuerSigningKey: Sendable {
+package struct IssuerSigningKey: Sendable {
     private enum Signer: Sendable {
         case rsa(_RSA.Signing.PrivateKey)
         case p256(P256.Signing.PrivateKey)
@@ -22,7 +22,7 @@ public struct IssuerSigningKey: Sendable {
 
     private let signer: Signer
     /// The `kid` a token's header and the published JWK carry.
-    public let id: String
+    package let id: String
 
     private init(_ signer: Signer, id: String? = nil) throws {
         self.signer = signer
@@ -31,7 +31,7 @@ public struct IssuerSigningKey: Sendable {
 
     /// A new random key: RSA-2048 for RS256, P-256 for ES256.
     /// - Throws: swift-crypto's error when RSA generation fails.
-    public static func generate(_ algorithm: AsymmetricAlgorithm) throws -> IssuerSigningKey {
+    package static func generate(_ algorithm: AsymmetricAlgorithm) throws -> IssuerSigningKey {
         switch algorithm {
         case .rs256: try IssuerSigningKey(.rsa(_RSA.Signing.PrivateKey(keySize: .bits2048)))
         case .es256: try IssuerSigningKey(.p256(P256.Signing.PrivateKey()))
@@ -47,7 +47,7 @@ public struct IssuerSigningKey: Sendable {
     ///     `private_key_id`); `nil` takes the thumbprint.
     /// - Throws: swift-crypto's error for a PEM that is not such a key (an RSA key under
     ///   2048 bits included).
-    public init(algorithm: AsymmetricAlgorithm, pemRepresentation pem: String, id: String? = nil) throws {
+    package init(algorithm: AsymmetricAlgorithm, pemRepresentation pem: String, id: String? = nil) throws {
         switch algorithm {
         case .rs256: try self.init(.rsa(_RSA.Signing.PrivateKey(pemRepresentation: pem)), id: id)
         case .es256: try self.init(.p256(P256.Signing.PrivateKey(pemRepresentation: pem)), id: id)
@@ -55,7 +55,7 @@ public struct IssuerSigningKey: Sendable {
     }
 
     /// The one algorithm this key signs with.
-    public var algorithm: AsymmetricAlgorithm {
+    package var algorithm: AsymmetricAlgorithm {
         switch signer {
         case .rsa: .rs256
         case .p256: .es256
@@ -63,7 +63,7 @@ public struct IssuerSigningKey: Sendable {
     }
 
     /// The private key as PEM, for the file that keeps it.
-    public var pemRepresentation: String {
+    package var pemRepresentation: String {
         switch signer {
         case .rsa(let key): key.pemRepresentation
         case .p256(let key): key.pemRepresentation
@@ -71,7 +71,7 @@ public struct IssuerSigningKey: Sendable {
     }
 
     /// The public key as a JWK, as ``IssuerKeySet`` reads it: `kid`, `alg`, `use: sig`.
-    public var publicJWK: [String: String] {
+    package var publicJWK: [String: String] {
         // The thumbprint's members cannot fail to read twice: `id` was made from them.
         var members = (try? Self.thumbprintMembers(signer)) ?? [:]
         members["kid"] = id
@@ -82,7 +82,7 @@ public struct IssuerSigningKey: Sendable {
 
     /// The JWKS document publishing the public halves of `keys`.
     /// - Throws: An `EncodingError` (not expected for strings).
-    public static func keySetDocument(_ keys: [IssuerSigningKey]) throws -> [UInt8] {
+    package static func keySetDocument(_ keys: [IssuerSigningKey]) throws -> [UInt8] {
         try JSONCoding.encode(["keys": keys.map(\.publicJWK)])
     }
 

@@ -10,7 +10,7 @@ import PayPulseCoding
 /// ``DevelopmentTokenMinter``'s, encoded by the same code; the header names the key's `kid`.
 ///
 /// The subject is not validated here, so tests can mint hostile tokens; the CLI checks it.
-public struct IssuerTokenMinter: TokenMinter {
+package struct IssuerTokenMinter: TokenMinter {
     private let key: IssuerSigningKey
     private let issuer: String
     private let audience: String
@@ -21,7 +21,7 @@ public struct IssuerTokenMinter: TokenMinter {
     ///   - key: The private key that signs; its algorithm and `kid` go in the header.
     ///   - issuer: The `iss`.
     ///   - audience: The `aud`.
-    public init(key: IssuerSigningKey, issuer: String, audience: String) {
+    package init(key: IssuerSigningKey, issuer: String, audience: String) {
         self.key = key
         self.issuer = issuer
         self.audience = audience
@@ -29,7 +29,7 @@ public struct IssuerTokenMinter: TokenMinter {
         header = (try? JSONCoding.string(["alg": key.algorithm.rawValue, "kid": key.id, "typ": "JWT"])) ?? ""
     }
 
-    public func mint(subject: String, name: String?, email: String?, issuedAt: Date, expiresAt: Date) throws -> String {
+    package func mint(subject: String, name: String?, email: String?, issuedAt: Date, expiresAt: Date) throws -> String {
         let claims = AccessTokenClaims(
             subject: subject, issuer: issuer, audience: audience, issuedAt: issuedAt, expiresAt: expiresAt, name: name, email: email
         )

@@ -6,7 +6,7 @@ import Foundation
 
 /// Signs PayPulse access tokens for a user: the console and `paypulse jwt` take whichever
 /// the configuration calls for (``DevelopmentTokenMinter``, ``IssuerTokenMinter``).
-public protocol TokenMinter: Sendable {
+package protocol TokenMinter: Sendable {
     /// Signs a token with `sub`, `iss`, `aud`, `iat`, `exp` and optional `name` / `email`.
     /// - Parameters:
     ///   - subject: The `sub` (the user id).

@@ -17,37 +17,37 @@ import PayPulsePorts
 /// Google refreshes a grant only with the client that obtained it, so a grant is proved
 /// with each of ours in turn and keeps the one Google accepted. The first ID is the
 /// default: the client of grants stored before grants recorded theirs.
-public struct GoogleClients: Sendable, Equatable {
+package struct GoogleClients: Sendable, Equatable {
     /// Why the client IDs could not be read: a configuration error that stops the run.
-    public struct LoadError: Error, Sendable, CustomStringConvertible {
+    package struct LoadError: Error, Sendable, CustomStringConvertible {
         /// What went wrong (names the secret, never its value).
-        public let description: String
+        package let description: String
     }
 
     /// The IDs in the order the secret lists them: never empty, no repeats.
-    public let ids: [String]
+    package let ids: [String]
     /// The digester under the secret's `token_digest_key`; `nil` when it has none (grants
     /// then list no digests, and `token-revoked` finds none of them).
-    public let tokenDigester: RefreshTokenDigester?
+    package let tokenDigester: RefreshTokenDigester?
 
     /// Clients from `ids`, the first the default.
     /// - Precondition: `ids` is not empty.
-    public init(ids: [String], tokenDigester: RefreshTokenDigester? = nil) {
+    package init(ids: [String], tokenDigester: RefreshTokenDigester? = nil) {
         precondition(!ids.isEmpty, "a client list holds at least one client ID")
         self.ids = ids
         self.tokenDigester = tokenDigester
     }
 
     /// The client of a grant that does not name one (stored before grants recorded it).
-    public var defaultID: String { ids[0] }
+    package var defaultID: String { ids[0] }
 
     /// Whether `id` is one of ours.
-    public func contains(_ id: String) -> Bool { ids.contains(id) }
+    package func contains(_ id: String) -> Bool { ids.contains(id) }
 
     /// The order to prove a grant of unknown client in: `preferred` first when it is one
     /// of ours (the app named its client), then the others as listed. A client that is
     /// not ours is never tried: the app's word only orders the trial.
-    public func trialOrder(preferring preferred: String?) -> [String] {
+    package func trialOrder(preferring preferred: String?) -> [String] {
         guard let preferred, contains(preferred) else { return ids }
         return [preferred] + ids.filter { $0 != preferred }
     }
@@ -55,7 +55,7 @@ public struct GoogleClients: Sendable, Equatable {
     /// Reads and parses the secret.
     /// - Throws: ``LoadError`` when the secret is missing or holds no usable client ID;
     ///   `StoreError.unavailable` when the store is down (the run can try again later).
-    public static func load(from secrets: any SecretStore, secretID: String) async throws -> GoogleClients {
+    package static func load(from secrets: any SecretStore, secretID: String) async throws -> GoogleClients {
         let text: String
         do {
             text = try await secrets.getSecretValue(name: secretID, stage: .current).string
@@ -68,7 +68,7 @@ public struct GoogleClients: Sendable, Equatable {
     }
 
     /// Parses a plain ID, `{"client_id": "..."}` or `{"client_ids": [...]}`.
-    public static func parse(_ text: String, secretID: String) throws(LoadError) -> GoogleClients {
+    package static func parse(_ text: String, secretID: String) throws(LoadError) -> GoogleClients {
         func refused(_ reason: String) -> LoadError { LoadError(description: "the Google client ID secret '\(secretID)' \(reason)") }
         var slice = Substring(text)
         while slice.first?.isWhitespace == true { slice.removeFirst() }
@@ -115,7 +115,7 @@ public struct GoogleClients: Sendable, Equatable {
     /// peer among them, take), several as `client_ids`. The one writer of the format.
     /// - Throws: ``LoadError`` when the text would not parse back (no ID, an ID with a space,
     ///   a repeated ID, a key too short).
-    public static func secretText(ids: [String], digestKey: String, secretID: String) throws(LoadError) -> String {
+    package static func secretText(ids: [String], digestKey: String, secretID: String) throws(LoadError) -> String {
         let list: (String, JSONValue) = ids.count == 1 ? ("client_id", .string(ids[0])) : ("client_ids", .array(ids.map(JSONValue.string)))
         let text = String(decoding: JSONValue.object([list.0: list.1, "token_digest_key": .string(digestKey)]).compactJSON() ?? [], as: UTF8.self)
         _ = try parse(text, secretID: secretID)
@@ -124,7 +124,7 @@ public struct GoogleClients: Sendable, Equatable {
 
     /// The `token_digest_key` a stored secret's text holds, if it is JSON with one: kept when
     /// the list is rewritten, since a new key would orphan every grant's listed digests.
-    public static func digestKey(in text: String) -> String? {
+    package static func digestKey(in text: String) -> String? {
         guard case .object(let fields)? = try? JSONValue.decode(Array(text.utf8)), case .string(let key)? = fields["token_digest_key"] else { return nil }
         return key
     }
@@ -135,14 +135,14 @@ public struct GoogleClients: Sendable, Equatable {
 /// Our OAuth clients for long-lived processes (store-tokens in a warm Lambda): read from
 /// their secret on first use and again after ``lifetime``, so a rotated or extended list is
 /// picked up without a redeploy while most requests read nothing.
-public actor CachedGoogleClients {
+package actor CachedGoogleClients {
     private let secrets: any SecretStore
     private let secretID: String
     private let lifetime: Duration
     private var cached: (value: GoogleClients, at: ContinuousClock.Instant)?
 
     /// Creates a cache over the secret `secretID` in `secrets`.
-    public init(secrets: any SecretStore, secretID: String, lifetime: Duration = .seconds(300)) {
+    package init(secrets: any SecretStore, secretID: String, lifetime: Duration = .seconds(300)) {
         self.secrets = secrets
         self.secretID = secretID
         self.lifetime = lifetime
@@ -151,7 +151,7 @@ public actor CachedGoogleClients {
     /// The clients.
     /// - Throws: ``GoogleClients/LoadError`` (missing or unusable secret: our
     ///   configuration), or `StoreError.unavailable`.
-    public func value() async throws -> GoogleClients {
+    package func value() async throws -> GoogleClients {
         if let cached, ContinuousClock.now - cached.at < lifetime { return cached.value }
         let value = try await GoogleClients.load(from: secrets, secretID: secretID)
         cached = (value, ContinuousClock.now)

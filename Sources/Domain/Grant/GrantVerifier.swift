@@ -6,9 +6,9 @@ import PayPulsePorts
 /// Google's answer then replaces what the app claimed: the access token, its lifetime, the
 /// granted scopes, the account (`sub`, `email`, `email_verified` from the answer's
 /// `id_token`) and the client that holds the grant.
-public struct GrantVerifier: Sendable {
+package struct GrantVerifier: Sendable {
     /// Why a connect is refused; nothing is stored for any of them.
-    public enum Refusal: Error, Sendable, Equatable {
+    package enum Refusal: Error, Sendable, Equatable {
         /// `invalid_grant`: the grant is dead; the user signs in with Google again.
         case invalidGrant
         /// The tokens were issued to an OAuth client that is none of ours (ours are healthy).
@@ -20,14 +20,14 @@ public struct GrantVerifier: Sendable {
     }
 
     /// What verification found out.
-    public struct Result: Sendable, Equatable {
+    package struct Result: Sendable, Equatable {
         /// What to store: Google's answer when verified, else the app's tokens as sent.
-        public var tokens: IncomingTokens
+        package var tokens: IncomingTokens
         /// `false` when Google could not be asked (unreachable, 5xx or 429 after retries, an
         /// unreadable answer): the set is stored unverified for the next refresh run.
-        public var verified: Bool { tokens.verified }
+        package var verified: Bool { tokens.verified }
         /// Why it stayed unverified, for the log.
-        public var reason: String?
+        package var reason: String?
     }
 
     let google: any GoogleOAuth
@@ -38,7 +38,7 @@ public struct GrantVerifier: Sendable {
     /// - Parameters:
     ///   - clients: our OAuth clients (from their secret, e.g. ``CachedGoogleClients/value()``).
     ///   - health: tells a foreign grant from a broken client; shared across requests.
-    public init(google: any GoogleOAuth, clients: @escaping @Sendable () async throws -> GoogleClients, health: OAuthClientHealth) {
+    package init(google: any GoogleOAuth, clients: @escaping @Sendable () async throws -> GoogleClients, health: OAuthClientHealth) {
         self.google = google
         self.clients = clients
         self.health = health
@@ -47,7 +47,7 @@ public struct GrantVerifier: Sendable {
     /// Verifies `incoming`, which must carry a refresh token; its ``IncomingTokens/clientID``
     /// (the app's word) is tried first when it is one of ours.
     /// - Throws: ``Refusal``.
-    public func verify(_ incoming: IncomingTokens, logger: Logger) async throws(Refusal) -> Result {
+    package func verify(_ incoming: IncomingTokens, logger: Logger) async throws(Refusal) -> Result {
         guard let refreshToken = incoming.refreshToken else { return Result(tokens: incoming, reason: nil) }
         let clients: GoogleClients
         do {
@@ -95,7 +95,7 @@ public struct GrantVerifier: Sendable {
 
 /// What a refusal of one grant's refresh means, read the same way at connect time and by
 /// the refresh job: about this grant alone, about our own client, or nothing yet.
-public enum GrantRefusal: Sendable, Equatable {
+package enum GrantRefusal: Sendable, Equatable {
     /// `invalid_grant`: the grant is dead.
     case dead
     /// Issued to another OAuth client (a client refusal while our client is healthy).
@@ -109,7 +109,7 @@ public enum GrantRefusal: Sendable, Equatable {
 extension OAuthClientHealth {
     /// Reads `error`, from refreshing a grant with `clientID`; a client refusal costs one
     /// probe (shared and cached, see ``check(clientID:)``).
-    public func read(_ error: GoogleOAuthError, clientID: String) async -> GrantRefusal {
+    package func read(_ error: GoogleOAuthError, clientID: String) async -> GrantRefusal {
         switch error.kind {
         case .invalidGrant:
             return .dead
@@ -135,9 +135,9 @@ extension OAuthClientHealth {
 /// client hears `invalid_grant` (the token is unknown), a broken one hears the client
 /// refusal again. A healthy answer is kept for ``healthyFor``, so a run over many foreign
 /// grants probes once per client; concurrent checks of a client share one probe.
-public actor OAuthClientHealth {
+package actor OAuthClientHealth {
     /// What the probe found.
-    public enum Verdict: Sendable, Equatable {
+    package enum Verdict: Sendable, Equatable {
         /// Google knows our client: a client refusal was about the grant.
         case healthy
         /// Google refuses our client itself (the reason names Google's answer).
@@ -147,7 +147,7 @@ public actor OAuthClientHealth {
     }
 
     /// The refresh token of the probe: not one Google could have issued.
-    public static let probeRefreshToken = "paypulse-client-probe.not-a-refresh-token"
+    package static let probeRefreshToken = "paypulse-client-probe.not-a-refresh-token"
 
     private let google: any GoogleOAuth
     private let healthyFor: Duration
@@ -157,13 +157,13 @@ public actor OAuthClientHealth {
 
     /// Creates a checker.
     /// - Parameter healthyFor: how long a healthy verdict is reused without a new probe.
-    public init(google: any GoogleOAuth, healthyFor: Duration = .seconds(300)) {
+    package init(google: any GoogleOAuth, healthyFor: Duration = .seconds(300)) {
         self.google = google
         self.healthyFor = healthyFor
     }
 
     /// Whether Google accepts `clientID`, probing unless a recent probe said so.
-    public func check(clientID: String) async -> Verdict {
+    package func check(clientID: String) async -> Verdict {
         if let since = healthySince[clientID], ContinuousClock.now - since < healthyFor { return .healthy }
         if let running = probing[clientID] { return await running.value }
         let google = google

@@ -13,23 +13,23 @@ import PayPulsePorts
 /// order: a read is one `GetSecretValue`, a compare-and-swap one `PutSecretValue`
 /// (``SecretStore/replaceCurrent(name:expected:value:)``), then `TagResource` when
 /// attributes are given.
-public struct SecretsManagerGrantStore: GrantStore {
+package struct SecretsManagerGrantStore: GrantStore {
     /// The secret-name prefix of every grant.
-    public static let prefix = "gmail/user/"
+    package static let prefix = "gmail/user/"
 
     let secrets: any SecretStore
 
     /// Serves grants from `secrets`.
-    public init(_ secrets: any SecretStore) {
+    package init(_ secrets: any SecretStore) {
         self.secrets = secrets
     }
 
     /// The secret that holds `user`'s grant: `gmail/user/{user}`.
-    public static func secretName(of user: String) -> String { prefix + user }
+    package static func secretName(of user: String) -> String { prefix + user }
 
     /// The secret-store calls each grant operation makes, on secrets `gmail/user/*`: what a
     /// function reaching those operations needs of the secret store.
-    public static func secretOperations(for operation: GrantOperation) -> Set<SecretOperation> {
+    package static func secretOperations(for operation: GrantOperation) -> Set<SecretOperation> {
         switch operation {
         case .state: [.describeSecret]
         case .read: [.getSecretValue]
@@ -43,9 +43,9 @@ public struct SecretsManagerGrantStore: GrantStore {
     }
 
     /// Tags are written by a call of their own, after the value.
-    public var writesAttributesWithValue: Bool { false }
+    package var writesAttributesWithValue: Bool { false }
 
-    public func state(of user: String) async throws -> GrantState {
+    package func state(of user: String) async throws -> GrantState {
         let description = try await secrets.describeSecret(name: Self.secretName(of: user))
         return GrantState(
             attributes: description.tags, deletionDate: description.deletedDate,
@@ -53,13 +53,13 @@ public struct SecretsManagerGrantStore: GrantStore {
         )
     }
 
-    public func read(_ user: String) async throws -> GrantValue {
+    package func read(_ user: String) async throws -> GrantValue {
         let value = try await secrets.getSecretValue(name: Self.secretName(of: user), stage: .current)
         return GrantValue(value: value.string, version: GrantVersion(value.versionID.rawValue))
     }
 
     @discardableResult
-    public func create(_ user: String, value: String, attributes: [String: String]) async throws -> GrantVersion {
+    package func create(_ user: String, value: String, attributes: [String: String]) async throws -> GrantVersion {
         let version = try await secrets.createSecret(
             name: Self.secretName(of: user), value: value, tags: attributes, clientRequestToken: SecretVersionID.random().rawValue
         )
@@ -67,7 +67,7 @@ public struct SecretsManagerGrantStore: GrantStore {
     }
 
     @discardableResult
-    public func replace(_ user: String, expected: GrantVersion, value: String, attributes: [String: String]?) async throws -> GrantVersion {
+    package func replace(_ user: String, expected: GrantVersion, value: String, attributes: [String: String]?) async throws -> GrantVersion {
         let version = try await secrets.replaceCurrent(
             name: Self.secretName(of: user), expected: SecretVersionID(expected.rawValue), value: value
         )
@@ -77,20 +77,20 @@ public struct SecretsManagerGrantStore: GrantStore {
 
     /// Tags cannot be conditioned on a version: `expected` is not checked here (the vault
     /// checks for an overtaking writer after tagging).
-    public func mark(_ user: String, attributes: [String: String], expected: GrantVersion?) async throws {
+    package func mark(_ user: String, attributes: [String: String], expected: GrantVersion?) async throws {
         try await secrets.tagResource(name: Self.secretName(of: user), tags: attributes)
     }
 
     @discardableResult
-    public func delete(_ user: String, recoveryWindowDays: Int) async throws -> Date {
+    package func delete(_ user: String, recoveryWindowDays: Int) async throws -> Date {
         try await secrets.deleteSecret(name: Self.secretName(of: user), recoveryWindowDays: recoveryWindowDays)
     }
 
-    public func restore(_ user: String) async throws {
+    package func restore(_ user: String) async throws {
         try await secrets.restoreSecret(name: Self.secretName(of: user))
     }
 
-    public func users(with attribute: IndexedGrantAttribute, equalTo value: String) async throws -> [String] {
+    package func users(with attribute: IndexedGrantAttribute, equalTo value: String) async throws -> [String] {
         var users: [String] = []
         var next: String?
         repeat {
@@ -102,7 +102,7 @@ public struct SecretsManagerGrantStore: GrantStore {
         return users
     }
 
-    public func list(userPrefix: String, includeDeleted: Bool, cursor: String?, limit: Int) async throws -> GrantPage {
+    package func list(userPrefix: String, includeDeleted: Bool, cursor: String?, limit: Int) async throws -> GrantPage {
         let page = try await secrets.listSecrets(
             namePrefix: Self.prefix + userPrefix, includePlannedDeletion: includeDeleted, maxResults: limit, nextToken: cursor
         )

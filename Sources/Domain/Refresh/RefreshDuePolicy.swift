@@ -16,7 +16,7 @@ extension GrantDuePolicy {
     /// the store's clock: a grant copied by a migration is then keyed at the expiry its value
     /// holds (the tagged lifetime counted from that write, as ``TokenSetTags/impliedExpiry(from:lastChanged:)``
     /// reads it) and, keeping alive, at its last write before the copy.
-    public static func refresh(_ settings: RefreshSettings) -> GrantDuePolicy {
+    package static func refresh(_ settings: RefreshSettings) -> GrantDuePolicy {
         let keepingAlive = settings.keepAlive != nil
         return GrantDuePolicy(
             dueDate: { attributes, written in
@@ -33,7 +33,7 @@ extension GrantDuePolicy {
 extension RefreshSettings {
     /// The latest ``GrantDuePolicy/refresh(_:)`` date a run at `now` takes: the end of the
     /// window, or (keeping alive) the start of the keep-alive interval.
-    public func dueBy(now: Date) -> Date {
+    package func dueBy(now: Date) -> Date {
         if let keepAlive { return now.addingTimeInterval(-Double(keepAlive)) }
         return now.addingTimeInterval(Double(windowSeconds))
     }

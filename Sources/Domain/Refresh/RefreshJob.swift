@@ -11,7 +11,7 @@ import PayPulsePorts
 /// their tags (no value is read for the rest), refresh them soonest-expiry first with
 /// bounded concurrency and a paced write budget, and stop starting new work near the
 /// deadline.
-public struct RefreshJob: Sendable {
+package struct RefreshJob: Sendable {
     let grants: any GrantStore
     let refresher: TokenRefresher
     let settings: RefreshSettings
@@ -21,7 +21,7 @@ public struct RefreshJob: Sendable {
     /// Creates a job.
     /// - Parameter userPrefix: what to list: `""` (everyone), or a prefix that narrows the
     ///   run to the user ids starting with it.
-    public init(
+    package init(
         grants: any GrantStore, refresher: TokenRefresher, settings: RefreshSettings, userPrefix: String = "",
         now: @escaping @Sendable () -> Date = { Date() }
     ) {
@@ -43,7 +43,7 @@ public struct RefreshJob: Sendable {
     /// - Parameter deadline: when the invocation ends; `nil` for no limit.
     /// - Throws: ``TokenRefresher/ConfigurationFailure`` (stop and report), or `StoreError`
     ///   when the listing itself fails; never because some grants failed.
-    public func run(shard: Shard = .all, deadline: ContinuousClock.Instant?, logger: Logger) async throws -> RefreshSummary {
+    package func run(shard: Shard = .all, deadline: ContinuousClock.Instant?, logger: Logger) async throws -> RefreshSummary {
         let started = ContinuousClock.now
         var summary = RefreshSummary()
         let due = try await listDue(shard: shard, summary: &summary, deadline: deadline)
@@ -149,36 +149,36 @@ public struct RefreshJob: Sendable {
 }
 
 /// What one refresh run did: the handler's result, and the same counts as metrics.
-public struct RefreshSummary: Sendable, Equatable, Codable {
+package struct RefreshSummary: Sendable, Equatable, Codable {
     /// Grants listed in this shard: every grant on a store that lists everything, only those
     /// that may be due on one with a due index (the DynamoDB token store).
-    public var scanned = 0
+    package var scanned = 0
     /// Those the listing showed as due (expiring within the window, refreshable).
-    public var due = 0
+    package var due = 0
     /// Grants refreshed and written back.
-    public var refreshed = 0
+    package var refreshed = 0
     /// Refreshes dropped because newer tokens were stored meanwhile.
-    public var conflicts = 0
+    package var conflicts = 0
     /// Grants Google refused (`invalid_grant`), now marked revoked.
-    public var revoked = 0
+    package var revoked = 0
     /// Grants Google refused as issued to another OAuth client, now marked rejected.
-    public var rejected = 0
+    package var rejected = 0
     /// Grants left for the next run after a transient Google or store failure.
-    public var transient_failures = 0
+    package var transient_failures = 0
     /// Sets not refreshed: already revoked or rejected, without a refresh token, or not due
     /// after all.
-    public var skipped = 0
+    package var skipped = 0
     /// Due grants not started because the deadline was near.
-    public var remaining = 0
+    package var remaining = 0
     /// How long the run took.
-    public var duration_ms = 0
+    package var duration_ms = 0
 
     /// An empty summary.
-    public init() {}
+    package init() {}
 
     /// The counts as one CloudWatch Embedded Metric Format document (namespace
     /// `PayPulse/TokenRefresh`, dimension `Function`), on one line.
-    public func embeddedMetricFormat(function: String, timestamp: Date) -> String {
+    package func embeddedMetricFormat(function: String, timestamp: Date) -> String {
         let counts: [(String, Int)] = [
             ("Scanned", scanned), ("Due", due), ("Refreshed", refreshed), ("Conflicts", conflicts), ("Revoked", revoked), ("Rejected", rejected),
             ("TransientFailures", transient_failures), ("Skipped", skipped), ("Remaining", remaining),
@@ -190,30 +190,30 @@ public struct RefreshSummary: Sendable, Equatable, Codable {
 
 /// One of `count` slices of the users, by a stable hash of the user id, so that n scheduled
 /// invocations split the work without coordinating.
-public struct Shard: Sendable, Equatable, Codable {
+package struct Shard: Sendable, Equatable, Codable {
     /// This slice, `0..<count`.
-    public let index: Int
+    package let index: Int
     /// How many slices.
-    public let count: Int
+    package let count: Int
 
     /// Creates a shard; `nil` unless `count >= 1` and `0 <= index < count`.
-    public init?(index: Int, count: Int) {
+    package init?(index: Int, count: Int) {
         guard count >= 1, count <= 10_000, (0..<count).contains(index) else { return nil }
         self.index = index
         self.count = count
     }
 
     /// Everyone.
-    public static let all = Shard(index: 0, count: 1)!
+    package static let all = Shard(index: 0, count: 1)!
 
     /// Whether `user` falls in this slice. FNV-1a over the UTF-8 bytes: the same on every
     /// machine and release, unlike Swift's seeded `Hasher`.
-    public func contains(_ user: UserID) -> Bool {
+    package func contains(_ user: UserID) -> Bool {
         Int(Self.stableHash(user.rawValue) % UInt64(count)) == index
     }
 
     /// 64-bit FNV-1a.
-    public static func stableHash(_ text: String) -> UInt64 {
+    package static func stableHash(_ text: String) -> UInt64 {
         var hash: UInt64 = 0xcbf2_9ce4_8422_2325
         for byte in text.utf8 {
             hash ^= UInt64(byte)

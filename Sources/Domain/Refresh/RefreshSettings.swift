@@ -1,26 +1,26 @@
 /// How a refresh run behaves.
-public struct RefreshSettings: Sendable, Equatable {
+package struct RefreshSettings: Sendable, Equatable {
     /// Sets expiring within this many seconds are refreshed (`REFRESH_WINDOW_SECONDS`).
-    public var windowSeconds: Int
+    package var windowSeconds: Int
     /// How many grants are refreshed at once (`REFRESH_CONCURRENCY`).
-    public var concurrency: Int
+    package var concurrency: Int
     /// The write budget (`REFRESH_MAX_WRITES_PER_SECOND`); each compare-and-swap costs two.
-    public var maxWritesPerSecond: Int
+    package var maxWritesPerSecond: Int
     /// No new grant is started when less than this remains before the deadline
     /// (`REFRESH_STOP_MARGIN_SECONDS`).
-    public var stopMarginSeconds: Int
+    package var stopMarginSeconds: Int
     /// Which grants a run takes (`REFRESH_MODE`).
-    public var mode: RefreshMode
+    package var mode: RefreshMode
     /// In ``RefreshMode/keepalive``, a grant is due once its last refresh or verification
     /// is this old (`KEEPALIVE_SECONDS`).
-    public var keepAliveSeconds: Int
+    package var keepAliveSeconds: Int
 
     /// The `REFRESH_MAX_WRITES_PER_SECOND` values the configuration accepts.
-    public static let acceptedWritesPerSecond = 1...10_000
+    package static let acceptedWritesPerSecond = 1...10_000
 
     /// Creates settings (defaults: 900 s window, 8 at once, 20 writes/s, 30 s margin,
     /// eager, a day's keep-alive).
-    public init(
+    package init(
         windowSeconds: Int = 900, concurrency: Int = 8, maxWritesPerSecond: Int = 20, stopMarginSeconds: Int = 30,
         mode: RefreshMode = .eager, keepAliveSeconds: Int = 86_400
     ) {
@@ -33,11 +33,11 @@ public struct RefreshSettings: Sendable, Equatable {
     }
 
     /// The keep-alive interval when the mode uses one.
-    public var keepAlive: Int? { mode == .keepalive ? keepAliveSeconds : nil }
+    package var keepAlive: Int? { mode == .keepalive ? keepAliveSeconds : nil }
 }
 
 /// How the scheduled refresh chooses grants (`REFRESH_MODE`).
-public enum RefreshMode: String, Sendable, Equatable, CaseIterable {
+package enum RefreshMode: String, Sendable, Equatable, CaseIterable {
     /// Every grant's access token is kept fresh: refreshed when it expires within the
     /// window (about 30 refreshes per grant a day). The default.
     case eager

@@ -9,13 +9,13 @@ import PayPulsePorts
 /// Refreshes one user's grant at Google and writes it back by compare-and-swap; the backend
 /// twin of the iOS SDK's `refreshTokensIfNeeded`. Used by the scheduled job and by any code
 /// that needs a fresh access token.
-public struct TokenRefresher: Sendable {
+package struct TokenRefresher: Sendable {
     /// The write-rate permits one compare-and-swap write takes: one call against the
     /// store's write quota (a `PutSecretValue` on Secrets Manager, an `UpdateItem` on DynamoDB).
-    public static let permitsPerWrite = 1
+    package static let permitsPerWrite = 1
 
     /// What a refresh did to one grant.
-    public enum Outcome: Sendable, Equatable {
+    package enum Outcome: Sendable, Equatable {
         /// A new access token is stored.
         case refreshed(GmailTokenSet)
         /// Newer tokens were stored meanwhile; ours were dropped and theirs kept.
@@ -33,13 +33,13 @@ public struct TokenRefresher: Sendable {
 
     /// A failure that must stop the run: our own OAuth client or configuration is broken
     /// (`deleted_client`, a client ID Google refuses, an unusable endpoint).
-    public struct ConfigurationFailure: Error, Sendable, CustomStringConvertible {
+    package struct ConfigurationFailure: Error, Sendable, CustomStringConvertible {
         /// What is wrong, naming what to fix.
-        public let description: String
+        package let description: String
     }
 
     /// The caller asked for a fresh token it cannot have.
-    public enum FreshTokenError: Error, Sendable, Equatable {
+    package enum FreshTokenError: Error, Sendable, Equatable {
         /// No Gmail connection is stored.
         case notConnected
         /// The grant is dead; the user must consent again.
@@ -69,7 +69,7 @@ public struct TokenRefresher: Sendable {
     ///   - limiter: paces the writes (each compare-and-swap takes ``permitsPerWrite``).
     ///   - health: tells a foreign grant from a broken client of ours; by default one of its
     ///     own, so a run probes Google at most once however many grants are foreign.
-    public init(
+    package init(
         vault: TokenVault, google: any GoogleOAuth, clients: GoogleClients, windowSeconds: Int, keepAliveSeconds: Int? = nil,
         limiter: WriteRateLimiter? = nil, health: OAuthClientHealth? = nil, now: @escaping @Sendable () -> Date = { Date() }
     ) {
@@ -81,7 +81,7 @@ public struct TokenRefresher: Sendable {
 
     /// Creates a refresher that asks for the clients only when it refreshes (a cache in a
     /// long-lived process; a missing secret then fails the refresh, not every read).
-    public init(
+    package init(
         vault: TokenVault, google: any GoogleOAuth, clients: @escaping @Sendable () async throws -> GoogleClients, windowSeconds: Int,
         keepAliveSeconds: Int? = nil, limiter: WriteRateLimiter? = nil, health: OAuthClientHealth? = nil,
         now: @escaping @Sendable () -> Date = { Date() }
@@ -103,7 +103,7 @@ public struct TokenRefresher: Sendable {
     ///   disagrees with them and nothing is written, they are rewritten from the value.
     /// - Throws: ``ConfigurationFailure`` when Google refuses our own client; never for one
     ///   grant's trouble (dead, another client's, Google unavailable), which is an ``Outcome``.
-    public func refreshIfDue(
+    package func refreshIfDue(
         _ user: UserID, force: Bool = false, listedTags: [String: String]? = nil, logger: Logger
     ) async throws(ConfigurationFailure) -> Outcome {
         try await refresh(user, when: force ? .always : keepAliveSeconds.map { .idleFor($0) } ?? .expiring, listedTags: listedTags, logger: logger)
@@ -285,7 +285,7 @@ public struct TokenRefresher: Sendable {
     /// compare-and-swap). When another writer wins the race, its newer tokens are returned,
     /// not refreshed again, however wide the window.
     /// - Throws: ``FreshTokenError``, or ``ConfigurationFailure``.
-    public func freshTokenSet(for user: UserID, logger: Logger) async throws -> GmailTokenSet {
+    package func freshTokenSet(for user: UserID, logger: Logger) async throws -> GmailTokenSet {
         for _ in 0..<Self.rereadsAfterLostSwap {
             let current: TokenVault.Stored?
             do {

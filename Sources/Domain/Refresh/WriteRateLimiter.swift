@@ -3,7 +3,7 @@
 ///
 /// Permits are spaced evenly, `1/rate` seconds apart, rather than handed out in bursts: any
 /// one-second window then holds at most `rate` permits plus the last reservation's size.
-public actor WriteRateLimiter {
+package actor WriteRateLimiter {
     private let interval: Duration
     private var nextFree: ContinuousClock.Instant
     private let onGrant: (@Sendable (_ start: ContinuousClock.Instant, _ writes: Int) -> Void)?
@@ -11,7 +11,7 @@ public actor WriteRateLimiter {
     /// Creates a limiter for `writesPerSecond` (at least 1).
     /// - Parameter onGrant: told each reservation's start and size as it is granted (tests
     ///   check the pacing on these instants, which no scheduling delay can move).
-    public init(writesPerSecond: Int, onGrant: (@Sendable (_ start: ContinuousClock.Instant, _ writes: Int) -> Void)? = nil) {
+    package init(writesPerSecond: Int, onGrant: (@Sendable (_ start: ContinuousClock.Instant, _ writes: Int) -> Void)? = nil) {
         interval = .nanoseconds(1_000_000_000 / max(writesPerSecond, 1))
         nextFree = .now
         self.onGrant = onGrant
@@ -19,7 +19,7 @@ public actor WriteRateLimiter {
 
     /// Waits until `writes` permits are free, then takes them.
     /// - Throws: `CancellationError` when the task is cancelled while waiting.
-    public func acquire(_ writes: Int = 1) async throws {
+    package func acquire(_ writes: Int = 1) async throws {
         let now = ContinuousClock.now
         let start = max(now, nextFree)
         nextFree = start + interval * writes

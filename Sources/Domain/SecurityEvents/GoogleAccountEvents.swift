@@ -22,17 +22,17 @@ import PayPulsePorts
 ///
 /// Applying an event again changes nothing more, so a redelivery after a failure (the store
 /// down halfway through an account's grants) finishes the work and undoes none of it.
-public struct GoogleAccountEvents: Sendable {
+package struct GoogleAccountEvents: Sendable {
     /// What applying one event did.
-    public struct Applied: Sendable, Equatable {
+    package struct Applied: Sendable, Equatable {
         /// The users whose grant changed, in the order they were changed.
-        public var changed: [UserID]
+        package var changed: [UserID]
         /// Grants found for the account that this event leaves as they are (already in the
         /// state it asks for, or the value names another account now).
-        public var unchanged: Int
+        package var unchanged: Int
 
         /// Creates a result.
-        public init(changed: [UserID] = [], unchanged: Int = 0) {
+        package init(changed: [UserID] = [], unchanged: Int = 0) {
             self.changed = changed
             self.unchanged = unchanged
         }
@@ -45,7 +45,7 @@ public struct GoogleAccountEvents: Sendable {
     /// Creates the actions over `vault`.
     /// - Parameter recoveryWindowDays: the recovery window of a purged account's grants, as
     ///   a disconnect's (`DISCONNECT_RECOVERY_DAYS`).
-    public init(vault: TokenVault, recoveryWindowDays: Int, now: @escaping @Sendable () -> Date = { Date() }) {
+    package init(vault: TokenVault, recoveryWindowDays: Int, now: @escaping @Sendable () -> Date = { Date() }) {
         self.vault = vault
         self.recoveryWindowDays = recoveryWindowDays
         self.now = now
@@ -55,7 +55,7 @@ public struct GoogleAccountEvents: Sendable {
     /// not acted on, or whose subject is no Google account, changes nothing.
     /// - Throws: `StoreError` when the store fails or a grant kept changing: the caller
     ///   answers so that Google delivers the event again.
-    public func apply(_ event: SecurityEvent, logger: Logger) async throws -> Applied {
+    package func apply(_ event: SecurityEvent, logger: Logger) async throws -> Applied {
         switch event.subject {
         case .googleAccount(let account):
             guard let change = Change(event.type) else { return Applied() }

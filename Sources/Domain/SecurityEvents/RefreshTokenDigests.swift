@@ -13,20 +13,20 @@ import PayPulsePorts
 /// ``IndexedGrantAttribute/refreshTokenHash``, so an event finds its grant through an index
 /// while a listing, which anyone allowed to list may read, holds nothing that helps guess
 /// the token.
-public struct RefreshTokenDigests: Sendable, Equatable {
+package struct RefreshTokenDigests: Sendable, Equatable {
     /// The digest of the token's first 16 characters.
-    public var prefix: String
+    package var prefix: String
     /// The digest of base64 of SHA-512 of SHA-512 of the token.
-    public var hash: String
+    package var hash: String
 
     /// Creates digests.
-    public init(prefix: String, hash: String) {
+    package init(prefix: String, hash: String) {
         self.prefix = prefix
         self.hash = hash
     }
 
     /// The digest of the identifier made by `algorithm`.
-    public subscript(algorithm: OAuthTokenSubject.IdentifierAlgorithm) -> String {
+    package subscript(algorithm: OAuthTokenSubject.IdentifierAlgorithm) -> String {
         switch algorithm {
         case .prefix: prefix
         case .hashBase64SHA512SHA512: hash
@@ -34,7 +34,7 @@ public struct RefreshTokenDigests: Sendable, Equatable {
     }
 
     /// The indexed attribute a digest of `algorithm`'s identifier is listed under.
-    public static func attribute(for algorithm: OAuthTokenSubject.IdentifierAlgorithm) -> IndexedGrantAttribute {
+    package static func attribute(for algorithm: OAuthTokenSubject.IdentifierAlgorithm) -> IndexedGrantAttribute {
         switch algorithm {
         case .prefix: .refreshTokenPrefix
         case .hashBase64SHA512SHA512: .refreshTokenHash
@@ -45,21 +45,21 @@ public struct RefreshTokenDigests: Sendable, Equatable {
 /// Makes ``RefreshTokenDigests`` under the deployment's key (`token_digest_key` in the Google
 /// client secret, ``GoogleClients``): HMAC-SHA-256 of the identifier, so a digest matches
 /// only under our key and a listing leaks nothing an attacker can test a token against.
-public struct RefreshTokenDigester: Sendable, Equatable {
+package struct RefreshTokenDigester: Sendable, Equatable {
     /// The fewest characters a key may have (256 bits of base64 or hex text).
-    public static let minimumKeyLength = 32
+    package static let minimumKeyLength = 32
 
     private let key: SymmetricKey
 
     /// A digester under `key`'s UTF-8 bytes; `nil` when the key is shorter than
     /// ``minimumKeyLength`` characters.
-    public init?(key: String) {
+    package init?(key: String) {
         guard key.count >= Self.minimumKeyLength else { return nil }
         self.key = SymmetricKey(data: Array(key.utf8))
     }
 
     /// A new key: 256 random bits (the system's secure generator) as 64 hexadecimal digits.
-    public static func newKey() -> String {
+    package static func newKey() -> String {
         (0..<32).map { _ in
             let digits = String(UInt8.random(in: .min ... .max), radix: 16)
             return digits.count == 1 ? "0" + digits : digits
@@ -67,7 +67,7 @@ public struct RefreshTokenDigester: Sendable, Equatable {
     }
 
     /// The digests of `refreshToken`'s two identifiers.
-    public func digests(of refreshToken: String) -> RefreshTokenDigests {
+    package func digests(of refreshToken: String) -> RefreshTokenDigests {
         let hashed = SHA512.hash(data: Array(SHA512.hash(data: Array(refreshToken.utf8))))
         return RefreshTokenDigests(
             prefix: digest(.prefix, identifier: String(refreshToken.prefix(16))),
@@ -78,7 +78,7 @@ public struct RefreshTokenDigester: Sendable, Equatable {
     /// The digest a grant whose token `subject` names is listed under; `nil` when the
     /// identifier cannot be of its algorithm's form (a hash that is not 64 bytes of base64,
     /// in either alphabet, padded or not).
-    public func digest(of subject: OAuthTokenSubject) -> String? {
+    package func digest(of subject: OAuthTokenSubject) -> String? {
         switch subject.identifierAlgorithm {
         case .prefix:
             return digest(.prefix, identifier: subject.identifier)

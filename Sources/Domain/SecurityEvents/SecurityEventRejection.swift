@@ -3,7 +3,7 @@
 ///
 /// ``err`` is one of the RFC's codes; ``description`` is a fixed phrase chosen here, never
 /// a piece of the token, so the answer and the logs can carry it as they are.
-public struct SecurityEventRejection: Error, Sendable, Equatable, CustomStringConvertible {
+package struct SecurityEventRejection: Error, Sendable, Equatable, CustomStringConvertible {
     private enum Code: Sendable {
         case tooLarge, notAJWS, malformedHeader, unexpectedHeaderParameter
         case algorithmNotAllowed, unknownKey, badSignature
@@ -20,7 +20,7 @@ public struct SecurityEventRejection: Error, Sendable, Equatable, CustomStringCo
     /// The RFC 8935 error code: `invalid_request` (not a SET, or a required claim missing or
     /// mistyped), `invalid_key` (the key or algorithm is not Google's, or the signature
     /// fails), `invalid_issuer` or `invalid_audience`.
-    public var err: String {
+    package var err: String {
         switch code {
         case .tooLarge, .notAJWS, .malformedHeader, .unexpectedHeaderParameter, .malformedClaims, .missingIssuer, .missingAudience,
              .missingIssuedAt, .missingID, .noEvents, .malformedEvent, .issuedInFuture:
@@ -32,7 +32,7 @@ public struct SecurityEventRejection: Error, Sendable, Equatable, CustomStringCo
     }
 
     /// What is wrong, in a sentence for Google's delivery logs and ours. Never the token.
-    public var description: String {
+    package var description: String {
         switch code {
         case .tooLarge: "the body is larger than 8 KiB"
         case .notAJWS: "the body is not a signed JWT (three non-empty base64url segments)"
@@ -55,37 +55,37 @@ public struct SecurityEventRejection: Error, Sendable, Equatable, CustomStringCo
     }
 
     /// The body is over the size bound; refused unparsed.
-    public static let tooLarge = Self(.tooLarge)
+    package static let tooLarge = Self(.tooLarge)
     /// Not a compact JWS: three non-empty base64url segments.
-    public static let notAJWS = Self(.notAJWS)
+    package static let notAJWS = Self(.notAJWS)
     /// The header segment is not a JSON object.
-    public static let malformedHeader = Self(.malformedHeader)
+    package static let malformedHeader = Self(.malformedHeader)
     /// A header parameter such as `jku`, `jwk`, `x5u` or `crit`, or a `typ` other than a JWT's or a SET's.
-    public static let unexpectedHeaderParameter = Self(.unexpectedHeaderParameter)
+    package static let unexpectedHeaderParameter = Self(.unexpectedHeaderParameter)
     /// `alg` is not RS256 (`none`, HS256, ES256, …), or the key `kid` names is not an RSA key.
-    public static let algorithmNotAllowed = Self(.algorithmNotAllowed)
+    package static let algorithmNotAllowed = Self(.algorithmNotAllowed)
     /// The `kid` names no key of the set, even after the one refetch a minute allows.
-    public static let unknownKey = Self(.unknownKey)
+    package static let unknownKey = Self(.unknownKey)
     /// The RS256 signature does not verify.
-    public static let badSignature = Self(.badSignature)
+    package static let badSignature = Self(.badSignature)
     /// The payload is not a JSON object.
-    public static let malformedClaims = Self(.malformedClaims)
+    package static let malformedClaims = Self(.malformedClaims)
     /// No `iss`, or not a string.
-    public static let missingIssuer = Self(.missingIssuer)
+    package static let missingIssuer = Self(.missingIssuer)
     /// No `aud`, or neither a string nor an array of strings.
-    public static let missingAudience = Self(.missingAudience)
+    package static let missingAudience = Self(.missingAudience)
     /// No `iat`, or not a NumericDate.
-    public static let missingIssuedAt = Self(.missingIssuedAt)
+    package static let missingIssuedAt = Self(.missingIssuedAt)
     /// No `jti`, or not a non-empty string: redelivery de-duplication keys on it.
-    public static let missingID = Self(.missingID)
+    package static let missingID = Self(.missingID)
     /// No `events` object with at least one event.
-    public static let noEvents = Self(.noEvents)
+    package static let noEvents = Self(.noEvents)
     /// An event whose payload is not a JSON object (RFC 8417 §2.2).
-    public static let malformedEvent = Self(.malformedEvent)
+    package static let malformedEvent = Self(.malformedEvent)
     /// `iat` is ahead of now by more than the leeway.
-    public static let issuedInFuture = Self(.issuedInFuture)
+    package static let issuedInFuture = Self(.issuedInFuture)
     /// `iss` differs from the discovery document's issuer (a trailing slash aside).
-    public static let wrongIssuer = Self(.wrongIssuer)
+    package static let wrongIssuer = Self(.wrongIssuer)
     /// `aud` names none of our client IDs.
-    public static let wrongAudience = Self(.wrongAudience)
+    package static let wrongAudience = Self(.wrongAudience)
 }

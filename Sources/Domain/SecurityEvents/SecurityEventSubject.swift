@@ -9,7 +9,7 @@ import PayPulseCoding
 /// type. A subject that is there but cannot be read this way is ``unreadable``: the token is
 /// still valid (Google did send it; refusing it would only make Google redeliver it), and
 /// the caller acts on no grant for that event.
-public enum SecurityEventSubject: Sendable, Equatable {
+package enum SecurityEventSubject: Sendable, Equatable {
     /// A Google account (`subject_type` `iss-sub` or `id_token_claims`, or none with a `sub`).
     case googleAccount(GoogleAccountSubject)
     /// One OAuth token (`subject_type` `oauth_token`): `token-revoked`'s subject.
@@ -65,20 +65,20 @@ public enum SecurityEventSubject: Sendable, Equatable {
 }
 
 /// A Google account named by its issuer and `sub` (the id ID tokens carry).
-public struct GoogleAccountSubject: Sendable, Equatable {
+package struct GoogleAccountSubject: Sendable, Equatable {
     /// `sub`: the Google account's stable id; grants are found by it.
-    public var subject: String
+    package var subject: String
     /// `iss` of the subject (`https://accounts.google.com/`), if given.
-    public var issuer: String?
+    package var issuer: String?
     /// `email`, which `id_token_claims` subjects may add.
-    public var email: String?
+    package var email: String?
 
     /// Creates a subject.
     /// - Parameters:
     ///   - subject: The Google `sub`.
     ///   - issuer: Its issuer, if given.
     ///   - email: The address, if given.
-    public init(subject: String, issuer: String? = nil, email: String? = nil) {
+    package init(subject: String, issuer: String? = nil, email: String? = nil) {
         self.subject = subject
         self.issuer = issuer
         self.email = email
@@ -89,9 +89,9 @@ public struct GoogleAccountSubject: Sendable, Equatable {
 ///
 /// The identifier is a piece (``IdentifierAlgorithm/prefix``) or a digest of a refresh
 /// token: its textual and reflected forms leave it out, so no log line carries it.
-public struct OAuthTokenSubject: Sendable, Equatable, CustomStringConvertible, CustomDebugStringConvertible, CustomReflectable {
+package struct OAuthTokenSubject: Sendable, Equatable, CustomStringConvertible, CustomDebugStringConvertible, CustomReflectable {
     /// How ``identifier`` was made from the token (`token_identifier_alg`).
-    public enum IdentifierAlgorithm: String, Sendable, CaseIterable {
+    package enum IdentifierAlgorithm: String, Sendable, CaseIterable {
         /// The token's first 16 characters.
         case prefix
         /// Base64 of SHA-512 of SHA-512 of the token.
@@ -99,33 +99,33 @@ public struct OAuthTokenSubject: Sendable, Equatable, CustomStringConvertible, C
     }
 
     /// `token_type`: `refresh_token` from Google; `nil` when not given.
-    public var tokenType: String?
+    package var tokenType: String?
     /// How the identifier was made.
-    public var identifierAlgorithm: IdentifierAlgorithm
+    package var identifierAlgorithm: IdentifierAlgorithm
     /// `token`: the identifier itself.
-    public var identifier: String
+    package var identifier: String
 
     /// Creates a subject.
     /// - Parameters:
     ///   - tokenType: `token_type`, if given.
     ///   - identifierAlgorithm: `token_identifier_alg`.
     ///   - identifier: `token`.
-    public init(tokenType: String?, identifierAlgorithm: IdentifierAlgorithm, identifier: String) {
+    package init(tokenType: String?, identifierAlgorithm: IdentifierAlgorithm, identifier: String) {
         self.tokenType = tokenType
         self.identifierAlgorithm = identifierAlgorithm
         self.identifier = identifier
     }
 
     /// The type and algorithm; the identifier redacted.
-    public var description: String {
+    package var description: String {
         "OAuthTokenSubject(tokenType: \(tokenType ?? "nil"), identifierAlgorithm: \(identifierAlgorithm.rawValue), identifier: <redacted>)"
     }
 
     /// The same redacted text as ``description``.
-    public var debugDescription: String { description }
+    package var debugDescription: String { description }
 
     /// A mirror without the identifier, so `dump(_:)` does not print it either.
-    public var customMirror: Mirror {
+    package var customMirror: Mirror {
         Mirror(self, children: [("tokenType", tokenType as Any), ("identifierAlgorithm", identifierAlgorithm), ("identifier", "<redacted>")])
     }
 }

@@ -8,20 +8,20 @@ import PayPulseCoding
 /// A verified Security Event Token (RFC 8417) from Google's Cross-Account Protection: what
 /// ``SecurityEventVerifier/verify(_:now:)`` returns once signature, issuer, audience and
 /// the required claims hold.
-public struct SecurityEventToken: Sendable, Equatable {
+package struct SecurityEventToken: Sendable, Equatable {
     /// `jti`: unique per event in Google's stream; a redelivery carries the same one.
-    public var jti: String
+    package var jti: String
     /// `iat`: when Google issued the token (the event itself happened before).
-    public var issuedAt: Date
+    package var issuedAt: Date
     /// The events, ordered by type URI (a JSON object keeps no order). Google sends one.
-    public var events: [SecurityEvent]
+    package var events: [SecurityEvent]
 
     /// Creates a token.
     /// - Parameters:
     ///   - jti: The token's id.
     ///   - issuedAt: Its `iat`.
     ///   - events: Its events.
-    public init(jti: String, issuedAt: Date, events: [SecurityEvent]) {
+    package init(jti: String, issuedAt: Date, events: [SecurityEvent]) {
         self.jti = jti
         self.issuedAt = issuedAt
         self.events = events
@@ -29,16 +29,16 @@ public struct SecurityEventToken: Sendable, Equatable {
 }
 
 /// One member of a token's `events` claim.
-public struct SecurityEvent: Sendable, Equatable {
+package struct SecurityEvent: Sendable, Equatable {
     /// What happened.
-    public var type: SecurityEventType
+    package var type: SecurityEventType
     /// Whom it concerns; ``SecurityEventSubject/unreadable`` when Google wrote a shape this
     /// receiver does not know (the token stays valid; the caller acts on no grant).
-    public var subject: SecurityEventSubject
+    package var subject: SecurityEventSubject
     /// Why the account was disabled (`account-disabled` only); `nil` when Google says nothing.
-    public var reason: AccountDisabledReason?
+    package var reason: AccountDisabledReason?
     /// The `state` a `verification` event echoes (what `stream:verify` was given).
-    public var state: String?
+    package var state: String?
 
     /// Creates an event.
     /// - Parameters:
@@ -46,7 +46,7 @@ public struct SecurityEvent: Sendable, Equatable {
     ///   - subject: Its subject.
     ///   - reason: `account-disabled`'s reason, if any.
     ///   - state: `verification`'s state, if any.
-    public init(type: SecurityEventType, subject: SecurityEventSubject, reason: AccountDisabledReason? = nil, state: String? = nil) {
+    package init(type: SecurityEventType, subject: SecurityEventSubject, reason: AccountDisabledReason? = nil, state: String? = nil) {
         self.type = type
         self.subject = subject
         self.reason = reason
@@ -75,7 +75,7 @@ public struct SecurityEvent: Sendable, Equatable {
 
 /// An event type URI: the RISC and OAuth events Google sends, or any other (a token with an
 /// unknown type is still valid; the caller ignores the event).
-public enum SecurityEventType: Sendable, Hashable {
+package enum SecurityEventType: Sendable, Hashable {
     /// `risc/event-type/sessions-revoked`
     case sessionsRevoked
     /// `risc/event-type/account-disabled`, with a ``AccountDisabledReason``
@@ -103,12 +103,12 @@ public enum SecurityEventType: Sendable, Hashable {
     ]
 
     /// The type a URI names; ``other(_:)`` for one not listed (compared exactly).
-    public init(uri: String) {
+    package init(uri: String) {
         self = Self.known.first { $0.uri == uri } ?? .other(uri)
     }
 
     /// The type's URI.
-    public var uri: String {
+    package var uri: String {
         switch self {
         case .sessionsRevoked: Self.risc + "sessions-revoked"
         case .accountDisabled: Self.risc + "account-disabled"
@@ -124,7 +124,7 @@ public enum SecurityEventType: Sendable, Hashable {
 }
 
 /// `account-disabled`'s `reason`.
-public enum AccountDisabledReason: Sendable, Hashable {
+package enum AccountDisabledReason: Sendable, Hashable {
     /// `hijacking`: Google thinks the account was taken over.
     case hijacking
     /// `bulk-account`: the account was made in bulk (a bot).
@@ -133,7 +133,7 @@ public enum AccountDisabledReason: Sendable, Hashable {
     case other(String)
 
     /// The reason a value names.
-    public init(rawValue: String) {
+    package init(rawValue: String) {
         switch rawValue {
         case "hijacking": self = .hijacking
         case "bulk-account": self = .bulkAccount

@@ -22,9 +22,9 @@ import PayPulsePorts
 ///   present. `exp` is not checked: these tokens describe past events. No `typ` is required.
 /// - A valid token may carry an unknown event type or a subject this receiver cannot read
 ///   (``SecurityEventSubject/unreadable``); it is still valid and the caller ignores that event.
-public struct SecurityEventVerifier: Sendable {
+package struct SecurityEventVerifier: Sendable {
     /// Why a token was not accepted.
-    public enum Failure: Error, Sendable, Equatable {
+    package enum Failure: Error, Sendable, Equatable {
         /// The token is not valid: answer 400 with the rejection's RFC 8935 error object.
         case rejected(SecurityEventRejection)
         /// The token could not be checked (no key set was ever fetched, the discovery
@@ -34,9 +34,9 @@ public struct SecurityEventVerifier: Sendable {
     }
 
     /// Tokens over 8 KiB are refused unparsed: Google's are about 1 KiB.
-    public static let maximumTokenBytes = 8 * 1024
+    package static let maximumTokenBytes = 8 * 1024
     /// How far `iat` may be ahead of our clock, in seconds: the ``Authenticator``'s default leeway.
-    public static let leeway = AuthSettings.maximumLeeway
+    package static let leeway = AuthSettings.maximumLeeway
 
     private let keys: IssuerKeyCache
     private let clientIDs: @Sendable () async throws -> [String]
@@ -46,7 +46,7 @@ public struct SecurityEventVerifier: Sendable {
     ///   - keys: Where the RISC discovery document and its key set are fetched; its answers
     ///     must name the issuer.
     ///   - clientIDs: Our OAuth client IDs, one of which each token's `aud` must name.
-    public init(keys: any IssuerKeySource, clientIDs: @escaping @Sendable () async throws -> [String]) {
+    package init(keys: any IssuerKeySource, clientIDs: @escaping @Sendable () async throws -> [String]) {
         self.keys = IssuerKeyCache(source: keys)
         self.clientIDs = clientIDs
     }
@@ -58,7 +58,7 @@ public struct SecurityEventVerifier: Sendable {
     /// - Returns: The token's `jti`, `iat` and events.
     /// - Throws: ``Failure/rejected(_:)`` for a token that is not valid;
     ///   ``Failure/unavailable(reason:)`` when it could not be checked.
-    public func verify(_ token: String, now: Date) async throws(Failure) -> SecurityEventToken {
+    package func verify(_ token: String, now: Date) async throws(Failure) -> SecurityEventToken {
         guard token.utf8.count <= Self.maximumTokenBytes else { throw .rejected(.tooLarge) }
         // The header before the segments' shape: an unsigned token (`alg: none`, empty
         // signature) is refused for its algorithm, as any other algorithm is.

@@ -1,6 +1,6 @@
 
 /// Why an event could not be turned into an ``IncomingEvent``.
-public enum EventDecodingError: Error, Sendable, Equatable, CustomStringConvertible {
+package enum EventDecodingError: Error, Sendable, Equatable, CustomStringConvertible {
     /// The bytes are not a JSON document.
     case notJSON
     /// The bytes are JSON but neither an API Gateway proxy event (payload 1.0 or 2.0) nor
@@ -18,7 +18,7 @@ public enum EventDecodingError: Error, Sendable, Equatable, CustomStringConverti
     case invalidUTF8(PayloadVersion)
 
     /// One line for stderr or a log.
-    public var description: String {
+    package var description: String {
         switch self {
         case .notJSON:
             "the event is not a JSON document"
@@ -35,7 +35,7 @@ public enum EventDecodingError: Error, Sendable, Equatable, CustomStringConverti
 
     /// For an error in the client's request inside a well-formed HTTP event: the error
     /// response and the payload format to encode it in. `nil` when the event itself is bad.
-    public var clientErrorResponse: (response: APIResponse, version: PayloadVersion)? {
+    package var clientErrorResponse: (response: APIResponse, version: PayloadVersion)? {
         switch self {
         case .notJSON, .notAnAPIGatewayEvent:
             nil

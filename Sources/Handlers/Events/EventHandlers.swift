@@ -4,37 +4,37 @@ import PayPulseRuntime
 /// The handlers one executable offers, by event kind. An executable sets the ones it
 /// serves (`store-tokens` only `http`, `token-refresh` only `scheduled`); an event of
 /// another kind is rejected, not guessed at.
-public struct EventHandlers: EventHandler {
+package struct EventHandlers: EventHandler {
     /// Answers an API Gateway request. It cannot fail: errors are responses.
-    public typealias HTTP = @Sendable (APIRequest, InvocationContext) async -> APIResponse
+    package typealias HTTP = @Sendable (APIRequest, InvocationContext) async -> APIResponse
     /// Handles a scheduled event and returns its result as JSON text (printed in stdin
     /// mode, returned to Lambda). Throwing marks the invocation failed.
-    public typealias Scheduled = @Sendable (ScheduledEvent, InvocationContext) async throws -> [UInt8]
+    package typealias Scheduled = @Sendable (ScheduledEvent, InvocationContext) async throws -> [UInt8]
 
     /// Answers a direct invocation (the Lambda Invoke API) from its JSON payload. It cannot
     /// fail: errors are in the answer.
-    public typealias Direct = @Sendable ([UInt8], InvocationContext) async -> [UInt8]
+    package typealias Direct = @Sendable ([UInt8], InvocationContext) async -> [UInt8]
 
     /// The API Gateway handler, if this executable serves HTTP.
-    public var http: HTTP?
+    package var http: HTTP?
     /// The scheduled-event handler, if this executable runs on a schedule.
-    public var scheduled: Scheduled?
+    package var scheduled: Scheduled?
     /// The direct-invocation handler. An executable that has one serves nothing else: every
     /// payload goes to it as it came.
-    public var direct: Direct?
+    package var direct: Direct?
 
     /// Creates a set of handlers.
     ///
     /// - Parameters:
     ///   - http: The API Gateway handler, or `nil`.
     ///   - scheduled: The scheduled-event handler, or `nil`.
-    public init(http: HTTP? = nil, scheduled: Scheduled? = nil) {
+    package init(http: HTTP? = nil, scheduled: Scheduled? = nil) {
         self.http = http
         self.scheduled = scheduled
     }
 
     /// Handlers for a function invoked directly only.
-    public init(direct: @escaping Direct) {
+    package init(direct: @escaping Direct) {
         self.direct = direct
     }
 
@@ -49,7 +49,7 @@ public struct EventHandlers: EventHandler {
     ///   - event: The raw event JSON.
     ///   - context: The invocation, passed on to the handler; its logger gets the outcome.
     /// - Returns: The outcome; never throws, never traps on bad input.
-    public func handle(_ event: [UInt8], context: InvocationContext) async -> InvocationOutcome {
+    package func handle(_ event: [UInt8], context: InvocationContext) async -> InvocationOutcome {
         let logger = context.logger
         if let direct {
             let answer = await direct(event, context)

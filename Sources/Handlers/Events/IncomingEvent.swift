@@ -1,7 +1,7 @@
 import PayPulseCoding
 
 /// One invocation's event, recognised by its shape.
-public enum IncomingEvent: Sendable, Equatable {
+package enum IncomingEvent: Sendable, Equatable {
     /// An API Gateway proxy event, already turned into the handler's request, with the
     /// payload format the response must be encoded in.
     case http(APIRequest, PayloadVersion)
@@ -22,7 +22,7 @@ public enum IncomingEvent: Sendable, Equatable {
     ///   base64 but is not, ``EventDecodingError/bodyTooLarge(_:)`` for a body over
     ///   64 KiB, and ``EventDecodingError/invalidUTF8(_:)`` for an HTTP event with bytes
     ///   that are not UTF-8 (answer those with a 400 or 413, not a crash or an exit).
-    public static func decode(_ bytes: [UInt8]) throws(EventDecodingError) -> IncomingEvent {
+    package static func decode(_ bytes: [UInt8]) throws(EventDecodingError) -> IncomingEvent {
         let json: JSONValue
         do {
             json = try JSONValue.parse(bytes)
@@ -67,7 +67,7 @@ public enum IncomingEvent: Sendable, Equatable {
 
 /// The API Gateway Lambda proxy payload format an HTTP event arrived in. The answer
 /// must use the same format.
-public enum PayloadVersion: String, Sendable, Equatable, Hashable, CaseIterable {
+package enum PayloadVersion: String, Sendable, Equatable, Hashable, CaseIterable {
     /// REST API (and HTTP API payload 1.0): `httpMethod`, `path`, `multiValueHeaders`.
     case v1 = "1.0"
     /// HTTP API payload 2.0: `version: "2.0"`, `rawPath`, `requestContext.http`.

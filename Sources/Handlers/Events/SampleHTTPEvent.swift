@@ -8,7 +8,7 @@ import PayPulseCoding
 /// An API Gateway HTTP API (payload 2.0) event shaped as `sam local generate-event
 /// apigateway http-api-proxy` makes it, for tools that drive the functions in process
 /// (`paypulse demo`, `make capacity`, and `paypulse serve` for each request it receives).
-public struct SampleHTTPEvent: Encodable, Sendable {
+package struct SampleHTTPEvent: Encodable, Sendable {
     struct HTTP: Encodable, Sendable {
         var method: String
         var path: String
@@ -33,7 +33,7 @@ public struct SampleHTTPEvent: Encodable, Sendable {
     var version = "2.0"
     var routeKey = "$default"
     /// The path.
-    public private(set) var rawPath: String
+    package private(set) var rawPath: String
     var rawQueryString = ""
     var headers: [String: String]
     var requestContext: RequestContext
@@ -41,7 +41,7 @@ public struct SampleHTTPEvent: Encodable, Sendable {
     var isBase64Encoded = true
 
     /// An event for `method` `path` with a bearer token and an optional JSON body.
-    public init(method: String, path: String, bearer: String, jsonBody: String?) {
+    package init(method: String, path: String, bearer: String, jsonBody: String?) {
         rawPath = path
         var headers = ["authorization": "Bearer \(bearer)", "user-agent": "PayPulse/1.0 (iOS)"]
         if jsonBody != nil { headers["content-type"] = "application/json" }
@@ -60,7 +60,7 @@ public struct SampleHTTPEvent: Encodable, Sendable {
     ///   - body: The body bytes.
     ///   - requestID: The id the platform gave the request.
     ///   - sourceIP: The peer's address.
-    public init(
+    package init(
         method: String, path: String, rawQueryString: String, headers: [(name: String, value: String)], body: [UInt8], requestID: String,
         sourceIP: String
     ) {
@@ -79,10 +79,10 @@ public struct SampleHTTPEvent: Encodable, Sendable {
     }
 
     /// The method, for messages.
-    public var method: String { requestContext.http.method }
+    package var method: String { requestContext.http.method }
 
     /// The event as JSON bytes.
-    public func encoded() throws -> [UInt8] {
+    package func encoded() throws -> [UInt8] {
         try JSONCoding.encode(self)
     }
 }

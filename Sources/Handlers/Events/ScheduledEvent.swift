@@ -8,22 +8,22 @@ import PayPulseCoding
 /// An EventBridge event, such as the one a schedule rule sends (`detail-type`
 /// `"Scheduled Event"`, `source` `"aws.events"`). The `detail` is kept as JSON text so
 /// the handler that owns its shape (e.g. `{"shard": 0, "shards": 4}`) decodes it.
-public struct ScheduledEvent: Sendable, Equatable {
+package struct ScheduledEvent: Sendable, Equatable {
     /// The event id, if present.
-    public var id: String?
+    package var id: String?
     /// The `detail-type`, e.g. `Scheduled Event`.
-    public var detailType: String
+    package var detailType: String
     /// The `source`, e.g. `aws.events`.
-    public var source: String
+    package var source: String
     /// The `time` as sent (RFC 3339), if present.
-    public var time: String?
+    package var time: String?
     /// The `resources`, e.g. the rule ARN.
-    public var resources: [String]
+    package var resources: [String]
     /// The `detail` as compact JSON with sorted keys; `{}` for the plain schedule.
-    public var detail: [UInt8]
+    package var detail: [UInt8]
 
     /// Creates an event.
-    public init(
+    package init(
         id: String? = nil, detailType: String = "Scheduled Event", source: String = "aws.events",
         time: String? = nil, resources: [String] = [], detail: [UInt8] = Array("{}".utf8)
     ) {
@@ -39,7 +39,7 @@ public struct ScheduledEvent: Sendable, Equatable {
     ///
     /// - Parameter type: The shape the handler expects.
     /// - Throws: The `DecodingError` of `JSONDecoder` when the detail does not fit.
-    public func decodeDetail<T: Decodable>(as type: T.Type) throws -> T {
+    package func decodeDetail<T: Decodable>(as type: T.Type) throws -> T {
         try JSONDecoder().decode(type, from: Data(detail))
     }
 

@@ -2,7 +2,7 @@ import Logging
 
 /// What the runtime runs for each event: the Lambda loop and the stdin runner know this
 /// protocol, never the handlers behind it (as swift-aws-lambda-runtime's `LambdaHandler`).
-public protocol EventHandler: Sendable {
+package protocol EventHandler: Sendable {
     /// Handles one raw event and says what to answer.
     ///
     /// - Parameters:
@@ -14,7 +14,7 @@ public protocol EventHandler: Sendable {
 
 /// What became of one event, independent of where it came from (stdin now, the Lambda
 /// Runtime API later) so that each front end only maps it to its own channel.
-public enum InvocationOutcome: Sendable, Equatable {
+package enum InvocationOutcome: Sendable, Equatable {
     /// The answer to return: an encoded API Gateway response (any status, including the
     /// 400 for a body that is not base64) or a scheduled handler's JSON output.
     case response([UInt8])
@@ -29,18 +29,18 @@ public enum InvocationOutcome: Sendable, Equatable {
 /// handler call (the shape of swift-aws-lambda-runtime's `LambdaContext`). The Lambda
 /// Runtime API loop fills it from the invocation's headers; standard-input mode and tests
 /// have only a logger.
-public struct InvocationContext: Sendable {
+package struct InvocationContext: Sendable {
     /// The platform's request id (`Lambda-Runtime-Aws-Request-Id`), if any.
-    public let requestID: String?
+    package let requestID: String?
     /// The X-Ray trace header (`Lambda-Runtime-Trace-Id`), if any.
-    public let traceID: String?
+    package let traceID: String?
     /// When the invocation is cut off, on the monotonic clock; `nil` when unlimited.
-    public let deadline: ContinuousClock.Instant?
+    package let deadline: ContinuousClock.Instant?
     /// Where the handler logs; inside an invocation its lines carry the request id.
-    public let logger: Logger
+    package let logger: Logger
 
     /// Creates a context.
-    public init(requestID: String? = nil, traceID: String? = nil, deadline: ContinuousClock.Instant? = nil, logger: Logger) {
+    package init(requestID: String? = nil, traceID: String? = nil, deadline: ContinuousClock.Instant? = nil, logger: Logger) {
         self.requestID = requestID
         self.traceID = traceID
         self.deadline = deadline
@@ -48,5 +48,5 @@ public struct InvocationContext: Sendable {
     }
 
     /// The time left before ``deadline`` (negative once past), or `nil` without one.
-    public var remainingTime: Duration? { deadline.map { $0 - .now } }
+    package var remainingTime: Duration? { deadline.map { $0 - .now } }
 }

@@ -1,7 +1,7 @@
 import PayPulseTransport
 
 /// The Runtime API over HTTP at `http://$AWS_LAMBDA_RUNTIME_API/2018-06-01/runtime`.
-public struct HTTPLambdaRuntimeAPI: LambdaRuntimeAPI {
+package struct HTTPLambdaRuntimeAPI: LambdaRuntimeAPI {
     private let base: String
     private let transport: any HTTPTransport
     /// Posts go to a local endpoint that answers at once; the limit only stops a hung
@@ -14,13 +14,13 @@ public struct HTTPLambdaRuntimeAPI: LambdaRuntimeAPI {
     ///   - endpoint: `host:port`, the value of `AWS_LAMBDA_RUNTIME_API`.
     ///   - transport: The HTTP client.
     ///   - postTimeout: The limit for each post.
-    public init(endpoint: String, transport: any HTTPTransport, postTimeout: Duration = .seconds(30)) {
+    package init(endpoint: String, transport: any HTTPTransport, postTimeout: Duration = .seconds(30)) {
         self.base = "http://\(endpoint)/2018-06-01/runtime"
         self.transport = transport
         self.postTimeout = postTimeout
     }
 
-    public func nextInvocation() async throws -> LambdaInvocation {
+    package func nextInvocation() async throws -> LambdaInvocation {
         // No total timeout: the API holds the request until an event arrives, which can
         // take as long as the function stays idle (the process is frozen meanwhile).
         let request = HTTPRequest(method: "GET", url: "\(base)/invocation/next", timeout: nil)
@@ -38,16 +38,16 @@ public struct HTTPLambdaRuntimeAPI: LambdaRuntimeAPI {
         )
     }
 
-    public func postResponse(requestID: String, body: [UInt8]) async throws {
+    package func postResponse(requestID: String, body: [UInt8]) async throws {
         try await post("invocation/\(Self.pathSegment(requestID))/response", call: "invocation/response", body: body, headers: [:])
     }
 
-    public func postError(requestID: String, error: LambdaError) async throws {
+    package func postError(requestID: String, error: LambdaError) async throws {
         try await post(
             "invocation/\(Self.pathSegment(requestID))/error", call: "invocation/error", body: error.jsonBody, headers: Self.errorHeaders(error))
     }
 
-    public func postInitError(_ error: LambdaError) async throws {
+    package func postInitError(_ error: LambdaError) async throws {
         try await post("init/error", call: "init/error", body: error.jsonBody, headers: Self.errorHeaders(error))
     }
 

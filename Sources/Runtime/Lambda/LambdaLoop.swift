@@ -15,7 +15,7 @@ import Logging
 /// bytes to `/response`; a rejected event (``LambdaError/invalidEventType``) or a failed
 /// handler (``LambdaError/handlerFailedType``) to `/error`. A bad event never ends the
 /// process; only a Runtime API that cannot be talked to does.
-public enum LambdaLoop {
+package enum LambdaLoop {
     /// Serves invocations until the API fails or `maxInvocations` have been served.
     ///
     /// - Parameters:
@@ -25,7 +25,7 @@ public enum LambdaLoop {
     ///   - maxInvocations: Stop after this many (tests); `nil` serves forever.
     /// - Throws: The API's error when fetching an event or posting an outcome failed in
     ///   a way the process cannot recover from; the caller should exit non-zero.
-    public static func run(api: any LambdaRuntimeAPI, handler: any EventHandler, logger: Logger, maxInvocations: Int? = nil) async throws {
+    package static func run(api: any LambdaRuntimeAPI, handler: any EventHandler, logger: Logger, maxInvocations: Int? = nil) async throws {
         var served = 0
         while maxInvocations.map({ served < $0 }) ?? true {
             let invocation = try await api.nextInvocation()
@@ -80,7 +80,7 @@ public enum LambdaLoop {
     ///   - message: One line naming what failed (e.g. the bad variable).
     ///   - api: The Runtime API.
     ///   - logger: Where a failure to report is logged.
-    public static func reportInitError(_ message: String, api: any LambdaRuntimeAPI, logger: Logger) async {
+    package static func reportInitError(_ message: String, api: any LambdaRuntimeAPI, logger: Logger) async {
         do {
             try await api.postInitError(LambdaError(errorType: LambdaError.initFailedType, errorMessage: message))
         } catch {
@@ -91,7 +91,7 @@ public enum LambdaLoop {
 
 /// Turns the Runtime API's wall-clock deadline into a monotonic one, so handlers
 /// compare it with `ContinuousClock.now` and a clock step cannot move it.
-public enum LambdaDeadline {
+package enum LambdaDeadline {
     /// The instant `epochMilliseconds` falls on, measured from a pair of readings of
     /// the two clocks taken together.
     ///
@@ -100,7 +100,7 @@ public enum LambdaDeadline {
     ///   - wallNow: The wall clock now, in milliseconds since the epoch.
     ///   - monotonicNow: `ContinuousClock.now` read at the same moment.
     /// - Returns: The deadline on the continuous clock (in the past if it has passed).
-    public static func instant(
+    package static func instant(
         epochMilliseconds: Int64, wallNow: Int64 = LogTimestamp.now().millisecondsSinceEpoch,
         monotonicNow: ContinuousClock.Instant = .now
     ) -> ContinuousClock.Instant {

@@ -1,6 +1,6 @@
 /// The Lambda Runtime API as the loop sees it: one call per endpoint, so tests can
 /// script it in memory and production talks HTTP (``HTTPLambdaRuntimeAPI``).
-public protocol LambdaRuntimeAPI: Sendable {
+package protocol LambdaRuntimeAPI: Sendable {
     /// Waits for the next event (`GET /runtime/invocation/next`); may wait indefinitely.
     /// - Throws: When the Runtime API cannot be reached or answers out of protocol; the
     ///   process should then exit.
@@ -17,7 +17,7 @@ public protocol LambdaRuntimeAPI: Sendable {
 }
 
 /// The Runtime API answered out of protocol.
-public enum LambdaRuntimeAPIError: Error, Sendable, Equatable, CustomStringConvertible {
+package enum LambdaRuntimeAPIError: Error, Sendable, Equatable, CustomStringConvertible {
     /// An unexpected status for a call, e.g. 413 for a response over the payload limit.
     case unexpectedStatus(Int, call: String)
     /// `invocation/next` came without `Lambda-Runtime-Aws-Request-Id`.
@@ -25,12 +25,12 @@ public enum LambdaRuntimeAPIError: Error, Sendable, Equatable, CustomStringConve
 
     /// Whether the API refused one message but the process can go on (a 4xx: the request
     /// id is unknown or the payload too large); 5xx means the runtime must exit.
-    public var isRecoverable: Bool {
+    package var isRecoverable: Bool {
         if case .unexpectedStatus(let status, _) = self { return (400..<500).contains(status) }
         return false
     }
 
-    public var description: String {
+    package var description: String {
         switch self {
         case .unexpectedStatus(let status, let call): "the Runtime API answered \(status) to \(call)"
         case .missingRequestID: "the Runtime API sent an event without Lambda-Runtime-Aws-Request-Id"
@@ -39,21 +39,21 @@ public enum LambdaRuntimeAPIError: Error, Sendable, Equatable, CustomStringConve
 }
 
 /// One event from `GET /runtime/invocation/next`: the payload and what the headers say.
-public struct LambdaInvocation: Sendable, Equatable {
+package struct LambdaInvocation: Sendable, Equatable {
     /// `Lambda-Runtime-Aws-Request-Id`.
-    public var requestID: String
+    package var requestID: String
     /// `Lambda-Runtime-Deadline-Ms`: when the invocation is cut off, in milliseconds
     /// since the Unix epoch; `nil` when absent or not a number.
-    public var deadlineEpochMilliseconds: Int64?
+    package var deadlineEpochMilliseconds: Int64?
     /// `Lambda-Runtime-Invoked-Function-Arn`, if sent.
-    public var invokedFunctionARN: String?
+    package var invokedFunctionARN: String?
     /// `Lambda-Runtime-Trace-Id`, if sent; exported as `_X_AMZN_TRACE_ID`.
-    public var traceID: String?
+    package var traceID: String?
     /// The event JSON.
-    public var event: [UInt8]
+    package var event: [UInt8]
 
     /// Creates an invocation.
-    public init(
+    package init(
         requestID: String, deadlineEpochMilliseconds: Int64? = nil, invokedFunctionARN: String? = nil,
         traceID: String? = nil, event: [UInt8]
     ) {
@@ -67,27 +67,27 @@ public struct LambdaInvocation: Sendable, Equatable {
 
 /// An error as the Runtime API takes it: `{"errorType": ..., "errorMessage": ...}`, with
 /// the type repeated in the `Lambda-Runtime-Function-Error-Type` header.
-public struct LambdaError: Sendable, Equatable, Error {
+package struct LambdaError: Sendable, Equatable, Error {
     /// A dotted category, e.g. ``invalidEventType``.
-    public var errorType: String
+    package var errorType: String
     /// One line for the caller and the logs; never a token, header or body.
-    public var errorMessage: String
+    package var errorMessage: String
 
     /// Creates an error.
-    public init(errorType: String, errorMessage: String) {
+    package init(errorType: String, errorMessage: String) {
         self.errorType = errorType
         self.errorMessage = errorMessage
     }
 
     /// The event was not one this function accepts (``InvocationOutcome/rejected(_:)``).
-    public static let invalidEventType = "Runtime.InvalidEvent"
+    package static let invalidEventType = "Runtime.InvalidEvent"
     /// The handler failed (``InvocationOutcome/failed(_:)``).
-    public static let handlerFailedType = "Runtime.HandlerFailed"
+    package static let handlerFailedType = "Runtime.HandlerFailed"
     /// Start-up (configuration, keys, clients) failed.
-    public static let initFailedType = "Runtime.InitError"
+    package static let initFailedType = "Runtime.InitError"
 
     /// The JSON body to post.
-    public var jsonBody: [UInt8] {
+    package var jsonBody: [UInt8] {
         Array(#"{"errorType":\#(JSONString.quoted(errorType)),"errorMessage":\#(JSONString.quoted(errorMessage))}"#.utf8)
     }
 }

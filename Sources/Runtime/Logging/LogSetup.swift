@@ -7,7 +7,7 @@ import Logging
 ///
 /// No `LoggingSystem.bootstrap`: loggers are passed down explicitly, and bootstrap can
 /// only run once per process, which tests cannot live with.
-public enum LogSetup {
+package enum LogSetup {
     /// A logger writing to standard error. When the settings carry a rejected level
     /// variable, the first line is a warning naming it.
     ///
@@ -15,7 +15,7 @@ public enum LogSetup {
     ///   - label: The label on every text line, e.g. the executable name.
     ///   - settings: Level and format.
     /// - Returns: The logger.
-    public static func makeLogger(label: String, settings: LogSettings) -> Logger {
+    package static func makeLogger(label: String, settings: LogSettings) -> Logger {
         makeLogger(label: label, settings: settings, fileDescriptor: 2)
     }
 
@@ -37,18 +37,18 @@ public enum LogSetup {
 
 /// How a process logs: the least severe level written and the line format. The
 /// configuration module reads them from the environment.
-public struct LogSettings: Sendable, Equatable {
+package struct LogSettings: Sendable, Equatable {
     /// A level variable that named no level: logged as the logger's first line.
-    public struct RejectedLevel: Sendable, Equatable {
+    package struct RejectedLevel: Sendable, Equatable {
         /// The variable, e.g. `LOG_LEVEL`.
-        public let variable: String
+        package let variable: String
         /// What it held.
-        public let value: String
+        package let value: String
         /// The names it accepts, comma-separated.
-        public let allowed: String
+        package let allowed: String
 
         /// Creates a record of a rejected level.
-        public init(variable: String, value: String, allowed: String) {
+        package init(variable: String, value: String, allowed: String) {
             self.variable = variable
             self.value = value
             self.allowed = allowed
@@ -56,17 +56,17 @@ public struct LogSettings: Sendable, Equatable {
     }
 
     /// The level when no variable names one.
-    public static let defaultLevel: Logger.Level = .info
+    package static let defaultLevel: Logger.Level = .info
 
     /// The least severe level written.
-    public let level: Logger.Level
+    package let level: Logger.Level
     /// The line format.
-    public let format: LogFormat
+    package let format: LogFormat
     /// The level variable that was not understood, if any.
-    public let rejected: RejectedLevel?
+    package let rejected: RejectedLevel?
 
     /// Creates settings.
-    public init(level: Logger.Level = LogSettings.defaultLevel, format: LogFormat = .text, rejected: RejectedLevel? = nil) {
+    package init(level: Logger.Level = LogSettings.defaultLevel, format: LogFormat = .text, rejected: RejectedLevel? = nil) {
         self.level = level
         self.format = format
         self.rejected = rejected
@@ -77,20 +77,20 @@ public struct LogSettings: Sendable, Equatable {
     ///
     /// - Parameter text: The value of `LOG_LEVEL`.
     /// - Returns: The level, or `nil` if `text` names none.
-    public static func level(named text: String) -> Logger.Level? {
+    package static func level(named text: String) -> Logger.Level? {
         Logger.Level(rawValue: String(text.drop(while: \.isWhitespace).reversed().drop(while: \.isWhitespace).reversed()).lowercased())
     }
 }
 
 /// Lambda's log level names (`TRACE`, `DEBUG`, `INFO`, `WARN`, `ERROR`, `FATAL`) and
 /// swift-log's seven levels, both ways.
-public enum LambdaLogLevel {
+package enum LambdaLogLevel {
     /// The level Lambda's name `text` means, in any case: `WARN` is `warning`, `FATAL`
     /// is `critical`; swift-log's own names are accepted too.
     ///
     /// - Parameter text: A level name, blanks already trimmed.
     /// - Returns: The level, or `nil` if `text` names none.
-    public static func level(named text: String) -> Logger.Level? {
+    package static func level(named text: String) -> Logger.Level? {
         switch text.uppercased() {
         case "WARN": .warning
         case "FATAL": .critical
@@ -103,7 +103,7 @@ public enum LambdaLogLevel {
     ///
     /// - Parameter level: A swift-log level.
     /// - Returns: One of Lambda's six names.
-    public static func name(of level: Logger.Level) -> String {
+    package static func name(of level: Logger.Level) -> String {
         switch level {
         case .trace: "TRACE"
         case .debug: "DEBUG"
@@ -116,7 +116,7 @@ public enum LambdaLogLevel {
 }
 
 /// How a log line looks: readable text locally, JSON lines in Lambda.
-public enum LogFormat: String, Sendable, Equatable, CaseIterable {
+package enum LogFormat: String, Sendable, Equatable, CaseIterable {
     /// `2026-11-22T07:27:00.123Z info store-tokens: handled request method=POST status=200`:
     /// metadata sorted by key; values with spaces, quotes, `=` or control characters are
     /// quoted with backslash escapes, and newlines in the message are escaped, so one
@@ -136,7 +136,7 @@ public enum LogFormat: String, Sendable, Equatable, CaseIterable {
     ///   - message: The message.
     ///   - metadata: All metadata, already merged.
     /// - Returns: The line.
-    public func render(
+    package func render(
         timestamp: LogTimestamp, level: Logger.Level, label: String, message: String, metadata: Logger.Metadata
     ) -> String {
         switch self {

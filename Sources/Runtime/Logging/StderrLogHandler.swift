@@ -16,17 +16,17 @@ import PayPulsePorts
 /// A swift-log handler that writes one line per event to standard error (descriptor 2,
 /// or another descriptor in tests) with a single `write`, so concurrent lines do not
 /// interleave.
-public struct StderrLogHandler: LogHandler {
+package struct StderrLogHandler: LogHandler {
     /// The logger's label, shown on every line.
-    public let label: String
+    package let label: String
     /// The line format.
-    public let format: LogFormat
+    package let format: LogFormat
     /// The least severe level written.
-    public var logLevel: Logger.Level
+    package var logLevel: Logger.Level
     /// Metadata added to every line.
-    public var metadata: Logger.Metadata = [:]
+    package var metadata: Logger.Metadata = [:]
     /// Contextual metadata (e.g. task-local request ids), if any.
-    public var metadataProvider: Logger.MetadataProvider?
+    package var metadataProvider: Logger.MetadataProvider?
     private let fileDescriptor: Int32
 
     /// Creates a handler writing to standard error.
@@ -36,7 +36,7 @@ public struct StderrLogHandler: LogHandler {
     ///   - level: The least severe level written.
     ///   - format: The line format.
     ///   - metadataProvider: Contextual metadata, if any.
-    public init(label: String, level: Logger.Level, format: LogFormat = .text, metadataProvider: Logger.MetadataProvider? = nil) {
+    package init(label: String, level: Logger.Level, format: LogFormat = .text, metadataProvider: Logger.MetadataProvider? = nil) {
         self.init(label: label, level: level, format: format, metadataProvider: metadataProvider, fileDescriptor: 2)
     }
 
@@ -50,14 +50,14 @@ public struct StderrLogHandler: LogHandler {
     }
 
     /// Metadata by key.
-    public subscript(metadataKey key: String) -> Logger.Metadata.Value? {
+    package subscript(metadataKey key: String) -> Logger.Metadata.Value? {
         get { metadata[key] }
         set { metadata[key] = newValue }
     }
 
     /// Writes `event` as one line. Precedence: handler metadata, then the provider's,
     /// then the call's; an attached error is shown as `error=`.
-    public func log(event: LogEvent) {
+    package func log(event: LogEvent) {
         var merged = metadata
         if let provided = metadataProvider?.get() { merged.merge(provided) { _, new in new } }
         if let explicit = event.metadata { merged.merge(explicit) { _, new in new } }
@@ -136,26 +136,26 @@ enum JSONString {
 
 /// A wall-clock instant in milliseconds, rendered as RFC 3339 UTC
 /// (`2026-11-22T07:27:00.123Z`) without Foundation's date formatting.
-public struct LogTimestamp: Sendable, Equatable {
+package struct LogTimestamp: Sendable, Equatable {
     /// Milliseconds since 1970-01-01T00:00:00Z.
-    public var millisecondsSinceEpoch: Int64
+    package var millisecondsSinceEpoch: Int64
 
     /// Creates a timestamp.
     ///
     /// - Parameter millisecondsSinceEpoch: Milliseconds since the Unix epoch.
-    public init(millisecondsSinceEpoch: Int64) {
+    package init(millisecondsSinceEpoch: Int64) {
         self.millisecondsSinceEpoch = millisecondsSinceEpoch
     }
 
     /// The current time from `CLOCK_REALTIME`.
-    public static func now() -> LogTimestamp {
+    package static func now() -> LogTimestamp {
         var spec = timespec()
         clock_gettime(CLOCK_REALTIME, &spec)
         return LogTimestamp(millisecondsSinceEpoch: Int64(spec.tv_sec) * 1000 + Int64(spec.tv_nsec) / 1_000_000)
     }
 
     /// `YYYY-MM-DDTHH:MM:SS.mmmZ`.
-    public var rfc3339: String {
+    package var rfc3339: String {
         let (seconds, millis) = floorDivision(millisecondsSinceEpoch, 1000)
         let (days, secondOfDay) = floorDivision(seconds, 86_400)
         let (year, month, day) = Self.civilDate(daysSinceEpoch: days)
@@ -202,11 +202,11 @@ enum RequestScope {
 
 /// Writes each EMF document as one raw line on standard error, which Lambda ships to
 /// CloudWatch Logs, where the metrics are extracted.
-public struct StandardErrorMetricsSink: MetricsSink {
+package struct StandardErrorMetricsSink: MetricsSink {
     /// Creates the sink.
-    public init() {}
+    package init() {}
 
-    public func emit(_ line: String) {
+    package func emit(_ line: String) {
         let text = line + "\n"
         _ = text.utf8CString.withUnsafeBufferPointer { write(2, $0.baseAddress, $0.count - 1) }
     }

@@ -14,15 +14,15 @@ import Logging
 /// an event, an event kind the executable does not serve, an event over the Lambda
 /// payload limit — prints one `label: error: ...` line on stderr, nothing on stdout, and
 /// exits ``exitBadEvent``. Logs go to stderr through the logger passed in.
-public enum StdinRunner {
+package enum StdinRunner {
     /// Exit status when a response was written.
-    public static let exitSuccess: Int32 = 0
+    package static let exitSuccess: Int32 = 0
     /// Exit status when a scheduled handler threw or stdout could not be written.
-    public static let exitHandlerFailed: Int32 = 1
+    package static let exitHandlerFailed: Int32 = 1
     /// Exit status when the input was not an event this executable accepts.
-    public static let exitBadEvent: Int32 = 2
+    package static let exitBadEvent: Int32 = 2
     /// The largest event accepted: Lambda's 6 MB synchronous payload limit.
-    public static let maximumEventBytes = 6 * 1024 * 1024
+    package static let maximumEventBytes = 6 * 1024 * 1024
 
     /// Serves one event from standard input through `handler`.
     ///
@@ -31,7 +31,7 @@ public enum StdinRunner {
     ///   - handler: What handles each event (the function's handlers by event kind).
     ///   - streams: The descriptors to use; the process's own by default.
     /// - Returns: The exit status to pass to `exit`.
-    public static func run(logger: Logger, handler: any EventHandler, streams: StandardStreams = .process) async -> Int32 {
+    package static func run(logger: Logger, handler: any EventHandler, streams: StandardStreams = .process) async -> Int32 {
         var result: StdinResult
         switch FileDescriptorIO.readAll(streams.input, limit: maximumEventBytes) {
         case .complete(let input):
@@ -58,7 +58,7 @@ public enum StdinRunner {
     ///   - logger: Receives one line per handled event.
     ///   - handler: What handles each event (the function's handlers by event kind).
     /// - Returns: The output bytes (JSON + newline, or empty), the error line and the exit status.
-    public static func process(input: [UInt8], logger: Logger, handler: any EventHandler) async -> StdinResult {
+    package static func process(input: [UInt8], logger: Logger, handler: any EventHandler) async -> StdinResult {
         guard input.count <= maximumEventBytes else { return rejection(tooLargeMessage, label: logger.label) }
         switch await handler.handle(input, context: InvocationContext(logger: logger)) {
         case .response(let bytes):
@@ -85,17 +85,17 @@ public enum StdinRunner {
 
 /// What a stdin-mode run writes and how it exits, computed without touching any
 /// descriptor so tests can check it directly.
-public struct StdinResult: Sendable, Equatable {
+package struct StdinResult: Sendable, Equatable {
     /// The bytes for standard output: one JSON document and a newline, or nothing.
-    public var output: [UInt8]
+    package var output: [UInt8]
     /// One line (without newline) for standard error, or `nil`.
-    public var errorLine: String?
+    package var errorLine: String?
     /// The process exit status: ``StdinRunner/exitSuccess``,
     /// ``StdinRunner/exitHandlerFailed`` or ``StdinRunner/exitBadEvent``.
-    public var exitCode: Int32
+    package var exitCode: Int32
 
     /// Creates a result.
-    public init(output: [UInt8], errorLine: String?, exitCode: Int32) {
+    package init(output: [UInt8], errorLine: String?, exitCode: Int32) {
         self.output = output
         self.errorLine = errorLine
         self.exitCode = exitCode
@@ -105,13 +105,13 @@ public struct StdinResult: Sendable, Equatable {
 /// The three file descriptors a stdin-mode run uses: 0, 1 and 2 for a real process,
 /// pipes in tests. Plain `read`/`write` on descriptors keep full Foundation (and its ICU
 /// data) out of the binary, and avoid the C `stderr` global Swift 6 refuses.
-public struct StandardStreams: Sendable, Equatable {
+package struct StandardStreams: Sendable, Equatable {
     /// Where the event is read from.
-    public var input: Int32
+    package var input: Int32
     /// Where the one response line goes.
-    public var output: Int32
+    package var output: Int32
     /// Where error lines (and logs, through ``StderrLogHandler``) go.
-    public var error: Int32
+    package var error: Int32
 
     /// Creates a set of descriptors.
     ///
@@ -119,14 +119,14 @@ public struct StandardStreams: Sendable, Equatable {
     ///   - input: The descriptor to read the event from.
     ///   - output: The descriptor for the response.
     ///   - error: The descriptor for error lines.
-    public init(input: Int32, output: Int32, error: Int32) {
+    package init(input: Int32, output: Int32, error: Int32) {
         self.input = input
         self.output = output
         self.error = error
     }
 
     /// The process's own standard input, output and error.
-    public static let process = StandardStreams(input: 0, output: 1, error: 2)
+    package static let process = StandardStreams(input: 0, output: 1, error: 2)
 }
 
 /// Reads and writes whole buffers on a descriptor, retrying on `EINTR` and short writes.

@@ -5,21 +5,21 @@ import Synchronization
 ///
 /// Proxies in front of different peers (moto_server and the fake Google) can share a plan,
 /// so that request numbers and the journal follow one handler's whole call sequence.
-public final class FaultPlan: Sendable {
+package final class FaultPlan: Sendable {
     /// One request as the proxy handled it.
-    public struct Record: Sendable, Equatable {
+    package struct Record: Sendable, Equatable {
         /// Its number over the plan, from 1.
-        public var index: Int
+        package var index: Int
         /// The proxy's name, e.g. `aws`.
-        public var proxy: String
+        package var proxy: String
         /// The operation, e.g. `PutSecretValue` or `token`.
-        public var operation: String
+        package var operation: String
         /// Its number among requests of the same operation, from 1.
-        public var occurrence: Int
+        package var occurrence: Int
         /// The fault played, if any.
-        public var fault: ProxyFault?
+        package var fault: ProxyFault?
         /// The peer's status when the request was forwarded and the peer answered.
-        public var upstreamStatus: Int?
+        package var upstreamStatus: Int?
     }
 
     private struct Rule: Sendable {
@@ -37,28 +37,28 @@ public final class FaultPlan: Sendable {
     private let state = Mutex(State())
 
     /// Creates an empty plan: every request is forwarded untouched.
-    public init() {}
+    package init() {}
 
     /// Plays `fault` on the request `trigger` names; a persistent fault also on every later
     /// request it matches (all retries included), a one-shot fault only once.
-    public func inject(_ fault: ProxyFault, at trigger: FaultTrigger, persistent: Bool = false) {
+    package func inject(_ fault: ProxyFault, at trigger: FaultTrigger, persistent: Bool = false) {
         state.withLock { $0.rules.append(Rule(trigger: trigger, fault: fault, persistent: persistent)) }
     }
 
     /// Removes every fault not yet played; counters and journal stay.
-    public func clearFaults() { state.withLock { $0.rules.removeAll() } }
+    package func clearFaults() { state.withLock { $0.rules.removeAll() } }
 
     /// Removes the faults and starts counting from zero again.
-    public func reset() { state.withLock { $0 = State() } }
+    package func reset() { state.withLock { $0 = State() } }
 
     /// Every request seen since the last reset, in arrival order.
-    public var records: [Record] { state.withLock { $0.records } }
+    package var records: [Record] { state.withLock { $0.records } }
 
     /// Requests per operation since the last reset.
-    public var operationCounts: [String: Int] { state.withLock { $0.counts } }
+    package var operationCounts: [String: Int] { state.withLock { $0.counts } }
 
     /// Requests of one operation since the last reset.
-    public func count(of operation: String) -> Int { state.withLock { $0.counts[operation] ?? 0 } }
+    package func count(of operation: String) -> Int { state.withLock { $0.counts[operation] ?? 0 } }
 
     /// Numbers and records an arriving request and picks its fault (the first rule that
     /// matches; a one-shot rule is used up).

@@ -14,9 +14,9 @@ import Darwin
 ///
 /// Each client connection is served on its own thread, where blocking is fine; the peer is
 /// reached over a fresh connection per request.
-public final class FaultProxy: @unchecked Sendable {
+package final class FaultProxy: @unchecked Sendable {
     /// Whose error answers the proxy imitates when it answers a fault itself.
-    public enum Dialect: Sendable {
+    package enum Dialect: Sendable {
         /// AWS JSON services: `{"__type": ..., "message": ...}`, throttling as HTTP 400.
         case aws
         /// Google's OAuth endpoints: `{"error": ..., "error_description": ...}`, throttling as 429.
@@ -24,13 +24,13 @@ public final class FaultProxy: @unchecked Sendable {
     }
 
     /// `http://127.0.0.1:<port>`.
-    public var url: String { "http://127.0.0.1:\(port)" }
+    package var url: String { "http://127.0.0.1:\(port)" }
     /// The port it listens on.
-    public let port: Int
+    package let port: Int
     /// The script and journal (possibly shared with other proxies).
-    public let plan: FaultPlan
+    package let plan: FaultPlan
     /// The name records carry, e.g. `aws`.
-    public let name: String
+    package let name: String
 
     private let dialect: Dialect
     private let upstreamHost: String
@@ -43,7 +43,7 @@ public final class FaultProxy: @unchecked Sendable {
     ///   - dialect: the peer's error format.
     ///   - plan: the script to follow; share one between proxies to number requests together.
     ///   - name: what ``FaultPlan/Record/proxy`` says.
-    public init(upstream: String, dialect: Dialect, plan: FaultPlan = FaultPlan(), name: String? = nil) throws {
+    package init(upstream: String, dialect: Dialect, plan: FaultPlan = FaultPlan(), name: String? = nil) throws {
         guard let (host, port) = Self.hostAndPort(upstream) else { throw FaultProxyError(message: "upstream must be http://<ipv4>:<port>, got \(upstream)") }
         upstreamHost = host
         upstreamPort = port
@@ -58,7 +58,7 @@ public final class FaultProxy: @unchecked Sendable {
     deinit { stop() }
 
     /// Stops accepting and ends every connection, stalled ones included. Idempotent.
-    public func stop() { listener.stop() }
+    package func stop() { listener.stop() }
 
     /// Serves one client connection; returns how to end it (the listener runs that under its
     /// lock, so `stop()` never shuts down a reused descriptor).
@@ -150,8 +150,8 @@ public final class FaultProxy: @unchecked Sendable {
 }
 
 /// Why a ``FaultProxy`` could not start.
-public struct FaultProxyError: Error, CustomStringConvertible {
+package struct FaultProxyError: Error, CustomStringConvertible {
     /// What went wrong.
-    public let message: String
-    public var description: String { message }
+    package let message: String
+    package var description: String { message }
 }

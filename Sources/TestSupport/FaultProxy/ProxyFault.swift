@@ -1,5 +1,5 @@
 /// One misbehaviour ``FaultProxy`` can play for a request, between our client and its peer.
-public enum ProxyFault: Sendable, Hashable, CustomStringConvertible {
+package enum ProxyFault: Sendable, Hashable, CustomStringConvertible {
     /// Wait this long, then forward as usual.
     case latency(Duration)
     /// Answer this status (500 or 503) in the peer's error dialect without forwarding.
@@ -19,12 +19,12 @@ public enum ProxyFault: Sendable, Hashable, CustomStringConvertible {
     case stall
 
     /// Every kind once, for matrices (latency of `latency`).
-    public static func all(latency: Duration = .milliseconds(200)) -> [ProxyFault] {
+    package static func all(latency: Duration = .milliseconds(200)) -> [ProxyFault] {
         [.latency(latency), .status(500), .status(503), .throttle, .resetBeforeForward, .resetAfterForward, .truncate, .stall]
     }
 
     /// Whether the peer receives the request (and so may change state) under this fault.
-    public var forwards: Bool {
+    package var forwards: Bool {
         switch self {
         case .latency, .resetAfterForward, .truncate: true
         case .status, .throttle, .resetBeforeForward, .stall: false
@@ -32,7 +32,7 @@ public enum ProxyFault: Sendable, Hashable, CustomStringConvertible {
     }
 
     /// A short name for tables, e.g. `reset-after`.
-    public var description: String {
+    package var description: String {
         switch self {
         case .latency: "latency"
         case .status(let status): "\(status)"
@@ -47,14 +47,14 @@ public enum ProxyFault: Sendable, Hashable, CustomStringConvertible {
 
 /// Which requests a fault hits. Counting starts at 1 and runs over every proxy sharing a
 /// ``FaultPlan``.
-public enum FaultTrigger: Sendable, Hashable, CustomStringConvertible {
+package enum FaultTrigger: Sendable, Hashable, CustomStringConvertible {
     /// The n-th request through the plan's proxies.
     case request(Int)
     /// The n-th request of an operation: the action of `X-Amz-Target` (`PutSecretValue`,
     /// `GetItem`) or, without that header, the path without its slash (`token`, `revoke`).
     case operation(String, occurrence: Int)
 
-    public var description: String {
+    package var description: String {
         switch self {
         case .request(let index): "request #\(index)"
         case .operation(let name, let occurrence): "\(name) #\(occurrence)"

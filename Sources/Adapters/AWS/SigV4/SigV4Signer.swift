@@ -17,13 +17,13 @@ import Synchronization
 /// let signed = signer.sign(request, date: Date())
 /// send(request, headers: signed.headers)
 /// ```
-public struct SigV4Signer: Sendable {
+package struct SigV4Signer: Sendable {
     /// The credentials that sign.
-    public let credentials: AWSCredentials
+    package let credentials: AWSCredentials
     /// The region of the credential scope, e.g. `us-east-1`.
-    public let region: String
+    package let region: String
     /// The signing name of the service, e.g. `secretsmanager` or `dynamodb`.
-    public let service: String
+    package let service: String
     /// Shared by copies of this signer; its scope (credentials, region, service) never changes.
     private let signingKeys = SigningKeyCache()
 
@@ -32,7 +32,7 @@ public struct SigV4Signer: Sendable {
     ///   - credentials: The credentials that sign.
     ///   - region: The region of the credential scope.
     ///   - service: The signing name of the service.
-    public init(credentials: AWSCredentials, region: String, service: String) {
+    package init(credentials: AWSCredentials, region: String, service: String) {
         self.credentials = credentials
         self.region = region
         self.service = service
@@ -51,7 +51,7 @@ public struct SigV4Signer: Sendable {
     ///   - date: The signing time; AWS rejects signatures more than 5 minutes off its clock.
     ///   - options: Service-specific choices.
     /// - Returns: The signing artefacts and the headers to send.
-    public func sign(_ request: SigV4Request, date: Date, options: SigV4Options = .init()) -> SignedRequest {
+    package func sign(_ request: SigV4Request, date: Date, options: SigV4Options = .init()) -> SignedRequest {
         let amzDate = AMZDate(date)
         let bodyHash = SigV4Encoding.hex(SHA256.hash(data: request.body))
 
@@ -165,22 +165,22 @@ final class SigningKeyCache: Sendable {
 }
 
 /// Choices that differ between AWS services.
-public struct SigV4Options: Sendable, Hashable {
+package struct SigV4Options: Sendable, Hashable {
     /// Remove `.`/`..` segments and repeated slashes from the path before encoding it.
     /// Every service does this except S3, which signs the path as sent.
-    public var normalizePath: Bool
+    package var normalizePath: Bool
     /// Add and sign an `x-amz-content-sha256` header holding the body hash (S3 needs it).
-    public var signBody: Bool
+    package var signBody: Bool
     /// Leave the session token out of the signature but still send it; a few services
     /// (IoT, some STS flows) expect the token to be added after signing.
-    public var omitSessionToken: Bool
+    package var omitSessionToken: Bool
 
     /// Creates options; the defaults suit the JSON services (Secrets Manager, DynamoDB).
     /// - Parameters:
     ///   - normalizePath: Normalize the path before encoding it (default `true`).
     ///   - signBody: Add and sign `x-amz-content-sha256` (default `false`).
     ///   - omitSessionToken: Send the session token without signing it (default `false`).
-    public init(normalizePath: Bool = true, signBody: Bool = false, omitSessionToken: Bool = false) {
+    package init(normalizePath: Bool = true, signBody: Bool = false, omitSessionToken: Bool = false) {
         self.normalizePath = normalizePath
         self.signBody = signBody
         self.omitSessionToken = omitSessionToken
@@ -191,17 +191,17 @@ public struct SigV4Options: Sendable, Hashable {
 ///
 /// Headers are kept as an ordered list rather than a dictionary: SigV4 joins repeated
 /// names in order of appearance, so both order and duplicates matter.
-public struct SigV4Header: Sendable, Hashable {
+package struct SigV4Header: Sendable, Hashable {
     /// The field name, in the case it is sent (signing lowercases it).
-    public var name: String
+    package var name: String
     /// The raw field value (signing trims it and collapses whitespace runs).
-    public var value: String
+    package var value: String
 
     /// Creates a header field.
     /// - Parameters:
     ///   - name: The field name.
     ///   - value: The raw field value.
-    public init(name: String, value: String) {
+    package init(name: String, value: String) {
         self.name = name
         self.value = value
     }
@@ -211,25 +211,25 @@ public struct SigV4Header: Sendable, Hashable {
 ///
 /// The artefacts are kept because comparing them with the server's is how a
 /// `SignatureDoesNotMatch` gets diagnosed (AWS returns its canonical request in the error).
-public struct SignedRequest: Sendable, Hashable {
+package struct SignedRequest: Sendable, Hashable {
     /// The canonical request that was hashed.
-    public var canonicalRequest: String
+    package var canonicalRequest: String
     /// The string to sign: algorithm, timestamp, credential scope and canonical request hash.
-    public var stringToSign: String
+    package var stringToSign: String
     /// The signature as lowercase hex.
-    public var signature: String
+    package var signature: String
     /// The value of the `Authorization` header.
-    public var authorization: String
+    package var authorization: String
     /// The headers the signer adds, in the order it adds them: `X-Amz-Security-Token`
     /// (with a session token), `X-Amz-Date`, `x-amz-content-sha256` (when signing the
     /// body), then `Authorization`.
-    public var headersToAdd: [SigV4Header]
+    package var headersToAdd: [SigV4Header]
     /// The complete header list to send: the request's headers (minus any the signer
     /// replaces) followed by ``headersToAdd``.
-    public var headers: [SigV4Header]
+    package var headers: [SigV4Header]
 
     /// Creates a signing result. The signer builds these; the initializer is public for tests.
-    public init(
+    package init(
         canonicalRequest: String, stringToSign: String, signature: String,
         authorization: String, headersToAdd: [SigV4Header], headers: [SigV4Header]
     ) {
@@ -247,17 +247,17 @@ public struct SignedRequest: Sendable, Hashable {
 /// `path` and `query` are the raw strings of the request target, as they are sent on the
 /// wire (split at the first `?`); the signer does its own canonical encoding. The headers
 /// must include `Host`.
-public struct SigV4Request: Sendable, Hashable {
+package struct SigV4Request: Sendable, Hashable {
     /// The HTTP method, e.g. `POST`.
-    public var method: String
+    package var method: String
     /// The raw path of the request target, e.g. `/` or `/a b/c`.
-    public var path: String
+    package var path: String
     /// The raw query string without the leading `?`; empty when there is none.
-    public var query: String
+    package var query: String
     /// The header fields in the order they are sent; duplicates allowed.
-    public var headers: [SigV4Header]
+    package var headers: [SigV4Header]
     /// The body bytes; empty when there is none.
-    public var body: [UInt8]
+    package var body: [UInt8]
 
     /// Creates a request to sign.
     /// - Parameters:
@@ -266,7 +266,7 @@ public struct SigV4Request: Sendable, Hashable {
     ///   - query: The raw query string without the leading `?`.
     ///   - headers: The header fields in order; must include `Host`.
     ///   - body: The body bytes.
-    public init(
+    package init(
         method: String, path: String, query: String = "",
         headers: [SigV4Header] = [], body: [UInt8] = []
     ) {
@@ -282,20 +282,20 @@ public struct SigV4Request: Sendable, Hashable {
 ///
 /// The textual and reflected forms redact the secret key and the session token, so a
 /// credentials value that ends up in a log line or a test failure message leaks nothing.
-public struct AWSCredentials: Sendable, Equatable {
+package struct AWSCredentials: Sendable, Equatable {
     /// The access key id (`AKIA…` or `ASIA…`). Not a secret: it is shown in descriptions.
-    public var accessKeyID: String
+    package var accessKeyID: String
     /// The secret access key that derives the signing key.
-    public var secretAccessKey: String
+    package var secretAccessKey: String
     /// The session token of temporary credentials (STS, Lambda), if any.
-    public var sessionToken: String?
+    package var sessionToken: String?
 
     /// Creates credentials.
     /// - Parameters:
     ///   - accessKeyID: The access key id.
     ///   - secretAccessKey: The secret access key.
     ///   - sessionToken: The session token of temporary credentials, or `nil`.
-    public init(accessKeyID: String, secretAccessKey: String, sessionToken: String? = nil) {
+    package init(accessKeyID: String, secretAccessKey: String, sessionToken: String? = nil) {
         self.accessKeyID = accessKeyID
         self.secretAccessKey = secretAccessKey
         self.sessionToken = sessionToken
@@ -304,16 +304,16 @@ public struct AWSCredentials: Sendable, Equatable {
 
 extension AWSCredentials: CustomStringConvertible, CustomDebugStringConvertible, CustomReflectable {
     /// A description that names the access key id and redacts the secrets.
-    public var description: String {
+    package var description: String {
         let token = sessionToken == nil ? "" : ", sessionToken: <redacted>"
         return "AWSCredentials(accessKeyID: \(accessKeyID), secretAccessKey: <redacted>\(token))"
     }
 
     /// The same redacted text as ``description``.
-    public var debugDescription: String { description }
+    package var debugDescription: String { description }
 
     /// A mirror with redacted children, so `dump(_:)` does not print the secrets either.
-    public var customMirror: Mirror {
+    package var customMirror: Mirror {
         var children: [(label: String?, value: Any)] = [
             ("accessKeyID", accessKeyID),
             ("secretAccessKey", "<redacted>"),
