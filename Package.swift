@@ -268,7 +268,7 @@ let package = Package(
             name: "ConfigurationTests",
             dependencies: ["PayPulseApp", "PayPulseDomain", "PayPulseRuntime", "PayPulseAWS", "PayPulseHandlers", "PayPulsePorts", "PayPulseTestSupport"]
         ),
-        .testTarget(name: "DomainTests", dependencies: ["PayPulseDomain", "PayPulseTestSupport"]),
+        .testTarget(name: "DomainTests", dependencies: ["PayPulseAWS", "PayPulseDomain", "PayPulseTestSupport"]),
         .testTarget(name: "GoogleTests", dependencies: ["PayPulseDomain", "PayPulseGoogle", "PayPulsePorts", "PayPulseTestSupport", "PayPulseTransport"]),
         .testTarget(name: "RefreshTests", dependencies: ["PayPulseAWS", "PayPulseDomain", "PayPulseHandlers", "PayPulsePorts", "PayPulseTestSupport", "PayPulseGoogle", "PayPulseTransport", "PayPulseRuntime",
             .product(name: "Crypto", package: "swift-crypto"),

@@ -1,3 +1,4 @@
+import PayPulseAWS
 import PayPulsePorts
 import PayPulseDomain
 

@@ -1,4 +1,5 @@
 import Foundation
+import PayPulseAWS
 import PayPulseDomain
 import PayPulsePorts
 import PayPulseTestSupport

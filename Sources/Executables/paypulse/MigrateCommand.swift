@@ -1,6 +1,7 @@
 import ArgumentParser
 import Dispatch
 import Foundation
+import PayPulseAWS
 import PayPulseApp
 import PayPulseCoding
 import PayPulseDomain
