@@ -5,8 +5,9 @@ import Foundation
 #endif
 import PayPulseCoding
 
-/// The token set stored as secret `gmail/user/{user_id}`: one JSON document (see the
-/// storage contract in DESIGN.md). Its `description` never shows a token.
+/// The token set, a grant's value (`gmail/user/{user_id}` on the secret stores, one item on
+/// DynamoDB): one JSON document (see docs/design.md, "Grants and where they live"). Its
+/// `description` never shows a token.
 package struct GmailTokenSet: Sendable, Equatable, CustomStringConvertible, CustomDebugStringConvertible {
     /// Whether the grant can still be used.
     package enum Status: String, Sendable {

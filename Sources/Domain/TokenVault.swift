@@ -6,7 +6,8 @@ import Foundation
 import PayPulsePorts
 
 /// The token sets of all users, on a ``GrantStore``: reading, storing what the app sends,
-/// and compare-and-swap replacing, under the storage contract of DESIGN.md.
+/// and compare-and-swap replacing, under the storage contract of docs/design.md ("Grants
+/// and where they live").
 package struct TokenVault: Sendable {
     /// A stored token set with the version it was read from.
     package struct Stored: Sendable, Equatable {
