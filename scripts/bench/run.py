@@ -1,7 +1,8 @@
 #!/usr/bin/env python3
-"""Side-by-side benchmark of this project and the Python/boto3 peer (../shared/peers/python-boto3).
+"""Benchmark of this project, side by side with the Python + boto3 peer given as --peer DIR (not in this
+repository; its contract: docs/performance.md; docs/perf's results were measured with it), else ours alone.
 
-One moto_server and one fake Google (the peer's tools/fake_google.py) on free loopback ports
+One moto_server and one fake Google (benchlib/fake_google.py) on free loopback ports
 serve both sides. Measures cold invocations (fresh process, one event on stdin), warm
 invocations (ours in its Lambda Runtime API loop, the peer in an in-process loop), refresh
 runs over N due grants (ours and the peer's on Secrets Manager, and ours on the DynamoDB
@@ -14,8 +15,8 @@ SSL_CERT_FILE), and the warm loops and refresh runs also report the new TLS hand
 counted at nginx. Both modes measure the exchange floor of our warm loops and of our refresh
 (benchlib/floor.py: our requests recorded as they pass, replayed through libcurl).
 
-    scripts/bench/run.sh            # what `make bench` runs: builds, then this
-    scripts/bench/run.sh --quick    # a few runs, 200 grants: keeps the harness working
+    scripts/bench/run.sh [--peer DIR]   # what `make bench [PEER=DIR]` runs: builds, then this
+    scripts/bench/run.sh --quick        # a few runs, 200 grants: keeps the harness working
 """
 
 from __future__ import annotations
@@ -42,7 +43,7 @@ def arguments() -> argparse.Namespace:
     parser.add_argument("--cli-dir", default=os.path.join(ROOT, ".build", "debug"),
                         help="where `paypulse` is (signs the events, seeds ours; a tool, not measured)")
     parser.add_argument("--floor", default=os.path.join(ROOT, ".build-bench", "floor"), help="the minimal Swift program")
-    parser.add_argument("--peer", default=os.path.normpath(os.path.join(ROOT, "..", "shared", "peers", "python-boto3")))
+    parser.add_argument("--peer", metavar="DIR", help="the Python + boto3 peer to compare with (docs/performance.md); none: ours alone")
     parser.add_argument("--bundles", default=os.path.join(ROOT, ".build-lambda", "bundles"))
     parser.add_argument("--out", default=os.path.join(ROOT, "docs", "perf"))
     parser.add_argument("--cold-runs", type=int)
@@ -54,8 +55,8 @@ def arguments() -> argparse.Namespace:
     parser.add_argument("--writes-per-second", type=int, default=10_000,
                         help="our REFRESH_MAX_WRITES_PER_SECOND in the side-by-side runs (10000, the highest allowed: unpaced)")
     parser.add_argument("--paced-rate", type=int, help="also one paced run of ours at this write rate (0: none)")
-    parser.add_argument("--refresh-sides", default="swift,python,swift-dynamodb",
-                        help="comma-separated refresh sides: swift and python on Secrets Manager, swift-dynamodb (ours on DynamoDB + KMS)")
+    parser.add_argument("--refresh-sides", help="comma-separated refresh sides: swift and python (the peer) on Secrets Manager, "
+                        "swift-dynamodb (ours on DynamoDB + KMS); default all three, python only with --peer")
     parser.add_argument("--only", help="comma-separated sections: cold,warm,refresh,bundles")
     parser.add_argument("--tls", action="store_true", help="moto and the fake Google over HTTPS, behind nginx with a CA of this run")
     parser.add_argument("--replayer", default=os.path.join(ROOT, ".build-bench", "replay-curl"),
@@ -71,12 +72,16 @@ def arguments() -> argparse.Namespace:
     args.refresh_counts, args.refresh_reps = counts, {c: reps[min(i, len(reps) - 1)] for i, c in enumerate(counts)}
     args.paced_rate = 0 if quick else (50 if args.paced_rate is None else args.paced_rate)
     args.sections = set((args.only or "cold,warm,refresh,bundles").split(","))
-    args.refresh_sides = tuple(args.refresh_sides.split(","))
+    args.refresh_sides = tuple((args.refresh_sides or ("swift,python,swift-dynamodb" if args.peer else "swift,swift-dynamodb")).split(","))
+    if "python" in args.refresh_sides and not args.peer:
+        parser.error("refresh side python is the peer's: give its directory with --peer DIR")
     unknown = set(args.refresh_sides) - set(refresh.SIDES)
     if unknown:
         parser.error(f"unknown refresh sides {sorted(unknown)}; known: {', '.join(refresh.SIDES)}")
     for name in ("bin_dir", "cli_dir", "floor", "peer", "bundles", "out", "replayer"):  # the children run in a scratch folder
-        setattr(args, name, os.path.abspath(getattr(args, name)))
+        setattr(args, name, getattr(args, name) and os.path.abspath(getattr(args, name)))  # no --peer: None
+    if args.peer and not os.path.isfile(os.path.join(args.peer, "invoke.py")):
+        parser.error(f"--peer {args.peer}: no invoke.py there, not the Python + boto3 peer (docs/performance.md)")
     return args
 
 
@@ -94,18 +99,20 @@ def main() -> int:
     for path in [os.path.join(args.bin_dir, f) for f in ours] + [os.path.join(args.cli_dir, "paypulse"), args.floor]:
         if not os.access(path, os.X_OK):
             raise SystemExit(f"{path} is not built; scripts/bench/run.sh builds it")
+    if not args.peer:
+        print("no peer given (--peer DIR): the Python + boto3 comparison is not run", file=sys.stderr, flush=True)
     os.makedirs(args.out, exist_ok=True)
     work = tempfile.mkdtemp(prefix="paypulse-bench-")
     results: dict = {"machine": machine(), "quick": args.quick, "settings": {
         "cold_runs": args.cold_runs, "warm_calls": args.warm_calls, "warm_rounds": args.warm_rounds,
         "refresh_counts": args.refresh_counts, "refresh_reps": args.refresh_reps, "concurrency": args.concurrency,
         "writes_per_second": args.writes_per_second, "paced_rate": args.paced_rate, "refresh_sides": list(args.refresh_sides),
-        "fake_google": "peer tools/fake_google.py", "tls": args.tls}}
+        "peer": args.peer, "fake_google": "scripts/bench/benchlib/fake_google.py", "tls": args.tls}}
     running: list = []  # stopped last first, also when a later one fails to start
     try:
         moto_server = servers.start_moto(work)
         running.append(moto_server)
-        google = servers.start_fake_google(sys.executable, args.peer, work)
+        google = servers.start_fake_google(work)
         running.append(google)
         with_floor = not args.no_floor and os.access(args.replayer, os.X_OK) and bool({"warm", "refresh"} & args.sections)
         if not args.no_floor and not os.access(args.replayer, os.X_OK):
@@ -122,7 +129,7 @@ def main() -> int:
             urls = {name: terminator.endpoints[name].url for name in ("aws", "google")}
             capture_urls = {name: terminator.endpoints[f"{name}-capture"].url for name in capture_urls}
             print(f"HTTPS through nginx: AWS {urls['aws']}, Google {urls['google']}", file=sys.stderr, flush=True)
-        setup = sides.Setup(swift_bin=args.bin_dir, cli=os.path.join(args.cli_dir, "paypulse"), floor_bin=args.floor, peer_dir=args.peer, python=sys.executable,
+        setup = sides.Setup(swift_bin=args.bin_dir, cli=os.path.join(args.cli_dir, "paypulse"), floor_bin=args.floor, peer_dir=args.peer or "", python=sys.executable,
                             moto_url=urls["aws"], google_url=urls["google"], state_dir=os.path.join(work, "embedded-state"),
                             ca_bundle=terminator.ca if terminator else None)
         kit = floor.Kit.make(setup, recorder, args.replayer, capture_urls) if recorder else None

@@ -1,5 +1,6 @@
 #!/usr/bin/env bash
-# `make bench`: the side-by-side benchmark against the Python peer (scripts/bench/run.py).
+# `make bench`: the benchmark (scripts/bench/run.py), side by side with a Python + boto3 peer
+# given as --peer DIR (a directory of its own, not in this repository; without it ours alone).
 # Installs what it needs (moto, GNU time, a venv in .build-bench/ with matplotlib, and the peer's
 # PyJWT and boto3),
 # builds the functions it measures as the deploy bundles do (release, one static executable
@@ -9,6 +10,7 @@
 #   scripts/bench/run.sh --quick                       # CI-sized
 #   scripts/bench/run.sh --quick --bin-dir .build/debug  # reuse another build of the functions
 #   scripts/bench/run.sh --quick --tls                 # HTTPS through nginx (installed if missing)
+#   scripts/bench/run.sh --quick --peer DIR            # beside the peer in DIR
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 

@@ -14,7 +14,9 @@ def _bars(axis, labels, swift, python, unit):
     positions = range(len(labels))
     width = 0.38
     for offset, values, colour, name in ((-width / 2, swift, SWIFT, "Swift (this project)"), (width / 2, python, PYTHON, "Python + boto3 (peer)")):
-        bars = axis.bar([p + offset for p in positions], values, width, color=colour, label=name)
+        if not values:  # no peer
+            continue
+        bars = axis.bar([p + (offset if python else 0) for p in positions], values, width, color=colour, label=name)
         for bar, value in zip(bars, values):
             axis.annotate(f"{value:,.0f}{unit}" if value >= 10 else f"{value:.1f}{unit}", (bar.get_x() + bar.get_width() / 2, bar.get_height()),
                           ha="center", va="bottom", fontsize=8, xytext=(0, 2), textcoords="offset points")
@@ -34,11 +36,11 @@ def draw(results: dict, path: str) -> None:
         cold, axis = results["cold"], axes[index]
         _bars(axis, ["store-tokens", "user-profile"],
               [cold["swift-store-moto"]["first_ms"]["median"], cold["swift-profile-moto"]["first_ms"]["median"]],
-              [cold["peer-store-moto"]["first_ms"]["median"], cold["peer-profile-moto"]["first_ms"]["median"]], " ms")
+              [cold[k]["first_ms"]["median"] for k in ("peer-store-moto", "peer-profile-moto") if k in cold], " ms")
         floor = cold["floor"]["exit_ms"]["median"]
         axis.axhline(floor, color=FLOOR, linestyle="--", linewidth=1, label=f"minimal Swift program ({floor:.1f} ms)")
         axis.set_yscale("log")
-        tallest = max(cold[k]["first_ms"]["median"] for k in ("peer-store-moto", "peer-profile-moto", "swift-store-moto"))
+        tallest = max(cold[k]["first_ms"]["median"] for k in ("peer-store-moto", "peer-profile-moto", "swift-store-moto") if k in cold)
         axis.set_ylim(top=tallest * 8)  # room for the legend above the bars
         axis.set_ylabel("median wall time to the response, ms (log)")
         axis.set_title(f"Cold invocation on moto ({cold['floor']['runs']} runs each)")
@@ -53,7 +55,8 @@ def draw(results: dict, path: str) -> None:
         axis.set_ylim(top=max(max(refresh[c][s]["grants_per_s"] for s in ("swift", "python")) for c in counts) * 1.3)
         axis.set_title("Refresh throughput (8 at a time, same moto)")
         axis.legend(fontsize=8, loc="upper right")
-    figure.suptitle(f"PayPulse Gmail Connect vs the Python peer, {results['machine']['nproc']} shared cores, "
+    peer = "vs the Python peer" if results["settings"].get("peer") else "(no peer given)"
+    figure.suptitle(f"PayPulse Gmail Connect {peer}, {results['machine']['nproc']} shared cores, "
                     f"{results['machine']['started'][:10]}", fontsize=10)
     figure.tight_layout()
     figure.savefig(path, dpi=110)

@@ -41,7 +41,7 @@ def _cases(setup: sides.Setup, work: str) -> list[dict]:
 
     swift_store, peer_store = event("cold-store-swift.json", events.store_tokens(SWIFT_USER)), event("cold-store-peer.json", events.store_tokens(PEER_USER))
     swift_profile, peer_profile = event("cold-profile-swift.json", events.user_profile(SWIFT_USER)), event("cold-profile-peer.json", events.user_profile(PEER_USER))
-    return [
+    cases = [
         {"id": "floor", "label": "minimal Swift stdin->stdout", "argv": [setup.floor_bin], "stdin": swift_store,
          "env": sides.base_environment(), "expect": None},
         {"id": "swift-store-moto", "label": "store-tokens (Swift, moto)", "argv": sides.swift_cmd(setup, "store-tokens"),
@@ -57,6 +57,7 @@ def _cases(setup: sides.Setup, work: str) -> list[dict]:
         {"id": "curl-floor", "label": "curl floor (curl's CLI: signed GetSecretValue, PutSecretValue)", "argv": _curl_floor(setup),
          "stdin": swift_store, "env": sides.base_environment(), "expect": None},
     ]
+    return [case for case in cases if setup.peer_dir or not case["id"].startswith("peer-")]  # no peer: ours and the floors
 
 
 def _status(stdout: bytes) -> int | None:

@@ -31,7 +31,7 @@ def cold_section(cold: dict) -> list[str]:
                      f"| {_f(row['cpu_ms']['median'])} |")
     lines += ["", "| ratio (Swift / Python) | to response | to exit | peak RSS |", "| --- | ---: | ---: | ---: |"]
     for ours, theirs, name in (("swift-store-moto", "peer-store-moto", "store-tokens"), ("swift-profile-moto", "peer-profile-moto", "user-profile")):
-        a, b = cold[ours], cold[theirs]
+        a, b = cold[ours], cold.get(theirs, dict.fromkeys(("first_ms", "exit_ms", "rss_mib"), {"median": None}))  # no peer: n/a
         lines.append(f"| {name} | {_r(_ratio(a['first_ms']['median'], b['first_ms']['median']))} "
                      f"| {_r(_ratio(a['exit_ms']['median'], b['exit_ms']['median']))} "
                      f"| {_r(_ratio(a['rss_mib']['median'], b['rss_mib']['median']))} |")
@@ -145,6 +145,8 @@ def refresh_section(refresh: dict, paced: dict | None, settings: dict) -> list[s
         lines.append(f"| {paced['count']:,} | swift, paced at {paced['writes_per_second']} writes/s | {len(paced['runs'])} "
                      f"| {_f(paced['wall_s'])} | {_f(paced['grants_per_s'], 0)} | {_f(paced['cpu_ms_per_grant'], 2)} "
                      f"| {_f(paced['peak_rss_mib'])} | {_f(paced['moto_cpu_ms_per_grant'], 1)} | {'yes' if paced['verified'] else 'NO'} |")
+    if not any("python" in sides for sides in refresh.values()):
+        return lines  # no peer: no ratios
     lines += ["", "| grants | ours, against the peer on Secrets Manager | throughput ratio (Swift / Python) | CPU per grant ratio "
               "| Swift process busy (CPU s / wall s) | moto busy |",
               "| ---: | --- | ---: | ---: | ---: | ---: |"]
@@ -172,15 +174,17 @@ def goals(results: dict) -> list[tuple[str, str, str, bool | None]]:
     """(figure, goal, measured, holds) for the issue's table; holds is None when not measured."""
     rows: list[tuple[str, str, str, bool | None]] = []
     cold, warm, refresh, bundles = results.get("cold"), results.get("warm"), results.get("refresh"), results.get("bundles")
-    if cold:
+    if cold and "peer-store-moto" in cold:
         ratio = _ratio(cold["swift-store-moto"]["first_ms"]["median"], cold["peer-store-moto"]["first_ms"]["median"])
         rows.append(("cold store-tokens on moto, median wall", "<= 1/10 of the peer", f"{_r(ratio)} (to response)", ratio <= 0.1))
+    if cold:
         ratio = _ratio(cold["swift-store-embedded"]["exit_ms"]["median"], cold["floor"]["exit_ms"]["median"])
         rows.append(("cold store-tokens on the embedded store, median wall", "<= 2 x the minimal Swift program", f"{_r(ratio)} x", ratio <= 2))
+    if cold and "peer-store-moto" in cold:
         ratio = max(_ratio(cold[a]["rss_mib"]["median"], cold[b]["rss_mib"]["median"])
                     for a, b in (("swift-store-moto", "peer-store-moto"), ("swift-profile-moto", "peer-profile-moto")))
         rows.append(("peak RSS of a cold invocation", "<= 1/3 of the peer", f"{_r(ratio)} (worse of the two)", ratio <= 1 / 3))
-    if warm:
+    if warm and warm["python"]:
         ratio = max(_ratio(warm["swift"][p]["cpu_ms_per_call"], warm["python"][p]["cpu_ms_per_call"]) for p in warm["swift"] if p in warm["python"])
         rows.append(("handler CPU per warm call", "<= 1/10 of the peer", f"{_r(ratio)} (worst loop)", ratio <= 0.1))
     if refresh and all("swift" in s and "python" in s for s in refresh.values()):
@@ -210,9 +214,11 @@ def markdown(results: dict) -> str:
     m = results["machine"]
     lines = [f"Run {m['started']} on {m['nproc']} cores (load {' '.join(m['loadavg_at_start'])} at start, "
              f"{' '.join(m.get('loadavg_at_end', ['?']))} at end), {m['swift']}, Python {m['python']}; "
-             f"one moto_server and the peer's fake Google on loopback"
+             f"one moto_server and the bench's fake Google on loopback"
              f"{', behind nginx over HTTPS (TLS mode)' if results.get('settings', {}).get('tls') else ', plain HTTP'}; "
              f"{'quick mode' if results['quick'] else 'full run'}.", ""]
+    if not results.get("settings", {}).get("peer"):
+        lines += ["No peer given (--peer DIR): the Python + boto3 comparison was not run.", ""]
     if "cold" in results:
         lines += cold_section(results["cold"]) + [""]
     if "warm" in results:

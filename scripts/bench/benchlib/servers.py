@@ -26,7 +26,7 @@ STARTUP_HANG_LIMIT_S = 600
 
 
 def _announced_port(log: str) -> int | None:
-    """The port in a werkzeug "Running on http://127.0.0.1:PORT" line, once written."""
+    """The port in a "Running on http://127.0.0.1:PORT" line (werkzeug's, fake_google's), once written."""
     with open(log, "rb") as handle:
         match = re.search(rb"Running on http://127\.0\.0\.1:(\d+)", handle.read())
     return int(match.group(1)) if match else None
@@ -86,11 +86,9 @@ def start_moto(log_dir: str) -> Server:
     return Server("moto", argv, 0, "/moto-api/", log_dir)
 
 
-def start_fake_google(python: str, peer_dir: str, log_dir: str) -> Server:
-    """The peer's fake token endpoint (tools/fake_google.py), run as its own process."""
-    port = free_port()
-    argv = [python, os.path.join(peer_dir, "tools", "fake_google.py"), "--host", "127.0.0.1", "--port", str(port)]
-    return Server("fake-google", argv, port, "/stats", log_dir)
+def start_fake_google(log_dir: str) -> Server:
+    """The bench's own fake token endpoint (fake_google.py beside this file), a process of its own."""
+    return Server("fake-google", [sys.executable, os.path.join(os.path.dirname(__file__), "fake_google.py")], 0, "/stats", log_dir)
 
 
 def fake_google_stats(google: Server, reset: bool = False) -> dict:

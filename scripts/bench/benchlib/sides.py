@@ -19,7 +19,7 @@ class Setup:
     swift_bin: str      # folder with store-tokens, user-profile, token-refresh, fresh-token
     cli: str            # the developer CLI, `paypulse` (signs the events, seeds ours): a tool, not measured
     floor_bin: str      # the minimal stdin->stdout program
-    peer_dir: str       # ../shared/peers/python-boto3
+    peer_dir: str       # the Python + boto3 peer (run.py --peer; docs/performance.md), "" without one
     python: str         # the venv interpreter (the peer's boto3 + PyJWT)
     moto_url: str
     google_url: str

@@ -145,7 +145,7 @@ def run(setup: sides.Setup, moto_server: Server, n: int, rounds: int, work: str,
     plan = _plan(setup, n)
     per_side: dict[str, dict[str, list[dict]]] = {"swift": {}, "python": {}}
     for round_index in range(rounds):
-        for side in ("swift", "python"):
+        for side in ("swift", "python") if setup.peer_dir else ("swift",):  # no peer: "python" stays empty
             _prepare(setup, moto_server, plan)
             for loop in plan["loops"]:
                 if side == "python" and not loop["handler"]:
