@@ -47,7 +47,8 @@ test:
 # SwiftPM's target graph and docs/architecture.md's drawing of it, only platform modules
 # imported inside an #if, the environment read only in App/Configuration, no function's main
 # async (scripts/lint-mains.sh says why), no `public` outside the PayPulseClient product
-# (scripts/lint-access.sh), and what Linux
+# (scripts/lint-access.sh), no path that climbs above the repository (scripts/lint-paths.sh),
+# and what Linux
 # can check of the macOS build (platform spellings, library names, no apt-get). Each lint
 # that can proves first, with --self-test, that it fails on a planted fault.
 lint:
@@ -60,6 +61,8 @@ lint:
 	scripts/lint-mains.sh
 	scripts/lint-access.sh --self-test
 	scripts/lint-access.sh
+	scripts/lint-paths.sh --self-test
+	scripts/lint-paths.sh
 	scripts/lint-platforms.sh --self-test
 	scripts/lint-platforms.sh
 	scripts/embed-openapi.sh --check
