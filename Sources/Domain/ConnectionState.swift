@@ -1,6 +1,7 @@
 import PayPulsePorts
 
-/// Whether a user's Gmail is connected, as far as the stored secret's metadata tells.
+/// Whether a user's Gmail is connected, as far as the grant state tells (its listing
+/// attributes and deletion date; the token set is never read).
 package enum ConnectionState: String, Sendable, Equatable {
     /// No token set is stored.
     case notConnected
@@ -12,13 +13,13 @@ package enum ConnectionState: String, Sendable, Equatable {
     case rejected
     /// Google disabled the Google account; connected again when Google enables it.
     case disabled
-    /// Disconnected: the secret waits out its recovery window.
+    /// Disconnected: the grant waits out its recovery window.
     case scheduledForDeletion
 
     /// What `gmail_account_connected` reports.
     package var isConnected: Bool { self == .connected }
 
-    /// What the stored grant's metadata says of `user`, without reading its value.
+    /// What the grant state says of `user`, without reading the grant's value.
     ///
     /// - Parameters:
     ///   - user: The user.

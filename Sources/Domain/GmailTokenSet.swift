@@ -5,9 +5,9 @@ import Foundation
 #endif
 import PayPulseCoding
 
-/// The token set, a grant's value (`gmail/user/{user_id}` on the secret stores, one item on
-/// DynamoDB): one JSON document (see docs/design.md, "Grants and where they live"). Its
-/// `description` never shows a token.
+/// The token set, a grant's value (on Secrets Manager and the embedded file the value of
+/// secret `gmail/user/{user_id}`, sealed in one item on DynamoDB): one JSON document (see
+/// docs/design.md, "Grants and where they live"). Its `description` never shows a token.
 package struct GmailTokenSet: Sendable, Equatable, CustomStringConvertible, CustomDebugStringConvertible {
     /// Whether the grant can still be used.
     package enum Status: String, Sendable {

@@ -41,7 +41,7 @@ package struct DisconnectHandler: APIRouteHandler {
             throw storeFailure(error, logger: logger)
         }
 
-        // Revoke first: if the delete then fails, a retry finds the secret and finishes.
+        // Revoke first: if the delete then fails, a retry finds the grant and finishes.
         let revoked = await revokeAtGoogle(stored.tokenSet, logger: logger)
         do {
             try await vault.disconnect(user.userID, recoveryWindowDays: recoveryWindowDays)

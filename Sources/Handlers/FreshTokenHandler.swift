@@ -8,8 +8,8 @@ import PayPulseRuntime
 ///
 /// Input `{"user_id": "..."}`. Output `{"access_token", "expires_at", "scope",
 /// "google_email"}` when connected; otherwise `{"error": code, "message"}` with
-/// `not_connected`, `revoked`, `rejected`, `upstream_unavailable` or `invalid_request`:
-/// the caller reads the code, the invocation itself never fails.
+/// `not_connected`, `revoked`, `rejected`, `disabled`, `upstream_unavailable` or
+/// `invalid_request`: the caller reads the code, the invocation itself never fails.
 package struct FreshTokenHandler: Sendable {
     let tokens: FreshTokens
 

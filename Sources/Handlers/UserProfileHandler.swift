@@ -9,8 +9,8 @@ import PayPulseDomain
 import PayPulsePorts
 import PayPulseRuntime
 
-/// `GET /v1/user/me`: the profile and whether Gmail is connected, decided from the secret's
-/// metadata only (this function may not read token values).
+/// `GET /v1/user/me`: the profile and whether Gmail is connected, decided from the grant
+/// state only (this function may not read token values).
 package struct UserProfileHandler: APIRouteHandler {
     let guardian: RequestGuard
     let users: any UserDirectory

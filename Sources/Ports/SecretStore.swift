@@ -44,8 +44,12 @@ package protocol SecretStore: Sendable {
     ) async throws -> SecretVersionID
 
     /// Moves `stage` to `moveTo`, removing it from `removeFrom`. The move is refused with
-    /// ``StoreError/conflict`` when `removeFrom` no longer holds the stage: this is the
-    /// compare-and-swap that Secrets Manager offers.
+    /// ``StoreError/conflict`` when `removeFrom` no longer holds the stage.
+    ///
+    /// Kept as part of the Secrets Manager model both adapters implement (the contract suite
+    /// checks it); no grant or client-ID write calls it. Their compare-and-swap is
+    /// ``replaceCurrent(name:expected:value:)``, which on AWS holds only while `AWSCURRENT`
+    /// moves through it alone.
     func updateSecretVersionStage(
         name: String, stage: SecretStage, moveTo: SecretVersionID?, removeFrom: SecretVersionID?
     ) async throws

@@ -1,4 +1,5 @@
-/// A failure of a ``SecretStore`` or ``UserDirectory`` call, with a stable code the domain can act on.
+/// A failure of a store's call (``GrantStore``, ``SecretStore``, ``UserDirectory``,
+/// ``SecurityEventLedger``), with a stable code the domain can act on.
 ///
 /// A struct over a private code (the async-http-client pattern): cases can be added later
 /// without breaking callers that compare with the static members.
@@ -32,13 +33,17 @@ package struct StoreError: Error, Hashable, Sendable, CustomStringConvertible {
     package static func == (lhs: StoreError, rhs: StoreError) -> Bool { lhs.code == rhs.code }
     package func hash(into hasher: inout Hasher) { hasher.combine(code) }
 
-    /// The secret, version or stage does not exist.
+    /// The grant, secret, version or stage does not exist.
     package static let notFound = StoreError(.notFound, "not found")
-    /// The name, or the client request token with another value, is taken.
+    /// The grant is already stored, or the secret's name, or the client request token with
+    /// another value, is taken.
     package static let alreadyExists = StoreError(.alreadyExists, "already exists")
-    /// The secret is scheduled for deletion and must be restored first.
+    /// The grant or secret is scheduled for deletion and must be restored first.
     package static let scheduledForDeletion = StoreError(.scheduledForDeletion, "scheduled for deletion")
-    /// A compare-and-swap lost: the expected version no longer holds the stage.
+    /// A compare-and-swap lost: the version read is no longer current (another write came
+    /// first; for a stage move, `removeFrom` no longer holds the stage), and nothing was
+    /// written. The default message still names the stage move the compare-and-swap once
+    /// was; every adapter gives its conflicts a message of their own.
     package static let conflict = StoreError(.conflict, "the version no longer holds the stage")
     /// The store refused the request as malformed.
     package static let invalidRequest = StoreError(.invalidRequest, "invalid request")

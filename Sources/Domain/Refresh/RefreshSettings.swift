@@ -4,7 +4,9 @@ package struct RefreshSettings: Sendable, Equatable {
     package var windowSeconds: Int
     /// How many grants are refreshed at once (`REFRESH_CONCURRENCY`).
     package var concurrency: Int
-    /// The write budget (`REFRESH_MAX_WRITES_PER_SECOND`); each compare-and-swap costs two.
+    /// The write budget (`REFRESH_MAX_WRITES_PER_SECOND`); each compare-and-swap takes
+    /// ``TokenRefresher/permitsPerWrite`` (one: a `PutSecretValue` on Secrets Manager, an
+    /// `UpdateItem` on DynamoDB).
     package var maxWritesPerSecond: Int
     /// No new grant is started when less than this remains before the deadline
     /// (`REFRESH_STOP_MARGIN_SECONDS`).

@@ -80,7 +80,7 @@ package struct TokenRefresher: Sendable {
     }
 
     /// Creates a refresher that asks for the clients only when it refreshes (a cache in a
-    /// long-lived process; a missing secret then fails the refresh, not every read).
+    /// long-lived process; a missing client ID secret then fails the refresh, not every read).
     package init(
         vault: TokenVault, google: any GoogleOAuth, clients: @escaping @Sendable () async throws -> GoogleClients, windowSeconds: Int,
         keepAliveSeconds: Int? = nil, limiter: WriteRateLimiter? = nil, health: OAuthClientHealth? = nil,
@@ -167,8 +167,8 @@ package struct TokenRefresher: Sendable {
             guard clients.contains(own) else {
                 // Not marked rejected: a client dropped from the list by mistake must not
                 // cost its users their grants. The run reports it until the list is fixed.
-                // The client ID stays out of the log, as the secret's value does; the grant's
-                // paypulse:client tag names it.
+                // The client ID stays out of the log, as the client ID secret's value does;
+                // the grant's paypulse:client tag names it.
                 logger.warning("the grant's OAuth client is not in the client list; not refreshed", metadata: ["user_id": "\(user)"])
                 return .transientFailure("the grant's OAuth client is not in the client list (its paypulse:client tag names it)")
             }

@@ -1,5 +1,8 @@
-/// Paces secret writes so a refresh run stays under the Secrets Manager quota
-/// (PutSecretValue, UpdateSecretVersionStage and the other writes share 50 requests/s per region).
+/// Paces a store's writes so a refresh run (or a migration) stays under the store's write
+/// quota: on Secrets Manager `PutSecretValue` counts against 50 writes a second per region,
+/// shared with every other writer; on DynamoDB each write also moves the grant's due-index
+/// entry, and one partition key of that index takes 1,000 write units a second
+/// (docs/operating.md, "Parameters").
 ///
 /// Permits are spaced evenly, `1/rate` seconds apart, rather than handed out in bursts: any
 /// one-second window then holds at most `rate` permits plus the last reservation's size.

@@ -42,8 +42,8 @@ package struct RefreshTokenDigests: Sendable, Equatable {
     }
 }
 
-/// Makes ``RefreshTokenDigests`` under the deployment's key (`token_digest_key` in the Google
-/// client secret, ``GoogleClients``): HMAC-SHA-256 of the identifier, so a digest matches
+/// Makes ``RefreshTokenDigests`` under the deployment's key (`token_digest_key` in the client
+/// ID secret, ``GoogleClients``): HMAC-SHA-256 of the identifier, so a digest matches
 /// only under our key and a listing leaks nothing an attacker can test a token against.
 package struct RefreshTokenDigester: Sendable, Equatable {
     /// The fewest characters a key may have (256 bits of base64 or hex text).
