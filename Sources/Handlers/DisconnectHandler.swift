@@ -48,7 +48,7 @@ package struct DisconnectHandler: APIRouteHandler {
         } catch let error as StoreError where error == .scheduledForDeletion {
             // We read it live a moment ago: the deletion is done, by our own retried
             // request whose first answer was lost, or by a concurrent disconnect.
-            logger.info("secret already scheduled for deletion; disconnect done")
+            logger.info("grant already scheduled for deletion; disconnect done")
         } catch let error as StoreError where error == .notFound {
             throw APIError.notFound("No Gmail account is connected.")
         } catch {

@@ -4,7 +4,7 @@ package protocol GoogleOAuth: Sendable {
     /// Exchanges a refresh token for a new access token (`grant_type=refresh_token`).
     /// Implementations retry transient failures a bounded number of times first.
     /// - Throws: ``GoogleOAuthError``.
-    func refresh(refreshToken: String, clientID: String) async throws -> GoogleTokenGrant
+    func refresh(refreshToken: String, clientID: String) async throws -> GoogleRefreshAnswer
 
     /// Revokes a grant by its refresh or access token (revoking either revokes both).
     /// - Throws: ``GoogleOAuthError``.
@@ -12,7 +12,7 @@ package protocol GoogleOAuth: Sendable {
 }
 
 /// A successful refresh answer.
-package struct GoogleTokenGrant: Sendable, Equatable {
+package struct GoogleRefreshAnswer: Sendable, Equatable {
     /// The new access token.
     package var accessToken: String
     /// Its lifetime in seconds (Google says 3599).
@@ -27,7 +27,7 @@ package struct GoogleTokenGrant: Sendable, Equatable {
     /// `openid`, which Google Sign-In always asks for).
     package var identity: GoogleIdentity?
 
-    /// Creates a grant.
+    /// Creates an answer.
     package init(
         accessToken: String, expiresIn: Int, scope: String?, tokenType: String = "Bearer", refreshToken: String? = nil,
         identity: GoogleIdentity? = nil

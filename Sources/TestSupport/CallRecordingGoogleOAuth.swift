@@ -9,9 +9,9 @@ package struct CallRecordingGoogleOAuth: GoogleOAuth {
     /// Creates one recording into `log`.
     package init(log: StoreCallLog = StoreCallLog()) { self.log = log }
 
-    package func refresh(refreshToken: String, clientID: String) async throws -> GoogleTokenGrant {
+    package func refresh(refreshToken: String, clientID: String) async throws -> GoogleRefreshAnswer {
         log.record("GoogleOAuth.refresh")
-        return GoogleTokenGrant(accessToken: "ya29.recorded-refresh", expiresIn: 3599, scope: nil)
+        return GoogleRefreshAnswer(accessToken: "ya29.recorded-refresh", expiresIn: 3599, scope: nil)
     }
 
     package func revoke(token: String) async throws {

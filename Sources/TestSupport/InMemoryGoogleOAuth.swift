@@ -58,7 +58,7 @@ package final class InMemoryGoogleOAuth: GoogleOAuth, Sendable {
     /// The tokens revoked, in order.
     package var revoked: [String] { state.withLock { $0.revoked } }
 
-    package func refresh(refreshToken: String, clientID: String) async throws -> GoogleTokenGrant {
+    package func refresh(refreshToken: String, clientID: String) async throws -> GoogleRefreshAnswer {
         try state.withLock { state in
             state.refreshes.append(refreshToken)
             guard clientID == self.clientID else {
@@ -79,7 +79,7 @@ package final class InMemoryGoogleOAuth: GoogleOAuth, Sendable {
                 state.issued += 1
                 let identity = scope.split(separator: " ").contains("openid")
                     ? GoogleIdentity(subject: subject, email: email, emailVerified: email != nil, audience: [audience ?? clientID]) : nil
-                return GoogleTokenGrant(
+                return GoogleRefreshAnswer(
                     accessToken: "ya29.google-\(state.issued)", expiresIn: 3599, scope: scope, refreshToken: rotatesTo, identity: identity
                 )
             }

@@ -10,7 +10,7 @@ struct RefreshTests {
         let fake = try GoogleFixture.fakeWithGrant()
         defer { fake.stop() }
         let grant = try await GoogleFixture.client(fake).refresh(refreshToken: GoogleFixture.refreshToken, clientID: fake.clientID)
-        #expect(grant == GoogleTokenGrant(accessToken: "ya29.fake-1", expiresIn: 3599, scope: GoogleFixture.gmailScope, tokenType: "Bearer"))
+        #expect(grant == GoogleRefreshAnswer(accessToken: "ya29.fake-1", expiresIn: 3599, scope: GoogleFixture.gmailScope, tokenType: "Bearer"))
 
         let request = try #require(fake.requests.first)
         #expect(request.endpoint == .token && request.method == "POST")
@@ -143,6 +143,6 @@ struct RefreshTests {
         defer { fake.stop() }
         fake.script([.response(status: 200, body: #"{"access_token":"ya29.x","expires_in":3599,"refresh_token":""}"#)])
         let grant = try await GoogleFixture.client(fake).refresh(refreshToken: GoogleFixture.refreshToken, clientID: fake.clientID)
-        #expect(grant == GoogleTokenGrant(accessToken: "ya29.x", expiresIn: 3599, scope: nil))
+        #expect(grant == GoogleRefreshAnswer(accessToken: "ya29.x", expiresIn: 3599, scope: nil))
     }
 }

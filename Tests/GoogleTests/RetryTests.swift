@@ -6,7 +6,7 @@ import Testing
 
 @Suite("transient failures are retried, within bounds")
 struct RetryTests {
-    private func refresh(_ fake: FakeGoogleServer, retry: RetryPolicy, logs: LogCapture = LogCapture()) async throws -> GoogleTokenGrant {
+    private func refresh(_ fake: FakeGoogleServer, retry: RetryPolicy, logs: LogCapture = LogCapture()) async throws -> GoogleRefreshAnswer {
         try await GoogleFixture.client(fake, retry: retry, logs: logs).refresh(refreshToken: GoogleFixture.refreshToken, clientID: fake.clientID)
     }
 

@@ -38,10 +38,10 @@ package struct GoogleOAuthClient: GoogleOAuth {
     /// `POST client_id, grant_type=refresh_token, refresh_token` (no client secret).
     /// - Throws: ``GoogleOAuthError``; `.rejected` / `malformed_response` for a 200 without
     ///   an access token or a positive `expires_in`.
-    package func refresh(refreshToken: String, clientID: String) async throws -> GoogleTokenGrant {
+    package func refresh(refreshToken: String, clientID: String) async throws -> GoogleRefreshAnswer {
         let form = GoogleForm([("client_id", clientID), ("grant_type", "refresh_token"), ("refresh_token", refreshToken)])
         let response = try await exchange(.token, url: tokenEndpoint, form: form, secrets: [refreshToken])
-        return try GoogleTokenAnswer.grant(from: response.body)
+        return try GoogleTokenAnswer.answer(from: response.body)
     }
 
     /// `POST token=…` to the revoke endpoint; 200 means the grant is gone.

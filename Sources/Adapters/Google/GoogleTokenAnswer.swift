@@ -25,11 +25,11 @@ struct GoogleTokenAnswer: Decodable {
         case idToken = "id_token"
     }
 
-    /// Reads a 200 body into a grant.
+    /// Reads a 200 body into the port's answer.
     /// - Throws: ``GoogleOAuthError`` `.rejected` / `malformed_response` when the body is not
     ///   JSON, has no access token, no positive lifetime, or an `id_token` that is not a
     ///   readable JWT: such an answer cannot be stored.
-    static func grant(from body: [UInt8]) throws -> GoogleTokenGrant {
+    static func answer(from body: [UInt8]) throws -> GoogleRefreshAnswer {
         guard let answer = read(body) else {
             throw malformed("the body is not a token JSON object")
         }
@@ -44,7 +44,7 @@ struct GoogleTokenAnswer: Decodable {
             guard let read = GoogleIDToken.identity(from: idToken) else { throw malformed("its id_token is not a readable JWT") }
             identity = read
         }
-        return GoogleTokenGrant(
+        return GoogleRefreshAnswer(
             accessToken: accessToken,
             expiresIn: expiresIn,
             scope: answer.scope,

@@ -13,7 +13,7 @@ enum ClientTrial {
     /// What the trial found.
     enum Outcome: Sendable {
         /// Google renewed the grant with `clientID`.
-        case accepted(GoogleTokenGrant, clientID: String)
+        case accepted(GoogleRefreshAnswer, clientID: String)
         /// No client renewed it: why, read as for one client, and Google's last refusal
         /// (`nil` when the exchange itself failed).
         case refused(GrantRefusal, cause: GoogleOAuthError?)

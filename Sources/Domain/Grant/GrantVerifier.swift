@@ -62,7 +62,7 @@ package struct GrantVerifier: Sendable {
         unverified.verified = false
         unverified.clientID = incoming.clientID.flatMap { clients.contains($0) ? $0 : nil }
 
-        let grant: GoogleTokenGrant, clientID: String
+        let grant: GoogleRefreshAnswer, clientID: String
         switch await ClientTrial.refresh(refreshToken, candidates: clients.trialOrder(preferring: incoming.clientID), google: google, health: health) {
         case .accepted(let answer, let accepting):
             (grant, clientID) = (answer, accepting)

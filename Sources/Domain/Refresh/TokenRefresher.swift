@@ -176,7 +176,7 @@ package struct TokenRefresher: Sendable {
         } else {
             candidates = clients.trialOrder(preferring: set.googleClientID)
         }
-        let grant: GoogleTokenGrant, clientID: String
+        let grant: GoogleRefreshAnswer, clientID: String
         switch await ClientTrial.refresh(refreshToken, candidates: candidates, google: google, health: health) {
         case .accepted(let answer, let accepting):
             (grant, clientID) = (answer, accepting)

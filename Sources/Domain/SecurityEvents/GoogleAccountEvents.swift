@@ -64,7 +64,7 @@ package struct GoogleAccountEvents: Sendable {
         case .oauthToken(let token) where event.type == .tokenRevoked:
             guard token.tokenType == nil || token.tokenType == "refresh_token" else { return Applied() }
             guard let digester = try await vault.digester() else {
-                logger.warning("token-revoked matches no grant: the Google client secret holds no token_digest_key")
+                logger.warning("token-revoked matches no grant: the client ID secret holds no token_digest_key")
                 return Applied()
             }
             guard let digest = digester.digest(of: token) else { return Applied() }
