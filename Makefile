@@ -6,10 +6,14 @@
 # `make fuzz` runs each libFuzzer target for FUZZ_SECONDS from its committed seeds.
 
 SWIFT ?= swift
+# How many test cases Swift Testing runs at once (its default is two per CPU). The suites
+# wait far more than they compute (moto, subprocesses, time-outs): at 16 the unit run
+# takes the fault matrix's time, its longest path, instead of queueing behind it.
+export SWT_EXPERIMENTAL_MAXIMUM_PARALLELIZATION_WIDTH ?= 16
 STATE_DIR ?= .paypulse
 FUZZ_SECONDS ?= 60
 
-.PHONY: serve demo test contract check lint unit soak soak-run fuzz bundles test-deploy check-template build deps clean bench bench-quick capacity walk mutants mutants-sample
+.PHONY: serve demo test contract check lint unit slow-suites soak soak-run fuzz bundles test-deploy check-template build deps clean bench bench-quick capacity walk mutants mutants-sample
 
 # The API, the console (/) and the contract (/openapi.yaml) on http://127.0.0.1:8080 for the
 # iOS simulator, on the embedded store, with Google's stand-in (no network) and a refresh
@@ -29,10 +33,13 @@ demo: deps
 # build reuses .build (only our modules recompile, instrumented), so it goes last.
 # Each stage is timed; the table of their times ends the output (scripts/timed-stage.sh).
 STAGE = scripts/timed-stage.sh
+# The suites run once: `make check`'s fast ones, then the slow ones it leaves (every suite
+# but the soak, as `make unit`), then the soak alone.
 test:
 	@$(STAGE) --reset
-	$(STAGE) lint $(MAKE) lint
-	$(STAGE) unit $(MAKE) unit
+	$(STAGE) check $(MAKE) check
+	$(STAGE) demo $(MAKE) demo
+	$(STAGE) slow-suites $(MAKE) slow-suites
 	$(STAGE) contract $(MAKE) contract
 	$(STAGE) soak $(MAKE) soak-run
 	$(STAGE) test-deploy $(MAKE) test-deploy
@@ -86,7 +93,13 @@ check: lint
 	scripts/build-checked.sh
 	scripts/with-moto.sh $(SWIFT) test --skip-build --skip '$(CHECK_SKIP)'
 
-# Every suite but the soak (no deploy proofs or fuzzing): the first part of `make test`.
+# The suites `make check` leaves out, but the soak: with check's, every suite `make unit` runs.
+slow-suites:
+	scripts/ensure-deps.sh --with-moto --with-browser --with-tls-relay --with-pyjwt
+	scripts/build-checked.sh
+	scripts/with-moto.sh $(SWIFT) test --skip-build --filter '$(CHECK_SKIP)' --skip ConcurrencySoakTests
+
+# Every suite but the soak (no deploy proofs or fuzzing): `make check`'s and the slow ones.
 unit:
 	scripts/ensure-deps.sh --with-moto --with-browser --with-tls-relay --with-pyjwt
 	scripts/build-checked.sh

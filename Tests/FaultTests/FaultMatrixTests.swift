@@ -15,7 +15,11 @@ import Testing
 /// `FAULT_MATRIX_EVERY_CALL=1` plays every call of each fault-free sequence instead of
 /// three to five of them, for a change to a call sequence: about 620 cells and four minutes on
 /// Secrets Manager, 480 cells and three minutes on DynamoDB.
-@Suite("fault matrix: handler x fault x call position", .serialized)
+///
+/// Not serialized: each matrix has a bench of its own (its own moto_server, proxies and
+/// fake Google), and the two matrices, played one after the other, were the longest path
+/// through the whole suite (448 s then 364 s of a 814 s run).
+@Suite("fault matrix: handler x fault x call position")
 struct FaultMatrixTests {
     static let faults = ProxyFault.all(latency: .milliseconds(150))
     static let everyCall = ProcessInfo.processInfo.environment["FAULT_MATRIX_EVERY_CALL"] == "1"
