@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Builds the libFuzzer targets under Fuzz/ and runs each for a bounded time from its
-# committed seed corpus. Usage: scripts/fuzz.sh [seconds-per-target] (default 60).
+# committed seed corpus, side by side (FUZZ_JOBS at a time, default one per CPU). Usage:
+# scripts/fuzz.sh [seconds-per-target] (default 60).
 #
 # The build goes to .build-fuzz (or FUZZ_SCRATCH) with PAYPULSE_FUZZ=1: Package.swift then
 # declares the fuzz targets and instruments our modules with -sanitize=fuzzer,address; the
@@ -63,17 +64,15 @@ build_seconds=$(( $(date +%s) - build_started ))
   printf '%-18s %8s %12s %9s %9s %13s %8s %s\n' target seconds executions exec/s coverage corpus crashes result
 } >"$summary"
 
-failures=0
-for target in "${targets[@]}"; do
-  corpus="$work/$target"
-  artifacts="$reports/fuzz-artifacts/$target"
-  log="$reports/fuzz-$target.log"
+# One target: its row of the summary goes to $work/TARGET.row; fails when the target did.
+fuzz_one() {
+  local target=$1 corpus="$work/$1" artifacts="$reports/fuzz-artifacts/$1" log="$reports/fuzz-$1.log"
+  local seeds started status=0 elapsed executions coverage final_corpus crashes result=ok
   rm -rf "$artifacts"
   mkdir -p "$corpus" "$artifacts"
   cp Fuzz/corpus/"$target"/* "$corpus"/
   seeds=$(find "$corpus" -type f | wc -l)
   started=$(date +%s)
-  status=0
   # -timeout only catches a hang (one input running a minute), not slowness: the machine
   # may be loaded. SWIFT_BACKTRACE off: libFuzzer's own handler reports a trap and writes the input;
   # the Swift backtracer would only slow that down on a loaded machine.
@@ -90,15 +89,30 @@ for target in "${targets[@]}"; do
   coverage=$( (grep -o 'cov: [0-9]*' "$log" || true) | tail -1 | cut -d' ' -f2)
   final_corpus=$(find "$corpus" -type f | wc -l)
   crashes=$(find "$artifacts" -type f | wc -l)
-  result=ok
   if [ "$status" != 0 ] || [ "$crashes" != 0 ] || grep -qE '^==[0-9]+==ERROR|ERROR: libFuzzer' "$log"; then
     result="FAILED (exit $status, log $log)"
-    failures=$((failures + 1))
     grep -E 'ERROR|Precondition|Fatal error|SUMMARY|Test unit written' "$log" | head -20 >&2 || true
   fi
   printf '%-18s %8s %12s %9s %9s %13s %8s %s\n' "$target" "$elapsed" "${executions:-?}" \
-    "$(( ${executions:-0} / (elapsed > 0 ? elapsed : 1) ))" "${coverage:-?}" "$seeds->$final_corpus" "$crashes" "$result" >>"$summary"
+    "$(( ${executions:-0} / (elapsed > 0 ? elapsed : 1) ))" "${coverage:-?}" "$seeds->$final_corpus" "$crashes" "$result" >"$work/$target.row"
+  [ "$result" = ok ]
+}
+
+# The targets run side by side, FUZZ_JOBS at a time (default: one per CPU): each is
+# single-threaded, and each still gets its full time.
+jobs=${FUZZ_JOBS:-$(nproc)}
+failures=0
+running=()
+for target in "${targets[@]}"; do
+  fuzz_one "$target" &
+  running+=("$!")
+  if [ "${#running[@]}" -ge "$jobs" ]; then
+    wait "${running[0]}" || failures=$((failures + 1))
+    running=("${running[@]:1}")
+  fi
 done
+for pid in "${running[@]}"; do wait "$pid" || failures=$((failures + 1)); done
+for target in "${targets[@]}"; do cat "$work/$target.row" >>"$summary"; done
 
 cat "$summary"
 if [ "$failures" != 0 ]; then
