@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Times the stages of `make test`, so that CI's time is read, not guessed: each stage's
 # wall time goes to .build/reports/stage-times.tsv, and the table of them is printed when
-# the run ends, or when a stage fails (with the stages so far).
+# the run ends, or when a stage fails (with the stages so far; a failing stage also stops
+# what the run started in the background, scripts/in-background.sh).
 # Usage: scripts/timed-stage.sh --reset | NAME COMMAND [ARG...] | --table
 set -uo pipefail
 cd "$(dirname "$0")/.."
@@ -27,7 +28,10 @@ case "${1:-}" in
     "$@"
     status=$?
     printf '%s\t%d\t%s\n' "$name" "$(( $(date +%s) - started ))" "$([ $status = 0 ] && echo passed || echo "FAILED ($status)")" >>"$times"
-    [ $status = 0 ] || table
+    if [ $status != 0 ]; then
+      table
+      scripts/in-background.sh stop  # the run ends here: nothing it started goes on computing
+    fi
     exit $status
     ;;
 esac
