@@ -1,4 +1,5 @@
 import PayPulsePorts
+import PayPulseTestSupport
 import Testing
 
 @Suite("RetryPolicy: full jitter under caps, Retry-After within the budget")
@@ -130,11 +131,18 @@ struct RetryPolicyTests {
 
     @Test("a cancelled task stops retrying and says so")
     func cancellation() async {
-        let slow = RetryPolicy(maxAttempts: 5, baseDelay: .seconds(30), maxDelay: .seconds(30), totalBudget: .seconds(60))
+        // Cancelled once the loop says it will wait, and the wait is half an hour (pinned at
+        // its ceiling): no scheduling delay lets a second attempt in first. Cancelling after
+        // a fixed 50 ms let a loaded machine finish a short jittered wait first (2 attempts).
+        let slow = RetryPolicy(maxAttempts: 5, baseDelay: .seconds(3600), maxDelay: .seconds(3600), totalBudget: TestTime.unreachableBudget)
+        let waiting = AsyncStream<Void>.makeStream()
         let task = Task {
-            try await slow.run { number -> AttemptResult<Int, Failure> in .failure(Failure(number: number), retryable: true) }
+            try await slow.run(
+                { number -> AttemptResult<Int, Failure> in .failure(Failure(number: number), retryable: true) },
+                willRetry: { _, _, _ in waiting.continuation.yield() }, random: { 1 }
+            )
         }
-        try? await Task.sleep(for: .milliseconds(50))
+        for await _ in waiting.stream { break }
         task.cancel()
         do {
             _ = try await task.value
