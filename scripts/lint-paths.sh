@@ -9,7 +9,8 @@
 # APIs in Swift; a tracked symbolic link's target; and any mention of the folder the
 # workplace keeps beside a clone. Strings of ../ that are hostile input, not paths (the
 # path-traversal attempts of the event and seed generators, the tests' attack catalogues,
-# Fuzz/corpus, events/), are left alone: they are what the code must refuse.
+# Fuzz/corpus, events/), are left alone: they are what the code must refuse; so is this
+# file, whose self-test plants paths in a scratch repository.
 #
 # Usage: scripts/lint-paths.sh [--root DIR]   (default: this repository; DIR must be a git checkout)
 #        scripts/lint-paths.sh --self-test     (proves it fails on planted paths, passes a clean tree)
@@ -36,18 +37,18 @@ lint() { # $1 = the checkout's root; prints file:line: message per path that cli
       if escapes "$(dirname "$link")" "$(readlink "$link")"; then echo "$link: a symbolic link out of the repository"; fi
     done
 
-    git grep -n -o -I -E '\]\([^)# ]+' -- '*.md' | while IFS=: read -r file line match; do
+    git grep -n -o -I -E '\]\([^)# ]+' -- '*.md' ':!scripts/lint-paths.sh' | while IFS=: read -r file line match; do
       target=${match#](}
       case "$target" in *://* | mailto:*) continue ;; esac
       if escapes "$(dirname "$file")" "$target"; then echo "$file:$line: links $target, outside the repository"; fi
     done
 
     git grep -n -o -I -P '(?<![\w/$}.-])(\.\./)+[\w./-]*' -- Makefile '*.sh' '*.py' '*.yaml' '*.toml' Package.swift .ci \
-      ':!scripts/make-events.py' ':!Fuzz/make-seeds.py' | while IFS=: read -r file line path; do
+      ':!scripts/make-events.py' ':!Fuzz/make-seeds.py' ':!scripts/lint-paths.sh' | while IFS=: read -r file line path; do
       if escapes "$(dirname "$file")" "$path" && escapes . "$path"; then echo "$file:$line: $path climbs above the repository"; fi
     done
 
-    git grep -n -o -I -P '(appendingPathComponent\(|fileURLWithPath: |atPath: |contentsOfFile: )"\.\./[^"]*' -- '*.swift' |
+    git grep -n -o -I -P '(appendingPathComponent\(|fileURLWithPath: |atPath: |contentsOfFile: )"\.\./[^"]*' -- '*.swift' ':!scripts/lint-paths.sh' |
       while IFS=: read -r file line match; do
         path=${match#*\"}
         # Taken from the package root or the working directory, as the code's bases are.
