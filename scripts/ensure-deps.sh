@@ -71,12 +71,10 @@ case "$(uname -s)" in
     ;;
 esac
 
-if [ "$want_moto" = yes ] && ! command -v moto_server >/dev/null 2>&1; then
+# The tests run moto through python3 (scripts/moto-server.py), so python3 must import it.
+if [ "$want_moto" = yes ] && ! python3 -c "import moto.server, flask" >/dev/null 2>&1; then
   echo "ensure-deps: installing moto[server] with pip" >&2
   python3 -m pip install --quiet "moto[server]"
-  # pyenv finds a newly installed console script only after a rehash.
-  if command -v pyenv >/dev/null 2>&1; then pyenv rehash; fi
-  hash -r
 fi
 if [ "$want_pyjwt" = yes ] && ! python3 -c 'import jwt, cryptography' >/dev/null 2>&1; then
   echo "ensure-deps: installing PyJWT[crypto] with pip" >&2

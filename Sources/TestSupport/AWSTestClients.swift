@@ -19,9 +19,9 @@ package enum AWSTestClients {
         RetryPolicy(maxAttempts: 4, baseDelay: .milliseconds(10), maxDelay: .milliseconds(100), totalBudget: TestTime.unreachableBudget)
     }
 
-    /// One transport for the whole test process, as in production, but one request at a
-    /// time: see ``SerializingTransport`` for the moto bug this avoids.
-    package static let transport: any HTTPTransport = SerializingTransport(CurlHTTPClient())
+    /// One transport for the whole test process, concurrent as in production: the test
+    /// moto handles one request at a time itself (scripts/moto-server.py), for every process.
+    package static let transport: any HTTPTransport = CurlHTTPClient()
 
     /// An AWS JSON client for `service` at `endpoint`.
     package static func jsonClient(

@@ -49,7 +49,12 @@ package final class MotoServer: Sendable {
     /// here and handing it over would race every other listener the tests open. The wait is
     /// event-driven: it ends when moto answers or when moto exits (then with its output).
     /// A start-up that takes longer than ``startupHangLimit`` counts as a hang.
+    ///
+    /// moto runs under scripts/moto-server.py, which handles one request at a time: plain
+    /// moto lets two conditional writes on the same version both pass under load, and the
+    /// compare-and-swap proofs need AWS's atomic conditions.
     package static func launchPrivate() async throws -> MotoServer {
+        let launcher = BuiltExecutables.repositoryRoot.appendingPathComponent("scripts/moto-server.py").path
         let log = FileManager.default.temporaryDirectory
             .appendingPathComponent("paypulse-moto-\(UUID().uuidString).log").path
         // The watcher waits for end-of-file on fd 3 (this process's lifeline pipe), whose write
@@ -58,11 +63,10 @@ package final class MotoServer: Sendable {
         // signal mask. The shell itself waits for moto, so it exits if moto does. No output is
         // inherited, so `swift test` never waits on a pipe moto keeps open. posix_spawn, not
         // Foundation's Process (see SpawnedProcess).
-        let script = "exec 3<&0; if command -v moto_server >/dev/null; then set -- moto_server; else set -- python3 -m moto.server; fi; "
-            + "\"$@\" -H 127.0.0.1 -p 0 </dev/null >\"$PAYPULSE_MOTO_LOG\" 2>&1 & m=$!; "
+        let script = "exec 3<&0; python3 \"$PAYPULSE_MOTO_LAUNCHER\" -H 127.0.0.1 -p 0 </dev/null >\"$PAYPULSE_MOTO_LOG\" 2>&1 & m=$!; "
             + "( cat <&3 >/dev/null; kill -9 $m 2>/dev/null ) & w=$!; exec 3<&-; "
             + "wait $m; s=$?; kill $w 2>/dev/null; exit $s"
-        let environment = ProcessInfo.processInfo.environment.merging(["PAYPULSE_MOTO_LOG": log]) { $1 }
+        let environment = ProcessInfo.processInfo.environment.merging(["PAYPULSE_MOTO_LOG": log, "PAYPULSE_MOTO_LAUNCHER": launcher]) { $1 }
         let (readEnd, writeEnd) = try lifelinePipe()
         let watcher: SpawnedProcess.Running
         do {
@@ -81,7 +85,7 @@ package final class MotoServer: Sendable {
                 let output = (try? String(contentsOfFile: log, encoding: .utf8)) ?? ""
                 try? FileManager.default.removeItem(atPath: log)
                 throw MotoServerError(message: "moto_server exited during start-up (\(exit.status.map { "status \($0)" } ?? "signal \(exit.signal ?? 0)")); "
-                    + "is moto[server] installed (pip install \"moto[server]\")? Its output: \(output.suffix(2_000))")
+                    + "is moto[server] installed for python3 (pip install \"moto[server]\")? Its output: \(output.suffix(2_000))")
             }
             if let port = announcedPort(inLogAt: log) {
                 let endpoint = "http://127.0.0.1:\(port)"

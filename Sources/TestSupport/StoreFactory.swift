@@ -100,9 +100,9 @@ package struct StoreFactory: Sendable, CustomStringConvertible {
         }
     }
 
-    /// Like ``moto`` but on a moto_server of its own, for heavy tests: moto is not
-    /// thread-safe (a listing racing many writes answers 500 "dictionary changed size during
-    /// iteration"), so a thousand concurrent writes must not share a server with other tests.
+    /// Like ``moto`` but on a moto_server of its own, for heavy tests: the test moto answers
+    /// one request at a time (scripts/moto-server.py), so a thousand writes on the shared
+    /// one would hold every other test's requests back.
     package static var privateMoto: StoreFactory {
         StoreFactory(name: "aws-on-private-moto") {
             let server = try await MotoServer.launchPrivate()

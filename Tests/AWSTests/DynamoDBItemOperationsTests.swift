@@ -90,6 +90,48 @@ struct DynamoDBItemOperationsTests {
         #expect(removed["status"] == nil)
     }
 
+    /// The peer must keep DynamoDB's promise that a condition and its write are one step:
+    /// plain moto checks and writes separately, and under load two racers both won
+    /// (scripts/moto-server.py). Every compare-and-swap proof here rests on this.
+    @Test("racing UpdateItems that read one version: exactly one wins, round after round")
+    func racingSwapsHaveOneWinner() async throws {
+        let (client, name) = try await table()
+        let key: DynamoDBItem = ["user_id": .string("u-1")]
+        for round in 0..<40 {
+            try await client.putItem(table: name, item: key.merging(["version": .integer(0), "writer": .integer(-1)]) { $1 })
+            let winners = try await withThrowingTaskGroup(of: Int?.self) { group in
+                for writer in 0..<8 {
+                    group.addTask {
+                        do {
+                            // As many clauses as a token set's write: the wider moto's gap.
+                            var placeholders = DynamoDBExpressionValues(
+                                names: ["#v": "version", "#w": "writer"],
+                                values: [":expected": .integer(0), ":next": .integer(1), ":writer": .integer(Int64(writer))]
+                            )
+                            var clauses = ["#v = :next", "#w = :writer"]
+                            for attribute in 0..<16 {
+                                placeholders.names["#a\(attribute)"] = "attribute-\(attribute)"
+                                placeholders.values[":a\(attribute)"] = .string(String(repeating: "x", count: 200))
+                                clauses.append("#a\(attribute) = :a\(attribute)")
+                            }
+                            _ = try await client.updateItem(
+                                table: name, key: key, update: "SET " + clauses.joined(separator: ", "), condition: "#v = :expected",
+                                placeholders: placeholders
+                            )
+                            return writer
+                        } catch let error as AWSError where error.isConditionalCheckFailed {
+                            return nil
+                        }
+                    }
+                }
+                return try await group.reduce(into: [Int]()) { if let writer = $1 { $0.append(writer) } }
+            }
+            #expect(winners.count == 1, "round \(round): \(winners.count) conditional writes on version 0 succeeded")
+            let stored = try await client.getItem(table: name, key: key)
+            #expect(stored?["writer"] == winners.first.map { .integer(Int64($0)) })
+        }
+    }
+
     @Test("DeleteItem honours its condition; deleting a missing item is not an error")
     func conditionalDelete() async throws {
         let (client, name) = try await table()

@@ -5,7 +5,6 @@ from __future__ import annotations
 
 import os
 import re
-import shutil
 import socket
 import subprocess
 import sys
@@ -81,9 +80,9 @@ def stop_process(proc: subprocess.Popen) -> None:
 
 
 def start_moto(log_dir: str) -> Server:
-    exe = shutil.which("moto_server")
-    argv = [exe, "-H", "127.0.0.1", "-p", "0"] if exe else [sys.executable, "-m", "moto.server", "-H", "127.0.0.1", "-p", "0"]
-    return Server("moto", argv, 0, "/moto-api/", log_dir)
+    """moto as the tests run it: one request at a time (scripts/moto-server.py says why)."""
+    launcher = os.path.join(os.path.dirname(__file__), "..", "..", "moto-server.py")
+    return Server("moto", [sys.executable, launcher, "-H", "127.0.0.1", "-p", "0"], 0, "/moto-api/", log_dir)
 
 
 def start_fake_google(log_dir: str) -> Server:
