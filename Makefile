@@ -34,23 +34,29 @@ demo: deps
 # Each stage is timed; the table of their times ends the output (scripts/timed-stage.sh).
 STAGE = scripts/timed-stage.sh
 # The suites run once: `make check`'s fast ones, then the slow ones it leaves (every suite
-# but the soak, as `make unit`), then the soak alone. The static release build, which
-# computes, runs beside the suites, which mostly wait (scripts/in-background.sh); the
-# stage bundles is the time the run still waited for it.
+# but the soak, as `make unit`), then the soak alone. Work that mostly waits runs beside
+# other work (scripts/in-background.sh): the static release build and the SAM CLI's
+# install beside the suites, the template's checks and the capacity model (cfn-lint, sam,
+# moto) beside the deploy proofs.
+# A stage named after a background job is the time the run still waited for it.
 BACKGROUND = scripts/in-background.sh
 test:
 	@$(STAGE) --reset
 	$(STAGE) check $(MAKE) check
 	$(STAGE) demo $(MAKE) demo
 	@$(BACKGROUND) start bundles $(MAKE) bundles
+	@$(BACKGROUND) start sam scripts/ensure-sam.sh
 	$(STAGE) slow-suites $(MAKE) slow-suites
 	$(STAGE) contract $(MAKE) contract
 	$(STAGE) soak $(MAKE) soak-run
 	$(STAGE) bundles $(BACKGROUND) wait bundles
+	$(STAGE) sam $(BACKGROUND) wait sam
+	@$(BACKGROUND) start check-template $(MAKE) check-template
+	@$(BACKGROUND) start capacity $(MAKE) capacity CAPACITY_OUT=.build/capacity
 	$(STAGE) test-deploy $(MAKE) test-deploy
-	$(STAGE) check-template $(MAKE) check-template
+	$(STAGE) check-template $(BACKGROUND) wait check-template
+	$(STAGE) capacity $(BACKGROUND) wait capacity
 	$(STAGE) bench-quick $(MAKE) bench-quick
-	$(STAGE) capacity $(MAKE) capacity CAPACITY_OUT=.build/capacity
 	$(STAGE) mutants-sample $(MAKE) mutants-sample
 	$(STAGE) fuzz env FUZZ_SCRATCH=.build $(MAKE) fuzz
 	@$(STAGE) --table
