@@ -201,8 +201,9 @@ def event(version, method, path_template, body=None, content_type="application/j
 
 
 def response(version, status, body, headers=None):
-    expected = {"statusCode": status, "headers": {"content-type": "application/json", **(headers or {})},
-                "body": body, "isBase64Encoded": False}
+    # A body is JSON; an empty one (RFC 8935's 202) is of no type.
+    typed = {"content-type": "application/json"} if body else {}
+    expected = {"statusCode": status, "headers": {**typed, **(headers or {})}, "body": body, "isBase64Encoded": False}
     if version == "v1":
         expected["multiValueHeaders"] = {k: [v] for k, v in expected["headers"].items()}
     return expected

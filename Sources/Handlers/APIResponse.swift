@@ -10,16 +10,17 @@ import PayPulseCoding
 package struct APIResponse: Sendable, Equatable {
     /// The HTTP status.
     package var status: Int
-    /// Header fields; `content-type: application/json` is always present.
+    /// Header fields; `content-type: application/json` is present when there is a body.
     package var headers: [String: String]
-    /// The JSON body.
+    /// The JSON body, or empty (RFC 8935's 202).
     package var body: String
 
-    /// Creates a response with a JSON body.
+    /// Creates a response with a JSON body, or with none when `body` is empty (then no
+    /// content type: an empty body is not a JSON document).
     package init(status: Int, headers: [String: String] = [:], body: String) {
         self.status = status
         var headers = headers
-        headers["content-type"] = "application/json"
+        if !body.isEmpty { headers["content-type"] = "application/json" }
         self.headers = headers
         self.body = body
     }

@@ -155,6 +155,30 @@ struct LocalResponder: HTTPResponder {
     // MARK: console
 
     /// The answer to a console request whose `Host` is not this server's.
+    /// The stand-in Google's writes (grants, revocations, pushed events) are for the
+    /// functions, tests and the developer's curl, never for a web page: any page open on the
+    /// developer's machine could otherwise post to them. A browser names the page's origin on
+    /// a cross-origin POST (`Origin`, `Sec-Fetch-Site`); servers and curl send neither. The
+    /// control routes take JSON, a type no form can send: a form's types are refused there.
+    private func crossSiteRefusal(_ request: Request, takesJSON: Bool) -> Response? {
+        if let origin = request.headers[.origin] {
+            let authority = origin.lowercased().hasPrefix("http://") ? String(origin.dropFirst("http://".count)) : nil
+            guard let authority, consoleGuard.allows(authority: authority) else { return Self.crossSite }
+        }
+        let fetchSite = request.headers.first { $0.name.canonicalName.lowercased() == "sec-fetch-site" }?.value.lowercased()
+        if let fetchSite, fetchSite != "same-origin", fetchSite != "none" { return Self.crossSite }
+        guard takesJSON, let type = request.headers[.contentType] else { return nil }
+        let mediaType = type.split(separator: ";", maxSplits: 1).first.map { $0.trimmingCharacters(in: .whitespaces).lowercased() } ?? ""
+        return Self.formTypes.contains(mediaType) ? Self.crossSite : nil
+    }
+
+    /// The content types an HTML form (or a no-CORS fetch) can send without asking first.
+    private static let formTypes: Set<String> = ["application/x-www-form-urlencoded", "multipart/form-data", "text/plain"]
+    private static let crossSite = GatewayBridge.response(APIError(
+        status: 403, code: "cross_site_request",
+        message: "The stand-in Google's writes refuse what a web page can send: post JSON (Content-Type: application/json), from no other origin."
+    ))
+
     private static let foreignHost = GatewayBridge.response(APIError(
         status: 403, code: "forbidden",
         message: "The console answers only at the address it serves: 127.0.0.1, localhost or [::1] with its port, or the --host given."
@@ -223,12 +247,15 @@ struct LocalResponder: HTTPResponder {
     // MARK: Google's stand-in
 
     private func answerFakeGoogle(_ google: FakeGoogleEndpoints, _ request: Request, method: String, context: Context) async -> Response {
+        let below = String(request.uri.path.dropFirst(Self.fakeGooglePrefix.count))
+        if method != "GET", let refusal = crossSiteRefusal(request, takesJSON: below == "/grants" || below == FakeGoogleRISCEvents.path) {
+            return refusal
+        }
         let body: [UInt8]
         switch await readBody(of: request, context: context) {
         case .success(let bytes): body = bytes
         case .failure(let refusal): return refusal.response
         }
-        let below = String(request.uri.path.dropFirst(Self.fakeGooglePrefix.count))
         if below == "/grants" {
             guard method == "POST" else { return GatewayBridge.response(.methodNotAllowed(allowed: "POST")) }
             guard let grants = try? FakeGoogleGrantSpec.list(fromJSON: Data(body)) else {

@@ -28,7 +28,7 @@ struct AuthenticationErrorTests {
     @Test("reasons are fixed phrases; the description is 'unauthorized: reason'")
     func description() {
         let errors: [AuthenticationError] = [
-            .missingCredentials, .notBearer, .malformedAuthorization, .tokenTooLarge, .malformedToken, .malformedHeader,
+            .missingCredentials, .missingAuthorizerClaims, .notBearer, .malformedAuthorization, .tokenTooLarge, .malformedToken, .malformedHeader,
             .algorithmNotAllowed, .unexpectedHeaderParameter, .badSignature, .malformedClaims, .wrongIssuer,
             .wrongAudience, .missingExpiry, .expired, .notYetValid, .missingSubject, .subjectNotString,
             .unsafeSubject,

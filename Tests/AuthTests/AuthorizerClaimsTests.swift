@@ -30,13 +30,16 @@ struct AuthorizerClaimsTests {
         }
     }
 
-    @Test("apigateway, but no claims (a route deployed without the authorizer): 401 whatever the header holds")
+    /// The log names the real cause: the authorizer's claims are missing, whatever the
+    /// Authorization header holds (it said "no Authorization header" beside one).
+    @Test("apigateway, but no claims (a route deployed without the authorizer): 401 whatever the header holds, logged as missing claims")
     func noClaimsIsRefused() async throws {
         let authenticator = try await AuthFixture.authenticator(mode: .apigateway)
         let token = try await AuthFixture.mint(subject: "user-1")
-        await expectRefused(authenticator, header: "Bearer \(token)", claims: nil, .missingCredentials)
-        await expectRefused(authenticator, header: "Bearer \(token)", claims: [:], .missingCredentials)
-        await expectRefused(authenticator, header: nil, .missingCredentials)
+        await expectRefused(authenticator, header: "Bearer \(token)", claims: nil, .missingAuthorizerClaims)
+        await expectRefused(authenticator, header: "Bearer \(token)", claims: [:], .missingAuthorizerClaims)
+        await expectRefused(authenticator, header: nil, .missingAuthorizerClaims)
+        #expect(AuthenticationError.missingAuthorizerClaims.reason.contains("authorizer claims"))
     }
 
     @Test("hs256: the claims are ignored and the header is required")

@@ -8,6 +8,7 @@
 package struct AuthenticationError: Error, Sendable, Equatable, CustomStringConvertible {
     private enum Code: String, Sendable {
         case missingCredentials = "no Authorization header"
+        case missingAuthorizerClaims = "the event carries no authorizer claims (under apigateway API Gateway's JWT authorizer passes them; is it attached to the route?)"
         case notBearer = "the Authorization scheme is not Bearer"
         case malformedAuthorization = "the Authorization header is not 'Bearer <token>'"
         case tokenTooLarge = "the token is larger than 8 KiB"
@@ -53,6 +54,9 @@ package struct AuthenticationError: Error, Sendable, Equatable, CustomStringConv
 
     /// No `Authorization` header (and no authorizer claims to use instead).
     package static let missingCredentials = Self(.missingCredentials)
+    /// Under `apigateway`, an event without the authorizer's claims (a route without the
+    /// authorizer, or a direct invocation).
+    package static let missingAuthorizerClaims = Self(.missingAuthorizerClaims)
     /// A scheme other than Bearer, e.g. Basic.
     package static let notBearer = Self(.notBearer)
     /// Bearer with no token, or with more than one.

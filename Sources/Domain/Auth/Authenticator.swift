@@ -68,7 +68,7 @@ package struct Authenticator: Sendable {
         now: Date
     ) async throws(AuthenticationError) -> AuthenticatedUser {
         if settings.mode == .apigateway {
-            guard let authorizerClaims, !authorizerClaims.isEmpty else { throw .missingCredentials }
+            guard let authorizerClaims, !authorizerClaims.isEmpty else { throw .missingAuthorizerClaims }
             return try Self.user(fromAuthorizerClaims: authorizerClaims)
         }
         guard let authorizationHeader else { throw .missingCredentials }
