@@ -44,4 +44,20 @@ struct SoakJudgeTests {
             #expect(Self.record(function, status: 200, exit: nil, signal: 9).unexpected != nil)
         }
     }
+
+    /// A violation a seed cannot replay must leave the user's calls in the output.
+    @Test("a violation prints its user's calls by name, in start order, and no token")
+    func historyOfAViolation() {
+        var store = Self.record(.storeTokens, status: 201)
+        store.user = 1
+        let report = SoakReport(
+            backend: "test", seed: 1, workers: 1, stormWorkers: 0, seconds: 1, records: [store, Self.record(.userProfile, status: 200)],
+            samples: [], samplingErrors: 0, restored: 0, deletedTaggedConnected: [], tokenCalls: 0, invalidGrants: 0, revokeCalls: 0,
+            violations: [Violation(user: 1, rule: "r", detail: "d")], harnessErrors: []
+        )
+        #expect(report.text.contains("history of user 1"))
+        #expect(report.text.contains("store-tokens t call t "))
+        #expect(!report.text.contains("history of user 0"))
+        #expect(!report.text.contains(store.sent!.accessToken), "no token in the report")
+    }
 }

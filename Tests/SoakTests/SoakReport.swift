@@ -63,7 +63,43 @@ struct SoakReport {
         lines.append("  invariant violations: \(violations.count)\(byRule.isEmpty ? "" : " [" + byRule.joined(separator: "; ") + "]")")
         lines += violations.prefix(20).map { "    \($0)" }
         lines += harnessErrors.map { "  harness error: \($0)" }
+        lines += histories
         return lines.joined(separator: "\n")
+    }
+
+    /// The calls and samples of each user a violation names, in start order, so that a
+    /// run no seed can replay still shows what overlapped: calls by name, the set a sample
+    /// read by its store-tokens call and status (never a token), times in ms from the first.
+    private var histories: [String] {
+        let users = Set(violations.compactMap(\.user)).sorted().prefix(3)
+        guard let origin = (records.map(\.started) + samples.map(\.started)).min() else { return [] }
+        let ms = { (instant: ContinuousClock.Instant) in
+            let elapsed = instant - origin
+            return elapsed.components.seconds * 1000 + elapsed.components.attoseconds / 1_000_000_000_000_000
+        }
+        var lines: [String] = []
+        for user in users {
+            lines.append("  history of user \(user) (ms from the run's first call):")
+            var entries: [(start: Int64, text: String)] = records.filter { $0.user == user }.map { record in
+                let what = record.event.map { "\($0.kind)\($0.redelivery ? " again" : "")" } ?? record.sent.map { "call \($0.call)" } ?? ""
+                return (ms(record.started), "\(record.function.rawValue) \(record.tag) \(what) \(ms(record.started))-\(ms(record.ended)): \(record.outcome)")
+            }
+            entries += samples.filter { $0.user == user }.map { sample in
+                let state: String
+                switch sample.state {
+                case .absent: state = "absent"
+                case .present(let set, _): state = "status \(set.status.rawValue), verified \(set.verified), access token of \(Self.call(of: set, in: records) ?? "no call")"
+                }
+                return (ms(sample.started), "sample \(ms(sample.started))-\(ms(sample.ended)): \(state)")
+            }
+            lines += entries.sorted { $0.start < $1.start }.map { "    \($0.text)" }
+        }
+        return lines
+    }
+
+    /// The store-tokens call whose access token `set` holds, if one sent it.
+    private static func call(of set: GmailTokenSet, in records: [SoakRecord]) -> String? {
+        records.first { $0.sent?.accessToken == set.accessToken }?.sent.map { $0.call } ?? (set.accessToken.isEmpty ? nil : "a refresh")
     }
 
     /// The report sections written so far in this test process, by backend.
