@@ -54,3 +54,34 @@ package struct APIHeaders: Sendable, Equatable {
     /// All fields, names lowercased.
     package var all: [String: String] { fields }
 }
+
+/// A `Content-Type` value split into its essence and its charset parameter.
+package struct MediaType: Equatable, Sendable {
+    /// `type/subtype`, lowercased; empty when there was no header.
+    package let essence: String
+    /// The `charset` parameter, lowercased and unquoted, if any.
+    package let charset: String?
+
+    /// Reads `header` (`nil` when the request had none).
+    package init(_ header: String?) {
+        let parts = (header ?? "").split(separator: ";").map { $0.trimmed(of: " \t") }
+        essence = parts.first?.lowercased() ?? ""
+        charset = parts.dropFirst().compactMap { parameter -> String? in
+            let pair = parameter.split(separator: "=", maxSplits: 1).map { $0.trimmed(of: " \t\"") }
+            guard pair.count == 2, pair[0].lowercased() == "charset" else { return nil }
+            return pair[1].lowercased()
+        }.first
+    }
+}
+
+extension Substring {
+    /// Without the leading and trailing scalars that `set` holds. Scalars, not characters:
+    /// "\r\n" is one character, which a set naming "\r" and "\n" would not contain.
+    func trimmed(of set: String) -> String {
+        let dropped = Set(set.unicodeScalars)
+        guard let first = unicodeScalars.firstIndex(where: { !dropped.contains($0) }),
+              let last = unicodeScalars.lastIndex(where: { !dropped.contains($0) })
+        else { return "" }
+        return String(Substring(unicodeScalars[first...last]))
+    }
+}

@@ -56,7 +56,9 @@ package struct SecurityEventsHandler: APIRouteHandler {
         // read as the token whatever the header says.
         let token: SecurityEventToken
         do {
-            token = try await verifier.verify(Self.compactToken(in: request.body), now: now())
+            // A compact JWS holds no whitespace: spaces and line breaks around it are the
+            // transport's, and refusing it for them would be final (a 400 is not delivered again).
+            token = try await verifier.verify(String(decoding: request.body, as: UTF8.self)[...].trimmed(of: " \t\r\n"), now: now())
         } catch {
             switch error {
             case .rejected(let rejection):
@@ -100,15 +102,6 @@ package struct SecurityEventsHandler: APIRouteHandler {
             logger.error("security event applied but not recorded", metadata: ["error": "\(error)"])
         }
         return Self.accepted
-    }
-
-    /// The body without the spaces and line breaks a transmitter may put around the token:
-    /// a compact JWS holds none, and refusing it for them would be final (a 400 is never
-    /// delivered again).
-    static func compactToken(in body: [UInt8]) -> String {
-        let isSpace = { (byte: UInt8) in byte == 0x20 || byte == 0x09 || byte == 0x0A || byte == 0x0D }
-        guard let first = body.firstIndex(where: { !isSpace($0) }), let last = body.lastIndex(where: { !isSpace($0) }) else { return "" }
-        return String(decoding: body[first...last], as: UTF8.self)
     }
 
     /// The token's events as the ledger keeps them for the console: one per Google account named.

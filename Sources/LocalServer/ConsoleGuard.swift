@@ -1,9 +1,11 @@
 import Foundation
+import PayPulseHandlers
 import Synchronization
 
 /// Who may use the console: a browser at the server's own address (not a DNS-rebinding
 /// page, whose `Host` is its own name) pressing a button of a page this server sent (the
-/// form carries a token chosen at start, so no cookie is needed).
+/// form carries a token chosen at start, so no cookie is needed). It also tells a request
+/// a page of another site could have sent, which the stand-in Google's writes refuse.
 final class ConsoleGuard: Sendable {
     /// The form field that carries ``formToken``.
     static let tokenField = "console_token"
@@ -41,6 +43,22 @@ final class ConsoleGuard: Sendable {
         }
         return given == port && names.contains(String(name))
     }
+
+    /// Whether a request could come from a web page of another site: a browser names the
+    /// page on a cross-origin POST (`Origin`, `Sec-Fetch-Site`), where servers and curl send
+    /// neither; and a route that takes JSON (`mediaType` given) gets a form's content type
+    /// only from a form or a no-CORS fetch.
+    func isCrossSite(origin: String?, fetchSite: String?, mediaType: MediaType?) -> Bool {
+        if let origin {
+            let lowered = origin.lowercased()
+            guard lowered.hasPrefix("http://"), allows(authority: String(lowered.dropFirst("http://".count))) else { return true }
+        }
+        if let site = fetchSite?.lowercased(), site != "same-origin", site != "none" { return true }
+        return mediaType.map { Self.formTypes.contains($0.essence) } ?? false
+    }
+
+    /// The content types an HTML form (or a no-CORS fetch) can send without asking first.
+    private static let formTypes: Set<String> = ["application/x-www-form-urlencoded", "multipart/form-data", "text/plain"]
 
     /// Whether `token` is this run's form token (compared in constant time).
     func accepts(token: String?) -> Bool {

@@ -155,30 +155,6 @@ struct LocalResponder: HTTPResponder {
     // MARK: console
 
     /// The answer to a console request whose `Host` is not this server's.
-    /// The stand-in Google's writes (grants, revocations, pushed events) are for the
-    /// functions, tests and the developer's curl, never for a web page: any page open on the
-    /// developer's machine could otherwise post to them. A browser names the page's origin on
-    /// a cross-origin POST (`Origin`, `Sec-Fetch-Site`); servers and curl send neither. The
-    /// control routes take JSON, a type no form can send: a form's types are refused there.
-    private func crossSiteRefusal(_ request: Request, takesJSON: Bool) -> Response? {
-        if let origin = request.headers[.origin] {
-            let authority = origin.lowercased().hasPrefix("http://") ? String(origin.dropFirst("http://".count)) : nil
-            guard let authority, consoleGuard.allows(authority: authority) else { return Self.crossSite }
-        }
-        let fetchSite = request.headers.first { $0.name.canonicalName.lowercased() == "sec-fetch-site" }?.value.lowercased()
-        if let fetchSite, fetchSite != "same-origin", fetchSite != "none" { return Self.crossSite }
-        guard takesJSON, let type = request.headers[.contentType] else { return nil }
-        let mediaType = type.split(separator: ";", maxSplits: 1).first.map { $0.trimmingCharacters(in: .whitespaces).lowercased() } ?? ""
-        return Self.formTypes.contains(mediaType) ? Self.crossSite : nil
-    }
-
-    /// The content types an HTML form (or a no-CORS fetch) can send without asking first.
-    private static let formTypes: Set<String> = ["application/x-www-form-urlencoded", "multipart/form-data", "text/plain"]
-    private static let crossSite = GatewayBridge.response(APIError(
-        status: 403, code: "cross_site_request",
-        message: "The stand-in Google's writes refuse what a web page can send: post JSON (Content-Type: application/json), from no other origin."
-    ))
-
     private static let foreignHost = GatewayBridge.response(APIError(
         status: 403, code: "forbidden",
         message: "The console answers only at the address it serves: 127.0.0.1, localhost or [::1] with its port, or the --host given."
@@ -246,10 +222,23 @@ struct LocalResponder: HTTPResponder {
 
     // MARK: Google's stand-in
 
+    private static let crossSite = GatewayBridge.response(APIError(
+        status: 403, code: "cross_site_request",
+        message: "The stand-in Google's writes refuse what a web page can send: post JSON (Content-Type: application/json), from no other origin."
+    ))
+
     private func answerFakeGoogle(_ google: FakeGoogleEndpoints, _ request: Request, method: String, context: Context) async -> Response {
         let below = String(request.uri.path.dropFirst(Self.fakeGooglePrefix.count))
-        if method != "GET", let refusal = crossSiteRefusal(request, takesJSON: below == "/grants" || below == FakeGoogleRISCEvents.path) {
-            return refusal
+        // The stand-in's writes (grants, revocations, pushed events) are for the functions,
+        // tests and curl, never for a web page open on the developer's machine.
+        if method != "GET" {
+            let fetchSite = request.headers.first { $0.name.canonicalName.lowercased() == "sec-fetch-site" }?.value
+            let takesJSON = below == "/grants" || below == FakeGoogleRISCEvents.path
+            if consoleGuard.isCrossSite(
+                origin: request.headers[.origin], fetchSite: fetchSite, mediaType: takesJSON ? MediaType(request.headers[.contentType]) : nil
+            ) {
+                return Self.crossSite
+            }
         }
         let body: [UInt8]
         switch await readBody(of: request, context: context) {
