@@ -28,7 +28,7 @@ package struct GmailTokenSet: Sendable, Equatable, CustomStringConvertible, Cust
 
     /// The document format this code writes: 2 added `google_sub`, `email_verified`,
     /// `verified` and `verified_at`. Format 1 documents are read as verified sets without a
-    /// known subject. `client_id` and `rt_digests` were added within format 2: they are
+    /// known subject. `client_id`, `rt_digests` and `account_event_at` were added within format 2: they are
     /// optional; a reader that ignores `client_id` refreshes with the default client, as for
     /// sets stored before it, and one that ignores `rt_digests` writes a set without them.
     package static let currentFormat = 2
@@ -77,13 +77,17 @@ package struct GmailTokenSet: Sendable, Equatable, CustomStringConvertible, Cust
     package var updatedAt: Date
     /// `active`, `revoked`, `rejected` or `disabled`.
     package var status: Status
+    /// The `iat` of the latest `account-disabled` or `account-enabled` event applied to this
+    /// Google account's grant: an account event issued before it changes nothing (Google's
+    /// latest word on the account wins, whatever order its events arrive in). `nil` until one.
+    package var accountEventAt: Date?
 
     /// Creates a token set.
     package init(
         version: Int = GmailTokenSet.currentFormat, accessToken: String, refreshToken: String?, tokenType: String = "Bearer",
         expiresAt: Date, scope: String, googleEmail: String?, googleSubject: String? = nil, emailVerified: Bool? = nil,
         googleClientID: String? = nil, verified: Bool = true, verifiedAt: Date? = nil, connectedAt: Date, updatedAt: Date, status: Status = .active,
-        refreshTokenDigests: RefreshTokenDigests? = nil
+        refreshTokenDigests: RefreshTokenDigests? = nil, accountEventAt: Date? = nil
     ) {
         self.version = version
         self.accessToken = accessToken
@@ -101,11 +105,13 @@ package struct GmailTokenSet: Sendable, Equatable, CustomStringConvertible, Cust
         self.updatedAt = updatedAt
         self.status = status
         self.refreshTokenDigests = refreshTokenDigests
+        self.accountEventAt = accountEventAt
     }
 
-    /// Whether the refresh job can renew it: holding a refresh token, and active or a
-    /// disabled account's set that Google has since enabled (unverified until it answers).
-    package var isRefreshable: Bool { (status == .active || status == .disabled && !verified) && !(refreshToken ?? "").isEmpty }
+    /// Whether the refresh job can renew it: holding a refresh token, and active, or not
+    /// active but unverified (awaiting Google's word: a disabled account Google has since
+    /// enabled, or a reconnect over a refused or disabled grant that Google could not check yet).
+    package var isRefreshable: Bool { (status == .active || !verified) && !(refreshToken ?? "").isEmpty }
 
     /// The granted scopes as a list.
     package var scopes: [String] { scope.split(separator: " ").map(String.init) }
@@ -149,6 +155,7 @@ extension GmailTokenSet {
         if let emailVerified { fields["email_verified"] = .bool(emailVerified) }
         if let googleClientID { fields["client_id"] = .string(googleClientID) }
         if let verifiedAt { fields["verified_at"] = .string(RFC3339.string(from: verifiedAt)) }
+        if let accountEventAt { fields["account_event_at"] = .string(RFC3339.string(from: accountEventAt)) }
         if let refreshTokenDigests {
             fields["rt_digests"] = .object(["prefix": .string(refreshTokenDigests.prefix), "hash": .string(refreshTokenDigests.hash)])
         }
@@ -185,7 +192,8 @@ extension GmailTokenSet {
             // Format 1 had no verification: its sets count as verified (the refresh job
             // renews them on schedule, which records Google's identity).
             verified: try fields.bool("verified") ?? true, verifiedAt: try fields.string("verified_at").flatMap(RFC3339.date(from:)),
-            connectedAt: connectedAt, updatedAt: (try? date("updated_at")) ?? connectedAt, status: status, refreshTokenDigests: digests
+            connectedAt: connectedAt, updatedAt: (try? date("updated_at")) ?? connectedAt, status: status, refreshTokenDigests: digests,
+            accountEventAt: try fields.string("account_event_at").flatMap(RFC3339.date(from:))
         )
     }
 }

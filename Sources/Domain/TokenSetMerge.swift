@@ -31,6 +31,10 @@ extension GmailTokenSet {
     ///   stored without one, so the app asks for consent again instead of the refresh job
     ///   retrying a dead token. A `disabled` account's token is kept unverified: the user
     ///   could sign in, so Google may have enabled the account, and the next refresh run asks.
+    /// - The same account's grant that Google refused or disabled stays so (not connected)
+    ///   until Google proves a refresh token: a new one at this store, or the refresh run's
+    ///   answer for a token it holds unverified. Only the app's word (an access token, or a
+    ///   refresh token Google could not check now) never reconnects it.
     /// - Another account replaces the whole set; without a refresh token it is stored as
     ///   not refreshable.
     /// - A set stored without a refresh token of its own is unverified: only a refresh token
@@ -40,7 +44,7 @@ extension GmailTokenSet {
     ///   (a set stored before verification, or a body without a refresh token) are emails
     ///   compared, case-insensitively; when either side has no email the account is taken
     ///   to be the same.
-    /// - Any reconnect makes the set `active` again.
+    /// - Any other reconnect makes the set `active`.
     package static func merging(_ incoming: IncomingTokens, over previous: GmailTokenSet?, now: Date) -> (GmailTokenSet, StoreOutcome) {
         let expiresAt = now.addingTimeInterval(Double(incoming.expiresIn))
         let incomingScope = incoming.scopes?.joined(separator: " ")
@@ -59,7 +63,9 @@ extension GmailTokenSet {
         if isSameAccount(previous, incoming) {
             let keepsRefreshToken = incoming.refreshToken == nil && (previous.status == .active || previous.status == .disabled)
             let keepsVerification = keepsRefreshToken && previous.status == .active
-            let set = GmailTokenSet(
+            // Google's refusal or disablement stands until Google proves a refresh token.
+            let status: Status = previous.status == .active || confirmed ? .active : previous.status
+            var set = GmailTokenSet(
                 accessToken: incoming.accessToken, refreshToken: keepsRefreshToken ? previous.refreshToken : incoming.refreshToken,
                 tokenType: incoming.tokenType, expiresAt: expiresAt, scope: incomingScope ?? previous.scope,
                 googleEmail: incoming.email ?? previous.googleEmail, googleSubject: incoming.subject ?? previous.googleSubject,
@@ -68,8 +74,11 @@ extension GmailTokenSet {
                 googleClientID: keepsRefreshToken ? previous.googleClientID : incoming.clientID,
                 verified: keepsVerification ? previous.verified : keepsRefreshToken ? false : confirmed,
                 verifiedAt: keepsRefreshToken ? previous.verifiedAt : verifiedAt,
-                connectedAt: previous.connectedAt, updatedAt: now
+                connectedAt: previous.connectedAt, updatedAt: now, status: status, accountEventAt: previous.accountEventAt
             )
+            // Still refused or disabled: a refresh token held is unverified (the refresh run
+            // asks Google); without one there is nothing to ask, and Google's word is final.
+            if status != .active { set.verified = set.refreshToken == nil }
             return (set, .updated)
         }
         let set = GmailTokenSet(

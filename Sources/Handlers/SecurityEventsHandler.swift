@@ -84,15 +84,19 @@ package struct SecurityEventsHandler: APIRouteHandler {
         for event in token.events {
             let applied: GoogleAccountEvents.Applied
             do {
-                applied = try await events.apply(event, logger: logger)
+                applied = try await events.apply(event, issuedAt: token.issuedAt, logger: logger)
             } catch {
                 logger.error("security event not applied; Google delivers it again", metadata: ["event": "\(event.type.uri)", "error": "\(error)"])
                 throw .securityEventUnfinished
             }
             logger.info("security event received", metadata: [
                 "event": "\(event.type.uri)", "grants_changed": "\(applied.changed.count)", "grants_unchanged": "\(applied.unchanged)",
+                "grants_stale": "\(applied.stale)",
             ])
-            emit(eventType: Self.shortName(event.type), counts: ["Events": 1, "GrantsChanged": applied.changed.count])
+            emit(
+                eventType: Self.shortName(event.type),
+                counts: ["Events": 1, "GrantsChanged": applied.changed.count, "GrantsStale": applied.stale]
+            )
         }
         do {
             try await ledger.record(token.jti, events: Self.recorded(token, at: now()), until: now().addingTimeInterval(Self.rememberedFor))
@@ -135,7 +139,7 @@ package struct SecurityEventsHandler: APIRouteHandler {
     ].map(shortName) + ["other", "invalid"]
 
     /// One Embedded Metric Format line: `counts` under the function and the event type
-    /// (`Events` and `GrantsChanged` per event; `Invalid` per refused token).
+    /// (`Events`, `GrantsChanged` and `GrantsStale` per event; `Invalid` per refused token).
     package static func metricLine(function: String, eventType: String, counts: [String: Int], timestamp: Date) -> String {
         EmbeddedMetricLine.line(
             namespace: "PayPulse/SecurityEvents", dimensions: [("Function", function), ("EventType", eventType)],

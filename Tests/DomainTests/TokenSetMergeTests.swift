@@ -42,7 +42,7 @@ struct TokenSetMergeTests {
         let (switched, outcome) = GmailTokenSet.merging(IncomingTokens(accessToken: "ya29.new", email: "other@gmail.com"), over: stored(), now: now)
         #expect(outcome == .accountSwitched && !switched.verified)
         let (revokedBefore, _) = GmailTokenSet.merging(sent, over: stored(status: .revoked), now: now)
-        #expect(revokedBefore.refreshToken == nil && !revokedBefore.verified)
+        #expect(revokedBefore.refreshToken == nil && revokedBefore.status == .revoked)
         // The same account keeps its stored refresh token, and that token's verification.
         let (kept, _) = GmailTokenSet.merging(sent, over: stored(), now: now)
         #expect(kept.refreshToken == "1//stored" && kept.verified)
@@ -63,13 +63,26 @@ struct TokenSetMergeTests {
         #expect(withRefresh.isRefreshable)
     }
 
-    @Test("a reconnect clears revoked; the dead refresh token is not kept")
-    func revokedCleared() {
-        let (set, outcome) = GmailTokenSet.merging(IncomingTokens(accessToken: "a"), over: stored(status: .revoked), now: now)
-        #expect(outcome == .updated && set.status == .active)
-        #expect(set.refreshToken == nil)
-        let (consented, _) = GmailTokenSet.merging(IncomingTokens(accessToken: "a", refreshToken: "1//fresh"), over: stored(status: .revoked), now: now)
-        #expect(consented.isRefreshable)
+    @Test("a refused or disabled grant is connected again only by a refresh token Google proves; the app's word leaves it as it was")
+    func deadOrDisabledStays() {
+        for status in [GmailTokenSet.Status.revoked, .rejected, .disabled] {
+            // An access token alone: still not connected; a dead grant's token is not kept,
+            // a disabled account's is, for the refresh run to ask Google about.
+            let (accessOnly, outcome) = GmailTokenSet.merging(IncomingTokens(accessToken: "a"), over: stored(status: status), now: now)
+            #expect(outcome == .updated && accessOnly.status == status, "\(status)")
+            if status == .disabled {
+                #expect(accessOnly.refreshToken == "1//stored" && !accessOnly.verified && accessOnly.isRefreshable)
+            } else {
+                #expect(accessOnly.refreshToken == nil && !accessOnly.isRefreshable, "\(status)")
+            }
+            // A refresh token Google could not check now: stored, unverified, for the run to prove.
+            let unchecked = IncomingTokens(accessToken: "a", refreshToken: "1//fresh", verified: false)
+            let (pending, _) = GmailTokenSet.merging(unchecked, over: stored(status: status), now: now)
+            #expect(pending.status == status && pending.refreshToken == "1//fresh" && !pending.verified && pending.isRefreshable, "\(status)")
+            // Proved at Google: connected.
+            let (consented, _) = GmailTokenSet.merging(IncomingTokens(accessToken: "a", refreshToken: "1//fresh"), over: stored(status: status), now: now)
+            #expect(consented.status == .active && consented.verified && consented.verifiedAt == now && consented.isRefreshable, "\(status)")
+        }
     }
 
     @Test("an unknown email on either side counts as the same account")
@@ -118,7 +131,7 @@ struct TokenSetSubjectMergeTests {
     func rejectedAndUnverified() {
         let noRefresh = IncomingTokens(accessToken: "ya29.new", email: "jane@gmail.com")
         let (afterRejected, _) = GmailTokenSet.merging(noRefresh, over: stored(subject: "sub-1", email: "jane@gmail.com", status: .rejected), now: now)
-        #expect(afterRejected.refreshToken == nil && afterRejected.status == .active)
+        #expect(afterRejected.refreshToken == nil && afterRejected.status == .rejected)
         var pending = stored(subject: nil, email: "jane@gmail.com")
         pending.verified = false
         let (kept, _) = GmailTokenSet.merging(noRefresh, over: pending, now: now)

@@ -39,12 +39,16 @@ enum FaultScenario: String, CaseIterable, Sendable {
     case tokensRevoked = "security-events tokens-revoked x2"
     /// Google's account-purged likewise: both grants deleted as a disconnect deletes.
     case accountPurged = "security-events account-purged x2"
+    /// Google's tokens-revoked issued an hour before Google last proved the grants (a
+    /// delivery delayed past a reconnect, a redelivery after our 503s): it changes no grant,
+    /// whatever fails, and is still recorded so its redeliveries stop.
+    case lateTokensRevoked = "security-events tokens-revoked late x2"
 
     static let refreshGrants = 3
 
     /// Whether this is one of the receiver's cells, whose answer Google acts on: anything
     /// but 202 makes it deliver the same token again.
-    var isSecurityEvent: Bool { self == .tokensRevoked || self == .accountPurged }
+    var isSecurityEvent: Bool { self == .tokensRevoked || self == .accountPurged || self == .lateTokensRevoked }
 
     /// Whether the scenario calls Google (a first connection proves its refresh token,
     /// disconnect revokes, the refresh refreshes; the update sends none, and the receiver's
@@ -74,6 +78,10 @@ enum FaultScenario: String, CaseIterable, Sendable {
                 step("mark", "PutSecretValue", 1), step("tag write", "TagResource", 1), step("delete", "DeleteSecret", 1),
                 step("2nd grant's delete", "DeleteSecret", 2), step("ledger record", "PutItem", 1),
             ]
+        case (.lateTokensRevoked, .secretsManager):
+            return [step("subject lookup", "ListSecrets", 1), step("read", "GetSecretValue", 2), step("ledger record", "PutItem", 1)]
+        case (.lateTokensRevoked, .dynamoDB):
+            return [step("subject lookup", "Query", 1), step("read", "GetItem", 2), step("KMS", "Decrypt", 1), step("ledger record", "PutItem", 1)]
         case (.accountPurged, .dynamoDB):
             return [
                 step("KMS", "Decrypt", 1), step("mark", "UpdateItem", 1), step("delete", "UpdateItem", 2), step("2nd grant's delete", "UpdateItem", 4),
@@ -186,8 +194,10 @@ enum FaultScenario: String, CaseIterable, Sendable {
             }
             let handler = refreshHandler(bench, grants: grants.proxied, userPrefix: "\(cell)-r")
             return Prepared(watched: watched, grants: grants.direct) { await Self.run(handler, bench) }
-        case .tokensRevoked, .accountPurged:
-            let event = try bench.signer.next(self == .tokensRevoked ? SecurityEventSigner.tokensRevoked : SecurityEventSigner.accountPurged)
+        case .tokensRevoked, .accountPurged, .lateTokensRevoked:
+            let event = try bench.signer.next(
+                self == .accountPurged ? SecurityEventSigner.accountPurged : SecurityEventSigner.tokensRevoked, late: self == .lateTokensRevoked
+            )
             var watched: [Watched] = []
             for (index, subject) in [event.subject, event.subject, SecurityEventSigner.bystander].enumerated() {
                 let grantee = UserID("\(cell)-s\(index)")!

@@ -23,6 +23,10 @@ final class SecurityEventSigner: Sendable {
         var token: String
     }
 
+    /// How long before the cells' clock a late token is issued, in seconds: older than the
+    /// grants' proof (the cells' clock) by more than the receiver's leeway.
+    static let lateAge = 3600
+
     private struct State {
         var unused: [String: [Event]] = [:]
         var accounts = 0
@@ -41,18 +45,20 @@ final class SecurityEventSigner: Sendable {
         self.issuedAt = issuedAt
     }
 
-    /// A fresh event of `type` about an account of its own, with a `jti` of its own.
-    func next(_ type: String) throws -> Event {
-        try state.withLock { state in
-            if state.unused[type, default: []].isEmpty { try sign(type, into: &state) }
-            return state.unused[type]!.removeFirst()
+    /// A fresh event of `type` about an account of its own, with a `jti` of its own; `late`:
+    /// issued ``lateAge`` seconds before the cells' clock.
+    func next(_ type: String, late: Bool = false) throws -> Event {
+        let batch = late ? type + "#late" : type
+        return try state.withLock { state in
+            if state.unused[batch, default: []].isEmpty { try sign(type, late: late, as: batch, into: &state) }
+            return state.unused[batch]!.removeFirst()
         }
     }
 
-    private func sign(_ type: String, into state: inout State) throws {
+    private func sign(_ type: String, late: Bool, as batch: String, into state: inout State) throws {
         let subjects = (0..<Self.batchSize).map { index in String(format: "10%019d", state.accounts + index + 1) }
         state.accounts += subjects.count
-        let iat = Int(issuedAt.timeIntervalSince1970) - 60
+        let iat = Int(issuedAt.timeIntervalSince1970) - (late ? Self.lateAge : 60)
         let signed = try PyJWTIssuer.sign(subjects.map { subject in
             let event: [String: any Sendable] = ["subject": ["subject_type": "iss-sub", "iss": Self.issuer, "sub": subject] as [String: any Sendable]]
             let claims: [String: any Sendable] = [
@@ -63,6 +69,6 @@ final class SecurityEventSigner: Sendable {
         // Each batch has fresh keys under the same `kid`s, so they replace the last batch's: a
         // cell takes its token before it builds its handler, which fetches the keys afresh.
         google.publishRISCKeys(signed.jwks, issuer: Self.issuer)
-        state.unused[type, default: []] += zip(subjects, signed.tokens).map { Event(subject: $0, token: $1) }
+        state.unused[batch, default: []] += zip(subjects, signed.tokens).map { Event(subject: $0, token: $1) }
     }
 }

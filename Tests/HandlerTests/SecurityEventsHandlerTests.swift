@@ -26,7 +26,7 @@ struct SecurityEventsHandlerTests {
         }
     }
 
-    private struct Bench {
+    struct Bench {
         let google: FakeGoogleServer
         let secrets = InMemorySecretStore()
         let ledger = InMemorySecurityEventLedger()
@@ -34,11 +34,16 @@ struct SecurityEventsHandlerTests {
         let logs = LogCapture()
         var vault: TokenVault { TokenVault(secrets: secrets) }
 
-        init(keySet: String) async throws {
+        /// - Parameter proved: whether Google proved the stored grant (now); `false` stores it
+        ///   as sent, with no proof an event could be older than.
+        init(keySet: String, proved: Bool = true) async throws {
             google = try FakeGoogleServer()
             google.publishRISCKeys(keySet, issuer: SecurityEventsHandlerTests.issuer)
             _ = try await vault.store(
-                IncomingTokens(accessToken: "ya29.a", refreshToken: "1//r", scopes: [GmailScopes.readonly], subject: SecurityEventsHandlerTests.subject),
+                IncomingTokens(
+                    accessToken: "ya29.a", refreshToken: "1//r", scopes: [GmailScopes.readonly], subject: SecurityEventsHandlerTests.subject,
+                    verified: proved
+                ),
                 for: UserID("user-1")!
             )
         }
@@ -63,13 +68,17 @@ struct SecurityEventsHandlerTests {
             )
         }
 
-        func status() async throws -> GmailTokenSet.Status? { try await vault.current(of: UserID("user-1")!)?.tokenSet.status }
+        func status() async throws -> GmailTokenSet.Status? { try await set()?.status }
+        func set() async throws -> GmailTokenSet? { try await vault.current(of: UserID("user-1")!)?.tokenSet }
     }
 
-    private static func sign(_ types: [String], jti: String = UUID().uuidString) throws -> PyJWTIssuer {
-        try PyJWTIssuer.sign(types.map { type in
+    /// One token per type, under one key, each issued its `ages` seconds ago (5 unless
+    /// told), with fresh `jti`s unless told.
+    static func sign(_ types: [String], jti: String? = nil, ages: [Int] = []) throws -> PyJWTIssuer {
+        let now = Int(Date().timeIntervalSince1970)
+        return try PyJWTIssuer.sign(types.enumerated().map { index, type in
             PyJWTIssuer.Token(claims: [
-                "iss": issuer, "aud": client, "iat": Int(Date().timeIntervalSince1970) - 5, "jti": jti,
+                "iss": issuer, "aud": client, "iat": now - (index < ages.count ? ages[index] : 5), "jti": jti ?? UUID().uuidString,
                 "events": [type: ["subject": ["subject_type": "iss-sub", "iss": issuer, "sub": subject]]],
             ], alg: "RS256")
         })

@@ -16,6 +16,9 @@ struct GoogleAccountEventsTests {
         let fixture: RefreshFixture
         let shared = "10\(UInt64.random(in: 1_000_000_000_000_000...9_999_999_999_999_999))"
         let other = "11\(UInt64.random(in: 1_000_000_000_000_000...9_999_999_999_999_999))"
+        /// The `iat` of the events sent unless told: when the bench was made (a redelivery
+        /// carries its token's `iat` again).
+        let issued = Date(timeIntervalSince1970: Date().timeIntervalSince1970.rounded(.down))  // whole seconds, as iat
 
         init(_ stores: StoreFactory.Stores) async throws {
             fixture = try RefreshFixture(stores)
@@ -48,8 +51,8 @@ struct GoogleAccountEventsTests {
             )
         }
 
-        func apply(_ type: SecurityEventType, _ subject: String) async throws -> GoogleAccountEvents.Applied {
-            try await actions.apply(event(type, subject), logger: fixture.logs.logger)
+        func apply(_ type: SecurityEventType, _ subject: String, issuedAt: Date? = nil) async throws -> GoogleAccountEvents.Applied {
+            try await actions.apply(event(type, subject), issuedAt: issuedAt ?? issued, logger: fixture.logs.logger)
         }
 
         func state(_ index: Int) async throws -> ConnectionState { try await fixture.vault.connectionState(of: fixture.user(index)) }
@@ -137,7 +140,7 @@ struct GoogleAccountEventsTests {
             let token1 = "1//\(bench.fixture.run)-1", token0 = "1//\(bench.fixture.run)-0"
             // Google's identifiers, made here from the token as Google makes them.
             let hashed = Data(SHA512.hash(data: Data(SHA512.hash(data: Data(token1.utf8))))).base64EncodedString()
-            let revoked = try await bench.actions.apply(bench.tokenEvent(.hashBase64SHA512SHA512, hashed), logger: bench.fixture.logs.logger)
+            let revoked = try await bench.actions.apply(bench.tokenEvent(.hashBase64SHA512SHA512, hashed), issuedAt: bench.issued, logger: bench.fixture.logs.logger)
             #expect(revoked.changed == [bench.fixture.user(1)])
             #expect(try await bench.state(1) == .revoked)
             #expect(await bench.freshToken(1).failure == .revoked)
@@ -145,12 +148,12 @@ struct GoogleAccountEventsTests {
             #expect(try await bench.apply(.tokensRevoked, bench.other).changed == [bench.fixture.user(2)])
 
             // The prefix form; then a token of no grant, and a hash that is no SHA-512.
-            let byPrefix = try await bench.actions.apply(bench.tokenEvent(.prefix, String(token0.prefix(16))), logger: bench.fixture.logs.logger)
+            let byPrefix = try await bench.actions.apply(bench.tokenEvent(.prefix, String(token0.prefix(16))), issuedAt: bench.issued, logger: bench.fixture.logs.logger)
             #expect(byPrefix.changed == [bench.fixture.user(0)])
             #expect(try await bench.state(0) == .revoked)
             let unknown = Data(SHA512.hash(data: Data(SHA512.hash(data: Data("1//another".utf8))))).base64EncodedString()
-            #expect(try await bench.actions.apply(bench.tokenEvent(.hashBase64SHA512SHA512, unknown), logger: bench.fixture.logs.logger) == .init())
-            #expect(try await bench.actions.apply(bench.tokenEvent(.hashBase64SHA512SHA512, "bm90IGEgaGFzaA=="), logger: bench.fixture.logs.logger) == .init())
+            #expect(try await bench.actions.apply(bench.tokenEvent(.hashBase64SHA512SHA512, unknown), issuedAt: bench.issued, logger: bench.fixture.logs.logger) == .init())
+            #expect(try await bench.actions.apply(bench.tokenEvent(.hashBase64SHA512SHA512, "bm90IGEgaGFzaA=="), issuedAt: bench.issued, logger: bench.fixture.logs.logger) == .init())
             #expect(bench.fixture.google.tokenCalls == 0 && bench.fixture.google.revokeCalls == 0)
         }
     }
@@ -161,7 +164,7 @@ struct GoogleAccountEventsTests {
             let bench = try await Bench(stores)
             let keyless = GoogleAccountEvents(vault: TokenVault(grants: bench.fixture.grants), recoveryWindowDays: 7)
             let event = bench.tokenEvent(.prefix, String("1//\(bench.fixture.run)-1".prefix(16)))
-            #expect(try await keyless.apply(event, logger: bench.fixture.logs.logger) == .init())
+            #expect(try await keyless.apply(event, issuedAt: bench.issued, logger: bench.fixture.logs.logger) == .init())
             #expect(try await bench.state(1) == .connected)
             #expect(bench.fixture.logs.lines.contains { $0.contains("token_digest_key") })
         }
@@ -197,7 +200,7 @@ struct GoogleAccountEventsTests {
                 bench.fixture.user(2).rawValue, attributes: [IndexedGrantAttribute.refreshTokenPrefix.rawValue: digests.prefix], expected: nil
             )
             let revoked = try await bench.actions.apply(
-                bench.tokenEvent(.prefix, String("1//\(bench.fixture.run)-1".prefix(16))), logger: bench.fixture.logs.logger
+                bench.tokenEvent(.prefix, String("1//\(bench.fixture.run)-1".prefix(16))), issuedAt: bench.issued, logger: bench.fixture.logs.logger
             )
             #expect(Set(revoked.changed) == [bench.fixture.user(1)] && revoked.unchanged == 1)
             #expect(try await bench.set(2)?.status == .active)

@@ -83,7 +83,8 @@ private func soak(issuerKeys: Bool = false, on makeBackend: (FakeGoogleServer) a
     }
     defer { issuer?.stop() }
     let label = backend.name + (issuerKeys ? "-jwks" : "")
-    let events = try SoakSecurityEvents(google: google, audience: google.clientID)
+    var eventRandom = SplitMix64(seed: seed ^ 0x5EC0_E7E7)
+    let events = try SoakSecurityEvents(google: google, audience: google.clientID, using: &eventRandom)
     let workload = SoakWorkload(label: label, jwts: jwts, google: google, environment: environment, events: events)
 
     // Every user exists and is connected before the soak: the first connection
@@ -170,6 +171,7 @@ private func soak(issuerKeys: Bool = false, on makeBackend: (FakeGoogleServer) a
         #expect(operations.contains { $0.isEvent(kind) && $0.httpStatus == 202 && $0.event?.redelivery == false }, "no \(kind) event was accepted")
     }
     #expect(operations.contains { $0.function == .securityEvents && $0.event?.redelivery == true }, "no security event was delivered again")
+    #expect(operations.contains { $0.function == .securityEvents && $0.event?.late == true && $0.httpStatus == 202 }, "no late security event was delivered")
     #expect(stormWorkers == 0 || stormed.records.compactMap(\.summary).contains { $0.refreshed > 0 }, "the refresh storm refreshed nothing")
     #expect(samples.count > 0, "no token set was sampled during the run")
 }

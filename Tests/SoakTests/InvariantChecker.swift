@@ -93,6 +93,15 @@ struct Violation: Sendable, CustomStringConvertible {
 ///    tokens-revoked; after account-disabled V is not `active` unless an account-enabled
 ///    delivery ended after E started. A refresh that read the set before E and wrote after
 ///    it must lose its swap, not write back an active set.
+/// 8. **Google's order**: an event issued (`iat`) more than a minute before V's last proof
+///    (`verified_at`, which revoking or disabling leaves as it was) explains nothing and is
+///    owed nothing (**no grant revoked or disabled by an event older than its proof**);
+///    account-disabled and account-enabled are owed only when no event of the other kind
+///    was issued later (**the latest account event wins**: V `disabled` and verified after an
+///    account-enabled that surely acted and no later-issued account-disabled is a
+///    violation). `w` is the latest store V can come from: a reconnect after an event may
+///    bring the grant back through Google's proof. A store Google proved nothing at (no
+///    refresh token, the seed) keeps the `revoked` or `disabled` of the set it merged over.
 ///
 /// The inputs make this exact: every store-tokens sends a grant no other call sends, and
 /// either a refresh token (Google's answer then replaces the set but `connected_at`, and
@@ -227,30 +236,49 @@ struct InvariantChecker {
         }
     }
 
-    /// Rule 7's second half: an event that surely acted on `w`'s set is not undone.
+    /// Rule 7's second half: an event that surely acted on `w`'s set is not undone, and an
+    /// older account event does not win over a newer one. `w` is the latest store the set
+    /// can come from: a later reconnect may legitimately bring back what an event changed.
     private func undoneEvent(
         _ set: GmailTokenSet, look: Observation, stores: [SoakRecord], history: [SoakRecord], events: [SoakRecord]
     ) -> [Violation] {
         guard set.googleSubject == SoakWorkload.googleSubject(look.user), set.status != .revoked,
-              let w = stores.first(where: { comesFrom(set, $0, earlier: stores, ignoringStatus: true) }),
+              let w = stores.filter({ comesFrom(set, $0, earlier: stores, ignoringStatus: true) }).max(by: { $0.started < $1.started }),
               !history.contains(where: { $0.function == .disconnect && $0.ended > w.started && $0.started < look.ended })
         else { return [] }
+        // Over, after the store, first to deliver its token, and not older than the set's
+        // last proof (the set's proof can only have moved later since, so this is sure).
         let surelyActed = { (e: SoakRecord) in
-            e.httpStatus == 202 && w.ended < e.started && e.ended < look.started
+            e.httpStatus == 202 && w.ended < e.started && e.ended < look.started && Self.notOlder(e, than: set)
                 && !events.contains { $0.event?.jti == e.event?.jti && $0.tag != e.tag && $0.started < e.ended }
         }
-        let undone = { (e: SoakRecord) in
+        let undone = { (e: SoakRecord, rule: String) in
             Violation(
-                user: look.user, rule: "security event undone",
+                user: look.user, rule: rule,
                 detail: "\(e.event!.kind) \(e.tag) answered 202 after store-tokens \(w.sent!.call) ended, yet its set reads \(set.status.rawValue)"
+                    + (set.verified ? "" : " (unverified)")
             )
         }
-        if let revoked = events.first(where: { $0.isEvent(.tokensRevoked) && surelyActed($0) }) { return [undone(revoked)] }
-        if set.status == .active, let disabled = events.first(where: { $0.isEvent(.accountDisabled) && surelyActed($0) }),
-           !events.contains(where: { $0.isEvent(.accountEnabled) && $0.ended > disabled.started }) {
-            return [undone(disabled)]
+        // A later account event of the other kind (by `iat`, whenever delivered) may have won.
+        let overtaken = { (e: SoakRecord, kind: SentEvent.Kind) in
+            events.contains { $0.isEvent(kind) && $0.event!.issuedAt >= e.event!.issuedAt }
+        }
+        if let revoked = events.first(where: { $0.isEvent(.tokensRevoked) && surelyActed($0) }) { return [undone(revoked, "security event undone")] }
+        if set.status == .active, let disabled = events.first(where: { $0.isEvent(.accountDisabled) && surelyActed($0) && !overtaken($0, .accountEnabled) }) {
+            return [undone(disabled, "security event undone")]
+        }
+        if set.status == .disabled, set.verified,
+           let enabled = events.first(where: { $0.isEvent(.accountEnabled) && surelyActed($0) && !overtaken($0, .accountDisabled) }) {
+            return [undone(enabled, "an older account event won over Google's latest")]
         }
         return []
+    }
+
+    /// Whether delivery `e` is not older than `set`'s last proof by more than the receiver's
+    /// leeway (an event issued before Google last renewed the grant leaves it alone).
+    static func notOlder(_ e: SoakRecord, than set: GmailTokenSet) -> Bool {
+        guard let issued = e.event?.issuedAt, let proof = set.verifiedAt else { return true }
+        return issued >= proof.addingTimeInterval(-GoogleAccountEvents.proofLeeway)
     }
 
     /// Rule 4: read as connected between `started` and `ended` although a 200 disconnect
@@ -312,19 +340,29 @@ struct InvariantChecker {
         }
         guard emailOK else { return false }
         if ignoringStatus { return true }
-        // A delivery whose token an earlier accepted one recorded did nothing (the ledger).
+        // A delivery whose token an earlier accepted one recorded did nothing (the ledger),
+        // nor did one older than the set's last proof: no event older than it revokes or
+        // disables a grant.
         let actedAfter = { (kind: SentEvent.Kind) in
-            events.contains { e in e.isEvent(kind) && e.ended > w.started && !events.contains { $0.recordedBefore(e) } }
+            events.contains { e in
+                e.isEvent(kind) && e.ended > w.started && Self.notOlder(e, than: set) && !events.contains { $0.recordedBefore(e) }
+            }
+        }
+        // A store Google proved nothing at (no refresh token, or the seed) keeps the status of
+        // a refused or disabled grant it merged over: an event or a refusal before it ended.
+        let carried = { (kind: SentEvent.Kind) in
+            sent.storedAsSent && events.contains { $0.isEvent(kind) && $0.started < w.ended }
         }
         switch set.status {
         case .active:
             return Int(set.expiresAt.timeIntervalSince(set.updatedAt).rounded()) == lifetime
         case .revoked:
-            return (grant.map(google.invalidGrantRefreshTokens.contains) ?? false) || actedAfter(.tokensRevoked)
+            return (grant.map(google.invalidGrantRefreshTokens.contains) ?? false) || actedAfter(.tokensRevoked) || carried(.tokensRevoked)
+                || sent.storedAsSent && before.contains { $0.refreshToken.map(google.invalidGrantRefreshTokens.contains) ?? false }
         case .rejected:
             return false  // the soak's grants are all our client's
         case .disabled:
-            return actedAfter(.accountDisabled) && (set.verified || actedAfter(.accountEnabled))
+            return actedAfter(.accountDisabled) && (set.verified || actedAfter(.accountEnabled)) || carried(.accountDisabled)
         }
     }
 }

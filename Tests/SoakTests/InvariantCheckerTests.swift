@@ -119,9 +119,12 @@ struct InvariantCheckerTests {
         #expect(Self.rules(history, Self.state(Self.asSent("s", refresh: false))).isEmpty)
     }
 
-    static func event(_ kind: SentEvent.Kind, _ from: Int, _ to: Int, status: Int = 202, jti: String? = nil) -> SoakRecord {
+    /// A delivery; its token issued at `issuedAt` (by default after every proof these tests make).
+    static func event(
+        _ kind: SentEvent.Kind, _ from: Int, _ to: Int, status: Int = 202, jti: String? = nil, issuedAt: Date = .distantFuture
+    ) -> SoakRecord {
         var record = SoakRecord(function: .securityEvents, user: 0, tag: "e\(from)", started: at(from), ended: at(to), exitStatus: 0, httpStatus: status)
-        record.event = SentEvent(kind: kind, jti: jti ?? "jti-\(from)", redelivery: false)
+        record.event = SentEvent(kind: kind, jti: jti ?? "jti-\(from)", issuedAt: issuedAt, redelivery: false)
         return record
     }
 
@@ -173,6 +176,56 @@ struct InvariantCheckerTests {
         // A set of another account (a switch) is not the event's.
         let other = Self.state(Self.verified("a", access: "google-a2"))
         #expect(Self.rules([Self.store("a", 0, 1), Self.event(.tokensRevoked, 2, 3)], other, issued: refreshed).isEmpty)
+    }
+
+    /// Google delivers late and out of order: the receiver leaves a grant alone when an event
+    /// is older than its last proof, or than the latest account event applied to it.
+    @Test("an event older than the set's last proof neither explains its status nor is owed; the latest account event wins")
+    func lateAndReordered() {
+        var provedRevoked = Self.ofAccount(Self.verified("a"), status: .revoked)
+        provedRevoked.verifiedAt = Self.now
+        let late = Self.now.addingTimeInterval(-3600), withinLeeway = Self.now.addingTimeInterval(-30)
+        #expect(Self.rules([Self.store("a", 0, 1), Self.event(.tokensRevoked, 2, 3, issuedAt: late)], Self.state(provedRevoked)) == ["unexplained token set"])
+        #expect(Self.rules([Self.store("a", 0, 1), Self.event(.tokensRevoked, 2, 3, issuedAt: withinLeeway)], Self.state(provedRevoked)).isEmpty)
+        var provedActive = Self.ofAccount(Self.verified("a", access: "google-a2"))
+        provedActive.verifiedAt = Self.now
+        let refreshed = ["google-a2": "refresh-a"]
+        #expect(Self.rules([Self.store("a", 0, 1), Self.event(.accountDisabled, 2, 3, issuedAt: late)], Self.state(provedActive, tags: nil), issued: refreshed).isEmpty)
+        #expect(Self.rules([Self.store("a", 0, 1), Self.event(.accountDisabled, 2, 3, issuedAt: withinLeeway)], Self.state(provedActive, tags: nil), issued: refreshed)
+            == ["security event undone"])
+
+        // account-enabled issued after the account-disabled delivered later: enabled wins.
+        let earlier = Self.now.addingTimeInterval(5), later = Self.now.addingTimeInterval(10)
+        let reordered = [Self.store("a", 0, 1), Self.event(.accountEnabled, 2, 3, issuedAt: later), Self.event(.accountDisabled, 4, 5, issuedAt: earlier)]
+        #expect(Self.rules(reordered, Self.state(provedActive, tags: nil), issued: refreshed).isEmpty)
+        // An enable that surely acted, then nothing newer: a set still disabled by an older disable is wrong.
+        let disabled = Self.state(Self.ofAccount(Self.verified("a"), status: .disabled))
+        let olderDisableWins = [Self.store("a", 0, 1), Self.event(.accountDisabled, 2, 3, issuedAt: earlier), Self.event(.accountEnabled, 4, 5, issuedAt: later)]
+        #expect(Self.rules(olderDisableWins, disabled) == ["an older account event won over Google's latest"])
+        let newerDisable = [Self.store("a", 0, 1), Self.event(.accountEnabled, 2, 3, issuedAt: earlier), Self.event(.accountDisabled, 4, 5, issuedAt: later)]
+        #expect(Self.rules(newerDisable, disabled).isEmpty)
+    }
+
+    /// A body without a refresh token over a disabled set keeps the disabled account's token,
+    /// unverified: the refresh run's proof at Google then connects it again, legitimately.
+    @Test("a set Google proved after a reconnect over a disabled account is the reconnect's, not an undone event")
+    func provedAfterReconnect() {
+        let checker = InvariantChecker(
+            records: [Self.store("a", 0, 1), Self.event(.accountDisabled, 2, 3), Self.store("s", 4, 5, refresh: false)],
+            google: GoogleFacts(issued: { $0 == "google-a2" && $1 == "refresh-a" }, invalidGrantRefreshTokens: [], accountEmail: { _ in "g@example.com" })
+        )
+        let proved = Self.ofAccount(Self.verified("a", access: "google-a2", email: "g@example.com"))
+        #expect(checker.violations(finalStates: [0: Self.state(proved)]).map(\.rule) == [])
+        // Without that reconnect, the same set undoes the event.
+        let undone = InvariantChecker(
+            records: [Self.store("a", 0, 1), Self.event(.accountDisabled, 2, 3)],
+            google: GoogleFacts(issued: { $0 == "google-a2" && $1 == "refresh-a" }, invalidGrantRefreshTokens: [], accountEmail: { _ in "g@example.com" })
+        )
+        #expect(undone.violations(finalStates: [0: Self.state(proved)]).map(\.rule) == ["security event undone"])
+        // The reconnect's set itself, before the proof: disabled, unverified, the status carried over.
+        var carried = Self.ofAccount(Self.asSent("s", refresh: false, keptRefreshToken: "refresh-a"), status: .disabled, verified: false)
+        carried.googleSubject = SoakWorkload.googleSubject(0)
+        #expect(checker.violations(finalStates: [0: Self.state(carried)]).map(\.rule) == [])
     }
 
     @Test("absent only after a successful disconnect that no 201 followed")

@@ -1,3 +1,4 @@
+import Foundation
 import PayPulseDomain
 
 /// The functions the soak runs: the four the app and the schedule call, and Google's
@@ -21,8 +22,14 @@ struct SentEvent: Sendable, Equatable {
     var kind: Kind
     /// Names the token (its `jti`): deliveries of one token share it.
     var jti: String
+    /// The token's `iat`: an event older than a grant's last proof, or than the latest
+    /// account event applied to it, leaves it alone.
+    var issuedAt: Date
     /// Whether this delivery sends a token some earlier operation already sent.
     var redelivery: Bool
+    /// Whether the token is an hour old: delayed past the reconnects, as Google's redelivery
+    /// after our 503s can be.
+    var late = false
 }
 
 /// The token set one store-tokens call sent, exactly (the app's JSON body).

@@ -6,6 +6,12 @@ import Synchronization
 /// process per token would cost more than the functions it feeds) and published as the
 /// fake Google's RISC key set. Each user's Google account has its own tokens of each kind;
 /// a delivery takes a fresh one, or sends again one already sent, as Google redelivers.
+///
+/// Their `iat`s are as Google's would be, late and out of order: most are issued within the
+/// half minute before ``currentIssuedAhead`` seconds from now (the receiver allows a minute of
+/// clock skew ahead), in no particular order across kinds, so an `account-enabled` may be
+/// older than the `account-disabled` delivered after it; one of each user's tokens of each
+/// kind is an hour old, as a delivery delayed past the reconnects the soak makes.
 final class SoakSecurityEvents: Sendable {
     static let issuer = "https://accounts.google.com/"
     /// Fresh tokens per user and kind; past them, deliveries are redeliveries.
@@ -13,6 +19,14 @@ final class SoakSecurityEvents: Sendable {
     /// Every fourth delivery sends a token again; the others take fresh ones, their kinds in
     /// turn, so even a short soak delivers each kind and a duplicate.
     static let redeliveryEvery = 4
+    /// How far ahead of the signing the newest `iat` is, in seconds: current for the minute
+    /// and more of a phase's proofs (an event older than a grant's last proof by more than a
+    /// minute leaves it alone).
+    static let currentIssuedAhead = 55
+    /// The spread of current tokens' `iat`s below that, in seconds: reordered account events.
+    static let currentSpread = 30
+    /// How old a late token is, in seconds.
+    static let lateAge = 3600
 
     private struct Token {
         var user: Int
@@ -30,18 +44,24 @@ final class SoakSecurityEvents: Sendable {
 
     /// Signs every token and publishes their key on `google`.
     /// - Parameter audience: our client ID, which Google puts in `aud`.
-    init(google: FakeGoogleServer, audience: String) throws {
-        let iat = Int(Date().timeIntervalSince1970) - 60
+    init(google: FakeGoogleServer, audience: String, using random: inout some RandomNumberGenerator) throws {
+        let now = Int(Date().timeIntervalSince1970)
         var planned: [(user: Int, event: SentEvent)] = []
         for user in 0..<SoakWorkload.userCount {
             for kind in SentEvent.Kind.allCases {
-                for _ in 0..<Self.perUserAndKind { planned.append((user, SentEvent(kind: kind, jti: UUID().uuidString, redelivery: false))) }
+                for index in 0..<Self.perUserAndKind {
+                    // A quarter of the users' first tokens of a kind are late, so a short run sends some.
+                    let late = (user + index) % Self.perUserAndKind == 0
+                    let iat = late ? now - Self.lateAge : now + Self.currentIssuedAhead - Int.random(in: 0..<Self.currentSpread, using: &random)
+                    let event = SentEvent(kind: kind, jti: UUID().uuidString, issuedAt: Date(timeIntervalSince1970: Double(iat)), redelivery: false, late: late)
+                    planned.append((user, event))
+                }
             }
         }
         let signed = try PyJWTIssuer.sign(planned.map { user, event in
             let subject: [String: any Sendable] = ["subject_type": "iss-sub", "iss": Self.issuer, "sub": SoakWorkload.googleSubject(user)]
             let claims: [String: any Sendable] = [
-                "iss": Self.issuer, "aud": audience, "iat": iat, "jti": event.jti,
+                "iss": Self.issuer, "aud": audience, "iat": Int(event.issuedAt.timeIntervalSince1970), "jti": event.jti,
                 "events": [event.kind.rawValue: ["subject": subject] as [String: any Sendable]] as [String: any Sendable],
             ]
             return PyJWTIssuer.Token(claims: claims, alg: "RS256")

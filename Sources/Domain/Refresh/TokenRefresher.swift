@@ -146,8 +146,10 @@ package struct TokenRefresher: Sendable {
             await repairTags(of: user, from: set, version: stored.version, listed: listedTags, logger: logger)
             return .skipped(reason)
         }
-        // A disabled account's set is asked about once Google says it enabled the account.
-        guard set.status == .active || set.status == .disabled && !set.verified else { return await skip(set.status.rawValue) }
+        // A set that is not active is asked about only while unverified: a disabled account
+        // Google says it enabled, or a reconnect over a refused or disabled grant that Google
+        // could not check at the time. Google's answer is then final either way.
+        guard set.status == .active || !set.verified else { return await skip(set.status.rawValue) }
         guard let refreshToken = set.refreshToken, !refreshToken.isEmpty else { return await skip("no refresh token") }
         guard !set.verified || isDue(set, rule) else {
             return await skip("not due")
@@ -239,6 +241,7 @@ package struct TokenRefresher: Sendable {
     ) async -> Outcome {
         var marked = set
         marked.status = status
+        marked.verified = true  // Google's word: not asked again
         marked.updatedAt = now()
         return await write(marked, user: user, expected: expected, success: success, logger: logger)
     }

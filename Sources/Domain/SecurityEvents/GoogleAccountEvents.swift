@@ -22,6 +22,17 @@ import PayPulsePorts
 ///
 /// Applying an event again changes nothing more, so a redelivery after a failure (the store
 /// down halfway through an account's grants) finishes the work and undoes none of it.
+///
+/// Google delivers late (a redelivery after our 503, a queue) and in any order, so an event
+/// acts only if it is not older than what we know of the grant:
+/// - **The last proof wins over an older event.** An event issued (`iat`) more than
+///   ``proofLeeway`` before Google last accepted the grant's refresh token (`verified_at`)
+///   leaves the grant alone: Google renewed it after the event, so the event describes an
+///   earlier state. Within the leeway (clocks differ) the event acts: when in doubt, revoke.
+/// - **The latest account event wins.** `account-disabled` and `account-enabled` issued
+///   before the latest one applied to the grant (``GmailTokenSet/accountEventAt``) change
+///   nothing, so `enabled` then an older `disabled` leaves the account enabled.
+/// Such an event is counted as stale (``Applied/stale``), logged, and answered 202 like any other.
 package struct GoogleAccountEvents: Sendable {
     /// What applying one event did.
     package struct Applied: Sendable, Equatable {
@@ -30,13 +41,21 @@ package struct GoogleAccountEvents: Sendable {
         /// Grants found for the account that this event leaves as they are (already in the
         /// state it asks for, or the value names another account now).
         package var unchanged: Int
+        /// Grants this event leaves as they are because we know something newer: Google
+        /// proved the grant, or issued a later account event, after this event's `iat`.
+        package var stale: Int
 
         /// Creates a result.
-        package init(changed: [UserID] = [], unchanged: Int = 0) {
+        package init(changed: [UserID] = [], unchanged: Int = 0, stale: Int = 0) {
             self.changed = changed
             self.unchanged = unchanged
+            self.stale = stale
         }
     }
+
+    /// How far before the grant's last proof an event may be issued and still act, in
+    /// seconds: the clocks of Google's signer and of our functions may differ by this much.
+    package static let proofLeeway: TimeInterval = 60
 
     let vault: TokenVault
     let recoveryWindowDays: Int
@@ -51,16 +70,17 @@ package struct GoogleAccountEvents: Sendable {
         self.now = now
     }
 
-    /// Applies `event` to the grants of the account its subject names. An event that is
-    /// not acted on, or whose subject is no Google account, changes nothing.
+    /// Applies `event`, issued by Google at `issuedAt` (the token's `iat`), to the grants of
+    /// the account its subject names. An event that is not acted on, or whose subject is no
+    /// Google account, changes nothing.
     /// - Throws: `StoreError` when the store fails or a grant kept changing: the caller
     ///   answers so that Google delivers the event again.
-    package func apply(_ event: SecurityEvent, logger: Logger) async throws -> Applied {
+    package func apply(_ event: SecurityEvent, issuedAt: Date, logger: Logger) async throws -> Applied {
         switch event.subject {
         case .googleAccount(let account):
-            guard let change = Change(event.type) else { return Applied() }
+            guard let type = Change.Kind(event.type) else { return Applied() }
             let users = try await vault.grants.users(with: .googleSubject, equalTo: account.subject)
-            return try await apply(change, to: users, logger: logger) { $0.googleSubject == account.subject }
+            return try await apply(Change(kind: type, issuedAt: issuedAt), to: users, logger: logger) { $0.googleSubject == account.subject }
         case .oauthToken(let token) where event.type == .tokenRevoked:
             guard token.tokenType == nil || token.tokenType == "refresh_token" else { return Applied() }
             guard let digester = try await vault.digester() else {
@@ -70,7 +90,7 @@ package struct GoogleAccountEvents: Sendable {
             guard let digest = digester.digest(of: token) else { return Applied() }
             let users = try await vault.grants.users(with: RefreshTokenDigests.attribute(for: token.identifierAlgorithm), equalTo: digest)
             // The listing only points: the stored token itself must give the digest.
-            return try await apply(.revoke, to: users, logger: logger) { set in
+            return try await apply(Change(kind: .revoke, issuedAt: issuedAt), to: users, logger: logger) { set in
                 set.refreshToken.map { digester.digests(of: $0)[token.identifierAlgorithm] == digest } ?? false
             }
         default:
@@ -85,64 +105,109 @@ package struct GoogleAccountEvents: Sendable {
         var applied = Applied()
         for raw in users {
             guard let user = UserID(raw) else { continue }
-            if try await apply(change, to: user, where: matches) {
+            switch try await apply(change, to: user, where: matches) {
+            case .changed:
                 applied.changed.append(user)
-                logger.notice("security event applied", metadata: ["user_id": "\(user)", "event": "\(change)"])
-            } else {
+                logger.notice("security event applied", metadata: ["user_id": "\(user)", "event": "\(change.kind)"])
+            case .unchanged:
                 applied.unchanged += 1
+            case .stale:
+                applied.stale += 1
+                logger.notice(
+                    "security event older than what we know of the grant; left as it is",
+                    metadata: ["user_id": "\(user)", "event": "\(change.kind)", "iat": "\(RFC3339.string(from: change.issuedAt))"]
+                )
             }
         }
         return applied
     }
 
-    /// What an event type does to one grant.
-    enum Change: String, Sendable {
-        case revoke, disable, enable, purge
+    /// What one event does to one grant, and when Google issued it.
+    struct Change: Sendable {
+        /// What an event type does.
+        enum Kind: String, Sendable {
+            case revoke, disable, enable, purge
 
-        init?(_ type: SecurityEventType) {
-            switch type {
-            case .tokensRevoked: self = .revoke
-            case .accountDisabled: self = .disable
-            case .accountEnabled: self = .enable
-            case .accountPurged: self = .purge
-            case .tokenRevoked, .sessionsRevoked, .accountCredentialChangeRequired, .verification, .other: return nil
+            init?(_ type: SecurityEventType) {
+                switch type {
+                case .tokensRevoked: self = .revoke
+                case .accountDisabled: self = .disable
+                case .accountEnabled: self = .enable
+                case .accountPurged: self = .purge
+                case .tokenRevoked, .sessionsRevoked, .accountCredentialChangeRequired, .verification, .other: return nil
+                }
             }
         }
 
-        /// `set` as the event leaves it; `nil` when the event leaves it as it is.
-        func applied(to set: GmailTokenSet, at now: Date) -> GmailTokenSet? {
+        /// What the event makes of one stored set.
+        enum Verdict: Equatable {
+            /// The set as the event leaves it (for a purge, the set as it was: it is deleted).
+            case change(GmailTokenSet)
+            /// Already as the event asks, or not something it acts on.
+            case unchanged
+            /// Older than what the set says Google told us since.
+            case stale
+        }
+
+        var kind: Kind
+        var issuedAt: Date
+
+        /// What the event does to `set`, at `now`.
+        func verdict(on set: GmailTokenSet, at now: Date) -> Verdict {
+            if let proof = set.verifiedAt, issuedAt < proof.addingTimeInterval(-GoogleAccountEvents.proofLeeway) { return .stale }
             var changed = set
-            switch self {
+            switch kind {
             case .revoke:
-                guard set.status == .active || set.status == .disabled else { return nil }
+                guard set.status == .active || set.status == .disabled else { return .unchanged }
                 changed.status = .revoked
-            case .disable:
-                guard set.status == .active || set.status == .disabled && !set.verified else { return nil }
-                changed.status = .disabled
-                changed.verified = true
-            case .enable:
-                guard set.status == .disabled, set.verified else { return nil }
-                changed.verified = false
+                changed.verified = true  // Google's word: the refresh run does not ask again
+            case .disable, .enable:
+                if let latest = set.accountEventAt, issuedAt < latest { return .stale }
+                // Recorded even when the status stays, so an older event arriving later loses.
+                changed.accountEventAt = issuedAt
+                if kind == .disable, set.status == .active || set.status == .disabled && !set.verified {
+                    changed.status = .disabled
+                    changed.verified = true
+                } else if kind == .enable, set.status == .disabled, set.verified {
+                    changed.verified = false
+                }
+                guard changed != set else { return .unchanged }
+                // Only the record of Google's latest word: the tokens and status did not
+                // change, so neither does the write date (nor the tags derived from it).
+                if changed.status == set.status, changed.verified == set.verified { return .change(changed) }
             case .purge:
-                return nil  // not a value change: the grant is deleted
+                return .change(set)
             }
             changed.updatedAt = now
-            return changed
+            return .change(changed)
         }
     }
 
-    /// Changes one user's grant if its value still `matches` the event; whether it changed.
-    private func apply(_ change: Change, to user: UserID, where matches: (GmailTokenSet) -> Bool) async throws -> Bool {
-        guard change == .purge else {
-            return try await vault.settle(user, where: matches, doing: "a security event was applied") { change.applied(to: $0, at: now()) } == .changed
+    /// How one grant came out of an event.
+    enum Outcome {
+        case changed, unchanged, stale
+    }
+
+    /// Changes one user's grant if its value still `matches` the event and the event is not stale.
+    private func apply(_ change: Change, to user: UserID, where matches: (GmailTokenSet) -> Bool) async throws -> Outcome {
+        guard change.kind == .purge else {
+            var stale = false
+            let settled = try await vault.settle(user, where: matches, doing: "a security event was applied") { set in
+                let verdict = change.verdict(on: set, at: now())
+                stale = verdict == .stale  // decided on the set last read
+                guard case .change(let changed) = verdict else { return nil }
+                return changed
+            }
+            return settled == .changed ? .changed : stale ? .stale : .unchanged
         }
         // Purged: deleted as a disconnect deletes (its revoked mark rereads on a lost swap).
-        guard let stored = try await vault.current(of: user), matches(stored.tokenSet) else { return false }
+        guard let stored = try await vault.current(of: user), matches(stored.tokenSet) else { return .unchanged }
+        if change.verdict(on: stored.tokenSet, at: now()) == .stale { return .stale }
         do {
             try await vault.disconnect(user, recoveryWindowDays: recoveryWindowDays)
-            return true
+            return .changed
         } catch let error as StoreError where error == .notFound || error == .scheduledForDeletion {
-            return false
+            return .unchanged
         }
     }
 }

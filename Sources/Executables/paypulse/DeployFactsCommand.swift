@@ -67,7 +67,7 @@ struct DeployFactsCommand: ParsableCommand {
         let refresh = try family(RefreshSummary().embeddedMetricFormat(function: TokenRefreshHandler.defaultFunctionName, timestamp: epoch))
         let events = try SecurityEventsHandler.metricEventTypes.map { type in
             try family(SecurityEventsHandler.metricLine(
-                function: SecurityEventsHandler.defaultFunctionName, eventType: type, counts: ["Events": 0, "GrantsChanged": 0, "Invalid": 0],
+                function: SecurityEventsHandler.defaultFunctionName, eventType: type, counts: ["Events": 0, "GrantsChanged": 0, "GrantsStale": 0, "Invalid": 0],
                 timestamp: epoch
             ))
         }
