@@ -742,7 +742,8 @@ def main():
         json.dump({"user": {"user_id": "user-1", "name": "Jane Smith", "email": "jane@example.com",
                             "created_on": "2024-11-01T10:00:00Z"},
                    "google_clients": GOOGLE_CLIENTS, "token_digest_key": TOKEN_DIGEST_KEY, "google_grants": GOOGLE_GRANTS,
-                   "risc_keys": {"issuer": RISC_ISSUER, "jwks": risc_jwks()}, "cases": manifest}, f, indent=2)
+                   "risc_keys": {"issuer": RISC_ISSUER, "jwks": risc_jwks(), "private_key_pem": RISC_PEM.decode()},
+                   "cases": manifest}, f, indent=2)
         f.write("\n")
     print(f"wrote {len(manifest)} cases")
 

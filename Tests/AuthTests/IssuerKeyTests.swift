@@ -44,9 +44,14 @@ struct IssuerKeyTests {
         await expectRefused(authenticator, header: "Bearer \(crossed)", .algorithmNotAllowed)
         let reverse = try TestIssuer.rs256(header: TestIssuer.header(alg: "RS256", kid: "ec-1"))
         await expectRefused(authenticator, header: "Bearer \(reverse)", .algorithmNotAllowed)
-        // A set that states another alg for an RSA key leaves that key out.
+        // A set that states another alg for an RSA key leaves that key out: beside a usable
+        // key, the token naming it is refused; alone, the set has no usable key, a failed fetch (503).
+        let mixed = try Self.authenticator(ScriptedKeySource(document: TestIssuer.keySet([
+            try TestIssuer.rsaJWK(kid: "ps", extra: #","alg":"PS256""#), TestIssuer.ecJWK(),
+        ])))
+        await expectRefused(mixed, header: "Bearer \(try TestIssuer.rs256(kid: "ps"))", .unknownKey)
         let mislabelled = try Self.authenticator(ScriptedKeySource(document: TestIssuer.keySet([try TestIssuer.rsaJWK(extra: #","alg":"PS256""#)])))
-        await expectRefused(mislabelled, header: "Bearer \(try TestIssuer.rs256())", .unknownKey)
+        await expectRefused(mislabelled, header: "Bearer \(try TestIssuer.rs256())", .keysUnavailable)
     }
 
     @Test("keys the set marks for encryption, symmetric keys and other curves are left out; the rest still verify")
@@ -128,14 +133,17 @@ struct IssuerKeyTests {
         await expectRefused(authenticator, header: "Bearer \(try TestIssuer.es256(payload: TestIssuer.payload(["sub": #""../user-2""#])))", .unsafeSubject)
     }
 
-    @Test("an unknown kid fetches again at most once a minute, however many arrive")
+    /// The keys held may predate the key that signed a token: only a set fetched for the
+    /// request says its `kid` does not exist (401); within the cool-down it is 503, so a
+    /// flood of invented `kid`s cannot turn a real user's new key into a refusal.
+    @Test("an unknown kid fetches again at most once a minute, however many arrive; meanwhile 503, not 401")
     func unknownKidFlood() async throws {
         let source = ScriptedKeySource(document: try TestIssuer.standardKeySet())
         let authenticator = try Self.authenticator(source)
         _ = try await Self.user(try TestIssuer.rs256(), authenticator)
         for index in 0..<50 {
             let token = try TestIssuer.rs256(kid: "invented-\(index)")
-            await expectRefused(authenticator, header: "Bearer \(token)", .unknownKey)
+            await expectRefused(authenticator, header: "Bearer \(token)", .keysUnavailable)
         }
         #expect(await source.fetches == 1, "the first minute's unknown kids fetch nothing more")
         let later = AuthFixture.now.addingTimeInterval(61)
@@ -143,9 +151,28 @@ struct IssuerKeyTests {
             do {
                 _ = try await Self.user(try TestIssuer.rs256(kid: "invented-\(index)"), authenticator, at: later)
                 Issue.record("an invented kid was accepted")
-            } catch { #expect(error as? AuthenticationError == .unknownKey) }
+            } catch {
+                // The first is checked against the set fetched for it; the rest wait out the cool-down.
+                #expect(error as? AuthenticationError == (index == 0 ? .unknownKey : .keysUnavailable))
+            }
         }
         #expect(await source.fetches == 2, "a minute later: one fetch for fifty unknown kids")
+    }
+
+    @Test("a key the issuer published after an invented kid used up the minute's refetch: 503 until the next refetch finds it")
+    func rotationAfterFlood() async throws {
+        let source = ScriptedKeySource(document: TestIssuer.keySet([try TestIssuer.rsaJWK()]), maxAge: 3600)
+        let authenticator = try Self.authenticator(source)
+        _ = try await Self.user(try TestIssuer.rs256(), authenticator)
+        let at = { (seconds: Double) in AuthFixture.now.addingTimeInterval(seconds) }
+        // Someone posts an invented kid: the one refetch of the minute.
+        await expectRefused(authenticator, header: "Bearer \(try TestIssuer.rs256(kid: "invented"))", .unknownKey, at: at(61))
+        let newKey = P256.Signing.PrivateKey()
+        await source.serve(TestIssuer.keySet([try TestIssuer.rsaJWK(), TestIssuer.ecJWK(newKey.publicKey, kid: "ec-2")]), maxAge: 3600)
+        let real = try TestIssuer.es256(kid: "ec-2", key: newKey)
+        await expectRefused(authenticator, header: "Bearer \(real)", .keysUnavailable, at: at(90))
+        #expect(try await Self.user(real, authenticator, at: at(122)).userID.rawValue == "user-1")
+        #expect(await source.fetches == 3)
     }
 
     @Test("a rotated-in key is found by the one refetch its new kid causes")
@@ -203,7 +230,8 @@ struct IssuerKeyTests {
     @Test("an answer that is not a key set, or larger than 64 KiB, gives no keys")
     func unusableAnswers() async throws {
         let padding = String(repeating: " ", count: 1 << 20)
-        for document in ["<html>not json</html>", #"{"keys":"none"}"#, "[]", #"{"keys":[\#(try TestIssuer.rsaJWK())]}"# + padding] {
+        let unusable = [#"{"keys":[]}"#, TestIssuer.keySet([#"{"kty":"oct","kid":"rsa-1","k":"c2VjcmV0"}"#])]
+        for document in ["<html>not json</html>", #"{"keys":"none"}"#, "[]", #"{"keys":[\#(try TestIssuer.rsaJWK())]}"# + padding] + unusable {
             let source = ScriptedKeySource(document: document)
             await expectRefused(try Self.authenticator(source), header: "Bearer \(try TestIssuer.rs256())", .keysUnavailable)
         }
@@ -212,8 +240,17 @@ struct IssuerKeyTests {
         let authenticator = try Self.authenticator(source)
         _ = try await Self.user(try TestIssuer.rs256(), authenticator)
         await source.serve("not json")
-        await expectRefused(authenticator, header: "Bearer \(try TestIssuer.rs256(kid: "new"))", .unknownKey)
+        await expectRefused(authenticator, header: "Bearer \(try TestIssuer.rs256(kid: "new"))", .keysUnavailable)
         #expect(try await Self.user(try TestIssuer.rs256(), authenticator, at: AuthFixture.now.addingTimeInterval(90)).userID.rawValue == "user-1")
+        // A set that parses but holds no usable key is a failed fetch too: the held keys stay.
+        for document in unusable {
+            let source = ScriptedKeySource(document: try TestIssuer.standardKeySet(), maxAge: 60)
+            let authenticator = try Self.authenticator(source)
+            _ = try await Self.user(try TestIssuer.rs256(), authenticator)
+            await source.serve(document, maxAge: 60)
+            #expect(try await Self.user(try TestIssuer.rs256(), authenticator, at: AuthFixture.now.addingTimeInterval(120)).userID.rawValue == "user-1")
+            #expect(await source.fetches == 2, "expired, fetched again, and the empty answer ignored")
+        }
     }
 
     @Test("concurrent requests that need the keys share one fetch")

@@ -60,6 +60,9 @@ struct ReplayManifest: Decodable {
     struct RISCKeys: Decodable {
         var issuer: String
         var jwks: [String: [[String: String]]]
+        /// The test key the events are signed with (PKCS#8 PEM), for delivering them now
+        /// (``SecurityEventDelivery``).
+        var private_key_pem: String
     }
 
     /// A fake Google on loopback that knows the manifest's clients and every grant, as the

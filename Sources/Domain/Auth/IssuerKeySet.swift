@@ -72,10 +72,14 @@ struct IssuerKeySet: Sendable {
     let keys: [IssuerKey]
     /// The issuer the key source named with the set (``PayPulsePorts/PublishedKeySet/issuer``).
     let issuer: String?
+    /// Every `kid` the document names, the keys left out included: the issuer published
+    /// them, so fetching again would not make them usable.
+    let namedKeyIDs: Set<String>
 
-    init(keys: [IssuerKey], issuer: String? = nil) {
+    init(keys: [IssuerKey], issuer: String? = nil, namedKeyIDs: Set<String> = []) {
         self.keys = keys
         self.issuer = issuer
+        self.namedKeyIDs = namedKeyIDs.union(keys.compactMap(\.id))
     }
 
     /// Parses a JWKS document.
@@ -88,7 +92,8 @@ struct IssuerKeySet: Sendable {
         guard document.count <= maximumDocumentSize, case .object(let fields)? = try? JSONValue.decode(document),
             let entries = fields["keys"]?.arrayValue
         else { return nil }
-        return IssuerKeySet(keys: Array(entries.lazy.compactMap(key(from:)).prefix(maximumKeyCount)), issuer: issuer)
+        let named = Set(entries.prefix(maximumKeyCount * 4).compactMap { $0["kid"]?.stringValue })
+        return IssuerKeySet(keys: Array(entries.lazy.compactMap(key(from:)).prefix(maximumKeyCount)), issuer: issuer, namedKeyIDs: named)
     }
 
     /// What the set says of a token's signature.
@@ -125,8 +130,8 @@ struct IssuerKeySet: Sendable {
         return keys.filter { $0.id == kid }
     }
 
-    /// Whether the set names this `kid`.
-    func contains(kid: String) -> Bool { keys.contains { $0.id == kid } }
+    /// Whether the document names this `kid`, usable or not.
+    func names(kid: String) -> Bool { namedKeyIDs.contains(kid) }
 
     private static func key(from entry: JSONValue) -> IssuerKey? {
         guard case .object(let fields) = entry, let type = fields["kty"]?.stringValue else { return nil }

@@ -57,10 +57,11 @@ func expectRefused(
     header: String?,
     claims: [String: String]? = nil,
     _ expected: AuthenticationError? = nil,
+    at now: Date = AuthFixture.now,
     sourceLocation: SourceLocation = #_sourceLocation
 ) async {
     do {
-        let user = try await authenticator.authenticate(authorizationHeader: header, authorizerClaims: claims, now: AuthFixture.now)
+        let user = try await authenticator.authenticate(authorizationHeader: header, authorizerClaims: claims, now: now)
         Issue.record("accepted as \(user.userID)", sourceLocation: sourceLocation)
     } catch {
         if let expected {
