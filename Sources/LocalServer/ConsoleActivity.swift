@@ -16,15 +16,19 @@ actor ConsoleActivity {
 
     private let refresh: EventHandlers
     private let disconnect: EventHandlers
-    private let minter: any TokenMinter
+    /// `nil` when tokens come from elsewhere (``unmintable`` says where).
+    private let minter: (any TokenMinter)?
+    private let unmintable: String
     private let logger: Logger
     private(set) var lastRefresh: RefreshRun?
     private var notice: String?
 
-    init(refresh: EventHandlers, disconnect: EventHandlers, minter: any TokenMinter, logger: Logger) {
+    /// - Parameter unmintable: without a minter, why none: shown when a disconnect needs a token.
+    init(refresh: EventHandlers, disconnect: EventHandlers, minter: (any TokenMinter)?, unmintable: String = "", logger: Logger) {
         self.refresh = refresh
         self.disconnect = disconnect
         self.minter = minter
+        self.unmintable = unmintable
         self.logger = logger
     }
 
@@ -64,6 +68,10 @@ actor ConsoleActivity {
         guard UserID(userID) != nil else {
             notice = "\(userID) is not a valid user id: nothing was disconnected."
             return 400
+        }
+        guard let minter else {
+            notice = "This console cannot mint a token to disconnect \(userID): \(unmintable). Disconnect from the app."
+            return 409
         }
         let now = Date()
         guard let jwt = try? minter.mint(subject: userID, name: nil, email: nil, issuedAt: now, expiresAt: now.addingTimeInterval(60)),

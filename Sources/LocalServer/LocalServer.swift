@@ -62,19 +62,38 @@ package enum LocalServer {
         var reading = AppConfiguration.read(overrides: overrides, defaultLogLevel: .info)
         let logger = LogSetup.makeLogger(label: "paypulse-serve", settings: reading.process.logging)
         var issuer: LocalIssuer?
+        let plain = try reading.configuration.get()
+        let mode = try plain.jwt.authMode()
+        // Under apigateway the functions keep reading the authorizer's claims; this server
+        // plays the authorizer, verifying as jwks does, under the issuer named or its own.
+        var authorizerOverrides = overrides.merging([JWTConfiguration.modeVariable: AuthSettings.Mode.jwks.rawValue]) { _, new in new }
         if settings.issuer {
             // The issuer's overrides keep the environment's audience, so the configuration is read again with them.
-            let plain = try reading.configuration.get()
             let made = try LocalIssuer.prepare(url: baseURL, stateDirectory: plain.stateDirectory, insideLambda: plain.insideLambda, logger: logger)
-            overrides.merge(plain.jwt.localIssuerOverrides(issuer: made.url, keySetURL: made.keySetURL)) { _, new in new }
-            reading = AppConfiguration.read(overrides: overrides, defaultLogLevel: .info)
+            let issuerOverrides = plain.jwt.localIssuerOverrides(issuer: made.url, keySetURL: made.keySetURL)
+            authorizerOverrides.merge(issuerOverrides) { _, new in new }
+            if mode != .apigateway {
+                overrides.merge(issuerOverrides) { _, new in new }
+                reading = AppConfiguration.read(overrides: overrides, defaultLogLevel: .info)
+            }
             issuer = made
         }
         let assembly = try Assembly.build(configuration: try reading.configuration.get(), logger: logger)
         let backends = try assembly.backends()
         let authSettings = try await assembly.authSettings(secrets: backends.secrets)
-        // The console signs as the app's tokens are signed: by the issuer, or with the HS256 key.
-        let minter: any TokenMinter = try issuer.map { $0.minter(.es256, audience: authSettings.audience) } ?? DevelopmentTokenMinter(settings: authSettings)
+        var authorizer: Authenticator?
+        if mode == .apigateway {
+            do {
+                let configuration = try AppConfiguration.read(overrides: authorizerOverrides, defaultLogLevel: .info).configuration.get()
+                authorizer = try await Assembly.build(configuration: configuration, logger: logger).authenticator(secrets: backends.secrets)
+            } catch {
+                throw LocalServerError.noAuthorizerIssuer(reason: "\(error)")
+            }
+        }
+        // The console signs as the app's tokens are signed: by the issuer, or with the HS256
+        // key; under jwks or apigateway without --issuer the app's provider signs, not us.
+        var minter: (any TokenMinter)? = issuer.map { $0.minter(.es256, audience: authSettings.audience) }
+        if minter == nil, authSettings.mode == .hs256 { minter = try DevelopmentTokenMinter(settings: authSettings) }
 
         var fakeGoogle: FakeGoogleEndpoints?
         var googleDescription = assembly.configuration.google.tokenEndpoint
@@ -98,13 +117,15 @@ package enum LocalServer {
         let securityEvents = try await assembly.eventHandlers(for: .securityEvents)
         let activity = ConsoleActivity(
             refresh: try await assembly.eventHandlers(for: .tokenRefresh), disconnect: disconnect,
-            minter: minter, logger: logger
+            minter: minter, unmintable: DevelopmentTokenMinter.noKey(mode), logger: logger
         )
         let consoleGuard = ConsoleGuard(host: settings.host, port: port)
         let responder = LocalResponder(
             api: [
-                "/v1/auth/gmail-tokens": ["POST": GatewayBridge(handlers: storeTokens), "DELETE": GatewayBridge(handlers: disconnect)],
-                "/v1/user/me": ["GET": GatewayBridge(handlers: userProfile)],
+                "/v1/auth/gmail-tokens": [
+                    "POST": GatewayBridge(handlers: storeTokens, authorizer: authorizer), "DELETE": GatewayBridge(handlers: disconnect, authorizer: authorizer),
+                ],
+                "/v1/user/me": ["GET": GatewayBridge(handlers: userProfile, authorizer: authorizer)],
                 "/v1/google/security-events": ["POST": GatewayBridge(handlers: securityEvents)],
             ],
             fakeGoogle: fakeGoogle,

@@ -50,7 +50,7 @@ package struct JWTConfiguration: Sendable, Equatable {
     /// Whether the process runs in Lambda, where the development key is refused.
     package let insideLambda: Bool
 
-    static let modeVariable = "PAYPULSE_AUTH_MODE"
+    package static let modeVariable = "PAYPULSE_AUTH_MODE"
     static let secretVariable = "PAYPULSE_JWT_SECRET"
     static let secretIDVariable = "PAYPULSE_JWT_SECRET_ID"
     static let retiredTrustVariableName = "PAYPULSE_TRUST_API_GATEWAY_AUTHORIZER"
@@ -98,7 +98,7 @@ package struct JWTConfiguration: Sendable, Equatable {
 
     /// The authentication mode the environment names.
     /// - Throws: ``ConfigurationError`` for an unknown mode or the retired trust variable.
-    func authMode() throws(ConfigurationError) -> AuthSettings.Mode {
+    package func authMode() throws(ConfigurationError) -> AuthSettings.Mode {
         if retiredTrustVariable != nil {
             throw ConfigurationError(
                 variable: Self.retiredTrustVariableName,

@@ -14,11 +14,12 @@ package struct DevelopmentTokenMinter: TokenMinter {
 
     /// Creates a minter.
     /// - Parameter settings: The JWT settings whose key, issuer and audience tokens carry.
-    /// - Throws: ``InvalidAuthSettings`` without a usable key (under
-    ///   ``AuthSettings/Mode/apigateway`` there is none: API Gateway's issuer mints).
+    /// - Throws: ``InvalidAuthSettings`` without a usable key: under
+    ///   ``AuthSettings/Mode/jwks`` the identity provider signs, under
+    ///   ``AuthSettings/Mode/apigateway`` the issuer API Gateway's authorizer trusts.
     package init(settings: AuthSettings) throws(InvalidAuthSettings) {
         guard settings.mode == .hs256, let signingKey = settings.signingKey else {
-            throw InvalidAuthSettings(setting: .key, problem: "under PAYPULSE_AUTH_MODE=\(settings.mode.rawValue) no key is held: tokens come from the issuer API Gateway trusts")
+            throw InvalidAuthSettings(setting: .key, problem: Self.noKey(settings.mode))
         }
         self.settings = settings
         self.key = HS256Key(signingKey)
@@ -48,4 +49,13 @@ package struct DevelopmentTokenMinter: TokenMinter {
     }
 
     private static let header = #"{"alg":"HS256","typ":"JWT"}"#
+
+    /// Why no token can be minted here under `mode`, and how to get one.
+    package static func noKey(_ mode: AuthSettings.Mode) -> String {
+        let signer = mode == .apigateway
+            ? "the issuer API Gateway's JWT authorizer trusts signs the app's tokens"
+            : "your identity provider (PAYPULSE_JWT_ISSUER) signs the app's tokens"
+        return "under PAYPULSE_AUTH_MODE=\(mode.rawValue) no key is held here: \(signer); sign in with it, "
+            + "or run `paypulse serve --issuer` and mint with `paypulse jwt --alg ES256`"
+    }
 }

@@ -66,6 +66,7 @@ struct JWTCommand: AsyncParsableCommand {
         switch alg {
         case .hs256:
             let settings = try await CLIContext.load().authSettings
+            guard settings.mode == .hs256 else { throw CLIError(DevelopmentTokenMinter.noKey(settings.mode)) }
             if settings.usesDevelopmentKey {
                 printToStandardError("paypulse: signing with the documented development key; set PAYPULSE_JWT_SECRET for anything shared")
             }

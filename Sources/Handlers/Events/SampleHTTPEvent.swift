@@ -28,6 +28,17 @@ package struct SampleHTTPEvent: Encodable, Sendable {
         var stage = "$default"
         var time = "12/Mar/2020:19:03:58 +0000"
         var timeEpoch = 1_583_348_638_390
+        /// What API Gateway's JWT authorizer verified, when a route has one.
+        var authorizer: Authorizer?
+    }
+
+    /// `requestContext.authorizer` of payload 2.0: `{"jwt": {"claims": {...}, "scopes": null}}`.
+    struct Authorizer: Encodable, Sendable {
+        struct JWT: Encodable, Sendable {
+            var claims: [String: String]
+        }
+
+        var jwt: JWT
     }
 
     var version = "2.0"
@@ -80,6 +91,11 @@ package struct SampleHTTPEvent: Encodable, Sendable {
 
     /// The method, for messages.
     package var method: String { requestContext.http.method }
+
+    /// Passes `claims` as API Gateway's JWT authorizer does once it verified the token.
+    package mutating func authorize(claims: [String: String]) {
+        requestContext.authorizer = Authorizer(jwt: Authorizer.JWT(claims: claims))
+    }
 
     /// The event as JSON bytes.
     package func encoded() throws -> [UInt8] {
