@@ -2,28 +2,24 @@
 requests with an HS256 JWT (signed by our CLI, `paypulse jwt`), and an EventBridge
 scheduled event."""
 
-from __future__ import annotations
-
 import json
 import os
 import subprocess
 
-# Not the documented development key: a process that believes it runs inside Lambda
-# refuses that one, and the warm loop sets AWS_LAMBDA_FUNCTION_NAME.
-JWT_KEY = "paypulse-benchmark-jwt-key-not-for-any-deployment"
+from . import sides
+
 _tokens: dict[str, str] = {}
 
 
 def mint(setup, user_ids: list[str]) -> None:
     """Signs a token for each user not signed yet (sub, iss, aud, iat, exp 2100-01-01), all
     in one `paypulse jwt` process: the events of these users can then be made."""
-    from . import sides
     missing = sorted(set(user_ids) - set(_tokens))
     if not missing:
         return
     argv = [setup.cli, "jwt", "--expires-at", "2100-01-01T00:00:00Z"]
-    done = subprocess.run(argv + [arg for user in missing for arg in ("--sub", user)], env=sides.swift_env(setup, store="embedded"),
-                          capture_output=True, text=True, check=True)
+    done = subprocess.run(argv + [arg for user in missing for arg in ("--sub", user)],
+                          env=sides.swift_env(setup, store="embedded"), capture_output=True, text=True, check=True)
     _tokens.update(zip(missing, done.stdout.split()))
 
 

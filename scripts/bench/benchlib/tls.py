@@ -6,10 +6,9 @@ one folder of the run. Its access log names each request's connection and that c
 request count, so new TLS handshakes are counted there: a request that is its connection's
 first is one handshake."""
 
-from __future__ import annotations
-
 import os
 import shutil
+import socket
 import subprocess
 import time
 from dataclasses import dataclass
@@ -134,7 +133,6 @@ class Terminator:
             raise SystemExit(f"nginx did not start: {fh.read()[-800:]}")
 
     def _listening(self, ports: list[int]) -> bool:
-        import socket
         deadline = time.monotonic() + 10
         while time.monotonic() < deadline:
             if self.proc.poll() is not None:
