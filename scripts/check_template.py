@@ -418,12 +418,6 @@ def check_auth_environment(template, facts, errors):
                             errors.append(f"{label}: {name} runs with {variable}={found.get(variable, 'unset')}, expected {wanted.get(variable, 'unset')}")
 
 
-def rate_seconds(expression):
-    """A rate expression's period (its exact syntax is RefreshSchedule's AllowedPattern, which cfn-lint applies to the default)."""
-    match = RATE.match(str(expression))
-    return int(match.group(1)) * UNIT_SECONDS[match.group(2)] if match else None
-
-
 def check_pace(label, choice, pace, n, refresh, errors):
     """One shard count's REFRESH_MAX_WRITES_PER_SECOND under one choice: the n shards' runs at once."""
     low, high = refresh["writes_per_second_accepted"]
@@ -446,7 +440,9 @@ def check_schedule(template, facts, errors):
     """The default rate runs twice per refresh window; one target per shard invokes token-refresh with
     {"shard": i, "shards": n}; each shard count's pace is one the code accepts, under each store's quotas."""
     default, window = template["Parameters"]["RefreshSchedule"].get("Default"), facts["refresh"]["window_seconds_default"]
-    if rate_seconds(default) is None or rate_seconds(default) * 2 > window:
+    # The rate's exact syntax is RefreshSchedule's AllowedPattern, which cfn-lint applies to the default.
+    rate = RATE.match(str(default))
+    if not rate or int(rate.group(1)) * UNIT_SECONDS[rate.group(2)] * 2 > window:
         errors.append(f"RefreshSchedule default {default!r} is not a rate running at least twice per {window} s refresh window")
     resources = template["Resources"]
     rules = sorted(name for name, r in resources.items() if r.get("Type") == "AWS::Events::Rule")
