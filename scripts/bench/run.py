@@ -133,8 +133,8 @@ def measure(args, work: str, results: dict) -> float:
         if args.tls:
             unlogged = {f"{name}-capture": port for name, port in captures.items()}
             terminator = started(tls.Terminator(work, upstreams, unlogged))
-            urls = {name: terminator.endpoints[name].url for name in ("aws", "google")}
-            capture_urls = {name: terminator.endpoints[f"{name}-capture"].url for name in capture_urls}
+            urls = {name: terminator.urls[name] for name in ("aws", "google")}
+            capture_urls = {name: terminator.urls[f"{name}-capture"] for name in capture_urls}
             print(f"HTTPS through nginx: AWS {urls['aws']}, Google {urls['google']}", file=log, flush=True)
         setup = sides.Setup(swift_bin=args.bin_dir, cli=os.path.join(args.cli_dir, "paypulse"),
                             floor_bin=FLOOR, peer_dir=args.peer or "", python=sys.executable,

@@ -23,10 +23,6 @@ def mint(setup, user_ids: list[str]) -> None:
     _tokens.update(zip(missing, done.stdout.split()))
 
 
-def bearer(user_id: str) -> str:
-    return _tokens[user_id]
-
-
 def _http(method: str, path: str, token: str, body: dict | None, request_id: str) -> dict:
     headers = {"accept": "application/json", "authorization": f"Bearer {token}", "host": "api.paypulse.example",
                "user-agent": "PayPulse/1.0 CFNetwork/1494.0.7 Darwin/23.4.0"}
@@ -49,11 +45,11 @@ def _http(method: str, path: str, token: str, body: dict | None, request_id: str
 def store_tokens(user_id: str, access_token: str = "ya29.bench-access") -> dict:
     body = {"access_token": f"{access_token}-{user_id}", "refresh_token": f"1//bench-refresh-{user_id}", "expires_in": 3599,
             "scope": ["https://www.googleapis.com/auth/gmail.readonly", "openid"], "email": f"{user_id}@gmail.com"}
-    return _http("POST", "/v1/auth/gmail-tokens", bearer(user_id), body, f"bench-store-{user_id}")
+    return _http("POST", "/v1/auth/gmail-tokens", _tokens[user_id], body, f"bench-store-{user_id}")
 
 
 def user_profile(user_id: str) -> dict:
-    return _http("GET", "/v1/user/me", bearer(user_id), None, f"bench-profile-{user_id}")
+    return _http("GET", "/v1/user/me", _tokens[user_id], None, f"bench-profile-{user_id}")
 
 
 def scheduled() -> dict:
