@@ -19,7 +19,8 @@ def mint(setup, user_ids: list[str]) -> None:
         return
     argv = [setup.cli, "jwt", "--expires-at", "2100-01-01T00:00:00Z"]
     done = subprocess.run(argv + [arg for user in missing for arg in ("--sub", user)],
-                          env=sides.swift_env(setup, store="embedded"), capture_output=True, text=True, check=True)
+                          env=sides.swift_env(setup, store="embedded"), capture_output=True, text=True,
+                          check=True)
     _tokens.update(zip(missing, done.stdout.split()))
 
 

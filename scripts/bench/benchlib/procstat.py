@@ -71,8 +71,8 @@ def run_child(argv: list[str], stdin_path: str, env: dict[str, str], cwd: str) -
     measured = Measured(argv)
     with open(stdin_path, "rb") as stdin:
         started = time.perf_counter()
-        proc = subprocess.Popen(measured.argv, stdin=stdin, stdout=subprocess.PIPE, stderr=subprocess.PIPE, env=env,
-                                cwd=cwd)
+        proc = subprocess.Popen(measured.argv, stdin=stdin, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                                env=env, cwd=cwd)
         with proc.stdout, proc.stderr:
             first = proc.stdout.readline()
             first_s = time.perf_counter() - started if first else None

@@ -112,7 +112,8 @@ def due_dynamodb_grants(moto: Moto, setup, count: int) -> tuple[float, str]:
     key, `paypulse setup --store dynamodb`, then `paypulse bench-seed grants` on that store,
     which seals each into its item. Returns the seconds it all took and the KMS key id."""
     started = time.perf_counter()
-    key = moto.kms.create_key(Description="paypulse bench", KeyUsage="ENCRYPT_DECRYPT", KeySpec="SYMMETRIC_DEFAULT")
+    key = moto.kms.create_key(Description="paypulse bench", KeyUsage="ENCRYPT_DECRYPT",
+                              KeySpec="SYMMETRIC_DEFAULT")
     key_id = key["KeyMetadata"]["KeyId"]
     env = dynamodb_environment(setup, key_id)
     paypulse(setup, "setup", "--store", "dynamodb", env=env)

@@ -86,8 +86,8 @@ def start_moto(log_dir: str) -> Server:
 
 def start_fake_google(log_dir: str) -> Server:
     """The bench's own fake token endpoint (fake_google.py beside this file), a process of its own."""
-    return Server("fake-google", [sys.executable, os.path.join(os.path.dirname(__file__), "fake_google.py")], 0,
-                  "/stats", log_dir)
+    fake = os.path.join(os.path.dirname(__file__), "fake_google.py")
+    return Server("fake-google", [sys.executable, fake], 0, "/stats", log_dir)
 
 
 def fake_google_stats(google: Server, reset: bool = False) -> dict:
