@@ -13,7 +13,7 @@ export SWT_EXPERIMENTAL_MAXIMUM_PARALLELIZATION_WIDTH ?= 16
 STATE_DIR ?= .paypulse
 FUZZ_SECONDS ?= 60
 
-.PHONY: serve demo test contract check lint unit slow-suites soak soak-run fuzz bundles test-deploy check-template build deps clean bench bench-quick capacity walk mutants mutants-sample
+.PHONY: serve demo test contract check lint lint-size unit slow-suites soak soak-run fuzz bundles test-deploy check-template build deps clean bench bench-quick capacity walk mutants mutants-sample
 
 # The API, the console (/) and the contract (/openapi.yaml) on http://127.0.0.1:8080 for the
 # iOS simulator, on the embedded store, with Google's stand-in (no network) and a refresh
@@ -68,7 +68,9 @@ test:
 # (scripts/lint-access.sh), no path that climbs above the repository (scripts/lint-paths.sh),
 # and what Linux
 # can check of the macOS build (platform spellings, library names, no apt-get). Each lint
-# that can proves first, with --self-test, that it fails on a planted fault.
+# that can proves first, with --self-test, that it fails on a planted fault. `make lint-size`
+# (scripts/lint-size.sh) holds scripts/' Python to the project rule's size (2,950 lines in all,
+# check_template.py 480); it joins lint once the Python is back under both limits (not yet).
 lint:
 	scripts/check-layers.py --self-test
 	scripts/check-layers.py
@@ -85,6 +87,10 @@ lint:
 	scripts/lint-platforms.sh
 	scripts/embed-openapi.sh --check
 	scripts/mutants.py --check
+
+lint-size:
+	scripts/lint-size.sh --self-test
+	scripts/lint-size.sh
 
 # The API contract: openapi.yaml validated, every expected response of events/ checked
 # against it, the embedded copy and the generated Swift client current, and schemathesis

@@ -23,19 +23,8 @@ token of the first connection there, disconnect revokes there. What no function 
 (the user, the Google client-ID secret) is seeded (`paypulse seed`, the embedded adapter
 itself) once store-tokens' first invocation has created the store, before the first connection.
 """
-import glob
-import json
-import os
-import secrets
-import signal
-import socket
-import subprocess
-import sys
-import tempfile
-import time
-import urllib.error
-import urllib.request
-import zipfile
+import glob, json, os, secrets, signal, socket, subprocess, sys, tempfile, time, zipfile
+import urllib.error, urllib.request
 
 REPO = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 EVENTS = os.path.join(REPO, "events")
@@ -64,11 +53,6 @@ def event(path):
         if name.lower() == "authorization" and value.startswith("Bearer "):
             headers[name] = f"Bearer {BEARER}"
     return json.dumps(document).encode()
-
-
-def expected(path):
-    """An expected file from events/, by path: `paypulse match-response` reads it."""
-    return os.path.join(EVENTS, path)
 
 
 class Emulator:
@@ -164,20 +148,18 @@ def mismatch(paypulse, expected_path, body):
     return None if check.returncode == 0 else check.stderr.decode(errors="replace").strip() or f"exit {check.returncode}"
 
 
-def check_answer(paypulse, emulator, label, payload, expected_path):
-    status, body = emulator.invoke(payload)
-    problem = f"HTTP {status}" if status != 200 else mismatch(paypulse, expected_path, body)
+def check_answer(paypulse, emulator, label, case):
+    """events/CASE.json answered as events/CASE.expected.json says."""
+    status, body = emulator.invoke(event(case + ".json"))
+    expected = os.path.join(EVENTS, case + ".expected.json")
+    problem = f"HTTP {status}" if status != 200 else mismatch(paypulse, expected, body)
     if problem:
         raise Failure(f"{label}: {problem}\n{body[:500]}\nemulator log:\n{emulator.log_text()[-3000:]}")
 
 
 def check_error(emulator, label, payload, error_type):
     status, body = emulator.invoke(payload)
-    try:
-        document = json.loads(body)
-    except ValueError:
-        document = None
-    if status != 200 or not isinstance(document, dict) or document.get("errorType") != error_type:
+    if status != 200 or json_object(body).get("errorType") != error_type:
         raise Failure(f"{label}: expected {error_type} through /error, got HTTP {status}: {body[:500]}\n"
                       f"emulator log:\n{emulator.log_text()[-3000:]}")
 
@@ -235,9 +217,11 @@ def main():
             finally:
                 emulator.close()
 
-        answer = lambda label, payload, path: lambda e: check_answer(paypulse, e, label, payload, path)  # noqa: E731
-        error = lambda label, payload, kind: lambda e: check_error(e, label, payload, kind)  # noqa: E731
-        invalid = "Runtime.InvalidEvent"
+        def answer(label, case):
+            return lambda emulator: check_answer(paypulse, emulator, label, case)
+
+        def error(label, payload, kind="Runtime.InvalidEvent"):
+            return lambda emulator: check_error(emulator, label, payload, kind)
 
         # Google: the Swift stand-in over HTTPS, knowing the manifest's grants, accepting the seeded client ID.
         tls = os.path.join(work, "tls")
@@ -269,41 +253,36 @@ def main():
                            env=base, check=True, stdout=subprocess.DEVNULL)
 
         run("store-tokens", [
-            answer("no JWT", event("store-tokens/v2-missing-bearer-token.json"),
-                   expected("store-tokens/v2-missing-bearer-token.expected.json")),
+            answer("no JWT", "store-tokens/v2-missing-bearer-token"),
             seed_store,
-            error("a JSON string as event", b'"hello"', invalid),
-            answer("first connection", event("store-tokens/v2-json-first-connection.json"),
-                   expected("store-tokens/v2-json-first-connection.expected.json")),
-            error("an empty object as event", b"{}", invalid),
-            answer("no JWT again", event("store-tokens/v2-missing-bearer-token.json"),
-                   expected("store-tokens/v2-missing-bearer-token.expected.json")),
+            error("a JSON string as event", b'"hello"'),
+            answer("first connection", "store-tokens/v2-json-first-connection"),
+            error("an empty object as event", b"{}"),
+            answer("no JWT again", "store-tokens/v2-missing-bearer-token"),
         ], {"GOOGLE_TOKEN_ENDPOINT": f"{google_url}/token", **trust})
         if google_requests(token_request) != 1:
             raise Failure("store-tokens: expected one refresh at the HTTPS stand-in for Google")
 
-        connected = expected("user-profile/v2-connected.expected.json")
         run("user-profile", [
-            answer("connected", event("user-profile/v2-connected.json"), connected),
-            error("not JSON", b"hello", invalid),
-            error("a scheduled event", event("token-refresh/scheduled-not-yet-due.json"), invalid),
-            answer("connected again", event("user-profile/v2-connected.json"), connected),
+            answer("connected", "user-profile/v2-connected"),
+            error("not JSON", b"hello"),
+            error("a scheduled event", event("token-refresh/scheduled-not-yet-due.json")),
+            answer("connected again", "user-profile/v2-connected"),
         ])
 
-        summary = expected("token-refresh/scheduled-not-yet-due.expected.json")
         run("token-refresh", [
-            answer("scheduled", event("token-refresh/scheduled-not-yet-due.json"), summary),
+            answer("scheduled", "token-refresh/scheduled-not-yet-due"),
             error("an invalid shard", event("token-refresh/scheduled-invalid-shard.json"), "Runtime.HandlerFailed"),
-            error("an empty object as event", b"{}", invalid),
-            answer("scheduled again", event("token-refresh/scheduled-not-yet-due.json"), summary),
+            error("an empty object as event", b"{}"),
+            answer("scheduled again", "token-refresh/scheduled-not-yet-due"),
         ], {"GOOGLE_TOKEN_ENDPOINT": f"{google_url}/token", **trust})
         if google_requests(token_request) != 1:
             raise Failure("token-refresh: refreshed a grant that was not due")
 
         run("disconnect", [
-            answer("disconnect", event("disconnect/v2-disconnect.json"), expected("disconnect/v2-disconnect.expected.json")),
-            error("not JSON", b"hello", invalid),
-            answer("disconnect twice", event("disconnect/v2-twice.json"), expected("disconnect/v2-twice.expected.json")),
+            answer("disconnect", "disconnect/v2-disconnect"),
+            error("not JSON", b"hello"),
+            answer("disconnect twice", "disconnect/v2-twice"),
         ], {"GOOGLE_REVOKE_ENDPOINT": f"{google_url}/revoke", **trust})
         if google_requests("POST /revoke token") != 1:
             raise Failure("disconnect: expected one revocation at the HTTPS stand-in for Google")
@@ -314,10 +293,7 @@ def main():
         try:
             # The emulator answers 502 with the error the runtime posted to /runtime/init/error.
             status, body = emulator.invoke(event("user-profile/v2-connected.json"))
-            try:
-                document = json.loads(body)
-            except ValueError:
-                document = {}
+            document = json_object(body)
             if status != 502 or document.get("errorType") != "Runtime.InitError" \
                     or "PAYPULSE_STORE" not in document.get("errorMessage", ""):
                 raise Failure(f"init error: expected 502 with Runtime.InitError naming PAYPULSE_STORE, got HTTP {status}: "

@@ -12,10 +12,7 @@ Usage: check-openapi.py [--self-test]
   --self-test  plants faults in a copy of the document (a removed status, property, enum
                value, required header) and fails unless each one is reported.
 """
-import copy
-import json
-import pathlib
-import sys
+import copy, functools, json, pathlib, sys
 
 import jsonschema
 import yaml
@@ -56,16 +53,15 @@ def resolve(document, node):
     return node
 
 
+PLACEHOLDERS = {"<rfc3339>": "2026-01-01T00:00:00Z", "<any>": "any"}
+
+
 def substitute_placeholders(value):
-    if value == "<rfc3339>":
-        return "2026-01-01T00:00:00Z"
-    if value == "<any>":
-        return "any"
     if isinstance(value, dict):
         return {key: substitute_placeholders(item) for key, item in value.items()}
     if isinstance(value, list):
         return [substitute_placeholders(item) for item in value]
-    return value
+    return PLACEHOLDERS.get(value, value) if isinstance(value, str) else value
 
 
 def check(document):
@@ -121,36 +117,29 @@ def check(document):
 
 def self_test(document) -> int:
     """Each planted fault must be reported."""
-    faults = {}
-
-    broken = copy.deepcopy(document)
-    del broken["paths"]["/v1/user/me"]["get"]["responses"]["404"]
-    faults["a removed status"] = (broken, "does not document status 404")
-
-    broken = copy.deepcopy(document)
-    del broken["components"]["schemas"]["StoreTokensResponse"]["properties"]["data"]["properties"]["account_switch"]
-    faults["a removed property"] = (broken, "'account_switch' was unexpected")
-
-    broken = copy.deepcopy(document)
-    broken["components"]["schemas"]["StoreTokensBadRequest"]["properties"]["error"]["enum"].remove("invalid_grant")
-    faults["a removed error code"] = (broken, "'invalid_grant' is not one of")
-
-    broken = copy.deepcopy(document)
-    broken["components"]["responses"]["Unavailable"]["headers"]["X-Missing"] = {"schema": {"type": "string"}}
-    faults["a header never sent"] = (broken, "sends X-Missing")
-
-    broken = copy.deepcopy(document)
-    broken["components"]["schemas"]["UserProfileResponse"]["properties"]["data"]["properties"]["gmail_account_connected"]["type"] = "string"
-    faults["a wrong type"] = (broken, "is not of type 'string'")
-
-    broken = copy.deepcopy(document)
-    broken["paths"]["/v1/user/me"]["get"]["responses"]["200"]["description"] = None
-    faults["an invalid document"] = (broken, "is not valid OpenAPI 3.1")
-
-    for label, (broken, marker) in faults.items():
+    def data_of(schema):
+        return ["components", "schemas", schema, "properties", "data", "properties"]
+    faults = [  # (what is planted, where, the change there, what must be reported)
+        ("a removed status", ["paths", "/v1/user/me", "get", "responses"], lambda at: at.pop("404"),
+         "does not document status 404"),
+        ("a removed property", data_of("StoreTokensResponse"), lambda at: at.pop("account_switch"),
+         "'account_switch' was unexpected"),
+        ("a removed error code", ["components", "schemas", "StoreTokensBadRequest", "properties", "error"],
+         lambda at: at["enum"].remove("invalid_grant"), "'invalid_grant' is not one of"),
+        ("a header never sent", ["components", "responses", "Unavailable", "headers"],
+         lambda at: at.update({"X-Missing": {"schema": {"type": "string"}}}), "sends X-Missing"),
+        ("a wrong type", data_of("UserProfileResponse") + ["gmail_account_connected"],
+         lambda at: at.update(type="string"), "is not of type 'string'"),
+        ("an invalid document", ["paths", "/v1/user/me", "get", "responses", "200"],
+         lambda at: at.update(description=None), "is not valid OpenAPI 3.1"),
+    ]
+    for label, path, change, marker in faults:
+        broken = copy.deepcopy(document)
+        change(functools.reduce(lambda node, key: node[key], path, broken))
         problems, _, _ = check(broken)
         if not any(marker in problem for problem in problems):
-            print(f"check-openapi self-test: {label} was not reported (looked for {marker!r}); got {problems[:3]}", file=sys.stderr)
+            print(f"check-openapi self-test: {label} was not reported (looked for {marker!r}); "
+                  f"got {problems[:3]}", file=sys.stderr)
             return 1
     problems, _, _ = check(document)
     if problems:

@@ -10,36 +10,31 @@ function and store, stores, variables read, table default name, the pace's meani
 nothing here reads Swift. cfn-lint and `sam validate --lint` run first (scripts/check-template.sh)
 and prove the template well formed; each check_* here proves what they cannot.
 """
-import argparse
-import copy
-import json
-import os
-import re
-import subprocess
-import sys
+import argparse, copy, json, os, re, subprocess, sys
 
 from cfnlint.decode import decode  # scripts/check-template.sh runs this with the venv that holds cfn-lint
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 PAYPULSE = os.path.join(HERE, "..", ".build", "debug", "paypulse")
-TABLE_DEFINITION = os.path.join(HERE, "..", "deploy", "tokens-table.json")
 JWT_KEY = "arn:${AWS::Partition}:secretsmanager:${AWS::Region}:${AWS::AccountId}:secret:${JwtKeySecretName}-??????"
 # The store the functions run on under each TokenStore choice, as `paypulse iam --store` names it.
 STORE_OF_CHOICE = {"SecretsManager": "aws", "SecretsManagerWithTable": "aws", "DynamoDB": "dynamodb"}
 TABLE_CHOICES = {"SecretsManagerWithTable", "DynamoDB"}
 TABLE_RESOURCES = {"TokensTable", "TokensKey"}
 TABLE_OUTPUTS = {"TokenStoreTable": {"Ref": "TokensTable"}, "TokenStoreKeyArn": {"Fn::GetAtt": ["TokensKey", "Arn"]}}
-# The table's data shape is deploy/tokens-table.json's; the template adds only protection.
+# The table's data shape is deploy/tokens-table.json's; the template adds only protection. Its lists of named
+# items compare by name, in any order.
 TABLE_SHAPE = {"AttributeDefinitions", "KeySchema", "GlobalSecondaryIndexes", "BillingMode", "TimeToLiveSpecification"}
 TABLE_PROTECTION = {"TableName", "SSESpecification", "PointInTimeRecoverySpecification", "Tags", "DeletionProtectionEnabled"}
 TABLE_REQUIRED = {"SSESpecification": {"SSEEnabled": True}, "PointInTimeRecoverySpecification": {"PointInTimeRecoveryEnabled": True}}
+TABLE_BY_NAME = {"AttributeDefinitions": "AttributeName", "GlobalSecondaryIndexes": "IndexName"}
 # The security events table (the ledger of Google's events acted on), on every TokenStore: its shape is
 # deploy/security-events-table.json's (what `paypulse setup` sends, Tests/AWSTests proves; the code's default name,
 # Tests/ConfigurationTests), named by its parameter; a function that reads it gets its name from the stack.
-EVENTS_DEFINITION = os.path.join(HERE, "..", "deploy", "security-events-table.json")
 EVENTS_TABLE, EVENTS_PARAMETER, EVENTS_VARIABLE = "SecurityEventsTable", "SecurityEventsTableName", "SECURITY_EVENTS_TABLE"
 EVENTS_SHAPE = {"AttributeDefinitions", "KeySchema", "BillingMode", "TimeToLiveSpecification"}
 EVENTS_PROTECTION = {"TableName", "SSESpecification", "Tags"}
+EVENTS_REQUIRED = {"SSESpecification": TABLE_REQUIRED["SSESpecification"]}
 EXPECTED_ROUTES = {("POST", "/v1/auth/gmail-tokens"): "StoreTokensFunction", ("GET", "/v1/user/me"): "UserProfileFunction",
                    ("DELETE", "/v1/auth/gmail-tokens"): "DisconnectFunction",
                    ("POST", "/v1/google/security-events"): "SecurityEventsFunction"}
@@ -228,11 +223,18 @@ def check_policies(template, facts, errors):
                     errors.append(f"{label}: statements on {text} must carry the code's condition {json.dumps(condition, sort_keys=True)}")
 
 
+def setup_requests(file):
+    """deploy/FILE's CreateTable's TableName, and its two requests (what `paypulse setup` sends) as one."""
+    with open(os.path.join(HERE, "..", "deploy", file), encoding="utf-8") as handle:
+        definition = json.load(handle)
+    create = definition["CreateTable"]
+    return create["TableName"], {**create, **definition["UpdateTimeToLive"]}
+
+
 def check_token_table(template, facts, errors):
     """The tokens table and key exist, kept, with the outputs `paypulse migrate` reads, under the table choices only
     (the window adds nothing else); the table is what `paypulse setup` creates; the key rotates, IAM grants its use."""
-    with open(TABLE_DEFINITION, encoding="utf-8") as handle:
-        definition = json.load(handle)
+    created, setup = setup_requests("tokens-table.json")
     errors.extend(f"{name} must be kept (DeletionPolicy and UpdateReplacePolicy Retain): it holds or opens the grants" for name in sorted(TABLE_RESOURCES)
                   if {template["Resources"].get(name, {}).get(policy) for policy in ("DeletionPolicy", "UpdateReplacePolicy")} != {"Retain"})
     choices = token_store_choices(template)
@@ -243,7 +245,13 @@ def check_token_table(template, facts, errors):
         if present != (TABLE_RESOURCES if tables else set()) or outputs != (TABLE_OUTPUTS if tables else {}):
             errors.append(f"TokenStore={choice}: creates {sorted(present)}, outputs {outputs}: expected both and their outputs or none")
         if "TokensTable" in present:
-            check_table_definition(resolved["Resources"]["TokensTable"]["Properties"], facts, f"TokenStore={choice}: ", errors, definition)
+            label, properties = f"TokenStore={choice}: ", resolved["Resources"]["TokensTable"]["Properties"]
+            names = [properties.get("TableName"), created, setup["TableName"], facts["tokens_table_default"]]
+            if len(set(map(str, names))) != 1:
+                errors.append(label + "the tokens table's names (template, setup's two, TOKENS_TABLE's "
+                              f"default) {names} must agree")
+            check_table(properties, label, errors, "TokensTable", "tokens-table.json", setup, TABLE_SHAPE,
+                        TABLE_PROTECTION, TABLE_REQUIRED, TABLE_BY_NAME)
     today, window = choices.get("SecretsManager", {}), choices.get("SecretsManagerWithTable", {})
     for section in ("Globals", "Resources", "Outputs"):  # what the TokenStore parameter can change
         before = today.get(section, {})
@@ -259,35 +267,32 @@ def check_token_table(template, facts, errors):
                   for statement in properties.get("KeyPolicy", {}).get("Statement", []) if statement.get("Principal") != root)
 
 
-def check_table_definition(properties, facts, label, errors, definition):
-    setup = {**definition["CreateTable"], **definition["UpdateTimeToLive"]}
-    errors.extend(label + f"TokensTable declares {key}, which `paypulse setup` (deploy/tokens-table.json) does not"
-                  for key in sorted(set(properties) - TABLE_SHAPE - TABLE_PROTECTION))
-    names = [properties.get("TableName"), definition["CreateTable"]["TableName"], setup["TableName"], facts["tokens_table_default"]]
-    if len(set(map(str, names))) != 1:
-        errors.append(label + f"the tokens table's names (template, setup's two, TOKENS_TABLE's default) {names} must agree")
-    for key in sorted(TABLE_SHAPE):  # lists of named items compare by name, in any order
+def check_table(properties, label, errors, name, file, setup, shape, protection, required, by_name=()):
+    """A table as `paypulse setup` creates it (setup: deploy/FILE's requests), but for the protection the
+    template adds; the shape's lists of named items (by_name) compared by name."""
+    errors.extend(label + f"{name} declares {key}, which `paypulse setup` (deploy/{file}) does not"
+                  for key in sorted(set(properties) - shape - protection))
+    for key in sorted(shape):
         found, wanted = properties.get(key), setup.get(key)
-        if key in ("AttributeDefinitions", "GlobalSecondaryIndexes"):
-            name = "AttributeName" if key == "AttributeDefinitions" else "IndexName"
-            found, wanted = ({item.get(name): item for item in items or []} for items in (found, wanted))
+        if key in by_name:
+            found, wanted = ({item.get(by_name[key]): item for item in items or []}
+                             for items in (found, wanted))
         if found != wanted:
-            errors.append(label + f"TokensTable {key} {found} is not setup's {wanted}")
-    errors.extend(label + f"TokensTable must set {key}: {value}" for key, value in TABLE_REQUIRED.items() if properties.get(key) != value)
+            errors.append(label + f"{name} {key} {found} is not setup's {wanted}")
+    errors.extend(label + f"{name} must set {key}: {value}"
+                  for key, value in required.items() if properties.get(key) != value)
 
 
-def check_security_events_table(template, errors):
+def check_security_events_table(template, facts, errors):
     """The security events table exists under every TokenStore choice (both AWS stores keep their ledger in it), named
     by its parameter whose default is setup's name, shaped as `paypulse setup` creates it, encrypted; every function
     given SECURITY_EVENTS_TABLE gets this table's name."""
-    with open(EVENTS_DEFINITION, encoding="utf-8") as handle:
-        definition = json.load(handle)
-    setup = {**definition["CreateTable"], **definition["UpdateTimeToLive"]}
+    created, setup = setup_requests("security-events-table.json")
     resource = template["Resources"].get(EVENTS_TABLE, {})
     if resource.get("Type") != "AWS::DynamoDB::Table" or resource.get("Properties", {}).get("TableName") != {"Ref": EVENTS_PARAMETER}:
         errors.append(f"{EVENTS_TABLE} must be an AWS::DynamoDB::Table named by the {EVENTS_PARAMETER} parameter")
     default = template.get("Parameters", {}).get(EVENTS_PARAMETER, {}).get("Default")
-    names = [default, definition["CreateTable"]["TableName"], setup["TableName"]]
+    names = [default, created, setup["TableName"]]
     if len(set(map(str, names))) != 1:
         errors.append(f"the security events table's names (the {EVENTS_PARAMETER} default, setup's two) {names} must agree")
     for choice, resolved in token_store_choices(template).items():
@@ -295,14 +300,8 @@ def check_security_events_table(template, errors):
         if EVENTS_TABLE not in resolved["Resources"]:
             errors.append(label + f"no {EVENTS_TABLE}: every AWS store keeps its security event ledger in it")
             continue
-        properties = resolved["Resources"][EVENTS_TABLE].get("Properties", {})
-        errors.extend(label + f"{EVENTS_TABLE} declares {key}, which `paypulse setup` (deploy/security-events-table.json) does not"
-                      for key in sorted(set(properties) - EVENTS_SHAPE - EVENTS_PROTECTION))
-        for key in sorted(EVENTS_SHAPE):
-            if properties.get(key) != setup.get(key):
-                errors.append(label + f"{EVENTS_TABLE} {key} {properties.get(key)} is not setup's {setup.get(key)}")
-        if properties.get("SSESpecification") != TABLE_REQUIRED["SSESpecification"]:
-            errors.append(label + f"{EVENTS_TABLE} must set SSESpecification: {TABLE_REQUIRED['SSESpecification']}")
+        check_table(resolved["Resources"][EVENTS_TABLE].get("Properties", {}), label, errors, EVENTS_TABLE,
+                    "security-events-table.json", setup, EVENTS_SHAPE, EVENTS_PROTECTION, EVENTS_REQUIRED)
     for name, resource in functions(template).items():
         value = variables_of(template, resource).get(EVENTS_VARIABLE, {"Ref": EVENTS_TABLE})
         if value != {"Ref": EVENTS_TABLE}:
@@ -329,12 +328,7 @@ def check_environment(template, facts, errors):
                 errors.append(f"TokenStore={choice}: {name} has {found}, expected {wanted.get(STORE_OF_CHOICE.get(choice))}, a store in {facts['stores']}")
 
 
-def auth_mode_choices(template):
-    """{AuthMode choice: (PAYPULSE_AUTH_MODE the functions must run with, the template as deployed with it)}."""
-    return {choice: (mode, deployed(template, AuthMode=choice, **ISSUER_PARAMETERS)) for choice, mode in AUTH_MODES.items()}
-
-
-def check_routes(template, errors):
+def check_routes(template, facts, errors):
     """The three routes, each one AWS_PROXY integration (payload 2.0) on its function; under AuthMode=APIGatewayJWT
     every route carries the JWT authorizer on the identity provider's issuer and audience; under PayPulseJWT and IssuerJWT
     (the functions verify) no route has one and no authorizer is deployed (the modes' variables: check_auth_environment).
@@ -343,8 +337,9 @@ def check_routes(template, errors):
     parameter = template["Parameters"].get("AuthMode", {})
     if parameter.get("Default") != "PayPulseJWT" or sorted(parameter.get("AllowedValues", [])) != sorted(AUTH_MODES):
         errors.append(f"AuthMode must allow {sorted(AUTH_MODES)} and default to PayPulseJWT (today's tokens)")
-    for choice, (mode, resolved) in auth_mode_choices(template).items():
-        resources, label = resolved["Resources"], f"AuthMode={choice}"
+    for choice, mode in AUTH_MODES.items():  # the functions run with PAYPULSE_AUTH_MODE=mode
+        resolved, label = deployed(template, AuthMode=choice, **ISSUER_PARAMETERS), f"AuthMode={choice}"
+        resources = resolved["Resources"]
         of_type = lambda kind: {name: r.get("Properties", {}) for name, r in resources.items() if r.get("Type") == kind}  # noqa: E731
         integrations, authorizers = of_type("AWS::ApiGatewayV2::Integration"), of_type("AWS::ApiGatewayV2::Authorizer")
         events = sorted(f"{name} {event.get('Type')}" for name, resource in functions(resolved).items()
@@ -399,7 +394,7 @@ def expected_auth_environment(mode, parameters):
     return wanted
 
 
-def check_auth_environment(template, errors):
+def check_auth_environment(template, facts, errors):
     """Under each AuthMode, with IssuerJWT's optional parameters empty and set, each API function runs with exactly the
     auth variables expected_auth_environment names (no key variable but under hs256, issuer and audience from their
     parameters, PAYPULSE_JWT_JWKS_URL and PAYPULSE_JWT_TOKEN_USE only under jwks and only when set), and the other
@@ -421,12 +416,6 @@ def check_auth_environment(template, errors):
                     for variable in sorted(set(found) | (set(wanted) if name in api else set())):
                         if found.get(variable, NO_VALUE) != wanted.get(variable, NO_VALUE):
                             errors.append(f"{label}: {name} runs with {variable}={found.get(variable, 'unset')}, expected {wanted.get(variable, 'unset')}")
-
-
-def rate_seconds(expression):
-    """A rate expression's period (its exact syntax is RefreshSchedule's AllowedPattern, which cfn-lint applies to the default)."""
-    match = RATE.match(str(expression))
-    return int(match.group(1)) * UNIT_SECONDS[match.group(2)] if match else None
 
 
 def check_pace(label, choice, pace, n, refresh, errors):
@@ -451,7 +440,9 @@ def check_schedule(template, facts, errors):
     """The default rate runs twice per refresh window; one target per shard invokes token-refresh with
     {"shard": i, "shards": n}; each shard count's pace is one the code accepts, under each store's quotas."""
     default, window = template["Parameters"]["RefreshSchedule"].get("Default"), facts["refresh"]["window_seconds_default"]
-    if rate_seconds(default) is None or rate_seconds(default) * 2 > window:
+    # The rate's exact syntax is RefreshSchedule's AllowedPattern, which cfn-lint applies to the default.
+    rate = RATE.match(str(default))
+    if not rate or int(rate.group(1)) * UNIT_SECONDS[rate.group(2)] * 2 > window:
         errors.append(f"RefreshSchedule default {default!r} is not a rate running at least twice per {window} s refresh window")
     resources = template["Resources"]
     rules = sorted(name for name, r in resources.items() if r.get("Type") == "AWS::Events::Rule")
@@ -518,14 +509,9 @@ def check_alarms(template, facts, errors):
 def run_checks(template, facts, build_dir=None, built=False):
     errors = []
     check_functions(template, facts, errors, built)
-    check_policies(template, facts, errors)
-    check_token_table(template, facts, errors)
-    check_security_events_table(template, errors)
-    check_environment(template, facts, errors)
-    check_routes(template, errors)
-    check_auth_environment(template, errors)
-    check_schedule(template, facts, errors)
-    check_alarms(template, facts, errors)
+    for check in (check_policies, check_token_table, check_security_events_table, check_environment,
+                  check_routes, check_auth_environment, check_schedule, check_alarms):
+        check(template, facts, errors)
     for name in functions(template) if build_dir else ():
         bootstrap = os.path.join(build_dir, name, "bootstrap")
         if not os.path.isfile(bootstrap) or not os.access(bootstrap, os.X_OK):

@@ -28,20 +28,19 @@ def b64url(data):
     return base64.urlsafe_b64encode(data).rstrip(b"=").decode()
 
 
+def compact(value, **options):
+    return json.dumps(value, separators=(",", ":"), **options).encode()
+
+
 def forged(header, claims=None, key=DEV_KEY, signature=None):
     """A token with any header and claims (a claim set to None is left out), HMAC-SHA256
     signed under `key` unless a literal `signature` is given."""
     body = {"sub": "user-1", "iss": "paypulse", "aud": "paypulse-api", "iat": 1732000000, "exp": FAR_FUTURE}
-    for name, value in (claims or {}).items():
-        if value is None:
-            body.pop(name, None)
-        else:
-            body[name] = value
-    head = b64url(json.dumps(header, separators=(",", ":")).encode())
-    payload = b64url(json.dumps(body, separators=(",", ":"), sort_keys=True).encode())
+    body = {name: value for name, value in {**body, **(claims or {})}.items() if value is not None}
+    signing_input = f"{b64url(compact(header))}.{b64url(compact(body, sort_keys=True))}"
     if signature is None:
-        signature = b64url(hmac.new(key, f"{head}.{payload}".encode(), hashlib.sha256).digest())
-    return f"{head}.{payload}.{signature}"
+        signature = b64url(hmac.new(key, signing_input.encode(), hashlib.sha256).digest())
+    return f"{signing_input}.{signature}"
 
 
 HS256 = {"alg": "HS256", "typ": "JWT"}
@@ -95,9 +94,8 @@ def risc_key():
 
 def risc_jwks():
     numbers = risc_key().public_key().public_numbers()
-    as_bytes = lambda n: n.to_bytes((n.bit_length() + 7) // 8, "big")  # noqa: E731
-    return {"keys": [{"kty": "RSA", "alg": "RS256", "use": "sig", "kid": RISC_KID,
-                      "n": b64url(as_bytes(numbers.n)), "e": b64url(as_bytes(numbers.e))}]}
+    n, e = (b64url(value.to_bytes((value.bit_length() + 7) // 8, "big")) for value in (numbers.n, numbers.e))
+    return {"keys": [{"kty": "RSA", "alg": "RS256", "use": "sig", "kid": RISC_KID, "n": n, "e": e}]}
 
 
 def security_event(event_type, payload, header=None, **claims):
@@ -105,12 +103,12 @@ def security_event(event_type, payload, header=None, **claims):
     under the replay's RISC key unless `header` says otherwise (then unsigned bytes follow)."""
     from cryptography.hazmat.primitives import hashes
     from cryptography.hazmat.primitives.asymmetric import padding
-    body = {"iss": RISC_ISSUER, "aud": SECOND_CLIENT, "iat": 1732000000, "jti": f"replay-{event_type.rsplit('/', 1)[-1]}",
-            "events": {event_type: payload}, **claims}
-    head = b64url(json.dumps(header or {"alg": "RS256", "kid": RISC_KID, "typ": "secevent+jwt"}, separators=(",", ":")).encode())
-    data = b64url(json.dumps(body, separators=(",", ":"), sort_keys=True).encode())
-    signature = risc_key().sign(f"{head}.{data}".encode(), padding.PKCS1v15(), hashes.SHA256())
-    return f"{head}.{data}.{b64url(signature)}"
+    body = {"iss": RISC_ISSUER, "aud": SECOND_CLIENT, "iat": 1732000000,
+            "jti": f"replay-{event_type.rsplit('/', 1)[-1]}", "events": {event_type: payload}, **claims}
+    header = header or {"alg": "RS256", "kid": RISC_KID, "typ": "secevent+jwt"}
+    signing_input = f"{b64url(compact(header))}.{b64url(compact(body, sort_keys=True))}"
+    signature = risc_key().sign(signing_input.encode(), padding.PKCS1v15(), hashes.SHA256())
+    return f"{signing_input}.{b64url(signature)}"
 
 
 USER_JWT = jwt("user-1", name="Jane Smith", email="jane@example.com")
@@ -118,16 +116,17 @@ UNKNOWN_JWT = jwt("unknown-user")
 FORGED_JWT = jwt("user-1", key=b"an-attacker-key-that-is-long-enough-0123456789")
 
 
-def sample(version, template):
-    with open(os.path.join(SAMPLES, f"{version}-{template}.json")) as f:
+def sample(name):
+    with open(os.path.join(SAMPLES, name + ".json")) as f:
         return json.load(f)
 
 
-# Refresh tokens the replay test's fake Google knows (everything else is invalid_grant).
 # The grants the fake Google knows (any other refresh token gets invalid_grant): each
 # names the account its id_token carries (Google Sign-In always asks for openid), the
 # scopes Google granted, and scripted events in its life.
 JANE_SUB = "108234567890123456789"
+JANE = "jane.smith@gmail.com"
+WORK, WORK_SUB = "jane.work@gmail.com", "117000000000000000042"  # another account of Jane's
 SIGN_IN = f"{GMAIL} {EMAIL_SCOPE} openid"
 DEBUG_CLIENT = "debug-build.apps.googleusercontent.com"
 # The functions' OAuth clients (the client-ID secret's list), both known to the fake Google:
@@ -145,7 +144,7 @@ def google_token_hash(refresh_token):
     return base64.b64encode(hashlib.sha512(hashlib.sha512(refresh_token.encode()).digest()).digest()).decode()
 
 
-def grant(refresh_token, sub=JANE_SUB, email="jane.smith@gmail.com", scope=SIGN_IN, **extra):
+def grant(refresh_token, sub=JANE_SUB, email=JANE, scope=SIGN_IN, **extra):
     return {"refresh_token": refresh_token, "sub": sub, "email": email, "scope": scope, **extra}
 
 
@@ -156,7 +155,7 @@ GOOGLE_GRANTS = [
     grant("1//form-refresh", scope=f"{GMAIL} openid"),
     # The same account under a renamed address, and another account of Jane's.
     grant("1//0gABC-renamed-refresh", email="jane.s@gmail.com"),
-    grant("1//0gWORK-refresh", sub="117000000000000000042", email="jane.work@gmail.com"),
+    grant("1//0gWORK-refresh", sub=WORK_SUB, email=WORK),
     # Scopes Google granted without Gmail, whatever the body claims.
     grant("1//0gABC-no-gmail-refresh", scope=f"{EMAIL_SCOPE} openid"),
     # Issued to a debug build's OAuth client, not ours: Google refuses it as unauthorized_client.
@@ -170,34 +169,40 @@ GOOGLE_GRANTS = [
 ]
 
 
-def event(version, method, path_template, body=None, content_type="application/json", token=USER_JWT, raw_body=None,
+def event(version, method, route, body=None, content_type="application/json", token=USER_JWT, raw_body=None,
           base64_body=True):
-    """A sam sample with this request's method, headers and base64 body (or, with
-    `base64_body=False`, the body as text with `isBase64Encoded: false`)."""
-    e = sample(version, path_template)
+    """A sam sample (events/samples/VERSION-ROUTE.json) with this request's method, headers and
+    base64 body (or, with `base64_body=False`, the body as text with `isBase64Encoded: false`)."""
+    e = sample(f"{version}-{route}")
     headers = {}
     if token is not None:
         headers["Authorization" if version == "v1" else "authorization"] = f"Bearer {token}"
     if content_type is not None and (body is not None or raw_body is not None):
         headers["Content-Type" if version == "v1" else "content-type"] = content_type
-    if raw_body is not None:
-        encoded = raw_body
-    else:
-        text = body if isinstance(body, (str, bytes)) else ("" if body is None else json.dumps(body, separators=(",", ":")))
+    if raw_body is None:
+        text = body if isinstance(body, (str, bytes)) else "" if body is None else compact(body).decode()
         data = text if isinstance(text, bytes) else text.encode()
-        encoded = base64.b64encode(data).decode() if base64_body else text
+        raw_body = base64.b64encode(data).decode() if base64_body else text
+    e["headers"].update(headers)
     if version == "v2":
-        e["headers"].update(headers)
         e["requestContext"]["http"]["method"] = method
     else:
-        e["headers"].update(headers)
-        for name, value in headers.items():
-            e["multiValueHeaders"][name] = [value]
-        e["httpMethod"] = method
-        e["requestContext"]["httpMethod"] = method
-    e["body"] = encoded
-    e["isBase64Encoded"] = base64_body
+        e["multiValueHeaders"].update({name: [value] for name, value in headers.items()})
+        e["httpMethod"] = e["requestContext"]["httpMethod"] = method
+    e["body"], e["isBase64Encoded"] = raw_body, base64_body
     return e
+
+
+def post(version, body=None, **options):
+    return event(version, "POST", "post-gmail-tokens", body, **options)
+
+
+def get_me(version, method="GET", body=None, **options):
+    return event(version, method, "get-user-me", body, **options)
+
+
+def delete(version, method="DELETE", **options):
+    return event(version, method, "delete-gmail-tokens", **options)
 
 
 def response(version, status, body, headers=None):
@@ -209,20 +214,46 @@ def response(version, status, body, headers=None):
     return expected
 
 
-def stored_reply(message, email, scope, switch=False):
-    return {"message": "Gmail OAuth tokens stored successfully!",
-            "data": {"google_email": email, "scope": scope, "account_switch": switch, "message": message}}
+def stored(version, message="First Gmail connection", email=JANE, scope=SIGN_IN, switch=False):
+    """store-tokens' 201."""
+    return response(version, 201, {"message": "Gmail OAuth tokens stored successfully!", "data": {
+        "google_email": email, "scope": scope, "account_switch": switch, "message": message}})
 
 
 def error(code, message):
     return {"error": code, "message": message}
 
 
-UNAUTHORIZED = error("unauthorized", "Missing or invalid bearer token.")
+def refused(version, status, message, code="invalid_request"):
+    return response(version, status, error(code, message))
+
+
+def unauthorized(version):
+    return response(version, 401, error("unauthorized", "Missing or invalid bearer token."),
+                    {"www-authenticate": "Bearer"})
+
+
+def wrong_method(version, allowed):
+    return response(version, 405, error("method_not_allowed", f"Use {allowed} on this route."),
+                    {"allow": allowed})
+
+
+def disconnected(version, revoked_at_google=True):
+    return response(version, 200, {"message": "Gmail account disconnected",
+                                   "data": {"google_email": JANE, "revoked_at_google": revoked_at_google}})
+
+
+FORM = "application/x-www-form-urlencoded"
 FIRST = {"access_token": "ya29.a0AfB_first-access", "refresh_token": "1//0gABC-first-refresh", "expires_in": 3600,
-         "scope": [GMAIL, EMAIL_SCOPE], "email": "jane.smith@gmail.com"}
+         "scope": [GMAIL, EMAIL_SCOPE], "email": JANE}
 
 CASES = []
+# What cases run after (their `before`), by the state they need.
+CONNECTED = ["v2-json-first-connection"]
+EXPIRING_SOON = ["v2-json-expiring-soon"]
+DISCONNECTED = ["v2-json-expiring-soon", "v2-disconnect"]
+GRANT_REVOKED = ["v2-json-connection-revoked-later", "scheduled-revoked-grant"]
+ACCOUNT_DISABLED = ["v2-json-first-connection", "v2-account-disabled"]
 
 
 def secrets_in(event_json):
@@ -250,7 +281,8 @@ def secrets_in(event_json):
     return found
 
 
-def case(function, name, event_json, expected, before=(), stored=None, exit_code=0, environment=None, expected_indexed=None):
+def case(function, name, event_json, expected, before=(), stored=None, exit_code=0, environment=None,
+         expected_indexed=None):
     """`environment: "unreachable-aws"` runs the case against AWS endpoints where nothing
     listens, whatever the backend under test, to see the 503 a store outage gives.
     `expected_indexed`: the answer on a store with a due index (DynamoDB), where it differs:
@@ -263,123 +295,111 @@ def case(function, name, event_json, expected, before=(), stored=None, exit_code
 # store-tokens: successes. A refresh token in the body is proven at the fake Google first:
 # what is stored and answered (account, scopes, expiry) is Google's word; the body's
 # email and scope are hints. Google's first access token in a fresh fake is ya29.fake-1.
-SIGN_IN_ANSWER = SIGN_IN
-case("store-tokens", "v2-json-first-connection", event("v2", "POST", "post-gmail-tokens", FIRST),
-     response("v2", 201, stored_reply("First Gmail connection", "jane.smith@gmail.com", SIGN_IN_ANSWER)),
+case("store-tokens", "v2-json-first-connection", post("v2", FIRST), stored("v2"),
      stored={"access_token": "ya29.fake-1", "refresh_token": FIRST["refresh_token"], "token_type": "Bearer",
-             "scope": SIGN_IN_ANSWER, "google_email": "jane.smith@gmail.com", "google_sub": JANE_SUB, "verified": True,
+             "scope": SIGN_IN, "google_email": JANE, "google_sub": JANE_SUB, "verified": True,
              "status": "active", "version": 2, "expires_in": 3599,
              "tags": {"paypulse:status": "active", "paypulse:refreshable": "true", "paypulse:verified": "true"}})
-case("store-tokens", "v1-json-first-connection", event("v1", "POST", "post-gmail-tokens", FIRST),
-     response("v1", 201, stored_reply("First Gmail connection", "jane.smith@gmail.com", SIGN_IN_ANSWER)),
+case("store-tokens", "v1-json-first-connection", post("v1", FIRST), stored("v1"),
      stored={"access_token": "ya29.fake-1", "refresh_token": FIRST["refresh_token"], "expires_in": 3599, "status": "active"})
 case("store-tokens", "v2-json-verified-identity-overrides-hints",
-     event("v2", "POST", "post-gmail-tokens", {"access_token": "ya29.app-claimed-access", "refresh_token": FIRST["refresh_token"],
-                                               "expires_in": 86400, "scope": ["openid"], "email": "mallory@example.com"}),
-     response("v2", 201, stored_reply("First Gmail connection", "jane.smith@gmail.com", SIGN_IN_ANSWER)),
-     stored={"access_token": "ya29.fake-1", "google_email": "jane.smith@gmail.com", "google_sub": JANE_SUB,
-             "scope": SIGN_IN_ANSWER, "expires_in": 3599, "verified": True})
+     post("v2", {"access_token": "ya29.app-claimed-access", "refresh_token": FIRST["refresh_token"],
+                 "expires_in": 86400, "scope": ["openid"], "email": "mallory@example.com"}), stored("v2"),
+     stored={"access_token": "ya29.fake-1", "google_email": JANE, "google_sub": JANE_SUB,
+             "scope": SIGN_IN, "expires_in": 3599, "verified": True})
 form_repeated = "access_token=ya29.form-access&refresh_token=1%2F%2Fform-refresh&expires_in=1800" \
                 f"&scope={GMAIL.replace(':', '%3A').replace('/', '%2F')}&scope=openid&email=jane.smith%40gmail.com"
-case("store-tokens", "v2-form-repeated-scope", event("v2", "POST", "post-gmail-tokens", form_repeated,
-                                                     content_type="application/x-www-form-urlencoded; charset=UTF-8"),
-     response("v2", 201, stored_reply("First Gmail connection", "jane.smith@gmail.com", f"{GMAIL} openid")),
+case("store-tokens", "v2-form-repeated-scope",
+     post("v2", form_repeated, content_type="application/x-www-form-urlencoded; charset=UTF-8"),
+     stored("v2", scope=f"{GMAIL} openid"),
      stored={"access_token": "ya29.fake-1", "refresh_token": "1//form-refresh", "expires_in": 3599,
-             "scope": f"{GMAIL} openid", "google_email": "jane.smith@gmail.com"})
+             "scope": f"{GMAIL} openid", "google_email": JANE})
 case("store-tokens", "v1-form-space-separated-scope",
-     event("v1", "POST", "post-gmail-tokens", f"access_token=ya29.form2&scope=openid+{GMAIL}",
-           content_type="application/x-www-form-urlencoded"),
-     response("v1", 201, stored_reply("First Gmail connection", None, f"openid {GMAIL}")),
-     stored={"access_token": "ya29.form2", "refresh_token": None, "expires_in": 3600, "google_email": None, "verified": False,
-             "tags": {"paypulse:refreshable": "false", "paypulse:verified": "false"}})
+     post("v1", f"access_token=ya29.form2&scope=openid+{GMAIL}", content_type=FORM),
+     stored("v1", email=None, scope=f"openid {GMAIL}"),
+     stored={"access_token": "ya29.form2", "refresh_token": None, "expires_in": 3600, "google_email": None,
+             "verified": False, "tags": {"paypulse:refreshable": "false", "paypulse:verified": "false"}})
 # Without a refresh token nothing is asked of Google: the app's word, compared by email.
 case("store-tokens", "v2-json-same-account-update",
-     event("v2", "POST", "post-gmail-tokens", {"access_token": "ya29.second-access", "expires_in": 3599,
-                                               "scope": [GMAIL], "email": "jane.smith@gmail.com"}),
-     response("v2", 201, stored_reply("Gmail tokens updated", "jane.smith@gmail.com", GMAIL)),
-     before=["v2-json-first-connection"],
+     post("v2", {"access_token": "ya29.second-access", "expires_in": 3599, "scope": [GMAIL], "email": JANE}),
+     stored("v2", "Gmail tokens updated", scope=GMAIL), before=CONNECTED,
      stored={"access_token": "ya29.second-access", "refresh_token": FIRST["refresh_token"], "expires_in": 3599,
              "google_sub": JANE_SUB, "verified": True})
 case("store-tokens", "v2-json-account-switch-without-refresh-token",
-     event("v2", "POST", "post-gmail-tokens", {"access_token": "ya29.other-access", "scope": [GMAIL],
-                                               "email": "jane.work@gmail.com"}),
-     response("v2", 201, stored_reply("Gmail account switched", "jane.work@gmail.com", GMAIL, switch=True)),
-     before=["v2-json-first-connection"],
-     stored={"access_token": "ya29.other-access", "refresh_token": None, "google_email": "jane.work@gmail.com", "verified": False,
+     post("v2", {"access_token": "ya29.other-access", "scope": [GMAIL], "email": WORK}),
+     stored("v2", "Gmail account switched", WORK, GMAIL, switch=True), before=CONNECTED,
+     stored={"access_token": "ya29.other-access", "refresh_token": None,
+             "google_email": WORK, "verified": False,
              "tags": {"paypulse:refreshable": "false", "paypulse:status": "active", "paypulse:verified": "false"}})
 # The account is Google's sub: another sub is a switch even under a claimed address; the
 # same sub under a renamed address is not.
 case("store-tokens", "v2-json-account-switch-by-google-subject",
-     event("v2", "POST", "post-gmail-tokens", {"access_token": "ya29.work-access", "refresh_token": "1//0gWORK-refresh",
-                                               "email": "jane.smith@gmail.com"}),
-     response("v2", 201, stored_reply("Gmail account switched", "jane.work@gmail.com", SIGN_IN_ANSWER, switch=True)),
-     before=["v2-json-first-connection"],
-     stored={"refresh_token": "1//0gWORK-refresh", "google_email": "jane.work@gmail.com", "google_sub": "117000000000000000042"})
+     post("v2", {"access_token": "ya29.work-access", "refresh_token": "1//0gWORK-refresh", "email": JANE}),
+     stored("v2", "Gmail account switched", WORK, switch=True), before=CONNECTED,
+     stored={"refresh_token": "1//0gWORK-refresh", "google_email": WORK, "google_sub": WORK_SUB})
 case("store-tokens", "v2-json-renamed-address-same-account",
-     event("v2", "POST", "post-gmail-tokens", {"access_token": "ya29.renamed-access", "refresh_token": "1//0gABC-renamed-refresh"}),
-     response("v2", 201, stored_reply("Gmail tokens updated", "jane.s@gmail.com", SIGN_IN_ANSWER)),
-     before=["v2-json-first-connection"],
-     stored={"refresh_token": "1//0gABC-renamed-refresh", "google_email": "jane.s@gmail.com", "google_sub": JANE_SUB})
+     post("v2", {"access_token": "ya29.renamed-access", "refresh_token": "1//0gABC-renamed-refresh"}),
+     stored("v2", "Gmail tokens updated", "jane.s@gmail.com"), before=CONNECTED,
+     stored={"refresh_token": "1//0gABC-renamed-refresh", "google_email": "jane.s@gmail.com",
+             "google_sub": JANE_SUB})
 # Google unreachable (503 to every attempt): stored as sent, unverified, and still 201.
-BLINKED = {"access_token": "ya29.a0AfB_blinked-access", "refresh_token": "1//0gABC-google-blinked-refresh", "expires_in": 3600,
-           "scope": [GMAIL], "email": "jane.smith@gmail.com"}
-case("store-tokens", "v2-json-google-unavailable-stored-unverified", event("v2", "POST", "post-gmail-tokens", BLINKED),
-     response("v2", 201, stored_reply("First Gmail connection", "jane.smith@gmail.com", GMAIL)),
+BLINKED = {"access_token": "ya29.a0AfB_blinked-access", "refresh_token": "1//0gABC-google-blinked-refresh",
+           "expires_in": 3600, "scope": [GMAIL], "email": JANE}
+case("store-tokens", "v2-json-google-unavailable-stored-unverified", post("v2", BLINKED),
+     stored("v2", scope=GMAIL),
      stored={"access_token": BLINKED["access_token"], "refresh_token": BLINKED["refresh_token"], "expires_in": 3600,
-             "google_email": "jane.smith@gmail.com", "google_sub": None, "verified": False, "status": "active",
+             "google_email": JANE, "google_sub": None, "verified": False, "status": "active",
              "tags": {"paypulse:verified": "false", "paypulse:status": "active", "paypulse:refreshable": "true"}})
 
 # store-tokens: refusals (nothing stored)
-MISSING_SCOPE = error("missing_scope", f"The Google grant lacks the scope {GMAIL}; request it and send the tokens again.")
-case("store-tokens", "v2-missing-gmail-scope",
-     event("v2", "POST", "post-gmail-tokens", {"access_token": "ya29.x", "scope": [EMAIL_SCOPE]}),
-     response("v2", 403, MISSING_SCOPE))
-# Google's granted scopes decide, whatever the body claims.
-case("store-tokens", "v2-google-grants-no-gmail-scope",
-     event("v2", "POST", "post-gmail-tokens", {"access_token": "ya29.x", "refresh_token": "1//0gABC-no-gmail-refresh",
-                                               "scope": [GMAIL, EMAIL_SCOPE]}),
-     response("v2", 403, MISSING_SCOPE))
-case("store-tokens", "v2-invalid-grant",
-     event("v2", "POST", "post-gmail-tokens", {"access_token": "ya29.x", "refresh_token": "1//0gABC-unknown-to-google",
-                                               "scope": [GMAIL], "email": "jane.smith@gmail.com"}),
-     response("v2", 400, error("invalid_grant", "Google no longer accepts this grant (revoked or expired); "
-                                                "sign in with Google again and send the new tokens.")))
-case("store-tokens", "v1-foreign-client",
-     event("v1", "POST", "post-gmail-tokens", {"access_token": "ya29.x", "refresh_token": "1//0gDEBUG-build-refresh",
-                                               "scope": [GMAIL], "email": "jane.smith@gmail.com"}),
-     response("v1", 400, error("foreign_client", "These tokens were issued to another OAuth client; sign in with Google "
-                                                 "from the PayPulse app and send those tokens.")))
-case("store-tokens", "v2-invalid-json", event("v2", "POST", "post-gmail-tokens", '{"access_token": "ya29.x",'),
-     response("v2", 400, error("invalid_request", "The body is not valid JSON.")))
-case("store-tokens", "v2-missing-access-token", event("v2", "POST", "post-gmail-tokens", {"refresh_token": "1//x"}),
-     response("v2", 400, error("invalid_request", "access_token is required.")))
-case("store-tokens", "v1-expires-in-as-string",
-     event("v1", "POST", "post-gmail-tokens", {"access_token": "ya29.x", "expires_in": "3600"}),
-     response("v1", 400, error("invalid_request", "expires_in must be an integer, not a string.")))
-case("store-tokens", "v2-expires-in-over-a-day",
-     event("v2", "POST", "post-gmail-tokens", {"access_token": "ya29.x", "expires_in": 86401}),
-     response("v2", 400, error("invalid_request", "expires_in must be a whole number of seconds from 1 to 86400.")))
-case("store-tokens", "v2-scope-not-a-list",
-     event("v2", "POST", "post-gmail-tokens", {"access_token": "ya29.x", "scope": {"gmail": True}}),
-     response("v2", 400, error("invalid_request", "scope must be a list of strings, not an object.")))
-case("store-tokens", "v2-invalid-base64-body", event("v2", "POST", "post-gmail-tokens", raw_body="not base64!!"),
-     response("v2", 400, error("invalid_request", "the request body is not valid base64")))
+MISSING_SCOPE = f"The Google grant lacks the scope {GMAIL}; request it and send the tokens again."
+WHOLE_SECONDS = "expires_in must be a whole number of seconds from 1 to 86400."
+REFUSALS = [  # (name, body, answer)
+    ("v2-missing-gmail-scope", {"access_token": "ya29.x", "scope": [EMAIL_SCOPE]},
+     (403, MISSING_SCOPE, "missing_scope")),
+    # Google's granted scopes decide, whatever the body claims.
+    ("v2-google-grants-no-gmail-scope",
+     {"access_token": "ya29.x", "refresh_token": "1//0gABC-no-gmail-refresh", "scope": [GMAIL, EMAIL_SCOPE]},
+     (403, MISSING_SCOPE, "missing_scope")),
+    ("v2-invalid-grant", {"access_token": "ya29.x", "refresh_token": "1//0gABC-unknown-to-google",
+                          "scope": [GMAIL], "email": JANE},
+     (400, "Google no longer accepts this grant (revoked or expired); sign in with Google again and send the "
+           "new tokens.", "invalid_grant")),
+    ("v1-foreign-client", {"access_token": "ya29.x", "refresh_token": "1//0gDEBUG-build-refresh",
+                           "scope": [GMAIL], "email": JANE},
+     (400, "These tokens were issued to another OAuth client; sign in with Google from the PayPulse app and "
+           "send those tokens.", "foreign_client")),
+    ("v2-invalid-json", '{"access_token": "ya29.x",', (400, "The body is not valid JSON.")),
+    ("v2-missing-access-token", {"refresh_token": "1//x"}, (400, "access_token is required.")),
+    ("v1-expires-in-as-string", {"access_token": "ya29.x", "expires_in": "3600"},
+     (400, "expires_in must be an integer, not a string.")),
+    ("v2-expires-in-over-a-day", {"access_token": "ya29.x", "expires_in": 86401}, (400, WHOLE_SECONDS)),
+    ("v2-scope-not-a-list", {"access_token": "ya29.x", "scope": {"gmail": True}},
+     (400, "scope must be a list of strings, not an object.")),
+]
+for name, body, answer in REFUSALS:
+    case("store-tokens", name, post(name[:2], body), refused(name[:2], *answer))
+case("store-tokens", "v2-invalid-base64-body", post("v2", raw_body="not base64!!"),
+     refused("v2", 400, "the request body is not valid base64"))
 case("store-tokens", "v2-unsupported-content-type",
-     event("v2", "POST", "post-gmail-tokens", "access_token=ya29.x", content_type="text/plain"),
-     response("v2", 415, error("unsupported_media_type", "Send application/json or application/x-www-form-urlencoded.")))
-case("store-tokens", "v2-body-over-64-kib",
-     event("v2", "POST", "post-gmail-tokens", {"access_token": "ya29." + "x" * 70000}),
-     response("v2", 413, error("payload_too_large", "The request body is larger than 64 KiB.")))
-case("store-tokens", "v2-missing-bearer-token", event("v2", "POST", "post-gmail-tokens", FIRST, token=None),
-     response("v2", 401, UNAUTHORIZED, {"www-authenticate": "Bearer"}))
-case("store-tokens", "v1-forged-bearer-token", event("v1", "POST", "post-gmail-tokens", FIRST, token=FORGED_JWT),
-     response("v1", 401, UNAUTHORIZED, {"www-authenticate": "Bearer"}))
+     post("v2", "access_token=ya29.x", content_type="text/plain"),
+     refused("v2", 415, f"Send application/json or {FORM}.", "unsupported_media_type"))
+case("store-tokens", "v2-body-over-64-kib", post("v2", {"access_token": "ya29." + "x" * 70000}),
+     refused("v2", 413, "The request body is larger than 64 KiB.", "payload_too_large"))
+case("store-tokens", "v2-missing-bearer-token", post("v2", FIRST, token=None), unauthorized("v2"))
+case("store-tokens", "v1-forged-bearer-token", post("v1", FIRST, token=FORGED_JWT), unauthorized("v1"))
 case("store-tokens", "v2-wrong-method", event("v2", "PUT", "post-gmail-tokens", FIRST),
-     response("v2", 405, error("method_not_allowed", "Use POST on this route."), {"allow": "POST"}))
+     wrong_method("v2", "POST"))
 
-UNAVAILABLE = error("upstream_unavailable", "Storage is unavailable right now; nothing was changed. Try again.")
-case("store-tokens", "v2-store-unavailable", event("v2", "POST", "post-gmail-tokens", FIRST),
-     response("v2", 503, UNAVAILABLE, {"retry-after": "1"}), environment="unreachable-aws")
+
+
+def unavailable(version):
+    return response(version, 503, error("upstream_unavailable", "Storage is unavailable right now; nothing "
+                                        "was changed. Try again."), {"retry-after": "1"})
+
+
+case("store-tokens", "v2-store-unavailable", post("v2", FIRST), unavailable("v2"),
+     environment="unreachable-aws")
 
 # user-profile
 PROFILE = {"message": "User profile retrieved successfully",
@@ -387,127 +407,97 @@ PROFILE = {"message": "User profile retrieved successfully",
                     "gmail_account_connected": True}}
 NOT_CONNECTED = copy.deepcopy(PROFILE)
 NOT_CONNECTED["data"]["gmail_account_connected"] = False
-case("user-profile", "v2-connected", event("v2", "GET", "get-user-me"), response("v2", 200, PROFILE),
-     before=["v2-json-first-connection"])
-case("user-profile", "v1-connected", event("v1", "GET", "get-user-me"), response("v1", 200, PROFILE),
+case("user-profile", "v2-connected", get_me("v2"), response("v2", 200, PROFILE), before=CONNECTED)
+case("user-profile", "v1-connected", get_me("v1"), response("v1", 200, PROFILE),
      before=["v1-form-space-separated-scope"])
-case("user-profile", "v2-not-connected", event("v2", "GET", "get-user-me"), response("v2", 200, NOT_CONNECTED))
-case("user-profile", "v2-unknown-user", event("v2", "GET", "get-user-me", token=UNKNOWN_JWT),
-     response("v2", 404, error("not_found", "No PayPulse user with this id.")))
-case("user-profile", "v2-missing-bearer-token", event("v2", "GET", "get-user-me", token=None),
-     response("v2", 401, UNAUTHORIZED, {"www-authenticate": "Bearer"}))
-case("user-profile", "v1-wrong-method", event("v1", "POST", "get-user-me", {}),
-     response("v1", 405, error("method_not_allowed", "Use GET on this route."), {"allow": "GET"}))
+case("user-profile", "v2-not-connected", get_me("v2"), response("v2", 200, NOT_CONNECTED))
+case("user-profile", "v2-unknown-user", get_me("v2", token=UNKNOWN_JWT),
+     refused("v2", 404, "No PayPulse user with this id.", "not_found"))
+case("user-profile", "v2-missing-bearer-token", get_me("v2", token=None), unauthorized("v2"))
+case("user-profile", "v1-wrong-method", get_me("v1", "POST", {}), wrong_method("v1", "GET"))
 
-case("user-profile", "v1-store-unavailable", event("v1", "GET", "get-user-me"),
-     response("v1", 503, UNAVAILABLE, {"retry-after": "1"}), environment="unreachable-aws")
+case("user-profile", "v1-store-unavailable", get_me("v1"), unavailable("v1"), environment="unreachable-aws")
 
 # disconnect (the replay test runs a fake Google whose client knows the case's refresh tokens)
 EXPIRING = {"access_token": "ya29.a0AfB_expiring-access", "refresh_token": "1//0gABC-expiring-refresh", "expires_in": 300,
-            "scope": [GMAIL], "email": "jane.smith@gmail.com"}
-case("store-tokens", "v2-json-expiring-soon", event("v2", "POST", "post-gmail-tokens", EXPIRING),
-     response("v2", 201, stored_reply("First Gmail connection", "jane.smith@gmail.com", SIGN_IN_ANSWER)),
+            "scope": [GMAIL], "email": JANE}
+NOTHING_CONNECTED = refused("v2", 404, "No Gmail account is connected.", "not_found")
+case("store-tokens", "v2-json-expiring-soon", post("v2", EXPIRING), stored("v2"),
      stored={"access_token": "ya29.fake-1", "refresh_token": EXPIRING["refresh_token"], "expires_in": 300})
-case("disconnect", "v2-disconnect", event("v2", "DELETE", "delete-gmail-tokens"),
-     response("v2", 200, {"message": "Gmail account disconnected",
-                          "data": {"google_email": "jane.smith@gmail.com", "revoked_at_google": True}}),
-     before=["v2-json-expiring-soon"])
-case("disconnect", "v1-disconnect", event("v1", "DELETE", "delete-gmail-tokens"),
-     response("v1", 200, {"message": "Gmail account disconnected",
-                          "data": {"google_email": "jane.smith@gmail.com", "revoked_at_google": True}}),
-     before=["v2-json-expiring-soon"])
-case("disconnect", "v2-nothing-connected", event("v2", "DELETE", "delete-gmail-tokens"),
-     response("v2", 404, error("not_found", "No Gmail account is connected.")))
-case("disconnect", "v2-twice", event("v2", "DELETE", "delete-gmail-tokens"),
-     response("v2", 404, error("not_found", "No Gmail account is connected.")),
-     before=["v2-json-expiring-soon", "v2-disconnect"])
-case("disconnect", "v2-google-does-not-know-the-grant", event("v2", "DELETE", "delete-gmail-tokens"),
-     response("v2", 200, {"message": "Gmail account disconnected",
-                          "data": {"google_email": "jane.smith@gmail.com", "revoked_at_google": False}}),
-     before=["v2-json-connection-revoked-later", "scheduled-revoked-grant"])
-case("disconnect", "v2-missing-bearer-token", event("v2", "DELETE", "delete-gmail-tokens", token=None),
-     response("v2", 401, UNAUTHORIZED, {"www-authenticate": "Bearer"}))
-case("disconnect", "v2-wrong-method", event("v2", "GET", "delete-gmail-tokens"),
-     response("v2", 405, error("method_not_allowed", "Use DELETE on this route."), {"allow": "DELETE"}))
-case("user-profile", "v2-after-disconnect", event("v2", "GET", "get-user-me"), response("v2", 200, NOT_CONNECTED),
-     before=["v2-json-expiring-soon", "v2-disconnect"])
+case("disconnect", "v2-disconnect", delete("v2"), disconnected("v2"), before=EXPIRING_SOON)
+case("disconnect", "v1-disconnect", delete("v1"), disconnected("v1"), before=EXPIRING_SOON)
+case("disconnect", "v2-nothing-connected", delete("v2"), NOTHING_CONNECTED)
+case("disconnect", "v2-twice", delete("v2"), NOTHING_CONNECTED, before=DISCONNECTED)
+case("disconnect", "v2-google-does-not-know-the-grant", delete("v2"), disconnected("v2", False),
+     before=GRANT_REVOKED)
+case("disconnect", "v2-missing-bearer-token", delete("v2", token=None), unauthorized("v2"))
+case("disconnect", "v2-wrong-method", delete("v2", "GET"), wrong_method("v2", "DELETE"))
+case("user-profile", "v2-after-disconnect", get_me("v2"), response("v2", 200, NOT_CONNECTED),
+     before=DISCONNECTED)
 case("store-tokens", "v2-reconnect-after-disconnect",
-     event("v2", "POST", "post-gmail-tokens", {"access_token": "ya29.again-access", "refresh_token": "1//again-refresh",
-                                               "scope": [GMAIL], "email": "jane.smith@gmail.com"}),
-     response("v2", 201, stored_reply("First Gmail connection", "jane.smith@gmail.com", SIGN_IN_ANSWER)),
-     before=["v2-json-expiring-soon", "v2-disconnect"],
+     post("v2", {"access_token": "ya29.again-access", "refresh_token": "1//again-refresh", "scope": [GMAIL],
+                 "email": JANE}),
+     stored("v2"), before=DISCONNECTED,
      stored={"refresh_token": "1//again-refresh", "status": "active", "verified": True,
              "tags": {"paypulse:status": "active"}})
 
+
 # token-refresh: EventBridge scheduled events; the summary's duration is volatile
 def summary(**counts):
-    base = {"scanned": 0, "due": 0, "refreshed": 0, "conflicts": 0, "revoked": 0, "rejected": 0, "transient_failures": 0,
-            "skipped": 0, "remaining": 0, "duration_ms": "<any>"}
-    base.update(counts)
-    return base
+    return {"scanned": 0, "due": 0, "refreshed": 0, "conflicts": 0, "revoked": 0, "rejected": 0,
+            "transient_failures": 0, "skipped": 0, "remaining": 0, "duration_ms": "<any>"} | counts
 
 
-with open(os.path.join(SAMPLES, "scheduled-event.json")) as f:
-    SCHEDULED = json.load(f)
-SHARDED = copy.deepcopy(SCHEDULED)
-SHARDED["detail"] = {"shard": 0, "shards": 1}
-case("token-refresh", "scheduled-nothing-stored", SCHEDULED, summary())
-case("token-refresh", "scheduled-refreshes-expiring-grant", SCHEDULED, summary(scanned=1, due=1, refreshed=1),
-     before=["v2-json-expiring-soon"],
-     stored={"access_token": "ya29.fake-2", "refresh_token": EXPIRING["refresh_token"], "expires_in": 300, "status": "active",
-             "google_sub": JANE_SUB, "verified": True,
+def scheduled(**detail):
+    return sample("scheduled-event") | ({"detail": detail} if detail else {})
+
+
+REFRESHED = summary(scanned=1, due=1, refreshed=1)
+case("token-refresh", "scheduled-nothing-stored", scheduled(), summary())
+case("token-refresh", "scheduled-refreshes-expiring-grant", scheduled(), REFRESHED, before=EXPIRING_SOON,
+     stored={"access_token": "ya29.fake-2", "refresh_token": EXPIRING["refresh_token"], "expires_in": 300,
+             "status": "active", "google_sub": JANE_SUB, "verified": True,
              "tags": {"paypulse:status": "active", "paypulse:refreshable": "true"}})
-case("token-refresh", "scheduled-not-yet-due", SCHEDULED, summary(scanned=1), expected_indexed=summary(scanned=0),
-     before=["v2-json-first-connection"], stored={"access_token": "ya29.fake-1", "expires_in": 3599})
-case("token-refresh", "scheduled-sharded-input", SHARDED, summary(scanned=1, due=1, refreshed=1),
-     before=["v2-json-expiring-soon"])
-case("token-refresh", "constant-input-shard", {"shard": 0, "shards": 1}, summary(scanned=1, due=1, refreshed=1),
-     before=["v2-json-expiring-soon"])
-case("token-refresh", "scheduled-revoked-grant", SCHEDULED, summary(scanned=1, due=1, revoked=1),
+case("token-refresh", "scheduled-not-yet-due", scheduled(), summary(scanned=1),
+     expected_indexed=summary(scanned=0), before=CONNECTED,
+     stored={"access_token": "ya29.fake-1", "expires_in": 3599})
+case("token-refresh", "scheduled-sharded-input", scheduled(shard=0, shards=1), REFRESHED,
+     before=EXPIRING_SOON)
+case("token-refresh", "constant-input-shard", {"shard": 0, "shards": 1}, REFRESHED, before=EXPIRING_SOON)
+case("token-refresh", "scheduled-revoked-grant", scheduled(), summary(scanned=1, due=1, revoked=1),
      before=["v2-json-connection-revoked-later"],
      stored={"status": "revoked", "refresh_token": "1//0gABC-revoked-later-refresh",
              "tags": {"paypulse:status": "revoked", "paypulse:refreshable": "false"}})
-case("user-profile", "v2-after-grant-revoked", event("v2", "GET", "get-user-me"), response("v2", 200, NOT_CONNECTED),
-     before=["v2-json-connection-revoked-later", "scheduled-revoked-grant"])
+case("user-profile", "v2-after-grant-revoked", get_me("v2"), response("v2", 200, NOT_CONNECTED),
+     before=GRANT_REVOKED)
 case("store-tokens", "v2-json-connection-revoked-later",
-     event("v2", "POST", "post-gmail-tokens", {"access_token": "ya29.revoked-later-access",
-                                               "refresh_token": "1//0gABC-revoked-later-refresh", "scope": [GMAIL]}),
-     response("v2", 201, stored_reply("First Gmail connection", "jane.smith@gmail.com", SIGN_IN_ANSWER)),
+     post("v2", {"access_token": "ya29.revoked-later-access",
+                 "refresh_token": "1//0gABC-revoked-later-refresh", "scope": [GMAIL]}), stored("v2"),
      stored={"refresh_token": "1//0gABC-revoked-later-refresh", "expires_in": 60, "verified": True})
 # A set stored unverified is taken by the next run whatever its expiry, and verified.
-case("token-refresh", "scheduled-verifies-unverified-grant", SCHEDULED, summary(scanned=1, due=1, refreshed=1),
+case("token-refresh", "scheduled-verifies-unverified-grant", scheduled(), REFRESHED,
      before=["v2-json-google-unavailable-stored-unverified"],
-     stored={"refresh_token": BLINKED["refresh_token"], "google_email": "jane.smith@gmail.com", "google_sub": JANE_SUB,
+     stored={"refresh_token": BLINKED["refresh_token"], "google_email": JANE, "google_sub": JANE_SUB,
              "verified": True, "scope": SIGN_IN, "expires_in": 300,
              "tags": {"paypulse:verified": "true", "paypulse:status": "active"}})
-BAD_SHARD = copy.deepcopy(SCHEDULED)
-BAD_SHARD["detail"] = {"shard": 3, "shards": 2}
-case("token-refresh", "scheduled-invalid-shard", BAD_SHARD, None, exit_code=1)
+case("token-refresh", "scheduled-invalid-shard", scheduled(shard=3, shards=2), None, exit_code=1)
 # Keys are case-checked: "Shard" is not "shard", and a detail the run does not know fails it
 # (read as no shard, this schedule would refresh every user).
-MISCASED_SHARD = copy.deepcopy(SCHEDULED)
-MISCASED_SHARD["detail"] = {"Shard": 1, "Shards": 2}
-case("token-refresh", "scheduled-miscased-shard", MISCASED_SHARD, None, exit_code=1)
+case("token-refresh", "scheduled-miscased-shard", scheduled(Shard=1, Shards=2), None, exit_code=1)
 
 # Several clients of ours: a grant of the second is proved by trying the default first (refused
 # as another client's, our client probed healthy), then the second; the app may name it.
 SECOND = {"access_token": "ya29.testflight", "refresh_token": "1//0gTESTFLIGHT-build-refresh", "scope": [GMAIL],
-          "email": "jane.smith@gmail.com"}
+          "email": JANE}
 SECOND_STORED = {"access_token": "ya29.fake-1", "refresh_token": SECOND["refresh_token"], "google_sub": JANE_SUB,
                  "verified": True, "expires_in": 300, "tags": {"paypulse:client": SECOND_CLIENT, "paypulse:verified": "true"}}
-case("store-tokens", "v2-second-client-first-connection", event("v2", "POST", "post-gmail-tokens", SECOND),
-     response("v2", 201, stored_reply("First Gmail connection", "jane.smith@gmail.com", SIGN_IN_ANSWER)),
+case("store-tokens", "v2-second-client-first-connection", post("v2", SECOND), stored("v2"),
      stored=SECOND_STORED)
-case("store-tokens", "v1-second-client-named-by-app",
-     event("v1", "POST", "post-gmail-tokens", {**SECOND, "client_id": SECOND_CLIENT}),
-     response("v1", 201, stored_reply("First Gmail connection", "jane.smith@gmail.com", SIGN_IN_ANSWER)),
-     stored=SECOND_STORED)
-case("token-refresh", "scheduled-refreshes-second-client-grant", SCHEDULED, summary(scanned=1, due=1, refreshed=1),
-     before=["v2-second-client-first-connection"],
-     stored={**SECOND_STORED, "access_token": "ya29.fake-2"})
-case("disconnect", "v2-second-client-disconnect", event("v2", "DELETE", "delete-gmail-tokens"),
-     response("v2", 200, {"message": "Gmail account disconnected",
-                          "data": {"google_email": "jane.smith@gmail.com", "revoked_at_google": True}}),
+case("store-tokens", "v1-second-client-named-by-app", post("v1", {**SECOND, "client_id": SECOND_CLIENT}),
+     stored("v1"), stored=SECOND_STORED)
+case("token-refresh", "scheduled-refreshes-second-client-grant", scheduled(), REFRESHED,
+     before=["v2-second-client-first-connection"], stored={**SECOND_STORED, "access_token": "ya29.fake-2"})
+case("disconnect", "v2-second-client-disconnect", delete("v2"), disconnected("v2"),
      before=["v2-second-client-first-connection"])
 
 # fresh-token: a direct invocation (Lambda Invoke API) with {"user_id"}; what it cannot serve
@@ -520,12 +510,12 @@ case("fresh-token", "not-a-user-payload", {"userId": "user-1"},
      error("invalid_request", "The payload must be a JSON object with a string \"user_id\"."))
 case("fresh-token", "revoked-grant", {"user_id": "user-1"},
      error("revoked", "The user's Gmail grant was revoked; they must connect again."),
-     before=["v2-json-connection-revoked-later", "scheduled-revoked-grant"])
+     before=GRANT_REVOKED)
 
 # security-events: Google's Cross-Account Protection pushes, signed with the replay's RISC
 # key for our second client. The token is the credential: no Authorization header. A valid
 # token is 202 with no body (RFC 8935); an invalid one 400 with {"err", "description"}.
-JANE = {"subject": {"subject_type": "iss-sub", "iss": RISC_ISSUER, "sub": JANE_SUB}}
+JANE_SUBJECT = {"subject": {"subject_type": "iss-sub", "iss": RISC_ISSUER, "sub": JANE_SUB}}
 RISC = "https://schemas.openid.net/secevent/risc/event-type/"
 OAUTH = "https://schemas.openid.net/secevent/oauth/event-type/"
 
@@ -534,55 +524,62 @@ def pushed(version, token, method="POST"):
     return event(version, method, "post-security-events", token, content_type="application/secevent+jwt", token=None)
 
 
-def set_error(err, description):
-    return {"err": err, "description": description}
+def set_refused(err, description):
+    """RFC 8935's 400 for an invalid Security Event Token."""
+    return response("v2", 400, {"err": err, "description": description})
 
 
 ACCEPTED = {"v1": response("v1", 202, ""), "v2": response("v2", 202, "")}
+ACTIVE = {"status": "active", "tags": {"paypulse:status": "active"}}
+REVOKED = {"status": "revoked", "refresh_token": FIRST["refresh_token"],
+           "tags": {"paypulse:status": "revoked"}}
 case("security-events", "v2-account-disabled",
-     pushed("v2", security_event(RISC + "account-disabled", {**JANE, "reason": "hijacking"})), ACCEPTED["v2"],
-     before=["v2-json-first-connection"],
+     pushed("v2", security_event(RISC + "account-disabled", {**JANE_SUBJECT, "reason": "hijacking"})),
+     ACCEPTED["v2"],
+     before=CONNECTED,
      stored={"status": "disabled", "refresh_token": FIRST["refresh_token"], "google_sub": JANE_SUB,
              "tags": {"paypulse:status": "disabled", "paypulse:refreshable": "false"}})
-case("user-profile", "v2-after-account-disabled", event("v2", "GET", "get-user-me"), response("v2", 200, NOT_CONNECTED),
-     before=["v2-json-first-connection", "v2-account-disabled"])
-case("security-events", "v2-account-enabled", pushed("v2", security_event(RISC + "account-enabled", JANE)), ACCEPTED["v2"],
-     before=["v2-json-first-connection", "v2-account-disabled"],
+case("user-profile", "v2-after-account-disabled", get_me("v2"), response("v2", 200, NOT_CONNECTED),
+     before=ACCOUNT_DISABLED)
+case("security-events", "v2-account-enabled",
+     pushed("v2", security_event(RISC + "account-enabled", JANE_SUBJECT)),
+     ACCEPTED["v2"], before=ACCOUNT_DISABLED,
      stored={"status": "disabled", "verified": False, "tags": {"paypulse:status": "disabled", "paypulse:verified": "false"}})
-case("security-events", "v1-tokens-revoked", pushed("v1", security_event(OAUTH + "tokens-revoked", JANE)), ACCEPTED["v1"],
-     before=["v2-json-first-connection"],
-     stored={"status": "revoked", "refresh_token": FIRST["refresh_token"], "tags": {"paypulse:status": "revoked"}})
+case("security-events", "v1-tokens-revoked",
+     pushed("v1", security_event(OAUTH + "tokens-revoked", JANE_SUBJECT)),
+     ACCEPTED["v1"], before=CONNECTED, stored=REVOKED)
 case("security-events", "v2-token-revoked", pushed("v2", security_event(OAUTH + "token-revoked", {
      "subject_type": "oauth_token", "token_type": "refresh_token", "token_identifier_alg": "hash_base64_sha512_sha512",
      "token": google_token_hash(FIRST["refresh_token"])})), ACCEPTED["v2"],
-     before=["v2-json-first-connection"],
-     stored={"status": "revoked", "refresh_token": FIRST["refresh_token"], "tags": {"paypulse:status": "revoked"}})
+     before=CONNECTED, stored=REVOKED)
 case("security-events", "v1-token-revoked-another-token", pushed("v1", security_event(OAUTH + "token-revoked", {
      "subject": {"subject_type": "oauth_token", "token_type": "refresh_token", "token_identifier_alg": "prefix",
                  "token": "1//0gABC-another"}}, jti="replay-token-revoked-another")), ACCEPTED["v1"],
-     before=["v2-json-first-connection"], stored={"status": "active", "tags": {"paypulse:status": "active"}})
+     before=CONNECTED, stored=ACTIVE)
 case("security-events", "v2-another-account", pushed("v2", security_event(
      OAUTH + "tokens-revoked", {"subject": {"subject_type": "iss-sub", "iss": RISC_ISSUER, "sub": "117999999999999999999"}})),
-     ACCEPTED["v2"], before=["v2-json-first-connection"], stored={"status": "active", "tags": {"paypulse:status": "active"}})
+     ACCEPTED["v2"], before=CONNECTED, stored=ACTIVE)
 case("security-events", "v2-verification", pushed("v2", security_event(RISC + "verification", {"state": "replay-check"})),
-     ACCEPTED["v2"], before=["v2-json-first-connection"], stored={"status": "active"})
+     ACCEPTED["v2"], before=CONNECTED, stored={"status": "active"})
 case("security-events", "v2-not-a-jwt", pushed("v2", "hello"),
-     response("v2", 400, set_error("invalid_request", "the body is not a signed JWT (three non-empty base64url segments)")))
+     set_refused("invalid_request", "the body is not a signed JWT (three non-empty base64url segments)"))
 case("security-events", "v2-wrong-audience",
-     pushed("v2", security_event(OAUTH + "tokens-revoked", JANE, aud="someone-elses.apps.googleusercontent.com")),
-     response("v2", 400, set_error("invalid_audience", "aud names none of our OAuth client IDs")),
-     before=["v2-json-first-connection"], stored={"status": "active"})
+     pushed("v2", security_event(OAUTH + "tokens-revoked", JANE_SUBJECT,
+                                 aud="someone-elses.apps.googleusercontent.com")),
+     set_refused("invalid_audience", "aud names none of our OAuth client IDs"),
+     before=CONNECTED, stored={"status": "active"})
 case("security-events", "v2-unknown-kid",
-     pushed("v2", security_event(OAUTH + "tokens-revoked", JANE, header={"alg": "RS256", "kid": "rotated-away"})),
-     response("v2", 400, set_error("invalid_key", "kid names no key of the RISC key set (or is missing where the set has several)")),
-     before=["v2-json-first-connection"], stored={"status": "active"})
-case("security-events", "v1-wrong-method", pushed("v1", "hello", method="GET"),
-     response("v1", 405, error("method_not_allowed", "Use POST on this route."), {"allow": "POST"}))
+     pushed("v2", security_event(OAUTH + "tokens-revoked", JANE_SUBJECT,
+                                 header={"alg": "RS256", "kid": "rotated-away"})),
+     set_refused("invalid_key",
+                 "kid names no key of the RISC key set (or is missing where the set has several)"),
+     before=CONNECTED, stored={"status": "active"})
+case("security-events", "v1-wrong-method", pushed("v1", "hello", method="GET"), wrong_method("v1", "POST"))
 case("fresh-token", "disabled-grant", {"user_id": "user-1"},
      error("disabled", "Google has disabled the user's Google account; no token until Google enables it."),
-     before=["v2-json-first-connection", "v2-account-disabled"])
-case("token-refresh", "scheduled-renews-enabled-account", SCHEDULED, summary(scanned=1, due=1, refreshed=1),
-     before=["v2-json-first-connection", "v2-account-disabled", "v2-account-enabled"],
+     before=ACCOUNT_DISABLED)
+case("token-refresh", "scheduled-renews-enabled-account", scheduled(), REFRESHED,
+     before=ACCOUNT_DISABLED + ["v2-account-enabled"],
      stored={"status": "active", "verified": True, "tags": {"paypulse:status": "active", "paypulse:verified": "true"}})
 
 # Token attacks through the built executables (issue 6, part 4; the full catalogue runs
@@ -600,8 +597,10 @@ ATTACKS = [
     ("store-tokens", "v1-attack-rs256-header-with-hmac", forged({"alg": "RS256", "typ": "JWT"})),
     ("store-tokens", "v2-attack-kid-path-traversal", forged({"alg": "HS256", "kid": "../../../../dev/null"}, key=b"")),
     ("store-tokens", "v2-attack-kid-sql-injection", forged({"alg": "HS256", "kid": "' OR '1'='1"})),
-    ("store-tokens", "v2-attack-jku-header", forged({"alg": "HS256", "jku": "https://attacker.example/jwks.json"}, key=ATTACKER_KEY)),
-    ("store-tokens", "v2-attack-embedded-jwk", forged({"alg": "HS256", "jwk": {"kty": "oct", "k": b64url(ATTACKER_KEY)}}, key=ATTACKER_KEY)),
+    ("store-tokens", "v2-attack-jku-header",
+     forged({"alg": "HS256", "jku": "https://attacker.example/jwks.json"}, key=ATTACKER_KEY)),
+    ("store-tokens", "v2-attack-embedded-jwk",
+     forged({"alg": "HS256", "jwk": {"kty": "oct", "k": b64url(ATTACKER_KEY)}}, key=ATTACKER_KEY)),
     ("store-tokens", "v2-attack-wrong-issuer", forged(HS256, {"iss": "someone-else"})),
     ("store-tokens", "v2-attack-wrong-audience", forged(HS256, {"aud": "other-api"})),
     ("store-tokens", "v2-attack-expired", forged(HS256, {"exp": 1732000600})),
@@ -614,48 +613,45 @@ ATTACKS = [
     ("disconnect", "v2-attack-sub-missing", forged(HS256, {"sub": None})),
     ("disconnect", "v2-attack-truncated-token", USER_JWT[:-6]),
 ]
-ROUTES = {"store-tokens": ("POST", "post-gmail-tokens", FIRST), "user-profile": ("GET", "get-user-me", None),
-          "disconnect": ("DELETE", "delete-gmail-tokens", None)}
+ROUTES = {"store-tokens": lambda version, **options: post(version, FIRST, **options), "user-profile": get_me,
+          "disconnect": delete}
 for function, name, token in ATTACKS:
-    method, template, body = ROUTES[function]
-    version = name[:2]
-    case(function, name, event(version, method, template, body, token=token),
-         response(version, 401, UNAUTHORIZED, {"www-authenticate": "Bearer"}))
+    case(function, name, ROUTES[function](name[:2], token=token), unauthorized(name[:2]))
 
 # Input limits (issue 6, part 6): clear 400s with the stable code invalid_request, 413
 # for size. Duplicate keys are refused, not resolved: JSONDecoder keeps the first value,
 # JavaScript and Python the last, so a repeated key could mean two tokens to two readers.
 # Larger inputs (a 1 MiB body, 100k nested brackets, a 1 MB header, bytes that are not
 # UTF-8 in the event itself) are generated by Tests/ReplayTests/InputLimitTests.
-WHOLE_SECONDS = "expires_in must be a whole number of seconds from 1 to 86400."
-LIMITS = [
-    ("v2-limit-duplicate-json-key", '{"access_token":"ya29.first-of-two","access_token":"ya29.second-of-two"}', None,
-     400, error("invalid_request", "The body repeats a key; send each field once.")),
+LIMITS = [  # (name, body, invalid_request's message[, content type])
+    ("v2-limit-duplicate-json-key",
+     '{"access_token":"ya29.first-of-two","access_token":"ya29.second-of-two"}',
+     "The body repeats a key; send each field once."),
     ("v2-limit-duplicate-form-field", "access_token=ya29.first-of-two&access_token=ya29.second-of-two",
-     "application/x-www-form-urlencoded", 400, error("invalid_request", "The form body repeats a field; only scope may repeat.")),
-    ("v2-limit-expires-in-negative", '{"access_token":"ya29.x","expires_in":-1}', None, 400, error("invalid_request", WHOLE_SECONDS)),
-    ("v2-limit-expires-in-zero", '{"access_token":"ya29.x","expires_in":0}', None, 400, error("invalid_request", WHOLE_SECONDS)),
-    ("v2-limit-expires-in-fractional", '{"access_token":"ya29.x","expires_in":1.5}', None, 400, error("invalid_request", WHOLE_SECONDS)),
-    ("v2-limit-expires-in-1e308", '{"access_token":"ya29.x","expires_in":1e308}', None, 400, error("invalid_request", WHOLE_SECONDS)),
-    ("v2-limit-expires-in-2-pow-63", '{"access_token":"ya29.x","expires_in":9223372036854775808}', None, 400,
-     error("invalid_request", WHOLE_SECONDS)),
-    ("v2-limit-expires-in-beyond-double", '{"access_token":"ya29.x","expires_in":1e400}', None, 400,
-     error("invalid_request", "The body holds a number too large to represent.")),
-    ("v2-limit-expires-in-form-fraction", "access_token=ya29.x&expires_in=1.5", "application/x-www-form-urlencoded", 400,
-     error("invalid_request", "expires_in must be an integer number of seconds.")),
-    ("v2-limit-access-token-as-number", '{"access_token":12345}', None, 400,
-     error("invalid_request", "access_token must be a string, not a number.")),
-    ("v2-limit-nested-too-deep", '{"access_token":"ya29.x","extra":' + "[" * 40 + "]" * 40 + "}", None, 400,
-     error("invalid_request", "The body nests deeper than 32 levels.")),
-    ("v2-limit-body-not-utf8", b'{"access_token":"ya29.\xff\xfe"}', None, 400, error("invalid_request", "The body is not valid UTF-8.")),
-    ("v2-limit-lone-surrogate-escape", '{"access_token":"ya29.\\ud800"}', None, 400, error("invalid_request", "The body is not valid JSON.")),
+     "The form body repeats a field; only scope may repeat.", FORM),
+    ("v2-limit-expires-in-negative", '{"access_token":"ya29.x","expires_in":-1}', WHOLE_SECONDS),
+    ("v2-limit-expires-in-zero", '{"access_token":"ya29.x","expires_in":0}', WHOLE_SECONDS),
+    ("v2-limit-expires-in-fractional", '{"access_token":"ya29.x","expires_in":1.5}', WHOLE_SECONDS),
+    ("v2-limit-expires-in-1e308", '{"access_token":"ya29.x","expires_in":1e308}', WHOLE_SECONDS),
+    ("v2-limit-expires-in-2-pow-63", '{"access_token":"ya29.x","expires_in":9223372036854775808}',
+     WHOLE_SECONDS),
+    ("v2-limit-expires-in-beyond-double", '{"access_token":"ya29.x","expires_in":1e400}',
+     "The body holds a number too large to represent."),
+    ("v2-limit-expires-in-form-fraction", "access_token=ya29.x&expires_in=1.5",
+     "expires_in must be an integer number of seconds.", FORM),
+    ("v2-limit-access-token-as-number", '{"access_token":12345}',
+     "access_token must be a string, not a number."),
+    ("v2-limit-nested-too-deep", '{"access_token":"ya29.x","extra":' + "[" * 40 + "]" * 40 + "}",
+     "The body nests deeper than 32 levels."),
+    ("v2-limit-body-not-utf8", b'{"access_token":"ya29.\xff\xfe"}', "The body is not valid UTF-8."),
+    ("v2-limit-lone-surrogate-escape", '{"access_token":"ya29.\\ud800"}', "The body is not valid JSON."),
 ]
-for name, body, content_type, status, answer in LIMITS:
-    case("store-tokens", name, event("v2", "POST", "post-gmail-tokens", body, content_type=content_type or "application/json"),
-         response("v2", status, answer))
+for name, body, message, *content_type in LIMITS:
+    case("store-tokens", name, post("v2", body, content_type=(content_type or ["application/json"])[0]),
+         refused("v2", 400, message))
 case("store-tokens", "v1-limit-text-body-over-64-kib",
-     event("v1", "POST", "post-gmail-tokens", {"access_token": "ya29." + "y" * 66000}, base64_body=False),
-     response("v1", 413, error("payload_too_large", "The request body is larger than 64 KiB.")))
+     post("v1", {"access_token": "ya29." + "y" * 66000}, base64_body=False),
+     refused("v1", 413, "The request body is larger than 64 KiB.", "payload_too_large"))
 
 # PAYPULSE_AUTH_MODE=apigateway (environment "apigateway"): API Gateway's JWT authorizer
 # verified the identity provider's token and hands the function its claims, every value a
@@ -669,11 +665,11 @@ COGNITO_CLAIMS = {"sub": "user-1", "iss": "https://cognito-idp.us-east-1.amazona
 PROVIDER_JWT = jwt("user-1", key=b"an-identity-providers-key-not-ours-0123456789")
 
 
-def authorized(e, version, claims):
-    """`e` as API Gateway's JWT authorizer hands it on: its claims, or none at all."""
+def authorized(e, claims=COGNITO_CLAIMS):
+    """`e` as API Gateway's JWT authorizer hands it on: its claims, or (None) none at all."""
     if claims is None:
         e["requestContext"].pop("authorizer", None)
-    elif version == "v2":
+    elif "http" in e["requestContext"]:  # payload 2.0
         e["requestContext"]["authorizer"] = {"jwt": {"claims": claims, "scopes": None}}
     else:
         e["requestContext"]["authorizer"] = {"claims": claims}
@@ -682,69 +678,61 @@ def authorized(e, version, claims):
 
 for version in ("v2", "v1"):
     case("store-tokens", f"{version}-apigateway-first-connection",
-         authorized(event(version, "POST", "post-gmail-tokens", FIRST, token=PROVIDER_JWT), version, COGNITO_CLAIMS),
-         response(version, 201, stored_reply("First Gmail connection", "jane.smith@gmail.com", SIGN_IN_ANSWER)),
-         stored={"access_token": "ya29.fake-1", "refresh_token": FIRST["refresh_token"], "expires_in": 3599, "status": "active"},
-         environment="apigateway")
-case("user-profile", "v2-apigateway-connected",
-     authorized(event("v2", "GET", "get-user-me", token=PROVIDER_JWT), "v2", COGNITO_CLAIMS), response("v2", 200, PROFILE),
-     before=["v2-json-first-connection"], environment="apigateway")
-case("user-profile", "v1-apigateway-claims-without-header",
-     authorized(event("v1", "GET", "get-user-me", token=None), "v1", COGNITO_CLAIMS), response("v1", 200, NOT_CONNECTED),
-     environment="apigateway")
-case("disconnect", "v2-apigateway-disconnect",
-     authorized(event("v2", "DELETE", "delete-gmail-tokens", token=PROVIDER_JWT), "v2", COGNITO_CLAIMS),
-     response("v2", 200, {"message": "Gmail account disconnected",
-                          "data": {"google_email": "jane.smith@gmail.com", "revoked_at_google": True}}),
-     before=["v2-json-expiring-soon"], environment="apigateway")
+         authorized(post(version, FIRST, token=PROVIDER_JWT)), stored(version), environment="apigateway",
+         stored={"access_token": "ya29.fake-1", "refresh_token": FIRST["refresh_token"], "expires_in": 3599,
+                 "status": "active"})
+case("user-profile", "v2-apigateway-connected", authorized(get_me("v2", token=PROVIDER_JWT)),
+     response("v2", 200, PROFILE),
+     before=CONNECTED, environment="apigateway")
+case("user-profile", "v1-apigateway-claims-without-header", authorized(get_me("v1", token=None)),
+     response("v1", 200, NOT_CONNECTED), environment="apigateway")
+case("disconnect", "v2-apigateway-disconnect", authorized(delete("v2", token=PROVIDER_JWT)),
+     disconnected("v2"),
+     before=EXPIRING_SOON, environment="apigateway")
 # Our own valid token, but no authorizer on the route: refused.
-case("store-tokens", "v2-apigateway-no-authorizer", authorized(event("v2", "POST", "post-gmail-tokens", FIRST), "v2", None),
-     response("v2", 401, UNAUTHORIZED, {"www-authenticate": "Bearer"}), environment="apigateway")
-case("user-profile", "v1-apigateway-no-authorizer", authorized(event("v1", "GET", "get-user-me"), "v1", None),
-     response("v1", 401, UNAUTHORIZED, {"www-authenticate": "Bearer"}), environment="apigateway")
+case("store-tokens", "v2-apigateway-no-authorizer", authorized(post("v2", FIRST), None), unauthorized("v2"),
+     environment="apigateway")
+case("user-profile", "v1-apigateway-no-authorizer", authorized(get_me("v1"), None), unauthorized("v1"),
+     environment="apigateway")
 # The SAM sample's own claims (claim1, claim2): no sub, so no user.
-case("disconnect", "v2-apigateway-claims-without-sub", event("v2", "DELETE", "delete-gmail-tokens", token=PROVIDER_JWT),
-     response("v2", 401, UNAUTHORIZED, {"www-authenticate": "Bearer"}), environment="apigateway")
+case("disconnect", "v2-apigateway-claims-without-sub", delete("v2", token=PROVIDER_JWT), unauthorized("v2"),
+     environment="apigateway")
 
 # not an API Gateway event at all: a clear error on stderr, nothing on stdout, exit 2
 case("store-tokens", "not-an-api-gateway-event", {"hello": "world"}, None, exit_code=2)
 case("user-profile", "not-json", "this is not json", None, exit_code=2)
 
 
+def write(path, value, **options):
+    """`value` at events/PATH (text as it is, else JSON); returns PATH."""
+    with open(os.path.join(ROOT, "events", path), "w") as f:
+        f.write(value if isinstance(value, str) else json.dumps(value, indent=2, **options))
+        f.write("\n")
+    return path
+
+
 def main():
     manifest = []
     for c in CASES:
-        folder = os.path.join(ROOT, "events", c["function"])
-        os.makedirs(folder, exist_ok=True)
-        event_path = os.path.join(folder, c["name"] + ".json")
-        with open(event_path, "w") as f:
-            if isinstance(c["event"], str):
-                f.write(c["event"] + "\n")
-            else:
-                json.dump(c["event"], f, indent=2, sort_keys=False)
-                f.write("\n")
-        entry = {"function": c["function"], "name": c["name"], "event": os.path.relpath(event_path, os.path.join(ROOT, "events")),
+        os.makedirs(os.path.join(ROOT, "events", c["function"]), exist_ok=True)
+        path = f"{c['function']}/{c['name']}"
+        entry = {"function": c["function"], "name": c["name"], "event": write(path + ".json", c["event"]),
                  "before": c["before"], "exit": c["exit"], "secrets": c["secrets"]}
         if c["environment"]:
             entry["environment"] = c["environment"]
         # The answer, and where a store with a due index answers otherwise, that one too.
         for key, suffix in (("expected", ".expected.json"), ("expected_indexed", ".indexed.expected.json")):
             if c[key] is not None:
-                expected_path = os.path.join(folder, c["name"] + suffix)
-                with open(expected_path, "w") as f:
-                    json.dump(c[key], f, indent=2, sort_keys=True)
-                    f.write("\n")
-                entry[key] = os.path.relpath(expected_path, os.path.join(ROOT, "events"))
+                entry[key] = write(path + suffix, c[key], sort_keys=True)
         if c["stored"] is not None:
             entry["stored"] = c["stored"]
         manifest.append(entry)
-    with open(os.path.join(ROOT, "events", "manifest.json"), "w") as f:
-        json.dump({"user": {"user_id": "user-1", "name": "Jane Smith", "email": "jane@example.com",
-                            "created_on": "2024-11-01T10:00:00Z"},
-                   "google_clients": GOOGLE_CLIENTS, "token_digest_key": TOKEN_DIGEST_KEY, "google_grants": GOOGLE_GRANTS,
-                   "risc_keys": {"issuer": RISC_ISSUER, "jwks": risc_jwks(), "private_key_pem": RISC_PEM.decode()},
-                   "cases": manifest}, f, indent=2)
-        f.write("\n")
+    write("manifest.json", {"user": {"user_id": "user-1", "name": "Jane Smith", "email": "jane@example.com",
+                                     "created_on": "2024-11-01T10:00:00Z"},
+                            "google_clients": GOOGLE_CLIENTS, "token_digest_key": TOKEN_DIGEST_KEY,
+                            "google_grants": GOOGLE_GRANTS,
+                            "risc_keys": {"issuer": RISC_ISSUER, "jwks": risc_jwks(), "private_key_pem": RISC_PEM.decode()},
+                            "cases": manifest})
     print(f"wrote {len(manifest)} cases")
 
 

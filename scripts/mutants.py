@@ -17,13 +17,7 @@ Exit status: 1 when a mutant survives or a suite fails with no mutant active; 2 
 """
 from __future__ import annotations
 
-import argparse
-import os
-import re
-import signal
-import subprocess
-import sys
-import time
+import argparse, os, re, signal, subprocess, sys, time
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -96,7 +90,7 @@ def parse(path: Path) -> list[Mutant]:
         mutants.append(Mutant(match[1], match[2], fields['file'], fields['tests'], fields['kind'],
                               fields.get('at'), '\n'.join(old), '\n'.join(new)))
     idents = [m.ident for m in mutants]
-    duplicates = {i for i in idents if idents.count(i) > 1}
+    duplicates = {ident for ident in idents if idents.count(ident) > 1}
     if duplicates:
         raise ListError(f'duplicate ids: {sorted(duplicates)}')
     return mutants
@@ -161,9 +155,7 @@ def run(command: list[str], env: dict[str, str], timeout: float, log: Path) -> t
 def ran_tests(log: Path) -> bool:
     """Whether the run executed at least one test (a filter matching nothing passes too)."""
     text = log.read_text(errors='replace')
-    counts = [int(n) for n in re.findall(r'Test run with (\d+) tests?', text)]
-    counts += [int(n) for n in re.findall(r'Executed (\d+) tests?', text)]
-    return any(count > 0 for count in counts)
+    return any(int(n) > 0 for n in re.findall(r'(?:Test run with|Executed) (\d+) tests?', text))
 
 
 def sample(mutants: list[Mutant], size: int) -> list[Mutant]:

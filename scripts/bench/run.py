@@ -1,13 +1,15 @@
 #!/usr/bin/env python3
-"""Benchmark of this project, side by side with the Python + boto3 peer given as --peer DIR (not in this
-repository; its contract: docs/performance.md; docs/perf's results were measured with it), else ours alone.
+"""Benchmark of this project, side by side with the Python + boto3 peer given as --peer DIR (not in
+this repository; its contract: docs/performance.md; docs/perf's results were measured with it),
+else ours alone.
 
 One moto_server and one fake Google (benchlib/fake_google.py) on free loopback ports
 serve both sides. Measures cold invocations (fresh process, one event on stdin), warm
 invocations (ours in its Lambda Runtime API loop, the peer in an in-process loop), refresh
 runs over N due grants (ours and the peer's on Secrets Manager, and ours on the DynamoDB
-token store with KMS envelope encryption beside them), and the deployment bundles' sizes; prints a table of figures and
-ratios and writes results.json, results.md and performance.png to --out. Asserts nothing.
+token store with KMS envelope encryption beside them), and the deployment bundles' sizes;
+prints a table of figures and ratios and writes results.json, results.md and performance.png
+to --out. Asserts nothing.
 
 With --tls, moto and the fake Google are reached over HTTPS through nginx (benchlib/tls.py),
 the CA trusted through AWS_CA_BUNDLE and PAYPULSE_CA_BUNDLE (the peer: AWS_CA_BUNDLE and
@@ -19,9 +21,9 @@ counted at nginx. Both modes measure the exchange floor of our warm loops and of
     scripts/bench/run.sh --quick        # a few runs, 200 grants: keeps the harness working
 """
 
-from __future__ import annotations
-
 import argparse
+import contextlib
+import glob
 import json
 import os
 import platform
@@ -29,11 +31,16 @@ import subprocess
 import sys
 import tempfile
 import time
+import zipfile
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from benchlib import bundles, chart, cold, floor, refresh, report, seeding, servers, sides, tls, warm  # noqa: E402
+from benchlib import chart, cold, floor, refresh, report, seeding, servers, sides, tls, warm  # noqa: E402
 
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+# What run.sh builds beside the functions: the minimal Swift program, and floor/replay_curl.c (missing: no
+# exchange floor). The deployment bundles are scripts/bundle.sh's.
+FLOOR, REPLAYER = (os.path.join(ROOT, ".build-bench", name) for name in ("floor", "replay-curl"))
+BUNDLES = os.path.join(ROOT, ".build-lambda", "bundles")
 
 
 def arguments() -> argparse.Namespace:
@@ -42,9 +49,8 @@ def arguments() -> argparse.Namespace:
     parser.add_argument("--bin-dir", default=os.path.join(ROOT, ".build-lambda", "release"), help="our built executables")
     parser.add_argument("--cli-dir", default=os.path.join(ROOT, ".build", "debug"),
                         help="where `paypulse` is (signs the events, seeds ours; a tool, not measured)")
-    parser.add_argument("--floor", default=os.path.join(ROOT, ".build-bench", "floor"), help="the minimal Swift program")
-    parser.add_argument("--peer", metavar="DIR", help="the Python + boto3 peer to compare with (docs/performance.md); none: ours alone")
-    parser.add_argument("--bundles", default=os.path.join(ROOT, ".build-lambda", "bundles"))
+    parser.add_argument("--peer", metavar="DIR", help="the Python + boto3 peer to compare with "
+                        "(docs/performance.md); none: ours alone")
     parser.add_argument("--out", default=os.path.join(ROOT, "docs", "perf"))
     parser.add_argument("--cold-runs", type=int)
     parser.add_argument("--warm-calls", type=int)
@@ -52,16 +58,15 @@ def arguments() -> argparse.Namespace:
     parser.add_argument("--refresh-counts", help="comma-separated grant counts")
     parser.add_argument("--refresh-reps", help="runs per side per count, comma-separated like --refresh-counts")
     parser.add_argument("--concurrency", type=int, default=8, help="REFRESH_CONCURRENCY for both sides")
-    parser.add_argument("--writes-per-second", type=int, default=10_000,
-                        help="our REFRESH_MAX_WRITES_PER_SECOND in the side-by-side runs (10000, the highest allowed: unpaced)")
+    parser.add_argument("--writes-per-second", type=int, default=10_000, help="our REFRESH_MAX_WRITES_PER_"
+                        "SECOND in the side-by-side runs (10000, the highest allowed: unpaced)")
     parser.add_argument("--paced-rate", type=int, help="also one paced run of ours at this write rate (0: none)")
-    parser.add_argument("--refresh-sides", help="comma-separated refresh sides: swift and python (the peer) on Secrets Manager, "
-                        "swift-dynamodb (ours on DynamoDB + KMS); default all three, python only with --peer")
+    parser.add_argument("--refresh-sides", help="comma-separated refresh sides: swift and python (the peer)"
+                        " on Secrets Manager, swift-dynamodb (ours on DynamoDB + KMS); default all three,"
+                        " python only with --peer")
     parser.add_argument("--only", help="comma-separated sections: cold,warm,refresh,bundles")
-    parser.add_argument("--tls", action="store_true", help="moto and the fake Google over HTTPS, behind nginx with a CA of this run")
-    parser.add_argument("--replayer", default=os.path.join(ROOT, ".build-bench", "replay-curl"),
-                        help="floor/replay_curl.c, built (run.sh builds it); missing: no exchange floor")
-    parser.add_argument("--no-floor", action="store_true", help="skip the exchange floor")
+    parser.add_argument("--tls", action="store_true",
+                        help="moto and the fake Google over HTTPS, behind nginx with a CA of this run")
     args = parser.parse_args()
     quick = args.quick
     args.cold_runs = args.cold_runs or (5 if quick else 30)
@@ -72,13 +77,14 @@ def arguments() -> argparse.Namespace:
     args.refresh_counts, args.refresh_reps = counts, {c: reps[min(i, len(reps) - 1)] for i, c in enumerate(counts)}
     args.paced_rate = 0 if quick else (50 if args.paced_rate is None else args.paced_rate)
     args.sections = set((args.only or "cold,warm,refresh,bundles").split(","))
-    args.refresh_sides = tuple((args.refresh_sides or ("swift,python,swift-dynamodb" if args.peer else "swift,swift-dynamodb")).split(","))
+    default_sides = "swift,python,swift-dynamodb" if args.peer else "swift,swift-dynamodb"
+    args.refresh_sides = tuple((args.refresh_sides or default_sides).split(","))
     if "python" in args.refresh_sides and not args.peer:
         parser.error("refresh side python is the peer's: give its directory with --peer DIR")
     unknown = set(args.refresh_sides) - set(refresh.SIDES)
     if unknown:
         parser.error(f"unknown refresh sides {sorted(unknown)}; known: {', '.join(refresh.SIDES)}")
-    for name in ("bin_dir", "cli_dir", "floor", "peer", "bundles", "out", "replayer"):  # the children run in a scratch folder
+    for name in ("bin_dir", "cli_dir", "peer", "out"):  # the children run in a scratch folder
         setattr(args, name, getattr(args, name) and os.path.abspath(getattr(args, name)))  # no --peer: None
     if args.peer and not os.path.isfile(os.path.join(args.peer, "invoke.py")):
         parser.error(f"--peer {args.peer}: no invoke.py there, not the Python + boto3 peer (docs/performance.md)")
@@ -89,14 +95,88 @@ def machine() -> dict:
     with open("/proc/loadavg") as fh:
         load = fh.read().split()[:3]
     swift = subprocess.run(["swift", "--version"], capture_output=True, text=True).stdout.strip().splitlines()
-    return {"nproc": os.cpu_count(), "loadavg_at_start": load, "kernel": platform.release(), "python": platform.python_version(),
-            "swift": swift[0] if swift else "?", "started": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime())}
+    return {"nproc": os.cpu_count(), "loadavg_at_start": load, "kernel": platform.release(),
+            "python": platform.python_version(), "swift": swift[0] if swift else "?",
+            "started": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime())}
+
+
+def bundle_sizes() -> list[dict]:
+    """Zipped and unzipped size of each deployment bundle (BUNDLES/*.zip, written by scripts/bundle.sh);
+    none there gives an empty list, reported as n/a."""
+    rows = []
+    for path in sorted(glob.glob(os.path.join(BUNDLES, "*.zip"))):
+        with zipfile.ZipFile(path) as archive:
+            unzipped = sum(info.file_size for info in archive.infolist())
+        rows.append({"bundle": os.path.basename(path), "zipped_mib": os.path.getsize(path) / 2**20,
+                     "unzipped_mib": unzipped / 2**20})
+    return rows
+
+
+def measure(args, work: str, results: dict) -> float:
+    """Starts the servers both sides talk to, runs the chosen sections into `results`, stops the servers;
+    returns when the measurements started."""
+    log = sys.stderr
+    with contextlib.ExitStack() as running:  # each server stopped, last first, however the run ends
+        def started(server):
+            running.callback(server.stop)
+            return server
+        moto_server, google = started(servers.start_moto(work)), started(servers.start_fake_google(work))
+        upstreams = {"aws": moto_server.port, "google": google.port}
+        if not os.access(REPLAYER, os.X_OK):
+            print(f"no exchange floor: {REPLAYER} is not built (scripts/bench/run.sh builds it)", file=log)
+        with_floor = os.access(REPLAYER, os.X_OK) and bool({"warm", "refresh"} & args.sections)
+        recorder = started(floor.Recorder(work, upstreams)) if with_floor else None
+        captures = dict(recorder.ports) if recorder else {}  # the relay's port per upstream
+        urls = {"aws": moto_server.url, "google": google.url}
+        capture_urls = {name: f"http://127.0.0.1:{port}" for name, port in captures.items()}
+        terminator = None
+        if args.tls:
+            unlogged = {f"{name}-capture": port for name, port in captures.items()}
+            terminator = started(tls.Terminator(work, upstreams, unlogged))
+            urls = {name: terminator.urls[name] for name in ("aws", "google")}
+            capture_urls = {name: terminator.urls[f"{name}-capture"] for name in capture_urls}
+            print(f"HTTPS through nginx: AWS {urls['aws']}, Google {urls['google']}", file=log, flush=True)
+        setup = sides.Setup(swift_bin=args.bin_dir, cli=os.path.join(args.cli_dir, "paypulse"),
+                            floor_bin=FLOOR, peer_dir=args.peer or "", python=sys.executable,
+                            moto_url=urls["aws"], google_url=urls["google"],
+                            state_dir=os.path.join(work, "embedded-state"),
+                            ca_bundle=terminator.ca if terminator else None)
+        kit = floor.Kit.make(setup, recorder, REPLAYER, capture_urls) if recorder else None
+        moto, started_at = seeding.Moto(moto_server.url), time.perf_counter()
+        if "cold" in args.sections:
+            print(f"cold invocations: {args.cold_runs} runs per case, interleaved", file=log, flush=True)
+            servers.moto_reset(moto_server)
+            seeding.fixtures(setup)
+            results["cold"] = cold.run(setup, runs=args.cold_runs, warmup=3, work=work)
+        if "warm" in args.sections:
+            print(f"warm invocations: {args.warm_calls} calls per loop, {args.warm_rounds} rounds", file=log,
+                  flush=True)
+            results["warm"] = warm.run(setup, moto_server, n=args.warm_calls, rounds=args.warm_rounds, work=work,
+                                       terminator=terminator, floor_kit=kit)
+            if "floor" in results["warm"]:
+                results["warm_floor"] = results["warm"].pop("floor")
+        if "refresh" in args.sections:
+            counts, reps = args.refresh_counts, args.refresh_reps
+            print(f"refresh runs: {counts} grants, reps {reps}", file=log, flush=True)
+            results["refresh"] = refresh.run(setup, moto_server, google, moto, counts, reps, args.concurrency,
+                                             args.writes_per_second, work, args.refresh_sides, terminator)
+            if kit and "swift" in args.refresh_sides:
+                results["refresh_floor"] = refresh.floor_run(setup, moto_server, moto, kit, counts[0],
+                                                             args.concurrency, args.writes_per_second, work,
+                                                             reps[counts[0]])
+            if args.paced_rate:
+                results["refresh_paced"] = refresh.paced(setup, moto_server, google, moto, 1000, 2, args.concurrency,
+                                                         args.paced_rate, work)
+        if "bundles" in args.sections:
+            results["bundles"] = bundle_sizes()
+    return started_at
 
 
 def main() -> int:
     args = arguments()
     ours = ["store-tokens", "user-profile", "token-refresh", "fresh-token"]
-    for path in [os.path.join(args.bin_dir, f) for f in ours] + [os.path.join(args.cli_dir, "paypulse"), args.floor]:
+    for path in [os.path.join(args.bin_dir, f) for f in ours] + [os.path.join(args.cli_dir, "paypulse"),
+                                                                 FLOOR]:
         if not os.access(path, os.X_OK):
             raise SystemExit(f"{path} is not built; scripts/bench/run.sh builds it")
     if not args.peer:
@@ -106,69 +186,10 @@ def main() -> int:
     results: dict = {"machine": machine(), "quick": args.quick, "settings": {
         "cold_runs": args.cold_runs, "warm_calls": args.warm_calls, "warm_rounds": args.warm_rounds,
         "refresh_counts": args.refresh_counts, "refresh_reps": args.refresh_reps, "concurrency": args.concurrency,
-        "writes_per_second": args.writes_per_second, "paced_rate": args.paced_rate, "refresh_sides": list(args.refresh_sides),
-        "peer": args.peer, "fake_google": "scripts/bench/benchlib/fake_google.py", "tls": args.tls}}
-    running: list = []  # stopped last first, also when a later one fails to start
-    try:
-        moto_server = servers.start_moto(work)
-        running.append(moto_server)
-        google = servers.start_fake_google(work)
-        running.append(google)
-        with_floor = not args.no_floor and os.access(args.replayer, os.X_OK) and bool({"warm", "refresh"} & args.sections)
-        if not args.no_floor and not os.access(args.replayer, os.X_OK):
-            print(f"no exchange floor: {args.replayer} is not built (scripts/bench/run.sh builds it)", file=sys.stderr)
-        recorder = floor.Recorder(work, {"aws": moto_server.port, "google": google.port}) if with_floor else None
-        running.append(recorder)
-        terminator = None
-        urls = {"aws": moto_server.url, "google": google.url}
-        capture_urls = {name: f"http://127.0.0.1:{port}" for name, port in recorder.ports.items()} if recorder else {}
-        if args.tls:
-            terminator = tls.Terminator(work, {"aws": moto_server.port, "google": google.port},
-                                        {f"{name}-capture": port for name, port in (recorder.ports if recorder else {}).items()})
-            running.append(terminator)
-            urls = {name: terminator.endpoints[name].url for name in ("aws", "google")}
-            capture_urls = {name: terminator.endpoints[f"{name}-capture"].url for name in capture_urls}
-            print(f"HTTPS through nginx: AWS {urls['aws']}, Google {urls['google']}", file=sys.stderr, flush=True)
-        setup = sides.Setup(swift_bin=args.bin_dir, cli=os.path.join(args.cli_dir, "paypulse"), floor_bin=args.floor, peer_dir=args.peer or "", python=sys.executable,
-                            moto_url=urls["aws"], google_url=urls["google"], state_dir=os.path.join(work, "embedded-state"),
-                            ca_bundle=terminator.ca if terminator else None)
-        kit = floor.Kit.make(setup, recorder, args.replayer, capture_urls) if recorder else None
-    except BaseException:
-        for server in reversed(running):
-            if server:
-                server.stop()
-        raise
-    moto = seeding.Moto(moto_server.url)
-    started = time.perf_counter()
-    try:
-        if "cold" in args.sections:
-            print(f"cold invocations: {args.cold_runs} runs per case, interleaved", file=sys.stderr, flush=True)
-            servers.moto_reset(moto_server)
-            seeding.fixtures(setup)
-            results["cold"] = cold.run(setup, runs=args.cold_runs, warmup=3, work=work)
-        if "warm" in args.sections:
-            print(f"warm invocations: {args.warm_calls} calls per loop, {args.warm_rounds} rounds", file=sys.stderr, flush=True)
-            results["warm"] = warm.run(setup, moto_server, n=args.warm_calls, rounds=args.warm_rounds, work=work,
-                                       terminator=terminator, floor_kit=kit)
-            if "floor" in results["warm"]:
-                results["warm_floor"] = results["warm"].pop("floor")
-        if "refresh" in args.sections:
-            print(f"refresh runs: {args.refresh_counts} grants, reps {args.refresh_reps}", file=sys.stderr, flush=True)
-            results["refresh"] = refresh.run(setup, moto_server, google, moto, args.refresh_counts, args.refresh_reps,
-                                             args.concurrency, args.writes_per_second, work, args.refresh_sides, terminator)
-            if kit and "swift" in args.refresh_sides:
-                count = args.refresh_counts[0]
-                results["refresh_floor"] = refresh.floor_run(setup, moto_server, moto, kit, count, args.concurrency,
-                                                             args.writes_per_second, work, args.refresh_reps[count])
-            if args.paced_rate:
-                results["refresh_paced"] = refresh.paced(setup, moto_server, google, moto, 1000, 2, args.concurrency,
-                                                         args.paced_rate, work)
-        if "bundles" in args.sections:
-            results["bundles"] = bundles.sizes(args.bundles)
-    finally:
-        for server in reversed(running):
-            if server:
-                server.stop()
+        "writes_per_second": args.writes_per_second, "paced_rate": args.paced_rate,
+        "refresh_sides": list(args.refresh_sides), "peer": args.peer,
+        "fake_google": "scripts/bench/benchlib/fake_google.py", "tls": args.tls}}
+    started = measure(args, work, results)
     results["duration_s"] = time.perf_counter() - started
     with open("/proc/loadavg") as fh:
         results["machine"]["loadavg_at_end"] = fh.read().split()[:3]

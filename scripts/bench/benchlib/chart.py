@@ -1,7 +1,5 @@
 """The picture in docs/performance.md: cold-start time and refresh throughput, this project beside the peer."""
 
-from __future__ import annotations
-
 import matplotlib
 
 matplotlib.use("Agg")

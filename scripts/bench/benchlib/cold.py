@@ -1,12 +1,11 @@
 """Cold invocations: a fresh process per event, the cases run round-robin so that drift on a
 shared machine hits every case alike."""
 
-from __future__ import annotations
-
 import json
 import os
 import subprocess
 import sys
+from functools import partial
 
 from . import events, seeding, sides
 from .procstat import run_child
@@ -34,30 +33,28 @@ def _curl_floor(setup: sides.Setup) -> list[str]:
 
 
 def _cases(setup: sides.Setup, work: str) -> list[dict]:
-    def event(name: str, data: dict) -> str:
-        return events.write(os.path.join(work, name), data)
-
     events.mint(setup, [SWIFT_USER, PEER_USER])
-
-    swift_store, peer_store = event("cold-store-swift.json", events.store_tokens(SWIFT_USER)), event("cold-store-peer.json", events.store_tokens(PEER_USER))
-    swift_profile, peer_profile = event("cold-profile-swift.json", events.user_profile(SWIFT_USER)), event("cold-profile-peer.json", events.user_profile(PEER_USER))
-    cases = [
-        {"id": "floor", "label": "minimal Swift stdin->stdout", "argv": [setup.floor_bin], "stdin": swift_store,
-         "env": sides.base_environment(), "expect": None},
-        {"id": "swift-store-moto", "label": "store-tokens (Swift, moto)", "argv": sides.swift_cmd(setup, "store-tokens"),
-         "stdin": swift_store, "env": sides.swift_env(setup), "expect": 201},
-        {"id": "peer-store-moto", "label": "store_tokens (Python, moto)", "argv": sides.peer_cmd(setup, "store_tokens"),
-         "stdin": peer_store, "env": sides.peer_env(setup), "expect": 201},
-        {"id": "swift-profile-moto", "label": "user-profile (Swift, moto)", "argv": sides.swift_cmd(setup, "user-profile"),
-         "stdin": swift_profile, "env": sides.swift_env(setup), "expect": 200},
-        {"id": "peer-profile-moto", "label": "user_profile (Python, moto)", "argv": sides.peer_cmd(setup, "user_profile"),
-         "stdin": peer_profile, "env": sides.peer_env(setup), "expect": 200},
-        {"id": "swift-store-embedded", "label": "store-tokens (Swift, embedded)", "argv": sides.swift_cmd(setup, "store-tokens"),
-         "stdin": swift_store, "env": sides.swift_env(setup, store="embedded"), "expect": 201},
-        {"id": "curl-floor", "label": "curl floor (curl's CLI: signed GetSecretValue, PutSecretValue)", "argv": _curl_floor(setup),
-         "stdin": swift_store, "env": sides.base_environment(), "expect": None},
+    files = {f"{kind}-{side}": events.write(os.path.join(work, f"cold-{kind}-{side}.json"), make(user))
+             for kind, make in (("store", events.store_tokens), ("profile", events.user_profile))
+             for side, user in (("swift", SWIFT_USER), ("peer", PEER_USER))}
+    swift, peer = partial(sides.swift_cmd, setup), partial(sides.peer_cmd, setup)
+    moto, python, plain = sides.swift_env(setup), sides.peer_env(setup), sides.base_environment()
+    cases = [  # (id, label, argv, stdin, env, statusCode expected)
+        ("floor", "minimal Swift stdin->stdout", [setup.floor_bin], "store-swift", plain, None),
+        ("swift-store-moto", "store-tokens (Swift, moto)", swift("store-tokens"), "store-swift", moto, 201),
+        ("peer-store-moto", "store_tokens (Python, moto)", peer("store_tokens"), "store-peer", python, 201),
+        ("swift-profile-moto", "user-profile (Swift, moto)", swift("user-profile"), "profile-swift", moto,
+         200),
+        ("peer-profile-moto", "user_profile (Python, moto)", peer("user_profile"), "profile-peer", python,
+         200),
+        ("swift-store-embedded", "store-tokens (Swift, embedded)", swift("store-tokens"), "store-swift",
+         sides.swift_env(setup, store="embedded"), 201),
+        ("curl-floor", "curl floor (curl's CLI: signed GetSecretValue, PutSecretValue)", _curl_floor(setup),
+         "store-swift", plain, None),
     ]
-    return [case for case in cases if setup.peer_dir or not case["id"].startswith("peer-")]  # no peer: ours and the floors
+    return [{"id": id, "label": label, "argv": argv, "stdin": files[stdin], "env": env, "expect": expect}
+            for id, label, argv, stdin, env, expect in cases
+            if setup.peer_dir or not id.startswith("peer-")]  # no peer: ours and the floors
 
 
 def _status(stdout: bytes) -> int | None:
@@ -75,7 +72,7 @@ def run(setup: sides.Setup, runs: int, warmup: int, work: str) -> dict:
     samples = {case["id"]: {"first_ms": [], "exit_ms": [], "rss_mib": [], "cpu_ms": []} for case in cases}
     for round_index in range(warmup + runs):
         for case in cases:
-            child = run_child(case["argv"], case["stdin"], case["env"], cwd=work, keep_stderr=True)
+            child = run_child(case["argv"], case["stdin"], case["env"], work)
             status = _status(child.stdout)
             if child.returncode != 0 or (case["expect"] is not None and status != case["expect"]):
                 sys.stderr.write(child.stderr.decode(errors="replace")[-2000:])

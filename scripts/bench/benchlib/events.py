@@ -2,33 +2,26 @@
 requests with an HS256 JWT (signed by our CLI, `paypulse jwt`), and an EventBridge
 scheduled event."""
 
-from __future__ import annotations
-
 import json
 import os
 import subprocess
 
-# Not the documented development key: a process that believes it runs inside Lambda
-# refuses that one, and the warm loop sets AWS_LAMBDA_FUNCTION_NAME.
-JWT_KEY = "paypulse-benchmark-jwt-key-not-for-any-deployment"
+from . import sides
+
 _tokens: dict[str, str] = {}
 
 
 def mint(setup, user_ids: list[str]) -> None:
     """Signs a token for each user not signed yet (sub, iss, aud, iat, exp 2100-01-01), all
     in one `paypulse jwt` process: the events of these users can then be made."""
-    from . import sides
     missing = sorted(set(user_ids) - set(_tokens))
     if not missing:
         return
     argv = [setup.cli, "jwt", "--expires-at", "2100-01-01T00:00:00Z"]
-    done = subprocess.run(argv + [arg for user in missing for arg in ("--sub", user)], env=sides.swift_env(setup, store="embedded"),
-                          capture_output=True, text=True, check=True)
+    done = subprocess.run(argv + [arg for user in missing for arg in ("--sub", user)],
+                          env=sides.swift_env(setup, store="embedded"), capture_output=True, text=True,
+                          check=True)
     _tokens.update(zip(missing, done.stdout.split()))
-
-
-def bearer(user_id: str) -> str:
-    return _tokens[user_id]
 
 
 def _http(method: str, path: str, token: str, body: dict | None, request_id: str) -> dict:
@@ -53,11 +46,11 @@ def _http(method: str, path: str, token: str, body: dict | None, request_id: str
 def store_tokens(user_id: str, access_token: str = "ya29.bench-access") -> dict:
     body = {"access_token": f"{access_token}-{user_id}", "refresh_token": f"1//bench-refresh-{user_id}", "expires_in": 3599,
             "scope": ["https://www.googleapis.com/auth/gmail.readonly", "openid"], "email": f"{user_id}@gmail.com"}
-    return _http("POST", "/v1/auth/gmail-tokens", bearer(user_id), body, f"bench-store-{user_id}")
+    return _http("POST", "/v1/auth/gmail-tokens", _tokens[user_id], body, f"bench-store-{user_id}")
 
 
 def user_profile(user_id: str) -> dict:
-    return _http("GET", "/v1/user/me", bearer(user_id), None, f"bench-profile-{user_id}")
+    return _http("GET", "/v1/user/me", _tokens[user_id], None, f"bench-profile-{user_id}")
 
 
 def scheduled() -> dict:

@@ -7,8 +7,6 @@ its own CPU (getrusage) between the phase marks. Nothing here knows what a reque
 the method, target, headers and body go back as captured, framing headers (Host,
 Content-Length, Connection, ...) left to libcurl as our client leaves them."""
 
-from __future__ import annotations
-
 import base64
 import dataclasses
 import json
@@ -20,6 +18,7 @@ from dataclasses import dataclass
 
 from . import sides
 from .runtime_api import ScriptedRuntimeAPI
+from .stats import median
 
 HERE = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 RELAY = os.path.join(HERE, "floor", "record_relay.py")
@@ -159,6 +158,12 @@ def replay(kit: Kit, setup: sides.Setup, capture: Capture, loop: dict, moto_pid:
         api.stop()
     return {name: _figures(capture, readings, results, capture.marks[start], capture.marks[end], end - start)
             for name, start, end, _ in loop["phases"]}
+
+
+def medians(rows: list[dict]) -> dict:
+    """Replays of one capture: the median CPU per call; the other figures (counts) the first's; all rows."""
+    return {"cpu_ms_per_call": median([row["cpu_ms_per_call"] for row in rows]),
+            **{k: v for k, v in rows[0].items() if k != "cpu_ms_per_call"}, "rounds": rows}
 
 
 def replay_all(kit: Kit, setup: sides.Setup, capture: Capture, calls: int, name: str) -> dict:

@@ -6,8 +6,6 @@ its own small process: a child that Python spawns directly inherits the Python p
 high-water mark in wait4's ru_maxrss (the kernel keeps the pre-exec memory's peak, and a
 vfork'ed child's is the parent's), so a 5 MB program would show as 78 MB."""
 
-from __future__ import annotations
-
 import os
 import subprocess
 import tempfile
@@ -15,7 +13,6 @@ import time
 from dataclasses import dataclass
 
 GNU_TIME = "/usr/bin/time"
-
 CLOCK_TICKS = os.sysconf("SC_CLK_TCK")
 
 
@@ -68,27 +65,19 @@ def child_pid(pid: int) -> int:
     raise RuntimeError(f"process {pid} started no child")
 
 
-def run_child(argv: list[str], stdin_path: str | None, env: dict[str, str], cwd: str | None = None,
-              keep_stderr: bool = False) -> ChildRun:
-    """Runs one process to its end: wall time to its first stdout line and to its exit, its
-    own CPU and peak RSS."""
+def run_child(argv: list[str], stdin_path: str, env: dict[str, str], cwd: str) -> ChildRun:
+    """Runs one process to its end, the file at stdin_path its standard input: wall time to its
+    first stdout line and to its exit, its own CPU and peak RSS, and what it wrote."""
     measured = Measured(argv)
-    stdin = open(stdin_path, "rb") if stdin_path else subprocess.DEVNULL
-    stderr = subprocess.PIPE if keep_stderr else subprocess.DEVNULL
-    try:
+    with open(stdin_path, "rb") as stdin:
         started = time.perf_counter()
-        proc = subprocess.Popen(measured.argv, stdin=stdin, stdout=subprocess.PIPE, stderr=stderr, env=env, cwd=cwd)
-        first = proc.stdout.readline()
-        first_s = time.perf_counter() - started if first else None
-        rest = proc.stdout.read()
-        err = proc.stderr.read() if keep_stderr else b""
-        proc.wait()
-        exit_s = time.perf_counter() - started
-        proc.stdout.close()
-        if keep_stderr:
-            proc.stderr.close()
-    finally:
-        if stdin_path:
-            stdin.close()
+        proc = subprocess.Popen(measured.argv, stdin=stdin, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                                env=env, cwd=cwd)
+        with proc.stdout, proc.stderr:
+            first = proc.stdout.readline()
+            first_s = time.perf_counter() - started if first else None
+            rest, err = proc.stdout.read(), proc.stderr.read()
+            proc.wait()
+            exit_s = time.perf_counter() - started
     rss, cpu = measured.usage()
     return ChildRun(first_s, exit_s, cpu, rss, proc.returncode, first + rest, err)

@@ -7,8 +7,6 @@ result is checked: every grant refreshed, Google asked N times, a sample holds t
 Sides: `swift` and `python` on Secrets Manager, and `swift-dynamodb`, our same job with
 PAYPULSE_STORE=dynamodb (grants in a DynamoDB table, KMS envelope encryption, all on moto)."""
 
-from __future__ import annotations
-
 import json
 import os
 import random
@@ -19,20 +17,30 @@ from .procstat import run_child
 from .servers import Server, fake_google_stats, moto_reset
 from .stats import median
 
-
 SIDES = ("swift", "python", "swift-dynamodb")
-LABELS = {"swift": "swift", "python": "python", "swift-dynamodb": "swift, DynamoDB + KMS"}
 
 
-def _command(setup: sides.Setup, side: str, concurrency: int, writes_per_second: int, key_id: str | None = None) -> tuple[list[str], dict]:
-    if side in ("swift", "swift-dynamodb"):
-        extra = {"REFRESH_CONCURRENCY": str(concurrency), "REFRESH_MAX_WRITES_PER_SECOND": str(writes_per_second),
-                 # Our seeds are written now with an hour's token (seeding.due_token_sets): an hour's
-                 # window makes every one due.
-                 "REFRESH_WINDOW_SECONDS": "3600"}
-        env = seeding.dynamodb_environment(setup, key_id, extra) if side == "swift-dynamodb" else sides.swift_env(setup, extra=extra)
-        return sides.swift_cmd(setup, "token-refresh"), env
-    return sides.peer_cmd(setup, "token_refresh"), sides.peer_env(setup, extra={"REFRESH_CONCURRENCY": str(concurrency)})
+def _command(setup: sides.Setup, side: str, concurrency: int, writes_per_second: int,
+             key_id: str | None = None) -> tuple[list[str], dict]:
+    if side == "python":
+        env = sides.peer_env(setup, {"REFRESH_CONCURRENCY": str(concurrency)})
+        return sides.peer_cmd(setup, "token_refresh"), env
+    extra = {"REFRESH_CONCURRENCY": str(concurrency), "REFRESH_MAX_WRITES_PER_SECOND": str(writes_per_second),
+             # Our seeds are written now with an hour's token (seeding.due_token_sets): an hour's
+             # window makes every one due.
+             "REFRESH_WINDOW_SECONDS": "3600"}
+    if side == "swift-dynamodb":
+        return sides.swift_cmd(setup, "token-refresh"), seeding.dynamodb_environment(setup, key_id, extra)
+    return sides.swift_cmd(setup, "token-refresh"), sides.swift_env(setup, extra=extra)
+
+
+def _job(argv: list[str], env: dict, work: str, what: str):
+    """One fresh process of the refresh job, the scheduled event on its stdin; a failed run ends the bench."""
+    child = run_child(argv, events.write(os.path.join(work, "scheduled.json"), events.scheduled()), env, work)
+    if child.returncode != 0:
+        sys.stderr.write(child.stderr.decode(errors="replace")[-3000:])
+        raise SystemExit(f"{what}: exit {child.returncode}")
+    return child
 
 
 def one_run(setup: sides.Setup, moto_server: Server, google: Server, moto: seeding.Moto, side: str, count: int,
@@ -47,18 +55,13 @@ def one_run(setup: sides.Setup, moto_server: Server, google: Server, moto: seedi
     else:
         seed_s = seeding.due_token_sets(moto, setup, count, side)
     fake_google_stats(google, reset=True)
-    stdin = events.write(os.path.join(work, "scheduled.json"), events.scheduled())
     argv, env = _command(setup, side, concurrency, writes_per_second, key_id)
     log0 = terminator.log_size() if terminator else None
     moto0, google0 = moto_server.cpu_seconds(), google.cpu_seconds()
-    child = run_child(argv, stdin, env, cwd=work, keep_stderr=True)
+    child = _job(argv, env, work, f"refresh {side} {count}")
     moto1, google1 = moto_server.cpu_seconds(), google.cpu_seconds()
     tls = terminator.handshakes(log0, terminator.log_size()) if terminator else None
-    if child.returncode != 0:
-        sys.stderr.write(child.stderr.decode(errors="replace")[-3000:])
-        raise SystemExit(f"refresh {side} {count}: exit {child.returncode}")
-    lines = [line for line in child.stdout.decode().splitlines() if line.strip()]
-    answer = json.loads(lines[-1])
+    answer = json.loads([line for line in child.stdout.decode().splitlines() if line.strip()][-1])
     summary = json.loads(answer["body"]) if isinstance(answer.get("body"), str) else answer
     google_stats = fake_google_stats(google)
     if side == "swift-dynamodb":  # sealed values: a refreshed item was written again
@@ -94,12 +97,14 @@ def run(setup: sides.Setup, moto_server: Server, google: Server, moto: seeding.M
 def paced(setup: sides.Setup, moto_server: Server, google: Server, moto: seeding.Moto, count: int, reps: int,
           concurrency: int, writes_per_second: int, work: str) -> dict:
     """Ours alone at a production write rate: shows the limiter, not the process, sets the pace."""
-    rows = [one_run(setup, moto_server, google, moto, "swift", count, concurrency, writes_per_second, work) for _ in range(reps)]
+    rows = [one_run(setup, moto_server, google, moto, "swift", count, concurrency, writes_per_second, work)
+            for _ in range(reps)]
     return {"writes_per_second": writes_per_second, "count": count, **_medians(rows)}
 
 
 def _medians(rows: list[dict]) -> dict:
-    keys = ["wall_s", "grants_per_s", "cpu_ms_per_grant", "peak_rss_mib", "moto_cpu_ms_per_grant", "google_cpu_ms_per_grant", "seed_s"]
+    keys = ["wall_s", "grants_per_s", "cpu_ms_per_grant", "peak_rss_mib", "moto_cpu_ms_per_grant",
+            "google_cpu_ms_per_grant", "seed_s"]
     return {**{key: median([row[key] for row in rows]) for key in keys},
             "verified": all(row["verified"] for row in rows), "runs": rows, **({"tls": rows[0]["tls"]} if "tls" in rows[0] else {})}
 
@@ -114,15 +119,9 @@ def floor_run(setup: sides.Setup, moto_server: Server, moto: seeding.Moto, kit, 
     moto_reset(moto_server)
     seeding.fixtures(setup)
     seeding.due_token_sets(moto, setup, count, "swift")
-    stdin = events.write(os.path.join(work, "scheduled.json"), events.scheduled())
-    argv, env = _command(kit.capture_setup, "swift", concurrency, writes_per_second)
     offset = kit.recorder.offset()
-    child = run_child(argv, stdin, env, cwd=work, keep_stderr=True)
-    if child.returncode != 0:
-        sys.stderr.write(child.stderr.decode(errors="replace")[-3000:])
-        raise SystemExit(f"refresh floor capture: exit {child.returncode}")
+    _job(*_command(kit.capture_setup, "swift", concurrency, writes_per_second), work, "refresh floor capture")
     capture = floor.Capture.of(kit.recorder.read(offset))
     print(f"  floor: captured the refresh of {count} grants: {len(capture.requests)} requests", file=sys.stderr, flush=True)
     rows = [floor.replay_all(kit, setup, capture, count, "refresh") for _ in range(reps)]
-    return {"count": count, "cpu_ms_per_call": median([row["cpu_ms_per_call"] for row in rows]),
-            **{k: v for k, v in rows[0].items() if k != "cpu_ms_per_call"}, "rounds": rows}
+    return {"count": count, **floor.medians(rows)}

@@ -1,7 +1,5 @@
 """The printed table: absolute figures, ratios (this project / the peer), and the issue's goals."""
 
-from __future__ import annotations
-
 
 def _f(value, digits: int = 1) -> str:
     if value is None or value != value:

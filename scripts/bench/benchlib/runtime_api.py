@@ -6,8 +6,6 @@ access-log offset). With `record` it appends each request it takes (method, path
 body, the CLOCK_MONOTONIC time it arrived) there: the exchange floor's capture. After the
 last event it holds the next request until stopped."""
 
-from __future__ import annotations
-
 import base64
 import json
 import threading

@@ -4,8 +4,6 @@ secret, users, and N due token sets. Ours are all written by our own code (`payp
 KMS envelope encryption on the DynamoDB token store); only the peer's token sets, in the
 peer's own plain JSON, are written here, through boto3 (the peer's SDK, in the bench's venv)."""
 
-from __future__ import annotations
-
 import json
 import os
 import subprocess
@@ -16,7 +14,8 @@ from concurrent.futures import ThreadPoolExecutor
 import boto3
 from botocore.config import Config
 
-USERS_TABLE = "paypulse-users"
+from . import sides
+
 TOKENS_TABLE = "paypulse-gmail-tokens"
 CLIENT_ID = "1234567890-bench.apps.googleusercontent.com"
 GMAIL_SCOPE = "https://www.googleapis.com/auth/gmail.readonly"
@@ -36,7 +35,6 @@ class Moto:
 
 def paypulse(setup, *arguments: str, env: dict[str, str] | None = None) -> str:
     """Runs our CLI (on moto unless `env` says otherwise); its standard output."""
-    from . import sides
     argv = [setup.cli, *arguments]
     done = subprocess.run(argv, env=env or sides.swift_env(setup), capture_output=True, text=True)
     if done.returncode != 0:
@@ -100,13 +98,11 @@ def access_token_of(moto: Moto, name: str) -> str:
 def embedded_client_id(setup) -> None:
     """The client-ID secret in the embedded store: store-tokens proves the refresh token it
     is sent at the fake Google with it (moto gets it from fixtures())."""
-    from . import sides
     paypulse(setup, "client-id", CLIENT_ID, env=sides.swift_env(setup, store="embedded"))
 
 
 def dynamodb_environment(setup, key_id: str, extra: dict[str, str] | None = None) -> dict[str, str]:
     """Our functions and CLI on the DynamoDB token store (KMS through the same moto)."""
-    from . import sides
     return sides.swift_env(setup, extra={"PAYPULSE_STORE": "dynamodb", "TOKENS_TABLE": TOKENS_TABLE,
                                          "PAYPULSE_KMS_KEY_ID": key_id} | (extra or {}))
 
@@ -116,7 +112,9 @@ def due_dynamodb_grants(moto: Moto, setup, count: int) -> tuple[float, str]:
     key, `paypulse setup --store dynamodb`, then `paypulse bench-seed grants` on that store,
     which seals each into its item. Returns the seconds it all took and the KMS key id."""
     started = time.perf_counter()
-    key_id = moto.kms.create_key(Description="paypulse bench", KeyUsage="ENCRYPT_DECRYPT", KeySpec="SYMMETRIC_DEFAULT")["KeyMetadata"]["KeyId"]
+    key = moto.kms.create_key(Description="paypulse bench", KeyUsage="ENCRYPT_DECRYPT",
+                              KeySpec="SYMMETRIC_DEFAULT")
+    key_id = key["KeyMetadata"]["KeyId"]
     env = dynamodb_environment(setup, key_id)
     paypulse(setup, "setup", "--store", "dynamodb", env=env)
     paypulse(setup, "bench-seed", "grants", "--count", str(count), "--prefix", "bench-", env=env)

@@ -1,8 +1,7 @@
 """The peers both sides talk to: one moto_server and one fake Google, on free loopback ports,
 stopped by their own PIDs."""
 
-from __future__ import annotations
-
+import json
 import os
 import re
 import socket
@@ -87,11 +86,11 @@ def start_moto(log_dir: str) -> Server:
 
 def start_fake_google(log_dir: str) -> Server:
     """The bench's own fake token endpoint (fake_google.py beside this file), a process of its own."""
-    return Server("fake-google", [sys.executable, os.path.join(os.path.dirname(__file__), "fake_google.py")], 0, "/stats", log_dir)
+    fake = os.path.join(os.path.dirname(__file__), "fake_google.py")
+    return Server("fake-google", [sys.executable, fake], 0, "/stats", log_dir)
 
 
 def fake_google_stats(google: Server, reset: bool = False) -> dict:
-    import json
     url = f"{google.url}/stats" + ("?reset=1" if reset else "")
     return json.loads(urllib.request.urlopen(url, timeout=10).read())
 

@@ -1,12 +1,13 @@
 """How each side is started: the commands and the environment (built from nothing, so no
 variable of the calling shell leaks in)."""
 
-from __future__ import annotations
-
 import os
 from dataclasses import dataclass
 
-from . import events, seeding
+# Not the documented development key: a process that believes it runs inside Lambda
+# refuses that one, and the warm loop sets AWS_LAMBDA_FUNCTION_NAME.
+JWT_KEY = "paypulse-benchmark-jwt-key-not-for-any-deployment"
+USERS_TABLE = "paypulse-users"
 
 
 def base_environment() -> dict[str, str]:
@@ -28,7 +29,7 @@ class Setup:
 
 
 def swift_env(setup: Setup, store: str = "aws", extra: dict[str, str] | None = None) -> dict[str, str]:
-    env = base_environment() | {"PAYPULSE_JWT_SECRET": events.JWT_KEY, "USERS_TABLE": seeding.USERS_TABLE,
+    env = base_environment() | {"PAYPULSE_JWT_SECRET": JWT_KEY, "USERS_TABLE": USERS_TABLE,
                                 "GOOGLE_TOKEN_ENDPOINT": f"{setup.google_url}/token"}
     if store == "aws":
         env |= {"PAYPULSE_STORE": "aws", "AWS_REGION": "us-east-1", "AWS_ACCESS_KEY_ID": "test",
@@ -46,8 +47,8 @@ def peer_env(setup: Setup, extra: dict[str, str] | None = None) -> dict[str, str
     tls_trust = {"AWS_CA_BUNDLE": setup.ca_bundle, "SSL_CERT_FILE": setup.ca_bundle} if setup.ca_bundle else {}
     return base_environment() | {
         "AWS_ENDPOINT_URL": setup.moto_url, "AWS_DEFAULT_REGION": "us-east-1", "AWS_ACCESS_KEY_ID": "test",
-        "AWS_SECRET_ACCESS_KEY": "test", "AWS_EC2_METADATA_DISABLED": "true", "JWT_SECRET": events.JWT_KEY,
-        "USERS_TABLE": seeding.USERS_TABLE, "GOOGLE_TOKEN_URL": f"{setup.google_url}/token",
+        "AWS_SECRET_ACCESS_KEY": "test", "AWS_EC2_METADATA_DISABLED": "true", "JWT_SECRET": JWT_KEY,
+        "USERS_TABLE": USERS_TABLE, "GOOGLE_TOKEN_URL": f"{setup.google_url}/token",
         "PYTHONDONTWRITEBYTECODE": "1",
     } | tls_trust | (extra or {})
 

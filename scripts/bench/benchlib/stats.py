@@ -1,7 +1,5 @@
 """Medians and nearest-rank percentiles."""
 
-from __future__ import annotations
-
 import math
 import statistics
 

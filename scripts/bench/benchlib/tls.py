@@ -6,13 +6,11 @@ one folder of the run. Its access log names each request's connection and that c
 request count, so new TLS handshakes are counted there: a request that is its connection's
 first is one handshake."""
 
-from __future__ import annotations
-
 import os
 import shutil
+import socket
 import subprocess
 import time
-from dataclasses import dataclass
 
 from .servers import free_port, stop_process
 
@@ -97,15 +95,6 @@ def _configuration(directory: str, cert: str, key: str, blocks: list[tuple[int, 
         *upstreams, *servers, "}", ""])
 
 
-@dataclass
-class Endpoint:
-    port: int
-
-    @property
-    def url(self) -> str:
-        return f"https://127.0.0.1:{self.port}"
-
-
 class Terminator:
     """One nginx: an HTTPS port per upstream (moto, the fake Google) whose requests are
     logged to access.log, and optionally more (the floor's capture) logged nowhere."""
@@ -127,14 +116,13 @@ class Terminator:
             self.proc = subprocess.Popen([_nginx(), "-p", self.directory, "-c", configuration, "-e", errors],
                                          stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
             if self._listening(list(ports.values())):
-                self.endpoints = {name: Endpoint(port) for name, port in ports.items()}
+                self.urls = {name: f"https://127.0.0.1:{port}" for name, port in ports.items()}
                 self.ports = {port: name for name, port in ports.items()}
                 return
         with open(os.path.join(self.directory, "error.log"), errors="replace") as fh:
             raise SystemExit(f"nginx did not start: {fh.read()[-800:]}")
 
     def _listening(self, ports: list[int]) -> bool:
-        import socket
         deadline = time.monotonic() + 10
         while time.monotonic() < deadline:
             if self.proc.poll() is not None:

@@ -7,8 +7,6 @@ no handler for. In the HTTPS mode each phase also counts the new TLS handshakes 
 (benchlib/tls.py), and with the floor kit our loops' requests are recorded and replayed
 (benchlib/floor.py)."""
 
-from __future__ import annotations
-
 import json
 import os
 import signal
@@ -155,19 +153,18 @@ def run(setup: sides.Setup, moto_server: Server, n: int, rounds: int, work: str,
                 for phase, values in figures.items():
                     per_side[side].setdefault(phase, []).append(values)
             print(f"  warm round {round_index + 1}/{rounds} {side} done", file=sys.stderr, flush=True)
-    result = {}
-    for side, phases in per_side.items():
-        result[side] = {}
-        for phase, rows in phases.items():
-            keys = [key for key, value in rows[0].items() if isinstance(value, (int, float))]
-            result[side][phase] = {key: median([row[key] for row in rows if key in row]) for key in keys}
-            result[side][phase]["rounds"] = rows
-            for key in ("tls", "first_calls"):  # counts, not medians: the first round's
-                if key in rows[0]:
-                    result[side][phase][key] = rows[0][key]
+    result = {side: {phase: _medians(rows) for phase, rows in phases.items()}
+              for side, phases in per_side.items()}
     if floor_kit is not None:
         result["floor"] = _floor(setup, moto_server, plan, rounds, floor_kit)
     return result
+
+
+def _medians(rows: list[dict]) -> dict:
+    """One phase's rounds: the median of each figure; the counts (tls, first_calls) the first round's."""
+    keys = [key for key, value in rows[0].items() if isinstance(value, (int, float))]
+    return {**{key: median([row[key] for row in rows if key in row]) for key in keys}, "rounds": rows,
+            **{key: rows[0][key] for key in ("tls", "first_calls") if key in rows[0]}}
 
 
 def _floor(setup: sides.Setup, moto_server: Server, plan: dict, rounds: int, kit) -> dict:
@@ -188,5 +185,4 @@ def _floor(setup: sides.Setup, moto_server: Server, plan: dict, rounds: int, kit
         for loop, capture in zip(plan["loops"], captures):
             for phase, figures in floor.replay(kit, setup, capture, loop, moto_server.proc.pid).items():
                 per_phase.setdefault(phase, []).append(figures)
-    return {phase: {"cpu_ms_per_call": median([row["cpu_ms_per_call"] for row in rows]), **{k: v for k, v in rows[0].items() if k != "cpu_ms_per_call"},
-                    "rounds": rows} for phase, rows in per_phase.items()}
+    return {phase: floor.medians(rows) for phase, rows in per_phase.items()}
