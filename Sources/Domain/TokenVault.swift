@@ -28,7 +28,8 @@ package struct TokenVault: Sendable {
     /// Where the token sets live.
     package let grants: any GrantStore
     let now: @Sendable () -> Date
-    /// How ``store(_:for:)`` waits and tries again after losing a compare-and-swap race.
+    /// How ``store(_:for:)`` and a disconnect's revoked mark wait and try again after losing
+    /// compare-and-swap races.
     let lostRace: RetryPolicy
     /// The jitter source of ``lostRace``'s waits, `0...1`.
     let random: @Sendable () -> Double
@@ -166,13 +167,29 @@ extension TokenVault {
         try await grants.delete(user.rawValue, recoveryWindowDays: recoveryWindowDays)
     }
 
+    /// The user's disconnect must win over refreshes in flight, as the user's new tokens do:
+    /// the mark re-reads at once after a lost swap, and once those re-reads are spent (a
+    /// refresh storm kept writing), waits and tries again under ``RetryPolicy/lostRace``.
     private func markRevoked(_ user: UserID) async throws {
-        _ = try await settle(user, doing: "disconnecting; try again") { set in
-            guard set.status != .revoked else { return nil }
-            var marked = set
-            marked.status = .revoked
-            marked.updatedAt = now()
-            return marked
+        do {
+            try await lostRace.run({ _ -> AttemptResult<Void, any Error> in
+                do {
+                    _ = try await settle(user, doing: "disconnecting; try again") { set in
+                        guard set.status != .revoked else { return nil }
+                        var marked = set
+                        marked.status = .revoked
+                        marked.updatedAt = now()
+                        return marked
+                    }
+                    return .success(())
+                } catch let error as StoreError where error == .conflict {
+                    return .failure(error, retryable: true)
+                } catch {
+                    return .failure(error, retryable: false)
+                }
+            }, random: random)
+        } catch let exhausted {
+            throw exhausted.failure
         }
     }
 

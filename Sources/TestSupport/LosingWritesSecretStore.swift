@@ -1,17 +1,33 @@
 import Foundation
 import PayPulsePorts
+import Synchronization
 
-/// Forwards to a store, but every compare-and-swap loses, as if another writer always came
-/// first: a ``PayPulseDomain/TokenVault`` over it runs a reconnect that restores a deleted
-/// secret and then answers 409.
+/// Forwards to a store, but every compare-and-swap loses (or the first `losing` of them),
+/// as if another writer always came first: a ``PayPulseDomain/TokenVault`` over it runs a
+/// reconnect that restores a deleted secret and then answers 409.
 package struct LosingWritesSecretStore: SecretStore {
     let inner: any SecretStore
+    private let losses: Losses
 
-    /// Wraps `inner`.
-    package init(inner: any SecretStore) { self.inner = inner }
+    private final class Losses: Sendable {
+        let left: Mutex<Int>
+        init(_ count: Int) { left = Mutex(count) }
+    }
+
+    /// Wraps `inner`; its first `losing` compare-and-swaps lose (all of them by default).
+    package init(inner: any SecretStore, losing: Int = .max) {
+        self.inner = inner
+        losses = Losses(losing)
+    }
 
     package func replaceCurrent(name: String, expected: SecretVersionID, value: String) async throws -> SecretVersionID {
-        throw StoreError.conflict
+        let loses = losses.left.withLock { left in
+            guard left > 0 else { return false }
+            left -= 1
+            return true
+        }
+        guard !loses else { throw StoreError.conflict }
+        return try await inner.replaceCurrent(name: name, expected: expected, value: value)
     }
 
     package func createSecret(name: String, value: String, tags: [String: String], clientRequestToken: String) async throws -> SecretVersionID {
