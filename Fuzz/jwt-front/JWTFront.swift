@@ -56,6 +56,18 @@ enum JWTFront {
         return rsaValid || ecValid
     }
 
+    /// An oracle written apart from `TokenHeaderPolicy`: whether the first segment of the
+    /// token's one word decodes to a header that holds a `kid` member at all. Only such a
+    /// token can find the keys unavailable, the fixture's keys being always served: a `kid`
+    /// the held set lacks is "try again" until the set may be fetched again for it.
+    static func headerNamesAKey(_ token: String) -> Bool {
+        let words = token.split(whereSeparator: { $0 == " " || $0 == "\t" })
+        guard words.count == 1, let word = words.first, let first = word.split(separator: ".", omittingEmptySubsequences: false).first,
+              let header = base64URLDecoded(first)
+        else { return false }
+        return Array(header).containsRun(Array(#""kid""#.utf8))
+    }
+
     private static let fixtureRSA: _RSA.Signing.PublicKey = {
         guard let n = base64URLDecoded("tPa64SEPGAK-HTd3qetHqW8DX_JgnDVAZFaOzLoZig4ZRm7bSFhE1hl2IijTfHgJn2Rk72p230UwNsVyjKK_koNFPR0hkEhhGVtdqBap2fvHxa8Tmnqv3iQPEWMKJ6shXMgzpZn4xGedCAlH7PrTqGLDRUZZND_oJL-UlLQH-7LBDDe36KFoCPNCQLByvqc_POjG8lDu6Ye2MEA7oVkTRJprkn4HUPjEjQqyyZZwbiFASIcfuAlqRbriRec8hBCqIuTh2fQzbMPaG5rTcVS0bn5jzEyiR2LO2tQ71uGNsMC3qrUJv_BYSDIocsLybfncdRs-Pw9gmNpxCNsJCqMDMQ"), let e = base64URLDecoded("AQAB"), let key = try? _RSA.Signing.PublicKey(n: n, e: e) else {
             preconditionFailure("the fixture RSA key does not parse")

@@ -10,11 +10,13 @@ import Synchronization
 /// Their `iat`s are as Google's would be, late and out of order: most are issued within the
 /// half minute before ``currentIssuedAhead`` seconds from now (the receiver allows a minute of
 /// clock skew ahead), in no particular order across kinds, so an `account-enabled` may be
-/// older than the `account-disabled` delivered after it; one of each user's tokens of each
-/// kind is an hour old, as a delivery delayed past the reconnects the soak makes.
+/// older than the `account-disabled` delivered after it; each user also has one token of
+/// each kind an hour old, as a delivery delayed past the reconnects the soak makes, sent on
+/// every ``lateEvery``-th delivery (the first included, so even a short run sends one).
 final class SoakSecurityEvents: Sendable {
     static let issuer = "https://accounts.google.com/"
-    /// Fresh tokens per user and kind; past them, deliveries are redeliveries.
+    /// Current tokens per user and kind (beside one late token); past them, deliveries are
+    /// redeliveries.
     static let perUserAndKind = 4
     /// Every fourth delivery sends a token again; the others take fresh ones, their kinds in
     /// turn, so even a short soak delivers each kind and a duplicate.
@@ -27,6 +29,8 @@ final class SoakSecurityEvents: Sendable {
     static let currentSpread = 30
     /// How old a late token is, in seconds.
     static let lateAge = 3600
+    /// Every fifth delivery (from the first) takes a late token when one of the kind is left.
+    static let lateEvery = 5
 
     private struct Token {
         var user: Int
@@ -49,9 +53,8 @@ final class SoakSecurityEvents: Sendable {
         var planned: [(user: Int, event: SentEvent)] = []
         for user in 0..<SoakWorkload.userCount {
             for kind in SentEvent.Kind.allCases {
-                for index in 0..<Self.perUserAndKind {
-                    // A quarter of the users' first tokens of a kind are late, so a short run sends some.
-                    let late = (user + index) % Self.perUserAndKind == 0
+                for index in 0...Self.perUserAndKind {
+                    let late = index == Self.perUserAndKind
                     let iat = late ? now - Self.lateAge : now + Self.currentIssuedAhead - Int.random(in: 0..<Self.currentSpread, using: &random)
                     let event = SentEvent(kind: kind, jti: UUID().uuidString, issuedAt: Date(timeIntervalSince1970: Double(iat)), redelivery: false, late: late)
                     planned.append((user, event))
@@ -83,8 +86,10 @@ final class SoakSecurityEvents: Sendable {
             let kinds = SentEvent.Kind.allCases
             let wanted = kinds[turn % kinds.count]
             let mine = state.fresh[user] ?? []
+            let late = turn % Self.lateEvery == 0
             if turn % Self.redeliveryEvery != Self.redeliveryEvery - 1 || state.sent.isEmpty,
-               let index = mine.firstIndex(where: { $0.event.kind == wanted }) ?? mine.indices.last {
+               let index = mine.firstIndex(where: { $0.event.kind == wanted && $0.event.late == late })
+                ?? mine.firstIndex(where: { $0.event.kind == wanted }) ?? mine.indices.last {
                 let token = state.fresh[user]!.remove(at: index)
                 state.sent.append(token)
                 return (user, token.event, token.token)
