@@ -259,9 +259,14 @@ struct InvariantChecker {
                     + (set.verified ? "" : " (unverified)")
             )
         }
-        // A later account event of the other kind (by `iat`, whenever delivered) may have won.
+        // An account event issued later (by `iat`, whenever delivered) may have won: one of the
+        // other kind at the same `iat` or later, or any of either kind later (a merge carries
+        // the latest applied `iat` over to the reconnect's set, so an older one changes nothing).
         let overtaken = { (e: SoakRecord, kind: SentEvent.Kind) in
-            events.contains { $0.isEvent(kind) && $0.event!.issuedAt >= e.event!.issuedAt }
+            events.contains { other in
+                other.isEvent(kind) && other.event!.issuedAt >= e.event!.issuedAt
+                    || (other.isEvent(.accountDisabled) || other.isEvent(.accountEnabled)) && other.event!.issuedAt > e.event!.issuedAt
+            }
         }
         if let revoked = events.first(where: { $0.isEvent(.tokensRevoked) && surelyActed($0) }) { return [undone(revoked, "security event undone")] }
         if set.status == .active, let disabled = events.first(where: { $0.isEvent(.accountDisabled) && surelyActed($0) && !overtaken($0, .accountEnabled) }) {

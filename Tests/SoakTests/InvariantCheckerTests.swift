@@ -204,6 +204,12 @@ struct InvariantCheckerTests {
         #expect(Self.rules(olderDisableWins, disabled) == ["an older account event won over Google's latest"])
         let newerDisable = [Self.store("a", 0, 1), Self.event(.accountEnabled, 2, 3, issuedAt: earlier), Self.event(.accountDisabled, 4, 5, issuedAt: later)]
         #expect(Self.rules(newerDisable, disabled).isEmpty)
+        // Seen in a CI soak: a disable applied before a reconnect (its iat carried to the
+        // reconnect's set), then an older disable after it: that one changes nothing.
+        let olderAgain = [
+            Self.event(.accountDisabled, 0, 1, issuedAt: later), Self.store("a", 2, 3), Self.event(.accountDisabled, 4, 5, issuedAt: earlier),
+        ]
+        #expect(Self.rules(olderAgain, Self.state(provedActive, tags: nil), issued: refreshed).isEmpty)
     }
 
     /// A body without a refresh token over a disabled set keeps the disabled account's token,
