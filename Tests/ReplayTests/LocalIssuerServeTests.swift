@@ -52,16 +52,7 @@ struct LocalIssuerServeTests {
 
         // The console's disconnect goes through the function with a token it mints: the
         // issuer's, or the function would answer 401.
-        let page = try await get(server.baseURL + "/")
-        let marker = #"name="console_token" value=""#
-        let formToken = try #require(page.bodyText.range(of: marker).map { String(page.bodyText[$0.upperBound...].prefix { $0 != "\"" }) })
-        var headers = HTTPHeaders()
-        headers.add(name: "Content-Type", value: "application/x-www-form-urlencoded")
-        let pressed = try await client.execute(HTTPRequest(
-            method: "POST", url: server.baseURL + "/console/disconnect", headers: headers, body: Array("user_id=ios-dev&console_token=\(formToken)".utf8)
-        ))
-        #expect(pressed.status == 303)
-        let notice = try await get(server.baseURL + "/").bodyText
+        let notice = try await ServeRequests.consoleDisconnect("ios-dev", on: server)
         #expect(notice.contains("ios-dev") && !notice.contains("HTTP 401") && !notice.contains("failed"), "\(notice)")
         // The server logs at trace level: still no token and no private key.
         let log = server.log

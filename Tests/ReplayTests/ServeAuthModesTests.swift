@@ -33,21 +33,26 @@ struct ServeAuthModesTests {
         return database
     }
 
+    /// The provider, a token of its, and `paypulse serve --fake-google` under `mode` trusting
+    /// it, with `ios-dev` in its users table.
+    private static func start(mode: String) async throws -> (issuer: PyJWTIssuer.Server, token: String, server: LocalServerProcess, database: EmbeddedDatabase) {
+        let (issuer, token) = try provider()
+        let server = try await LocalServerProcess(
+            arguments: ["--fake-google"], environment: ["PAYPULSE_AUTH_MODE": mode, "PAYPULSE_JWT_ISSUER": issuer.url, "PAYPULSE_JWT_AUDIENCE": audience]
+        )
+        return (issuer, token, server, try await seed(server))
+    }
+
     @Test("under jwks with the app's own identity provider: its tokens get the profile, others 401, and the console says it cannot mint one")
     func jwksProvider() async throws {
-        let (issuer, token) = try Self.provider()
+        let (issuer, token, server, database) = try await Self.start(mode: "jwks")
         defer { issuer.stop() }
-        let server = try await LocalServerProcess(
-            arguments: ["--fake-google"],
-            environment: ["PAYPULSE_AUTH_MODE": "jwks", "PAYPULSE_JWT_ISSUER": issuer.url, "PAYPULSE_JWT_AUDIENCE": Self.audience]
-        )
         defer { #expect((try? server.stop().status) == 0, "a clean stop on SIGTERM") }
-        let database = try await Self.seed(server)
         let profile = try await get(server.baseURL + "/v1/user/me", bearer: token)
         #expect(profile.status == 200 && profile.bodyText.contains("Ios Dev"), "\(profile.status) \(profile.bodyText)")
         #expect(try await get(server.baseURL + "/v1/user/me").status == 401)
 
-        let notice = try await consoleDisconnect(server, user: "ios-dev")
+        let notice = try await ServeRequests.consoleDisconnect("ios-dev", on: server)
         #expect(notice.contains("cannot mint") && notice.contains("PAYPULSE_AUTH_MODE=jwks"), "\(notice)")
         #expect(!server.log.contains(token.split(separator: ".")[2]), "no token in the log")
         withExtendedLifetime(database) {}
@@ -55,14 +60,9 @@ struct ServeAuthModesTests {
 
     @Test("under apigateway, serve verifies as API Gateway's JWT authorizer and passes the claims: the provider's tokens get the profile, others API Gateway's 401")
     func apiGatewayAuthorizer() async throws {
-        let (issuer, token) = try Self.provider()
+        let (issuer, token, server, database) = try await Self.start(mode: "apigateway")
         defer { issuer.stop() }
-        let server = try await LocalServerProcess(
-            arguments: ["--fake-google"],
-            environment: ["PAYPULSE_AUTH_MODE": "apigateway", "PAYPULSE_JWT_ISSUER": issuer.url, "PAYPULSE_JWT_AUDIENCE": Self.audience]
-        )
         defer { #expect((try? server.stop().status) == 0, "a clean stop on SIGTERM") }
-        let database = try await Self.seed(server)
         let profile = try await get(server.baseURL + "/v1/user/me", bearer: token)
         #expect(profile.status == 200 && profile.bodyText.contains("dev@example.com"), "\(profile.status) \(profile.bodyText)")
         // API Gateway answers for the authorizer: the function never runs.
@@ -78,7 +78,7 @@ struct ServeAuthModesTests {
             method: "POST", url: server.baseURL + "/v1/google/security-events", headers: headers, body: Array("not a token".utf8)
         ))
         #expect(event.status == 400, "\(event.status)")
-        let notice = try await consoleDisconnect(server, user: "ios-dev")
+        let notice = try await ServeRequests.consoleDisconnect("ios-dev", on: server)
         #expect(notice.contains("cannot mint") && notice.contains("PAYPULSE_AUTH_MODE=apigateway"), "\(notice)")
         withExtendedLifetime(database) {}
     }
@@ -94,20 +94,6 @@ struct ServeAuthModesTests {
             #expect(minted.stderr.contains(signer) && minted.stderr.contains("paypulse serve --issuer"), "\(mode): \(minted.stderr)")
             if mode == "jwks" { #expect(!minted.stderr.contains("API Gateway"), "\(minted.stderr)") }
         }
-    }
-
-    /// Presses the console's disconnect for `user` and returns the page's notice.
-    private func consoleDisconnect(_ server: LocalServerProcess, user: String) async throws -> String {
-        let page = try await get(server.baseURL + "/")
-        let marker = #"name="console_token" value=""#
-        let formToken = try #require(page.bodyText.range(of: marker).map { String(page.bodyText[$0.upperBound...].prefix { $0 != "\"" }) })
-        var headers = HTTPHeaders()
-        headers.add(name: "Content-Type", value: "application/x-www-form-urlencoded")
-        let pressed = try await client.execute(HTTPRequest(
-            method: "POST", url: server.baseURL + "/console/disconnect", headers: headers, body: Array("user_id=\(user)&console_token=\(formToken)".utf8)
-        ))
-        #expect(pressed.status == 303)
-        return try await get(server.baseURL + "/").bodyText
     }
 
     private func get(_ url: String, bearer: String? = nil) async throws -> HTTPResponse {

@@ -4,6 +4,7 @@ import PayPulseEmbedded
 import PayPulsePorts
 import PayPulseTestSupport
 import PayPulseTransport
+import Testing
 
 /// Replayed events' requests sent to a running `paypulse serve`, as the app would send them.
 enum ServeRequests {
@@ -30,6 +31,21 @@ enum ServeRequests {
     static func connectLocalGrant(to server: LocalServerProcess) async throws -> HTTPResponse {
         let body = #"{"access_token":"ya29.console-test","refresh_token":"1//local-dev-refresh","expires_in":3599}"#
         return try await send("store-tokens/v2-json-first-connection.json", to: server, body: Array(body.utf8))
+    }
+
+    /// Presses the console's disconnect for `user` (with the page's `console_token`) and
+    /// returns the page shown after it, which holds the notice.
+    static func consoleDisconnect(_ user: String, on server: LocalServerProcess) async throws -> String {
+        let client = CurlHTTPClient()
+        let page = try await client.execute(HTTPRequest(method: "GET", url: server.baseURL + "/"))
+        let marker = #"name="console_token" value=""#
+        let formToken = try #require(page.bodyText.range(of: marker).map { String(page.bodyText[$0.upperBound...].prefix { $0 != "\"" }) })
+        let pressed = try await client.execute(HTTPRequest(
+            method: "POST", url: server.baseURL + "/console/disconnect", headers: ["Content-Type": "application/x-www-form-urlencoded"],
+            body: Array("user_id=\(user)&console_token=\(formToken)".utf8)
+        ))
+        #expect(pressed.status == 303)
+        return try await client.execute(HTTPRequest(method: "GET", url: server.baseURL + "/")).bodyText
     }
 
     /// `POST /fake-google/risc/events` with `body`: the stand-in Google pushes one event to
