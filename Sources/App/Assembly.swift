@@ -82,6 +82,15 @@ package struct Assembly: Sendable {
         return wrappers.ledger(DynamoDBSecurityEventLedger(client: try dynamoDB(aws), table: configuration.securityEventsTable))
     }
 
+    /// Each user's allowance of store-tokens posts (``AppConfiguration/storeTokensPerMinute``):
+    /// the `request_quotas` table of the embedded store, or the DynamoDB table
+    /// ``AppConfiguration/requestQuotasTable`` on both AWS stores.
+    package func requestQuota() throws -> any RequestQuota {
+        let rule = QuotaRule(limit: configuration.storeTokensPerMinute)
+        guard let aws = configuration.aws else { return wrappers.quota(EmbeddedRequestQuota(database: try embedded(), rule: rule)) }
+        return wrappers.quota(DynamoDBRequestQuota(client: try dynamoDB(aws), table: configuration.requestQuotasTable, rule: rule))
+    }
+
     /// Where token sets live, values and all: secrets `gmail/user/{id}` in ``secretStore()``,
     /// or the DynamoDB token table with its KMS envelope cipher.
     package func grantStore() throws -> any GrantStore {
@@ -182,6 +191,8 @@ package struct PortWrappers: Sendable {
     package var states: @Sendable (any GrantStates) -> any GrantStates = { $0 }
     /// Around each ``SecurityEventLedger``.
     package var ledger: @Sendable (any SecurityEventLedger) -> any SecurityEventLedger = { $0 }
+    /// Around each ``RequestQuota``.
+    package var quota: @Sendable (any RequestQuota) -> any RequestQuota = { $0 }
     /// Around (or instead of) each ``GoogleOAuth``.
     package var google: @Sendable (any GoogleOAuth) -> any GoogleOAuth = { $0 }
 

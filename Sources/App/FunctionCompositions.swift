@@ -39,9 +39,9 @@ extension Assembly {
     }
 
     /// `TokenVault.store`: read; create, or restore and mark; replace (then, on a store that
-    /// tags apart from the value, the state, to re-tag if overtaken).
+    /// tags apart from the value, the state, to re-tag if overtaken); each post counted first.
     static let storeTokensReach = FunctionOperations(
-        grants: [.read, .create, .restore, .mark, .replace, .state], readsUsers: false, secrets: [.jwtKey, .googleClientID]
+        grants: [.read, .create, .restore, .mark, .replace, .state], readsUsers: false, secrets: [.jwtKey, .googleClientID], countsPosts: true
     )
 
     private func storeTokens() async throws -> EventHandlers {
@@ -50,7 +50,7 @@ extension Assembly {
         let clients = CachedGoogleClients(secrets: secrets, secretID: configuration.google.clientIDSecretID)
         let verifier = GrantVerifier(google: google, clients: { try await clients.value() }, health: OAuthClientHealth(google: google))
         let vault = TokenVault(grants: grants, digester: { try await clients.value().tokenDigester })
-        let handler = StoreTokensHandler(guardian: guardian, vault: vault, verifier: verifier)
+        let handler = StoreTokensHandler(guardian: guardian, quota: try requestQuota(), vault: vault, verifier: verifier)
         return EventHandlers(http: handler.handle)
     }
 

@@ -26,13 +26,18 @@ package struct FunctionOperations: Sendable, Equatable {
     package var secrets: [ConfigurationSecret]
     /// Whether it reads and records the security events acted on (``SecurityEventLedger``).
     package var recordsSecurityEvents: Bool
+    /// Whether it counts each user's posts against their allowance (``RequestQuota``).
+    package var countsPosts: Bool
 
     /// Declares a reach.
-    package init(grants: Set<GrantOperation>, readsUsers: Bool, secrets: [ConfigurationSecret], recordsSecurityEvents: Bool = false) {
+    package init(
+        grants: Set<GrantOperation>, readsUsers: Bool, secrets: [ConfigurationSecret], recordsSecurityEvents: Bool = false, countsPosts: Bool = false
+    ) {
         self.grants = grants
         self.readsUsers = readsUsers
         self.secrets = secrets
         self.recordsSecurityEvents = recordsSecurityEvents
+        self.countsPosts = countsPosts
     }
 
     /// The least-privilege statements for the function on `store` (``StoreBackend/aws`` or
@@ -49,6 +54,7 @@ package struct FunctionOperations: Sendable, Equatable {
         }
         if readsUsers { grant(DynamoDBUserDirectory.userOperations) { _ in .usersTable } }
         if recordsSecurityEvents { grant([DynamoDBClient.getItemOperation, DynamoDBClient.putItemOperation]) { _ in .securityEventsTable } }
+        if countsPosts { grant(DynamoDBRequestQuota.operations) { _ in .requestQuotasTable } }
         for operation in grants.sorted() {
             switch store {
             case .dynamodb:
@@ -104,6 +110,8 @@ package struct IAMStatement: Sendable, Equatable {
         case refreshTokenHashIndex = "rt-hash-index"
         /// The table of security events acted on.
         case securityEventsTable = "security-events-table"
+        /// The table of each user's counted posts.
+        case requestQuotasTable = "request-quotas-table"
         /// The KMS key that wraps its data keys.
         case tokensKey = "tokens-key"
         /// `*`: actions that take no resource.

@@ -70,6 +70,14 @@ package struct APIError: Error, Sendable, Equatable {
         status: 415, code: "unsupported_media_type", message: "Send application/json or application/x-www-form-urlencoded."
     )
 
+    /// 429: the user's allowance of this request is spent; nothing was sent to Google or written.
+    package static func tooManyRequests(retryAfter: Int) -> APIError {
+        APIError(
+            status: 429, code: "too_many_requests", message: "Too many requests for this user; try again in \(retryAfter) s.",
+            headers: ["retry-after": "\(retryAfter)"]
+        )
+    }
+
     /// 503: the store failed after retries; nothing was written.
     package static let upstreamUnavailable = APIError(
         status: 503, code: "upstream_unavailable", message: "Storage is unavailable right now; nothing was changed. Try again.", headers: ["retry-after": "1"]

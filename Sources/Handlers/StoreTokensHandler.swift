@@ -14,17 +14,26 @@ import PayPulseRuntime
 /// A body with a refresh token is proven first (``GrantVerifier``): what is stored and
 /// answered (account, scopes, expiry) is Google's word, and the body's `email` and `scope`
 /// are only hints. Google's refusals answer 400 and store nothing; a fault of our own
-/// client answers 503; Google unreachable stores the set unverified (201).
+/// client answers 503; Google unreachable stores the set unverified (201). Each well-formed
+/// post is counted against the user's allowance first (``RequestQuota``): beyond it, 429 with
+/// `Retry-After`, before Google or the store sees anything.
 package struct StoreTokensHandler: APIRouteHandler {
     let guardian: RequestGuard
+    let quota: any RequestQuota
     let vault: TokenVault
     let verifier: GrantVerifier
+    let now: @Sendable () -> Date
 
     /// Creates the handler.
-    package init(guardian: RequestGuard, vault: TokenVault, verifier: GrantVerifier) {
+    /// - Parameter now: The clock posts are counted by; tests pass a fake one.
+    package init(
+        guardian: RequestGuard, quota: any RequestQuota, vault: TokenVault, verifier: GrantVerifier, now: @escaping @Sendable () -> Date = { Date() }
+    ) {
         self.guardian = guardian
+        self.quota = quota
         self.vault = vault
         self.verifier = verifier
+        self.now = now
     }
 
     package func respond(to request: APIRequest, context: InvocationContext) async throws(APIError) -> APIResponse {
@@ -33,6 +42,7 @@ package struct StoreTokensHandler: APIRouteHandler {
         logger[metadataKey: "user_id"] = "\(user.userID)"
 
         let sent = try StoreTokensBody.parse(body: request.body, contentType: request.headers["content-type"])
+        try await count(user.userID.rawValue, logger: logger)
         let incoming = try await verified(sent, logger: logger)
         // Nothing is stored without a scope that reads Gmail: the app asks for it first.
         if let scopes = incoming.scopes, !GmailScopes.canRead(scopes) {
@@ -65,6 +75,23 @@ package struct StoreTokensHandler: APIRouteHandler {
 }
 
 extension StoreTokensHandler {
+    /// Takes one post of `user`'s allowance, or refuses the post with 429. A count that cannot
+    /// be read or written lets the post through: the allowance guards Google and the store
+    /// against one user's flood, and must not take every user's connecting down with it.
+    private func count(_ user: String, logger: Logger) async throws(APIError) {
+        let decision: QuotaDecision
+        do {
+            decision = try await quota.take(for: user, at: now().timeIntervalSince1970)
+        } catch {
+            logger.error("store-tokens not counted: the request quota could not be read or written", metadata: ["error": "\(error)"])
+            return
+        }
+        if case .exhausted(let retryAfter) = decision {
+            logger.warning("store-tokens refused: the user's posts per minute are spent", metadata: ["retry_after": "\(retryAfter)"])
+            throw .tooManyRequests(retryAfter: retryAfter)
+        }
+    }
+
     /// Google's answer for a body with a refresh token; the body as sent otherwise.
     private func verified(_ sent: IncomingTokens, logger: Logger) async throws(APIError) -> IncomingTokens {
         guard sent.refreshToken != nil else { return sent }

@@ -149,6 +149,24 @@ paths:
             application/json:
               schema:
                 $ref: '#/components/schemas/UnsupportedMediaTypeError'
+        '429':
+          description: |
+            `too_many_requests`: this user made more store-tokens posts in the last minute than
+            the backend allows (`STORE_TOKENS_PER_MINUTE`, 10 unless configured); nothing was
+            sent to Google or stored. Send it again after `Retry-After` seconds.
+          headers:
+            Retry-After:
+              schema:
+                type: string
+          content:
+            application/json:
+              schema:
+                $ref: '#/components/schemas/TooManyRequestsError'
+              examples:
+                tooManyRequests:
+                  value:
+                    error: too_many_requests
+                    message: Too many requests for this user; try again in 42 s.
         '500':
           $ref: '#/components/responses/InternalError'
         '503':
@@ -651,6 +669,16 @@ components:
         error:
           type: string
           const: payload_too_large
+        message:
+          type: string
+    TooManyRequestsError:
+      type: object
+      additionalProperties: false
+      required: [error, message]
+      properties:
+        error:
+          type: string
+          const: too_many_requests
         message:
           type: string
     UnsupportedMediaTypeError:

@@ -26,6 +26,7 @@ struct FunctionReachTests {
             #expect(seen.readsUsers == declared.readsUsers, "\(name.rawValue): reads users \(seen.readsUsers)")
             #expect(seen.secrets == Set(declared.secrets.map { "\($0)" }), "\(name.rawValue): reads secrets \(seen.secrets.sorted())")
             #expect(seen.recordsSecurityEvents == declared.recordsSecurityEvents, "\(name.rawValue): uses the security-event ledger \(seen.recordsSecurityEvents)")
+            #expect(seen.countsPosts == declared.countsPosts, "\(name.rawValue): counts posts \(seen.countsPosts)")
         }
     }
 }
@@ -36,6 +37,7 @@ struct Reach: Sendable {
     var readsUsers = false
     var secrets: Set<String> = []
     var recordsSecurityEvents = false
+    var countsPosts = false
 }
 
 /// The calls of the function running now.
@@ -47,6 +49,7 @@ final class ReachLog: @unchecked Sendable {
     func user() { lock.withLock { reach.readsUsers = true } }
     func secret(_ name: String) { lock.withLock { _ = reach.secrets.insert(name) } }
     func ledger() { lock.withLock { reach.recordsSecurityEvents = true } }
+    func quota() { lock.withLock { reach.countsPosts = true } }
     func take() -> Reach { lock.withLock { defer { reach = Reach() }; return reach } }
 }
 
@@ -86,6 +89,7 @@ struct ReachWalk {
         wrappers.secrets = { CallRecordingSecretStore($0, log: secretCalls) }
         wrappers.google = { _ in google }
         wrappers.ledger = { RecordingLedger(inner: $0, log: log) }
+        wrappers.quota = { RecordingQuota(inner: $0, log: log) }
         assembly = plain.wrapping(wrappers)
     }
 
@@ -104,6 +108,7 @@ struct ReachWalk {
             seen[name, default: Reach()].readsUsers = seen[name, default: Reach()].readsUsers || reach.readsUsers
             seen[name, default: Reach()].secrets.formUnion(reach.secrets)
             seen[name, default: Reach()].recordsSecurityEvents = seen[name, default: Reach()].recordsSecurityEvents || reach.recordsSecurityEvents
+            seen[name, default: Reach()].countsPosts = seen[name, default: Reach()].countsPosts || reach.countsPosts
         }
         try await record(.storeTokens) { try await connect("user-1", "1//one", expect: 201) }
         try await record(.storeTokens) { try await connect("user-1", "1//one", expect: 200) }
@@ -193,6 +198,12 @@ struct RecordingLedger: SecurityEventLedger {
     let inner: any SecurityEventLedger, log: ReachLog
     func contains(_ jti: String) async throws -> Bool { log.ledger(); return try await inner.contains(jti) }
     func record(_ jti: String, until expiry: Date) async throws { log.ledger(); try await inner.record(jti, until: expiry) }
+}
+
+/// Records that posts are counted.
+struct RecordingQuota: RequestQuota {
+    let inner: any RequestQuota, log: ReachLog
+    func take(for user: String, at now: Double) async throws -> QuotaDecision { log.quota(); return try await inner.take(for: user, at: now) }
 }
 
 /// Records ``GrantOperation/state`` on a ``GrantStates``.

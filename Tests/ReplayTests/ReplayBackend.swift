@@ -64,8 +64,11 @@ struct ReplayBackend {
         guard reset.status == 200 else { throw ReplayError("moto reset answered \(reset.status)") }
         let users = DynamoDBUserDirectory(client: try AWSTestClients.dynamoDB(endpoint: endpoint), table: "paypulse-users")
         try await users.createTableIfNeeded()
-        // The security events acted on (the default SECURITY_EVENTS_TABLE), as setup creates it.
+        // The security events acted on and the request quotas (the default SECURITY_EVENTS_TABLE
+        // and REQUEST_QUOTAS_TABLE), as setup creates them.
         try await DynamoDBSecurityEventLedger(client: try AWSTestClients.dynamoDB(endpoint: endpoint), table: "paypulse-security-events")
+            .createTableIfNeeded()
+        try await DynamoDBRequestQuota(client: try AWSTestClients.dynamoDB(endpoint: endpoint), table: "paypulse-request-quotas", rule: QuotaRule(limit: 1))
             .createTableIfNeeded()
         var environment = baseEnvironment()
         environment["PAYPULSE_STORE"] = "aws"

@@ -31,6 +31,9 @@ struct SoakBackend {
             "GOOGLE_TOKEN_ENDPOINT": google.tokenEndpoint, "GOOGLE_REVOKE_ENDPOINT": google.revokeEndpoint,
             "GOOGLE_RISC_CONFIGURATION_URL": google.riscConfigurationURL,
             "REFRESH_WINDOW_SECONDS": "3600", "REFRESH_MAX_WRITES_PER_SECOND": "10000", "REFRESH_CONCURRENCY": "8",
+            // The soak is about races: its users post far more often than a person does, each
+            // post still counted (StoreTokensStormTests holds the limit itself).
+            "STORE_TOKENS_PER_MINUTE": "1000",
         ]
     }
 
@@ -88,14 +91,15 @@ struct SoakBackend {
     private enum TokenTable { static let name = "paypulse-gmail-tokens" }
 
     /// A moto_server of the soak's own (shared by no other test, so nobody else's requests
-    /// race ours there) with the users table and the security events' ledger (both under
-    /// the functions' default names).
+    /// race ours there) with the users table, the security events' ledger and the request
+    /// quotas (each under the functions' default name).
     private static func privateMoto() async throws -> (MotoServer, DynamoDBUserDirectory) {
         let server = try await MotoServer.launchPrivate()
         let dynamoDB = try AWSTestClients.dynamoDB(endpoint: server.endpoint)
         let users = DynamoDBUserDirectory(client: dynamoDB, table: "paypulse-users")
         try await users.createTableIfNeeded()
         try await DynamoDBSecurityEventLedger(client: dynamoDB, table: "paypulse-security-events").createTableIfNeeded()
+        try await DynamoDBRequestQuota(client: dynamoDB, table: "paypulse-request-quotas", rule: QuotaRule(limit: 1)).createTableIfNeeded()
         return (server, users)
     }
 

@@ -136,6 +136,15 @@ extension StoreError {
         }
     }
 
+    /// `body`'s result, its error mapped as ``init(mapping:compareAndSwap:)`` maps it.
+    static func mapping<T>(_ body: () async throws -> T) async throws -> T {
+        do {
+            return try await body()
+        } catch {
+            throw StoreError(mapping: error)
+        }
+    }
+
     private static func code(for error: AWSError, compareAndSwap: Bool) -> StoreError {
         switch error.type {
         case "ResourceNotFoundException":

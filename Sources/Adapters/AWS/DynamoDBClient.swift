@@ -1,3 +1,5 @@
+import PayPulsePorts
+
 /// Typed DynamoDB operations: the users table's string-only calls, typed items with conditional
 /// writes and queries, and table set-up. A condition that does not hold throws ``AWSError``
 /// with ``AWSError/isConditionalCheckFailed`` set. Each operation declares its IAM action
@@ -158,6 +160,20 @@ package struct DynamoDBClient: Sendable {
     /// - Throws: ``AWSError`` `ResourceInUseException` when the table exists.
     package func createTable(_ table: DynamoDBTableDefinition) async throws {
         let _: DynamoDB.Empty = try await client.call(Self.createTableOperation, DynamoDB.CreateTableInput(table: table))
+    }
+
+    /// Creates `table` and turns on its time to live on `attribute`, for the tables of records
+    /// that expire; an existing table is left as it is.
+    /// - Throws: ``StoreError`` when DynamoDB refuses or cannot be reached.
+    package func createTableIfNeeded(_ table: DynamoDBTableDefinition, timeToLive attribute: String) async throws {
+        do {
+            try await createTable(table)
+        } catch let error as AWSError where error.type == "ResourceInUseException" {
+            return
+        } catch {
+            throw StoreError(mapping: error)
+        }
+        try await StoreError.mapping { try await updateTimeToLive(table: table.name, attribute: attribute) }
     }
 
     /// `UpdateTimeToLive`: DynamoDB deletes an item some time after the epoch second held in

@@ -46,14 +46,7 @@ package struct DynamoDBSecurityEventLedger: SecurityEventLedger {
     /// left as it is.
     /// - Throws: ``StoreError`` when DynamoDB refuses or cannot be reached.
     package func createTableIfNeeded() async throws {
-        do {
-            try await client.createTable(Self.table(named: table))
-        } catch let error as AWSError where error.type == "ResourceInUseException" {
-            return
-        } catch {
-            throw StoreError(mapping: error)
-        }
-        try await mapped { try await client.updateTimeToLive(table: table, attribute: Self.expiresAtAttribute) }
+        try await client.createTableIfNeeded(Self.table(named: table), timeToLive: Self.expiresAtAttribute)
     }
 
     /// Whether `jti` was recorded and its record has not expired (a consistent read).
@@ -61,7 +54,7 @@ package struct DynamoDBSecurityEventLedger: SecurityEventLedger {
     ///   DynamoDB cannot be reached, `corrupt` for an item without a readable expiry.
     package func contains(_ jti: String) async throws -> Bool {
         try Self.check(jti)
-        let item = try await mapped { try await client.getItem(table: table, key: [Self.jtiAttribute: .string(jti)]) }
+        let item = try await StoreError.mapping { try await client.getItem(table: table, key: [Self.jtiAttribute: .string(jti)]) }
         guard let item else { return false }
         guard case .number(let text) = item[Self.expiresAtAttribute], let expiresAt = Double(text) else {
             throw StoreError.corrupt.with(message: "the security event item \(jti) lacks a numeric \(Self.expiresAtAttribute)")
@@ -102,13 +95,5 @@ package struct DynamoDBSecurityEventLedger: SecurityEventLedger {
     /// other ledgers give.
     private static func check(_ jti: String) throws {
         if jti.isEmpty { throw StoreError.invalidRequest.with(message: "an empty jti") }
-    }
-
-    private func mapped<T>(_ body: () async throws -> T) async throws -> T {
-        do {
-            return try await body()
-        } catch {
-            throw StoreError(mapping: error)
-        }
     }
 }

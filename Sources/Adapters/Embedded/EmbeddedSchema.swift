@@ -6,9 +6,9 @@ import PayPulsePorts
 /// so names are case-sensitive as in Secrets Manager.
 enum EmbeddedSchema {
     /// The schema version this code writes. 2 added `security_events`, 3
-    /// `security_event_latest`; ``create`` is idempotent, so an older file is brought up by
-    /// running it again.
-    static let version = 3
+    /// `security_event_latest`, 4 `request_quotas`; ``create`` is idempotent, so an older
+    /// file is brought up by running it again.
+    static let version = 4
 
     /// Creates the tables. Idempotent, and run inside `BEGIN IMMEDIATE` so that two
     /// processes opening a new file at once do not both migrate it.
@@ -72,6 +72,13 @@ enum EmbeddedSchema {
             event_type  TEXT NOT NULL,
             jti         TEXT NOT NULL,
             received_at REAL NOT NULL
+        );
+
+        -- Each user's counted store-tokens posts (EmbeddedRequestQuota): their times, seconds
+        -- since 1970, space-separated, oldest first.
+        CREATE TABLE IF NOT EXISTS request_quotas (
+            user_id TEXT PRIMARY KEY NOT NULL,
+            uses    TEXT NOT NULL
         );
         """
 

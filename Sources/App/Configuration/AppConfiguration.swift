@@ -33,6 +33,12 @@ package struct AppConfiguration: Sendable, Equatable {
     /// The table of the security events acted on (`SECURITY_EVENTS_TABLE`), used unless
     /// ``store`` is ``StoreBackend/embedded``.
     package let securityEventsTable: String
+    /// The table of each user's counted store-tokens posts (`REQUEST_QUOTAS_TABLE`), used
+    /// unless ``store`` is ``StoreBackend/embedded``.
+    package let requestQuotasTable: String
+    /// The most store-tokens posts one user may make in any minute
+    /// (`STORE_TOKENS_PER_MINUTE`, 1–1,000, default 10); more answer 429.
+    package let storeTokensPerMinute: Int
     /// AWS settings; present unless ``store`` is ``StoreBackend/embedded``.
     package let aws: AWSConfiguration?
     /// The token table and its KMS key; present when ``store`` is ``StoreBackend/dynamodb``.
@@ -56,6 +62,8 @@ package struct AppConfiguration: Sendable, Equatable {
     package static let defaultUsersTable = "paypulse-users"
     /// The default security events table name.
     package static let defaultSecurityEventsTable = "paypulse-security-events"
+    /// The default request quotas table name.
+    package static let defaultRequestQuotasTable = "paypulse-request-quotas"
     /// The default embedded state directory, relative to the working directory.
     package static let defaultStateDirectory = ".paypulse"
 }
@@ -131,8 +139,11 @@ extension AppConfiguration {
         }
         let usersTable = try reader.tableName("USERS_TABLE", default: Self.defaultUsersTable)
         let securityEventsTable = try reader.tableName("SECURITY_EVENTS_TABLE", default: Self.defaultSecurityEventsTable)
+        let requestQuotasTable = try reader.tableName("REQUEST_QUOTAS_TABLE", default: Self.defaultRequestQuotasTable)
         let caBundlePath = try reader.readableFile("PAYPULSE_CA_BUNDLE")
         self.process = process
+        self.requestQuotasTable = requestQuotasTable
+        self.storeTokensPerMinute = try reader.integer("STORE_TOKENS_PER_MINUTE", default: 10, range: 1...1_000)
         self.usersTable = usersTable
         self.securityEventsTable = securityEventsTable
         self.stateDirectory = reader.value("PAYPULSE_STATE_DIR") ?? Self.defaultStateDirectory

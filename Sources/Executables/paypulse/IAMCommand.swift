@@ -61,6 +61,7 @@ struct IAMCommand: ParsableCommand {
         case .refreshTokenPrefixIndex: "${TokensTable.Arn}/index/" + DynamoDBGrantStore.lookupIndexName(.refreshTokenPrefix)
         case .refreshTokenHashIndex: "${TokensTable.Arn}/index/" + DynamoDBGrantStore.lookupIndexName(.refreshTokenHash)
         case .securityEventsTable: "${SecurityEventsTable.Arn}"
+        case .requestQuotasTable: "${RequestQuotasTable.Arn}"
         case .tokensKey: "${TokensKey.Arn}"
         case .any: "*"
         }

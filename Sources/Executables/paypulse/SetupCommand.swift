@@ -3,8 +3,9 @@ import PayPulseAWS
 import PayPulseApp
 
 /// `paypulse setup --store dynamodb`: creates the DynamoDB tables the configured store needs
-/// in the account and endpoint the environment names (the users table and the security events
-/// table keyed by `jti` with its time to live on `expires_at`; with `dynamodb`, the token table
+/// in the account and endpoint the environment names (the users table, the security events
+/// table keyed by `jti` and the request quotas table keyed by `user_id`, each with its time to
+/// live on `expires_at`; with `dynamodb`, the token table
 /// keyed by `user_id` with its time-to-live attribute), leaving existing ones alone.
 struct SetupCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
@@ -28,6 +29,10 @@ struct SetupCommand: AsyncParsableCommand {
         if let ledger = try context.app.securityEventLedger() as? DynamoDBSecurityEventLedger {
             try await ledger.createTableIfNeeded()
             made.append("security events table \(context.configuration.securityEventsTable) (time to live on expires_at)")
+        }
+        if let quota = try context.app.requestQuota() as? DynamoDBRequestQuota {
+            try await quota.createTableIfNeeded()
+            made.append("request quotas table \(context.configuration.requestQuotasTable) (time to live on expires_at)")
         }
         print(made.isEmpty ? "\(context.storeDescription): nothing to create" : "\(context.storeDescription): ready: " + made.joined(separator: ", "))
     }

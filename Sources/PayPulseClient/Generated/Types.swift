@@ -1117,6 +1117,48 @@ extension Components {
                 ])
             }
         }
+        /// - Remark: Generated from `#/components/schemas/TooManyRequestsError`.
+        public struct TooManyRequestsError: Codable, Hashable, Sendable {
+            /// - Remark: Generated from `#/components/schemas/TooManyRequestsError/error`.
+            @frozen public enum _ErrorPayload: String, Codable, Hashable, Sendable, CaseIterable {
+                case tooManyRequests = "too_many_requests"
+            }
+            /// - Remark: Generated from `#/components/schemas/TooManyRequestsError/error`.
+            public var error: Components.Schemas.TooManyRequestsError._ErrorPayload
+            /// - Remark: Generated from `#/components/schemas/TooManyRequestsError/message`.
+            public var message: Swift.String
+            /// Creates a new `TooManyRequestsError`.
+            ///
+            /// - Parameters:
+            ///   - error:
+            ///   - message:
+            public init(
+                error: Components.Schemas.TooManyRequestsError._ErrorPayload,
+                message: Swift.String
+            ) {
+                self.error = error
+                self.message = message
+            }
+            public enum CodingKeys: String, CodingKey {
+                case error
+                case message
+            }
+            public init(from decoder: any Swift.Decoder) throws {
+                let container = try decoder.container(keyedBy: CodingKeys.self)
+                self.error = try container.decode(
+                    Components.Schemas.TooManyRequestsError._ErrorPayload.self,
+                    forKey: .error
+                )
+                self.message = try container.decode(
+                    Swift.String.self,
+                    forKey: .message
+                )
+                try decoder.ensureNoAdditionalProperties(knownKeys: [
+                    "error",
+                    "message"
+                ])
+            }
+        }
         /// - Remark: Generated from `#/components/schemas/UnsupportedMediaTypeError`.
         public struct UnsupportedMediaTypeError: Codable, Hashable, Sendable {
             /// - Remark: Generated from `#/components/schemas/UnsupportedMediaTypeError/error`.
@@ -1628,6 +1670,79 @@ public enum Operations {
                     default:
                         try throwUnexpectedResponseStatus(
                             expectedStatus: "unsupportedMediaType",
+                            response: self
+                        )
+                    }
+                }
+            }
+            public struct TooManyRequests: Sendable, Hashable {
+                /// - Remark: Generated from `#/paths/v1/auth/gmail-tokens/POST/responses/429/headers`.
+                public struct Headers: Sendable, Hashable {
+                    /// - Remark: Generated from `#/paths/v1/auth/gmail-tokens/POST/responses/429/headers/Retry-After`.
+                    public var retryAfter: Swift.String?
+                    /// Creates a new `Headers`.
+                    ///
+                    /// - Parameters:
+                    ///   - retryAfter:
+                    public init(retryAfter: Swift.String? = nil) {
+                        self.retryAfter = retryAfter
+                    }
+                }
+                /// Received HTTP response headers
+                public var headers: Operations.StoreGmailTokens.Output.TooManyRequests.Headers
+                /// - Remark: Generated from `#/paths/v1/auth/gmail-tokens/POST/responses/429/content`.
+                @frozen public enum Body: Sendable, Hashable {
+                    /// - Remark: Generated from `#/paths/v1/auth/gmail-tokens/POST/responses/429/content/application\/json`.
+                    case json(Components.Schemas.TooManyRequestsError)
+                    /// The associated value of the enum case if `self` is `.json`.
+                    ///
+                    /// - Throws: An error if `self` is not `.json`.
+                    /// - SeeAlso: `.json`.
+                    public var json: Components.Schemas.TooManyRequestsError {
+                        get throws {
+                            switch self {
+                            case let .json(body):
+                                return body
+                            }
+                        }
+                    }
+                }
+                /// Received HTTP response body
+                public var body: Operations.StoreGmailTokens.Output.TooManyRequests.Body
+                /// Creates a new `TooManyRequests`.
+                ///
+                /// - Parameters:
+                ///   - headers: Received HTTP response headers
+                ///   - body: Received HTTP response body
+                public init(
+                    headers: Operations.StoreGmailTokens.Output.TooManyRequests.Headers = .init(),
+                    body: Operations.StoreGmailTokens.Output.TooManyRequests.Body
+                ) {
+                    self.headers = headers
+                    self.body = body
+                }
+            }
+            /// `too_many_requests`: this user made more store-tokens posts in the last minute than
+            /// the backend allows (`STORE_TOKENS_PER_MINUTE`, 10 unless configured); nothing was
+            /// sent to Google or stored. Send it again after `Retry-After` seconds.
+            ///
+            ///
+            /// - Remark: Generated from `#/paths//v1/auth/gmail-tokens/post(storeGmailTokens)/responses/429`.
+            ///
+            /// HTTP response code: `429 tooManyRequests`.
+            case tooManyRequests(Operations.StoreGmailTokens.Output.TooManyRequests)
+            /// The associated value of the enum case if `self` is `.tooManyRequests`.
+            ///
+            /// - Throws: An error if `self` is not `.tooManyRequests`.
+            /// - SeeAlso: `.tooManyRequests`.
+            public var tooManyRequests: Operations.StoreGmailTokens.Output.TooManyRequests {
+                get throws {
+                    switch self {
+                    case let .tooManyRequests(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "tooManyRequests",
                             response: self
                         )
                     }
