@@ -13,11 +13,16 @@ struct CallBudget: Sendable {
     /// At most this many KMS requests, where bounded.
     var maxKMS: Int?
 
+    /// Each store-tokens post is counted against its user's allowance first (issue 40: a
+    /// consistent `GetItem` and a conditional `PutItem` on the request quotas table), two
+    /// calls on top of what storing the grant takes; refresh is not counted.
+    static let countedPost = 2
+
     static let all: [CallBudget] = [
-        CallBudget(store: .secretsManager, calls: \.connect, maxCalls: 2),
-        CallBudget(store: .secretsManager, calls: \.reconnect, maxCalls: 4),
+        CallBudget(store: .secretsManager, calls: \.connect, maxCalls: 2 + countedPost),
+        CallBudget(store: .secretsManager, calls: \.reconnect, maxCalls: 4 + countedPost),
         CallBudget(store: .secretsManager, calls: \.refresh, maxCalls: 3),
-        CallBudget(store: .dynamoDB, calls: \.reconnectKeyCached, maxCalls: 2, maxKMS: 0),
+        CallBudget(store: .dynamoDB, calls: \.reconnectKeyCached, maxCalls: 2 + countedPost, maxKMS: 0),
     ]
 
     /// The budgets `secretsManager` and `dynamoDB` go over, one line each.

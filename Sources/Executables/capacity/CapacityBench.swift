@@ -33,6 +33,9 @@ struct CapacityBench {
         )
         let users = DynamoDBUserDirectory(client: try AWSTestClients.dynamoDB(endpoint: moto.endpoint), table: "paypulse-users")
         try await users.createTableIfNeeded()
+        // store-tokens counts each post in the request quotas table, as `paypulse setup` creates it.
+        try await DynamoDBRequestQuota(client: try AWSTestClients.dynamoDB(endpoint: moto.endpoint), table: "paypulse-request-quotas", rule: QuotaRule(limit: 10))
+            .createTableIfNeeded()
     }
 
     /// The configuration a function gets: through the counting proxy, with `extra` variables.
