@@ -190,7 +190,8 @@ def main() -> int:
         chosen = [m for m in mutants if m.ident in wanted]
     elif args.sample:
         chosen = sample(mutants, args.sample)
-    per_area = ', '.join(f'{area} {n}' for area, n in sorted(Counter(m.area for m in mutants).items()))
+    counts = sorted(Counter(m.area for m in mutants).items())
+    per_area = ', '.join(f'{area} {n}' for area, n in counts)
     print(f'mutants: {len(mutants)} in the list ({per_area}); running {len(chosen)}')
     if args.check:
         return 0
