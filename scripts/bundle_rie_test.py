@@ -23,7 +23,7 @@ token of the first connection there, disconnect revokes there. What no function 
 (the user, the Google client-ID secret) is seeded (`paypulse seed`, the embedded adapter
 itself) once store-tokens' first invocation has created the store, before the first connection.
 """
-import glob, json, os, secrets, signal, socket, subprocess, sys, tempfile, time, zipfile
+import glob, json, os, secrets, shutil, signal, socket, subprocess, sys, tempfile, time, zipfile
 import urllib.error, urllib.request
 
 REPO = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
@@ -308,7 +308,7 @@ def main():
         if google is not None:
             google.terminate()
             google.wait()
-        subprocess.run(["rm", "-rf", work])
+        shutil.rmtree(work, ignore_errors=True)
     return 0
 
 

@@ -18,12 +18,9 @@ BEGIN, END = "<!-- layers:begin (scripts/check-layers.py --mermaid) -->", "<!-- 
 
 def layers():
     """[(number, name, [targets])] from Package.swift's header."""
-    found = []
-    for line in open(os.path.join(REPO, "Package.swift")):
-        match = re.match(r"// layer (\d+) ([^:]+): (.*)$", line)
-        if match:
-            found.append((int(match.group(1)), match.group(2), match.group(3).split()))
-    return found
+    with open(os.path.join(REPO, "Package.swift")) as package:
+        found = re.findall(r"^// layer (\d+) ([^:\n]+): (.*)$", package.read(), re.M)
+    return [(int(number), name, targets.split()) for number, name, targets in found]
 
 
 def graph(dump_path):

@@ -17,12 +17,9 @@ header_end = re.compile(r"^(?:@_spi\(Generated\) )?public import [^\n]*\n", re.M
 
 def split(text: str) -> tuple[str, str]:
     """The import header (through the last `public import` line) and the rest."""
-    last = None
-    for last in header_end.finditer(text):
-        pass
-    if last is None:
-        return "", text
-    return text[: last.end()], text[last.end():]
+    ends = [match.end() for match in header_end.finditer(text)]
+    end = ends[-1] if ends else 0
+    return text[:end], text[end:]
 
 
 main = directory / "Types.swift"

@@ -18,7 +18,9 @@ Exit status: 1 when a mutant survives or a suite fails with no mutant active; 2 
 from __future__ import annotations
 
 import argparse, os, re, signal, subprocess, sys, time
-from dataclasses import dataclass, field
+from collections import Counter
+from dataclasses import dataclass
+from itertools import zip_longest
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -41,10 +43,10 @@ class Mutant:
     old: str
     new: str
     line: int = 0
-    area: str = field(init=False)
 
-    def __post_init__(self) -> None:
-        self.area = self.ident.rsplit('-', 1)[0]
+    @property
+    def area(self) -> str:
+        return self.ident.rsplit('-', 1)[0]
 
     def replacement(self) -> str:
         if self.kind == 'expr':
@@ -56,10 +58,13 @@ class ListError(Exception):
     pass
 
 
+# Per file: its text as read, and each mutant's span in it.
+Plans = dict[str, tuple[str, list[tuple[int, int, Mutant]]]]
+
+
 def parse(path: Path) -> list[Mutant]:
     mutants: list[Mutant] = []
-    blocks = re.split(r'\n\s*\n', path.read_text())
-    for block in blocks:
+    for block in re.split(r'\n\s*\n', path.read_text()):
         lines = [line for line in block.splitlines() if not (line.startswith('#') and not line.startswith('## '))]
         if not lines:
             continue
@@ -68,13 +73,10 @@ def parse(path: Path) -> list[Mutant]:
         if not match:
             raise ListError(f'{path.name}: a block must start with "## area-NN | title", not {head!r}')
         fields: dict[str, str] = {}
-        old: list[str] = []
-        new: list[str] = []
+        text: dict[str, list[str]] = {'-': [], '+': []}  # the original and the mutated lines
         for line in lines[1:]:
-            if line.startswith('- ') or line == '-':
-                old.append(line[2:])
-            elif line.startswith('+ ') or line == '+':
-                new.append(line[2:])
+            if line[:2] in ('- ', '+ ') or line in ('-', '+'):
+                text[line[0]].append(line[2:])
             elif re.match(r'^(file|tests|kind|at): ', line):
                 key, value = line.split(': ', 1)
                 fields[key] = value
@@ -85,20 +87,19 @@ def parse(path: Path) -> list[Mutant]:
                 raise ListError(f'{match[1]}: no {key}:')
         if fields['kind'] not in ('expr', 'stmt'):
             raise ListError(f'{match[1]}: kind must be expr or stmt')
-        if not old or (fields['kind'] == 'expr' and not ''.join(new).strip()):
+        if not text['-'] or (fields['kind'] == 'expr' and not ''.join(text['+']).strip()):
             raise ListError(f'{match[1]}: needs - lines (and + lines for an expr)')
         mutants.append(Mutant(match[1], match[2], fields['file'], fields['tests'], fields['kind'],
-                              fields.get('at'), '\n'.join(old), '\n'.join(new)))
-    idents = [m.ident for m in mutants]
-    duplicates = {ident for ident in idents if idents.count(ident) > 1}
+                              fields.get('at'), '\n'.join(text['-']), '\n'.join(text['+'])))
+    duplicates = sorted(ident for ident, n in Counter(m.ident for m in mutants).items() if n > 1)
     if duplicates:
-        raise ListError(f'duplicate ids: {sorted(duplicates)}')
+        raise ListError(f'duplicate ids: {duplicates}')
     return mutants
 
 
-def locate(mutants: list[Mutant]) -> dict[str, tuple[str, list[tuple[int, int, Mutant]]]]:
+def locate(mutants: list[Mutant]) -> Plans:
     """Finds each mutant's span in its file; refuses ambiguous or overlapping ones."""
-    plans: dict[str, tuple[str, list[tuple[int, int, Mutant]]]] = {}
+    plans: Plans = {}
     for mutant in mutants:
         path = ROOT / mutant.file
         if not path.is_file():
@@ -107,7 +108,8 @@ def locate(mutants: list[Mutant]) -> dict[str, tuple[str, list[tuple[int, int, M
         anchor = mutant.at if mutant.at is not None else mutant.old
         count = text.count(anchor)
         if count != 1:
-            raise ListError(f'{mutant.ident}: {"at:" if mutant.at else "the - text"} occurs {count} times in {mutant.file}')
+            what = 'at:' if mutant.at else 'the - text'
+            raise ListError(f'{mutant.ident}: {what} occurs {count} times in {mutant.file}')
         base = text.index(anchor)
         inner = anchor.find(mutant.old)
         if inner < 0:
@@ -122,7 +124,7 @@ def locate(mutants: list[Mutant]) -> dict[str, tuple[str, list[tuple[int, int, M
     return plans
 
 
-def plant(plans: dict[str, tuple[str, list[tuple[int, int, Mutant]]]]) -> None:
+def plant(plans: Plans) -> None:
     for file, (text, spans) in plans.items():
         mutated = text
         for start, end, mutant in sorted(spans, key=lambda span: span[0], reverse=True):
@@ -132,7 +134,7 @@ def plant(plans: dict[str, tuple[str, list[tuple[int, int, Mutant]]]]) -> None:
         (ROOT / file).write_text(mutated + SWITCH)
 
 
-def restore(plans: dict[str, tuple[str, list[tuple[int, int, Mutant]]]]) -> None:
+def restore(plans: Plans) -> None:
     for file, (text, _) in plans.items():
         (ROOT / file).write_text(text)
 
@@ -159,17 +161,12 @@ def ran_tests(log: Path) -> bool:
 
 
 def sample(mutants: list[Mutant], size: int) -> list[Mutant]:
+    """`size` mutants: the first of each area, then the second of each, and so on."""
     by_area: dict[str, list[Mutant]] = {}
     for mutant in mutants:
         by_area.setdefault(mutant.area, []).append(mutant)
-    picked: list[Mutant] = []
-    rank = 0
-    while len(picked) < min(size, len(mutants)):
-        for area_mutants in by_area.values():
-            if rank < len(area_mutants) and len(picked) < size:
-                picked.append(area_mutants[rank])
-        rank += 1
-    return picked
+    ranks = zip_longest(*by_area.values())
+    return [mutant for rank in ranks for mutant in rank if mutant is not None][:size]
 
 
 def main() -> int:
@@ -193,9 +190,9 @@ def main() -> int:
         chosen = [m for m in mutants if m.ident in wanted]
     elif args.sample:
         chosen = sample(mutants, args.sample)
-    areas = sorted({m.area for m in mutants})
-    print(f'mutants: {len(mutants)} in the list ({", ".join(f"{a} {sum(m.area == a for m in mutants)}" for a in areas)}); '
-          f'running {len(chosen)}')
+    counts = sorted(Counter(m.area for m in mutants).items())
+    per_area = ', '.join(f'{area} {n}' for area, n in counts)
+    print(f'mutants: {len(mutants)} in the list ({per_area}); running {len(chosen)}')
     if args.check:
         return 0
     if 'PAYPULSE_TEST_MOTO_ENDPOINT' not in os.environ:
@@ -237,7 +234,7 @@ def main() -> int:
         return 2
     print(f'mutants: baseline passed in {seconds:.0f} s')
 
-    results: list[tuple[Mutant, str, float]] = []
+    results: list[tuple[Mutant, str]] = []
     for mutant in chosen:
         log = out / f'{mutant.ident}.log'
         outcome, seconds = run(['swift', 'test', '--skip-build', '--filter', mutant.tests],
@@ -245,19 +242,20 @@ def main() -> int:
         verdict = {'failed': 'killed', 'timeout': 'killed (timeout)', 'passed': 'SURVIVED'}[outcome]
         if outcome == 'passed' and not ran_tests(log):
             verdict = 'SURVIVED (no test ran)'
-        results.append((mutant, verdict, seconds))
-        print(f'{mutant.ident:<14} {verdict:<17} {seconds:5.0f} s  {mutant.file}:{mutant.line}  {mutant.title}', flush=True)
+        results.append((mutant, verdict))
+        print(f'{mutant.ident:<14} {verdict:<17} {seconds:5.0f} s  {mutant.file}:{mutant.line}  '
+              f'{mutant.title}', flush=True)
 
-    survivors = [(m, v) for m, v, _ in results if v.startswith('SURVIVED')]
+    survivors = [m for m, verdict in results if verdict.startswith('SURVIVED')]
     print()
-    for area in sorted({m.area for m, _, _ in results}):
-        ran = [r for r in results if r[0].area == area]
-        killed = sum(not v.startswith('SURVIVED') for _, v, _ in ran)
+    for area in sorted({m.area for m, _ in results}):
+        ran = [verdict for m, verdict in results if m.area == area]
+        killed = sum(not verdict.startswith('SURVIVED') for verdict in ran)
         print(f'mutants: {area:<9} {killed}/{len(ran)} killed')
-    total_killed = len(results) - len(survivors)
-    print(f'mutants: score {total_killed}/{len(results)} killed, {len(survivors)} survived')
-    for mutant, verdict in survivors:
-        print(f'  survivor {mutant.ident}: {mutant.title} ({mutant.file}:{mutant.line}; tests {mutant.tests})')
+    print(f'mutants: score {len(results) - len(survivors)}/{len(results)} killed, '
+          f'{len(survivors)} survived')
+    for m in survivors:
+        print(f'  survivor {m.ident}: {m.title} ({m.file}:{m.line}; tests {m.tests})')
     return 1 if survivors else 0
 
 
