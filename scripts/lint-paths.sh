@@ -44,7 +44,7 @@ lint() { # $1 = the checkout's root; prints file:line: message per path that cli
     done
 
     git grep -n -o -I -P '(?<![\w/$}.-])(\.\./)+[\w./-]*' -- Makefile '*.sh' '*.py' '*.yaml' '*.toml' Package.swift .ci \
-      ':!scripts/make-events.py' ':!Fuzz/make-seeds.py' ':!scripts/lint-paths.sh' | while IFS=: read -r file line path; do
+      ':!Fuzz/make-seeds.py' ':!scripts/lint-paths.sh' | while IFS=: read -r file line path; do
       if escapes "$(dirname "$file")" "$path" && escapes . "$path"; then echo "$file:$line: $path climbs above the repository"; fi
     done
 
