@@ -4,6 +4,9 @@ import FoundationEssentials
 import Foundation
 #endif
 
+// DynamoDB's values as this project sends and reads them: attribute values, items, and the
+// placeholders that carry values and names into a request's expressions.
+
 /// One DynamoDB attribute value of the kinds this project stores.
 package enum DynamoDBValue: Sendable, Hashable {
     /// `S`: a string.
@@ -60,4 +63,26 @@ extension DynamoDBValue {
 extension DynamoDB {
     static func item(_ item: DynamoDBItem) -> Item { item.mapValues(\.attribute) }
     static func item(_ item: Item) -> DynamoDBItem { item.compactMapValues(DynamoDBValue.init) }
+}
+
+/// The placeholders a request's expressions use: `#name` for attribute names (needed for
+/// reserved words such as `status`) and `:value` for values. One set serves every
+/// expression of a request, as in DynamoDB.
+package struct DynamoDBExpressionValues: Sendable, Equatable {
+    /// `#placeholder` → attribute name.
+    package var names: [String: String]
+    /// `:placeholder` → value.
+    package var values: DynamoDBItem
+
+    /// Creates placeholders.
+    package init(names: [String: String] = [:], values: DynamoDBItem = [:]) {
+        self.names = names
+        self.values = values
+    }
+
+    /// No placeholders.
+    package static let none = DynamoDBExpressionValues()
+
+    var wireNames: [String: String]? { names.isEmpty ? nil : names }
+    var wireValues: DynamoDB.Item? { values.isEmpty ? nil : DynamoDB.item(values) }
 }
