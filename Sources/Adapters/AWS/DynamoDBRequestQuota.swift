@@ -83,10 +83,10 @@ package struct DynamoDBRequestQuota: RequestQuota {
         guard let version = item["version"]?.integerValue, let text = item["uses"]?.stringValue else {
             throw StoreError.corrupt.with(message: "the request quota item of \(user) lacks its uses or version")
         }
-        let milliseconds = text.split(separator: " ").map { Int64($0) }
-        guard milliseconds.allSatisfy({ $0 != nil }) else {
+        let words = text.split(separator: " "), milliseconds = words.compactMap { Int64($0) }
+        guard milliseconds.count == words.count else {
             throw StoreError.corrupt.with(message: "the request quota item of \(user) holds a use that is not a time")
         }
-        return (milliseconds.map { Double($0!) / 1000 }, version)
+        return (milliseconds.map { Double($0) / 1000 }, version)
     }
 }

@@ -75,11 +75,14 @@ enum EmbeddedSchema {
         );
 
         -- Each user's counted store-tokens posts (EmbeddedRequestQuota): their times, seconds
-        -- since 1970, space-separated, oldest first.
+        -- since 1970, space-separated, oldest first, kept until the newest leaves the window
+        -- (expires_at); expired rows are pruned a few at a time, found through the index.
         CREATE TABLE IF NOT EXISTS request_quotas (
-            user_id TEXT PRIMARY KEY NOT NULL,
-            uses    TEXT NOT NULL
+            user_id    TEXT PRIMARY KEY NOT NULL,
+            uses       TEXT NOT NULL,
+            expires_at REAL NOT NULL
         );
+        CREATE INDEX IF NOT EXISTS request_quotas_expires_at ON request_quotas (expires_at);
         """
 
     /// Brings the database at `connection` to ``version``.
