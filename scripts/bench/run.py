@@ -58,7 +58,8 @@ def arguments() -> argparse.Namespace:
             setattr(args, name, sizes[0 if args.quick else 1])
     counts = [int(c) for c in args.refresh_counts.split(",")]
     reps = [int(r) for r in args.refresh_reps.split(",")]
-    args.refresh_counts, args.refresh_reps = counts, {c: reps[min(i, len(reps) - 1)] for i, c in enumerate(counts)}
+    args.refresh_reps = {c: reps[min(i, len(reps) - 1)] for i, c in enumerate(counts)}
+    args.refresh_counts = counts
     args.paced_rate = 0 if args.quick else (50 if args.paced_rate is None else args.paced_rate)
     args.sections = set(args.only.split(","))
     default_sides = "swift,python,swift-dynamodb" if args.peer else "swift,swift-dynamodb"
@@ -69,6 +70,7 @@ def arguments() -> argparse.Namespace:
         parser.error(f"unknown refresh sides {sorted(unknown)}; known: {', '.join(refresh.SIDES)}")
     for name in ("bin_dir", "cli_dir", "peer", "out"):  # the children run in a scratch folder
         setattr(args, name, getattr(args, name) and os.path.abspath(getattr(args, name)))
+    args.cli = os.path.join(args.cli_dir, "paypulse")
     if args.peer and not os.path.isfile(os.path.join(args.peer, "invoke.py")):
         parser.error(f"--peer {args.peer}: no invoke.py there, not the Python + boto3 peer")
     return args
@@ -77,28 +79,28 @@ def arguments() -> argparse.Namespace:
 def measure(args, work: str, results: dict) -> float:
     """Starts the servers both sides talk to, runs the chosen sections into `results`, stops the
     servers (last first, however the run ends); returns when the measurements started."""
-    log = sys.stderr
     with contextlib.ExitStack() as running:
         def started(server):
             running.callback(server.stop)
             return server
-        moto, google = started(procs.start_moto(work)), started(procs.start_fake_google(work))
+        moto, google = map(started, procs.start_servers(work))
         upstreams = {"aws": moto.port, "google": google.port}
         urls = {"aws": moto.url, "google": google.url}
         if not os.access(floor.REPLAYER, os.X_OK):
-            print(f"no exchange floor: {floor.REPLAYER} is not built (run.sh builds it)", file=log)
+            procs.say(f"no exchange floor: {floor.REPLAYER} is not built (run.sh builds it)")
         recorder = None
         if os.access(floor.REPLAYER, os.X_OK) and {"warm", "refresh"} & args.sections:
             recorder = started(floor.Recorder(work, upstreams))
-        captures = {name: f"http://127.0.0.1:{port}" for name, port in (recorder.ports if recorder else {}).items()}
+        relays = recorder.ports if recorder else {}  # the relay's port per upstream
+        captures = {name: f"http://127.0.0.1:{port}" for name, port in relays.items()}
         terminator = None
         if args.tls:
-            terminator = started(tls.Terminator(work, upstreams, {
-                f"{name}-capture": port for name, port in (recorder.ports if recorder else {}).items()}))
+            unlogged = {f"{name}-capture": port for name, port in relays.items()}
+            terminator = started(tls.Terminator(work, upstreams, unlogged))
             urls = {name: terminator.urls[name] for name in urls}
             captures = {name: terminator.urls[f"{name}-capture"] for name in captures}
-            print(f"HTTPS through nginx: AWS {urls['aws']}, Google {urls['google']}", file=log, flush=True)
-        setup = sides.Setup(swift_bin=args.bin_dir, cli=os.path.join(args.cli_dir, "paypulse"),
+            procs.say(f"HTTPS through nginx: AWS {urls['aws']}, Google {urls['google']}")
+        setup = sides.Setup(swift_bin=args.bin_dir, cli=args.cli,
                             floor_bin=FLOOR, peer_dir=args.peer or "", python=sys.executable,
                             moto_url=urls["aws"], google_url=urls["google"],
                             state_dir=os.path.join(work, "embedded-state"),
@@ -108,24 +110,24 @@ def measure(args, work: str, results: dict) -> float:
                                                          google_url=captures["google"])
         started_at = time.perf_counter()
         if "cold" in args.sections:
-            print(f"cold invocations: {args.cold_runs} runs per case, interleaved", file=log, flush=True)
-            procs.moto_reset(moto)
-            sides.fixtures(setup)
+            procs.say(f"cold invocations: {args.cold_runs} runs per case, interleaved")
+            moto.call("/moto-api/reset", "POST")
             results["cold"] = cold.run(setup, runs=args.cold_runs, warmup=3, work=work)
         if "warm" in args.sections:
-            print(f"warm invocations: {args.warm_calls} calls per loop, {args.warm_rounds} rounds",
-                  file=log, flush=True)
-            results["warm"] = warm.run(setup, moto, args.warm_calls, args.warm_rounds, work, terminator,
-                                       recorder)
-            if "floor" in results["warm"]:
-                results["warm_floor"] = results["warm"].pop("floor")
+            procs.say(f"warm invocations: {args.warm_calls} calls per loop, "
+                      f"{args.warm_rounds} rounds")
+            loops = warm.Warm(setup, moto, args.warm_calls, work, terminator)
+            results["warm"] = loops.run(args.warm_rounds)
+            if recorder:
+                results["warm_floor"] = loops.floor(args.warm_rounds, recorder)
         if "refresh" in args.sections:
-            counts, reps, rate = args.refresh_counts, args.refresh_reps, args.writes_per_second
-            print(f"refresh runs: {counts} grants, reps {reps}", file=log, flush=True)
-            runs = refresh.Refresh(setup, moto, google, args.concurrency, work, terminator)
-            results["refresh"] = runs.run(counts, reps, args.refresh_sides, rate)
+            counts, reps = args.refresh_counts, args.refresh_reps
+            procs.say(f"refresh runs: {counts} grants, reps {reps}")
+            runs = refresh.Refresh(setup, moto, google, args.concurrency, args.writes_per_second,
+                                   work, terminator)
+            results["refresh"] = runs.run(counts, reps, args.refresh_sides)
             if recorder and "swift" in args.refresh_sides:
-                results["refresh_floor"] = runs.floor(recorder, counts[0], reps[counts[0]], rate)
+                results["refresh_floor"] = runs.floor(recorder, counts[0], reps[counts[0]])
             if args.paced_rate:
                 results["refresh_paced"] = runs.paced(args.paced_rate)
         if "bundles" in args.sections:  # scripts/bundle.sh's; none there: reported as n/a
@@ -133,23 +135,24 @@ def measure(args, work: str, results: dict) -> float:
             for path in sorted(glob.glob(os.path.join(ROOT, ".build-lambda", "bundles", "*.zip"))):
                 with zipfile.ZipFile(path) as archive:
                     unzipped = sum(info.file_size for info in archive.infolist())
-                results["bundles"].append({"bundle": os.path.basename(path), "unzipped_mib": unzipped / 2**20,
-                                           "zipped_mib": os.path.getsize(path) / 2**20})
+                results["bundles"].append({"bundle": os.path.basename(path),
+                                           "zipped_mib": os.path.getsize(path) / 2**20,
+                                           "unzipped_mib": unzipped / 2**20})
     return started_at
 
 
 def main() -> None:
     args = arguments()
     ours = ["store-tokens", "user-profile", "token-refresh", "fresh-token"]
-    for path in [os.path.join(args.bin_dir, f) for f in ours] + [os.path.join(args.cli_dir, "paypulse"), FLOOR]:
+    for path in [*(os.path.join(args.bin_dir, f) for f in ours), args.cli, FLOOR]:
         if not os.access(path, os.X_OK):
             raise SystemExit(f"{path} is not built; scripts/bench/run.sh builds it")
     if not args.peer:
-        print("no peer given (--peer DIR): the Python + boto3 comparison is not run", file=sys.stderr, flush=True)
+        procs.say("no peer given (--peer DIR): the Python + boto3 comparison is not run")
     os.makedirs(args.out, exist_ok=True)
-    swift = subprocess.run(["swift", "--version"], capture_output=True, text=True).stdout.splitlines()
+    swift = subprocess.run(["swift", "--version"], capture_output=True, text=True).stdout
     machine = {"nproc": os.cpu_count(), "loadavg_at_start": load(), "kernel": platform.release(),
-               "python": platform.python_version(), "swift": swift[0] if swift else "?",
+               "python": platform.python_version(), "swift": (swift.splitlines() or ["?"])[0],
                "started": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime())}
     settings = {name: getattr(args, name) for name in (
         "cold_runs", "warm_calls", "warm_rounds", "refresh_counts", "refresh_reps", "concurrency",
@@ -159,15 +162,15 @@ def main() -> None:
     started = measure(args, tempfile.mkdtemp(prefix="paypulse-bench-"), results)
     results["duration_s"] = time.perf_counter() - started
     machine["loadavg_at_end"] = load()
-    text = report.markdown(results)
+    text = report.Report(results).markdown()
     print(text)
     with open(os.path.join(args.out, "results.json"), "w") as fh:
         json.dump(results, fh, indent=1)
     with open(os.path.join(args.out, "results.md"), "w") as fh:
         fh.write(text)
-    report.draw(results, os.path.join(args.out, "performance.png"))
-    print(f"wrote {args.out}/results.json, results.md, performance.png in {results['duration_s']:.0f} s",
-          file=sys.stderr)
+    report.Report(results).draw(os.path.join(args.out, "performance.png"))
+    procs.say(f"wrote {args.out}/results.json, results.md, performance.png in "
+              f"{results['duration_s']:.0f} s")
 
 
 if __name__ == "__main__":

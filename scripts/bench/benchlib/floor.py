@@ -6,30 +6,39 @@ in the same mode, from the same state of moto. The replayer measures its own CPU
 between the marks. Nothing here knows what a request means: the method, target, headers and
 body go back as captured, framing headers left to libcurl as our client leaves them."""
 
-import base64, json, os, subprocess, sys
-from collections import Counter
+import bisect, http.client, io, os, subprocess, sys
+from collections import Counter, defaultdict
 
 from . import procs
 
-HERE = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
-RELAY = os.path.join(HERE, "floor", "record_relay.py")
-REPLAYER = os.path.join(HERE, "..", "..", ".build-bench", "replay-curl")  # run.sh builds it
+RELAY = os.path.join(procs.BENCH, "floor", "record_relay.py")
+REPLAYER = os.path.join(procs.BENCH, "..", "..", ".build-bench", "replay-curl")  # run.sh builds it
 # libcurl sets these from the URL and the body, as it does for our client.
 FRAMING = {"host", "content-length", "transfer-encoding", "connection", "expect", "keep-alive",
            "proxy-connection", "te"}
 
 
+class Stream(io.BytesIO):
+    """Recorded bytes, for http.client's parsers (which take a socket and close a file)."""
+
+    def makefile(self, mode: str):
+        return self
+
+    def close(self):
+        pass
+
+
 class Recorder:
-    """record_relay.py as a child: one listener per upstream port, all into one file.
-    `capture_setup` (set by run.py) is a Setup whose endpoints pass through it."""
+    """record_relay.py as a child, one listener per upstream port. `capture_setup` (run.py sets
+    it) is a Setup whose endpoints pass through it."""
 
     def __init__(self, work: str, upstreams: dict[str, int]):
-        self.out, self.capture_setup = os.path.join(work, "floor-capture.jsonl"), None
-        open(self.out, "w").close()
-        self.log = open(os.path.join(work, "floor-relay.log"), "wb")
-        argv = [sys.executable, RELAY, "--out", self.out, *(f"{k}={v}" for k, v in upstreams.items())]
-        self.proc = subprocess.Popen(argv, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE,
-                                     stderr=self.log, text=True)
+        self.dir, self.capture_setup = os.path.join(work, "floor-capture"), None
+        os.makedirs(self.dir)
+        argv = [sys.executable, RELAY, self.dir, *(f"{k}={v}" for k, v in upstreams.items())]
+        with open(os.path.join(work, "floor-relay.log"), "wb") as log:
+            self.proc = subprocess.Popen(argv, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE,
+                                         stderr=log, text=True)
         self.ports = {}
         for line in self.proc.stdout:
             if line == "ready\n":
@@ -40,33 +49,78 @@ class Recorder:
             raise SystemExit(f"the recording relay did not start: {self.ports}")
 
     def offset(self) -> int:
-        return os.path.getsize(self.out)
+        return os.path.getsize(os.path.join(self.dir, "index"))
 
     def read(self, offset: int) -> list[dict]:
-        with open(self.out) as fh:
+        """The requests recorded since `offset`, each with the status our run got (None: none)."""
+        pieces = defaultdict(list)  # (connection, name, in|out) -> [(start, end, time)]
+        with open(os.path.join(self.dir, "index")) as fh:
             fh.seek(offset)
-            return [json.loads(line) for line in fh if line.strip()]
+            for connection, name, way, start, end, arrived in map(str.split, fh):
+                pieces[connection, name, way].append((int(start), int(end), float(arrived)))
+        requests = []
+        for (connection, name, way), parts in pieces.items():
+            if way == "in":
+                out = pieces.get((connection, name, "out"), [])
+                answers = self._bytes(connection, name, "out", out)
+                requests += _requests(name, self._bytes(connection, name, way, parts), parts,
+                                      _statuses(answers))
+        return requests
+
+    def _bytes(self, connection: str, name: str, way: str, parts: list) -> bytes:
+        if not parts:
+            return b""
+        with open(os.path.join(self.dir, f"{connection}.{name}.{way}"), "rb") as fh:
+            fh.seek(parts[0][0])
+            return fh.read(parts[-1][1] - parts[0][0])
 
     def stop(self) -> None:
         procs.stop(self.proc)
-        self.log.close()
+
+
+def _requests(name: str, data: bytes, parts: list, statuses: list) -> list[dict]:
+    """The requests in one connection's bytes, each with the time the piece ending its head
+    arrived. Our client (libcurl) and nginx send a body with its Content-Length."""
+    stream, ends, requests = Stream(data), [end - parts[0][0] for _, end, _ in parts], []
+    while stream.tell() < len(data):
+        method, target, _ = stream.readline().decode("latin-1").split(" ", 2)
+        headers = http.client.parse_headers(stream)
+        if "chunked" in headers.get("Transfer-Encoding", ""):
+            raise SystemExit(f"a chunked request body to {name}: the replay cannot frame it")
+        arrived = parts[bisect.bisect_left(ends, stream.tell())][2]
+        status = statuses[len(requests)] if len(requests) < len(statuses) else None
+        requests.append({"t": arrived, "endpoint": name, "method": method, "target": target,
+                         "headers": [(k, v.strip()) for k, v in headers.items()],
+                         "body": stream.read(int(headers.get("Content-Length") or 0)),
+                         "captured_status": status})
+    return requests
+
+
+def _statuses(data: bytes) -> list[int]:
+    """The statuses of the answers in one connection's bytes (interim 1xx answers skipped)."""
+    stream, statuses = Stream(data), []
+    try:
+        while stream.tell() < len(data):
+            answer = http.client.HTTPResponse(stream)
+            answer.begin()
+            answer.read()
+            statuses.append(answer.status)
+    except (http.client.HTTPException, ValueError):  # an answer cut off: the rest has none
+        pass
+    return statuses
 
 
 class Capture:
-    """The requests of one run in the order they arrived, each with the status our run got, and
-    where the marks fall: mark k (event number k) is the k-th request for the next event, made
-    when the process is idle. With a warm `loop`, cut at its last phase's end: the request there
-    waits for an event that never comes."""
+    """The requests of one run in the order they arrived, and where the marks fall: mark k
+    (event number k) is the k-th request for the next event, made when the process is idle.
+    With a warm `loop`, cut at its last phase's end: the request there waits for an event that
+    never comes."""
 
-    def __init__(self, records: list[dict], loop: dict | None = None):
-        answers = {r["answer"]: r["status"] for r in records if "answer" in r}
-        self.requests = sorted((r for r in records if "answer" not in r), key=lambda r: r["t"])
-        for request in self.requests:
-            if "id" in request:
-                request["captured_status"] = answers.get(request["id"])
-        nexts = [i for i, r in enumerate(self.requests) if r["endpoint"] == "runtime"
-                 and r["method"] == "GET" and r["target"].endswith("/invocation/next")]
-        self.marks = dict(enumerate(nexts))
+    def __init__(self, requests: list[dict], loop: dict | None = None):
+        self.requests = sorted(requests, key=lambda r: r["t"])
+        self.marks = dict(enumerate(
+            i for i, r in enumerate(self.requests) if r["endpoint"] == "runtime"
+            and r["method"] == "GET" and r["target"].endswith("/invocation/next")))
         if loop is not None:
             self.requests = self.requests[:self.marks[max(p[2] for p in loop["phases"])]]
 
@@ -79,22 +133,21 @@ def replay(setup, capture: Capture, spans: dict[str, tuple[int, int, int]], path
     bases = {"runtime": runtime_url, "aws": setup.moto_url, "google": setup.google_url}
     with open(path, "wb") as fh:
         for request in capture.requests:
-            headers = [f"{k}: {v}" for k, v in request["headers"] if k.lower() not in FRAMING]
-            body = base64.b64decode(request["body"])
-            url = bases[request["endpoint"]] + request["target"]
+            headers = [f"{k}: {v}\n" for k, v in request["headers"] if k.lower() not in FRAMING]
+            url, body = bases[request["endpoint"]] + request["target"], request["body"]
             fh.write(f"{request['method']} {url} {len(headers)} {len(body)}\n".encode())
-            fh.write("".join(line + "\n" for line in headers).encode("latin-1") + body + b"\n")
+            fh.write("".join(headers).encode("latin-1") + body + b"\n")
     marks = sorted({i for first, end, _ in spans.values() for i in (first, end)})
     trust = [setup.ca_bundle] if setup.ca_bundle else []
     done = subprocess.run([REPLAYER, path, ",".join(map(str, marks)), *trust],
                           capture_output=True, text=True)
     if done.returncode != 0:
         raise SystemExit(f"replay-curl: exit {done.returncode}: {done.stderr[-1500:]}")
-    readings, results = {}, []  # mark -> (CPU s, wall s); per request (status, new connections)
+    readings, results = {}, []  # mark -> (CPU s, wall s); per request: (status, new connections)
     for fields in map(str.split, done.stdout.splitlines()):
         if fields[0] == "mark":
-            readings[int(fields[1])] = ((float(fields[2]) + float(fields[3])) / 1e6,
-                                        float(fields[4]) / 1e6)
+            user, system, wall = (float(field) / 1e6 for field in fields[2:5])
+            readings[int(fields[1])] = (user + system, wall)
         elif fields[0] == "req":
             results.append((int(fields[2]), int(fields[3])))
     figures = {}
@@ -113,9 +166,9 @@ def replay(setup, capture: Capture, spans: dict[str, tuple[int, int, int]], path
 
 
 def _answers(requests: list[dict], statuses: list) -> dict[str, dict[str, int]]:
-    counts: dict[str, Counter] = {}
+    counts = defaultdict(Counter)
     for request, status in zip(requests, statuses):
-        counts.setdefault(request["endpoint"], Counter())[str(status)] += 1
+        counts[request["endpoint"]][str(status)] += 1
     return {endpoint: dict(sorted(c.items())) for endpoint, c in counts.items()}
 
 

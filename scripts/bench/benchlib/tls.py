@@ -6,12 +6,13 @@ folder of the run. Its access log names each request's connection and that conne
 count, so new TLS handshakes are counted there: a request that is its connection's first is
 one handshake."""
 
-import os, shutil, socket, subprocess, time
+import os, shutil, socket, subprocess
 
 from . import procs
 
 # What the access log says per request (the first four are read back).
-LOG_FORMAT = "$server_port $connection $connection_requests $ssl_session_reused $msec $request_method $status"
+LOG_FORMAT = ("$server_port $connection $connection_requests $ssl_session_reused $msec "
+              "$request_method $status")
 SERVER_EXT = ("subjectAltName=IP:127.0.0.1\nbasicConstraints=CA:FALSE\n"
               "keyUsage=critical,digitalSignature,keyEncipherment\nextendedKeyUsage=serverAuth\n")
 
@@ -36,7 +37,7 @@ def make_ca(directory: str) -> tuple[str, str, str]:
     return ca, cert, key
 
 
-def _configuration(directory: str, cert: str, key: str, blocks: list[tuple[int, int, str | None]]) -> str:
+def _configuration(directory: str, cert: str, key: str, blocks: list[tuple]) -> str:
     """blocks: (listen port, upstream port, access log or None)."""
     lines = ["daemon off;", "master_process off;", "worker_processes 1;",
              f"pid {directory}/nginx.pid;", f"error_log {directory}/error.log warn;",
@@ -49,7 +50,8 @@ def _configuration(directory: str, cert: str, key: str, blocks: list[tuple[int, 
              f"    ssl_certificate_key {key};", "    ssl_protocols TLSv1.2 TLSv1.3;"]
     for index, (port, upstream, log) in enumerate(blocks):
         lines += [f"    upstream u{index} {{ server 127.0.0.1:{upstream}; keepalive 16; }}",
-                  f"    server {{ listen 127.0.0.1:{port} ssl; access_log {log + ' tls' if log else 'off'};",
+                  f"    server {{ listen 127.0.0.1:{port} ssl;",
+                  f"        access_log {log + ' tls' if log else 'off'};",
                   f"        location / {{ proxy_pass http://u{index}; proxy_http_version 1.1;",
                   '            proxy_set_header Connection ""; proxy_set_header Host $http_host;',
                   "            proxy_buffering off; } }"]
@@ -97,16 +99,11 @@ class Terminator:
             raise SystemExit(f"nginx did not start: {fh.read()[-800:]}")
 
     def _listening(self, ports: list[int]) -> bool:
-        deadline = time.monotonic() + 10
-        while time.monotonic() < deadline and self.proc.poll() is None:
-            try:
-                for port in ports:
-                    socket.create_connection(("127.0.0.1", port), timeout=1).close()
-                return True
-            except OSError:
-                time.sleep(0.05)
-        self.stop()
-        return False
+        def ready() -> bool:
+            for port in ports:
+                socket.create_connection(("127.0.0.1", port), timeout=1).close()
+            return True
+        return procs.started(self.proc, ready, "nginx", limit=10)
 
     def log_size(self) -> int:
         """The access log's size once it holds (procs.reading says why)."""
