@@ -7,7 +7,7 @@ wait4's ru_maxrss (the kernel keeps the pre-exec peak, and a vfork'ed child's is
 so a 5 MB program would show as 78 MB."""
 
 import json, math, os, re, statistics, subprocess, sys, tempfile, time, urllib.request
-from dataclasses import dataclass
+from collections import namedtuple
 
 BENCH = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))  # scripts/bench
 
@@ -68,15 +68,7 @@ def reading(pid: int, moto_pid: int, log: str | None = None) -> list:
     return [time.perf_counter(), cpu_seconds(pid), cpu_seconds(moto_pid), *size]
 
 
-@dataclass
-class ChildRun:
-    first_line_s: float | None
-    exit_s: float
-    cpu_s: float
-    max_rss_kib: int
-    returncode: int
-    stdout: bytes
-    stderr: bytes
+ChildRun = namedtuple("ChildRun", "first_line_s exit_s cpu_s max_rss_kib returncode stdout stderr")
 
 
 class Timed:
