@@ -1,55 +1,28 @@
 #!/usr/bin/env python3
-"""The Python peer's warm loop, measured like ours: one process imports the peer's handler
-modules (its src/, unchanged) and calls lambda_handler on the events of a JSON-lines file;
-the process's own CPU (utime + stime from /proc/self/stat), moto's CPU and the time are noted
-before event number k for every k in --marks (and --size-of's file size, when given).
-Prints {"readings": {k: [seconds, cpu, moto_cpu]}, "statuses": [...]}.
+"""The Python peer's warm loop, measured as ours is (benchlib/warm.py): one process imports the
+peer's handler module (its src/, unchanged) and calls lambda_handler on each event of a JSON
+list; before event number k, for every k in MARKS, it takes a procs.reading of itself (with
+LOG: the size of that file too). Prints {"readings": {k: reading}, "statuses": [...]}.
 
-    peer_warm_loop.py --peer DIR --handler store_tokens --events FILE --marks 3,503,1003 --moto-pid PID
+    peer_warm_loop.py PEER_DIR HANDLER EVENTS_FILE MARKS MOTO_PID [LOG]
 """
 
-import argparse
-import importlib
-import json
-import os
-import sys
-import time
+import importlib, json, os, sys
 
-
-# The benchmark's own helpers (standard library only), appended to the path so that no
-# module of the peer's src/ is shadowed.
+# The bench's own helpers (standard library only), appended to the path so that no module of
+# the peer's src/ is shadowed.
 sys.path.append(os.path.dirname(os.path.abspath(__file__)))
-from benchlib.procstat import cpu_seconds  # noqa: E402
-from benchlib.tls import settled_size  # noqa: E402
+from benchlib.procs import reading  # noqa: E402
 
-
-def main() -> int:
-    parser = argparse.ArgumentParser()
-    parser.add_argument("--peer", required=True)
-    parser.add_argument("--handler", required=True)
-    parser.add_argument("--events", required=True)
-    parser.add_argument("--marks", required=True)
-    parser.add_argument("--moto-pid", required=True, help="moto_server, whose CPU is noted too")
-    parser.add_argument("--size-of", help="a file whose size is noted too (the HTTPS mode's access log)")
-    args = parser.parse_args()
-    sys.path.insert(0, os.path.join(args.peer, "src"))
-    handler = importlib.import_module(args.handler).lambda_handler
-    with open(args.events) as fh:
-        events = [json.loads(line) for line in fh if line.strip()]
-    marks = {int(k) for k in args.marks.split(",")}
-    readings, statuses = {}, []
-    for index, event in enumerate(events + [None]):
-        if index in marks:
-            # The log first: the bench's reading waits until nginx has written the lines of the
-            # requests answered so far (benchlib/tls.py).
-            size = settled_size(args.size_of) if args.size_of else None
-            readings[index] = [time.perf_counter(), cpu_seconds(os.getpid()), cpu_seconds(args.moto_pid)] + ([size] if args.size_of else [])
-        if event is None:
-            break
-        statuses.append(handler(event, None).get("statusCode"))
-    print(json.dumps({"readings": readings, "statuses": statuses}))
-    return 0
-
-
-if __name__ == "__main__":
-    sys.exit(main())
+peer, handler, events, marks, moto_pid, *log = sys.argv[1:]
+sys.path.insert(0, os.path.join(peer, "src"))
+handle = importlib.import_module(handler).lambda_handler
+with open(events) as fh:
+    events = json.load(fh)
+marks, readings, statuses = {int(k) for k in marks.split(",")}, {}, []
+for index, event in enumerate(events + [None]):
+    if index in marks:
+        readings[index] = reading(os.getpid(), int(moto_pid), *log)
+    if event is not None:
+        statuses.append(handle(event, None).get("statusCode"))
+print(json.dumps({"readings": readings, "statuses": statuses}))

@@ -15,7 +15,7 @@ set -euo pipefail
 cd "$(dirname "$0")/../.."
 
 if [[ " $* " == *" --tls "* ]]; then scripts/ensure-deps.sh --with-moto --with-nginx; else scripts/ensure-deps.sh --with-moto; fi
-if [ ! -x /usr/bin/time ]; then  # GNU time measures peak RSS from a small parent (see benchlib/procstat.py)
+if [ ! -x /usr/bin/time ]; then  # GNU time measures peak RSS from a small parent (see benchlib/procs.py)
   sudo_if_needed() { if [ "$(id -u)" = 0 ]; then "$@"; else sudo "$@"; fi; }
   sudo_if_needed apt-get update -qq && DEBIAN_FRONTEND=noninteractive sudo_if_needed apt-get install -y -qq time >/dev/null
 fi

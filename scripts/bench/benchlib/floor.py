@@ -1,43 +1,47 @@
 """The exchange floor of our own calls, without a copy of the product's requests: the requests
-one of our runs makes are recorded as they pass (floor/record_relay.py in front of moto and
-the fake Google, behind nginx in the HTTPS mode; the scripted Runtime API records its own),
-then replayed in the same order through libcurl with one reused easy handle
-(floor/replay_curl.c), in the same mode, from the same state of moto. The replayer measures
-its own CPU (getrusage) between the phase marks. Nothing here knows what a request means:
-the method, target, headers and body go back as captured, framing headers (Host,
-Content-Length, Connection, ...) left to libcurl as our client leaves them."""
+one of our runs makes are recorded as they pass (floor/record_relay.py in front of moto and the
+fake Google, behind nginx in the HTTPS mode; the scripted Runtime API records its own), then
+replayed in the same order through libcurl with one reused easy handle (floor/replay_curl.c),
+in the same mode, from the same state of moto. The replayer measures its own CPU (getrusage)
+between the marks. Nothing here knows what a request means: the method, target, headers and
+body go back as captured, framing headers left to libcurl as our client leaves them."""
 
-import base64
-import dataclasses
-import json
-import os
-import subprocess
-import sys
-from collections import Counter
-from dataclasses import dataclass
+import bisect, http.client, io, os, subprocess, sys
+from collections import Counter, defaultdict
 
-from . import sides
-from .runtime_api import ScriptedRuntimeAPI
-from .stats import median
+from . import procs
 
-HERE = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
-RELAY = os.path.join(HERE, "floor", "record_relay.py")
+RELAY = os.path.join(procs.BENCH, "floor", "record_relay.py")
+REPLAYER = os.path.join(procs.BENCH, "..", "..", ".build-bench", "replay-curl")  # run.sh builds it
 # libcurl sets these from the URL and the body, as it does for our client.
-FRAMING = {"host", "content-length", "transfer-encoding", "connection", "expect", "keep-alive", "proxy-connection", "te"}
+FRAMING = {"host", "content-length", "transfer-encoding", "connection", "expect", "keep-alive",
+           "proxy-connection", "te"}
+
+
+class Stream(io.BytesIO):
+    """Recorded bytes, for http.client's parsers (which take a socket and close a file)."""
+
+    def makefile(self, mode: str):
+        return self
+
+    def close(self):
+        pass
 
 
 class Recorder:
-    """record_relay.py as a child: one listener per upstream port, all into one file."""
+    """record_relay.py as a child, one listener per upstream port. `capture_setup` (run.py sets
+    it) is a Setup whose endpoints pass through it."""
 
     def __init__(self, work: str, upstreams: dict[str, int]):
-        self.out = os.path.join(work, "floor-capture.jsonl")
-        open(self.out, "w").close()
-        argv = [sys.executable, RELAY, "--out", self.out] + [f"{name}={port}" for name, port in upstreams.items()]
-        self.log = open(os.path.join(work, "floor-relay.log"), "wb")
-        self.proc = subprocess.Popen(argv, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE, stderr=self.log, text=True)
-        self.ports: dict[str, int] = {}
+        self.dir, self.capture_setup = os.path.join(work, "floor-capture"), None
+        os.makedirs(self.dir)
+        argv = [sys.executable, RELAY, self.dir, *(f"{k}={v}" for k, v in upstreams.items())]
+        with open(os.path.join(work, "floor-relay.log"), "wb") as log:
+            self.proc = subprocess.Popen(argv, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE,
+                                         stderr=log, text=True)
+        self.ports = {}
         for line in self.proc.stdout:
-            if line.strip() == "ready":
+            if line == "ready\n":
                 break
             name, port = line.split()
             self.ports[name] = int(port)
@@ -45,130 +49,130 @@ class Recorder:
             raise SystemExit(f"the recording relay did not start: {self.ports}")
 
     def offset(self) -> int:
-        return os.path.getsize(self.out)
+        return os.path.getsize(os.path.join(self.dir, "index"))
 
     def read(self, offset: int) -> list[dict]:
-        with open(self.out) as fh:
+        """The requests recorded since `offset`, each with the status our run got (None: none)."""
+        pieces = defaultdict(list)  # (connection, name, in|out) -> [(start, end, time)]
+        with open(os.path.join(self.dir, "index")) as fh:
             fh.seek(offset)
-            return [json.loads(line) for line in fh if line.strip()]
+            for connection, name, way, start, end, arrived in map(str.split, fh):
+                pieces[connection, name, way].append((int(start), int(end), float(arrived)))
+        requests = []
+        for (connection, name, way), parts in pieces.items():
+            if way == "in":
+                out = pieces.get((connection, name, "out"), [])
+                answers = self._bytes(connection, name, "out", out)
+                requests += _requests(name, self._bytes(connection, name, way, parts), parts,
+                                      _statuses(answers))
+        return requests
+
+    def _bytes(self, connection: str, name: str, way: str, parts: list) -> bytes:
+        if not parts:
+            return b""
+        with open(os.path.join(self.dir, f"{connection}.{name}.{way}"), "rb") as fh:
+            fh.seek(parts[0][0])
+            return fh.read(parts[-1][1] - parts[0][0])
 
     def stop(self) -> None:
-        if self.proc.poll() is None:
-            self.proc.terminate()
-            self.proc.wait(timeout=10)
-        self.log.close()
+        procs.stop(self.proc)
 
 
-@dataclass
-class Kit:
-    """What capturing and replaying need: the relay, a Setup whose endpoints pass through it,
-    the built replayer, and the CA to trust in the HTTPS mode."""
-    recorder: Recorder
-    capture_setup: sides.Setup
-    replayer: str
-    ca_bundle: str | None
+def _requests(name: str, data: bytes, parts: list, statuses: list) -> list[dict]:
+    """The requests in one connection's bytes, each with the time the piece ending its head
+    arrived. Our client (libcurl) and nginx send a body with its Content-Length."""
+    stream, ends, requests = Stream(data), [end - parts[0][0] for _, end, _ in parts], []
+    while stream.tell() < len(data):
+        method, target, _ = stream.readline().decode("latin-1").split(" ", 2)
+        headers = http.client.parse_headers(stream)
+        if "chunked" in headers.get("Transfer-Encoding", ""):
+            raise SystemExit(f"a chunked request body to {name}: the replay cannot frame it")
+        arrived = parts[bisect.bisect_left(ends, stream.tell())][2]
+        status = statuses[len(requests)] if len(requests) < len(statuses) else None
+        requests.append({"t": arrived, "endpoint": name, "method": method, "target": target,
+                         "headers": [(k, v.strip()) for k, v in headers.items()],
+                         "body": stream.read(int(headers.get("Content-Length") or 0)),
+                         "captured_status": status})
+    return requests
 
-    @staticmethod
-    def make(setup: sides.Setup, recorder: Recorder, replayer: str, capture_urls: dict[str, str]) -> "Kit":
-        capture = dataclasses.replace(setup, moto_url=capture_urls["aws"], google_url=capture_urls["google"])
-        return Kit(recorder, capture, replayer, setup.ca_bundle)
+
+def _statuses(data: bytes) -> list[int]:
+    """The statuses of the answers in one connection's bytes (interim 1xx answers skipped)."""
+    stream, statuses = Stream(data), []
+    try:
+        while stream.tell() < len(data):
+            answer = http.client.HTTPResponse(stream)
+            answer.begin()
+            answer.read()
+            statuses.append(answer.status)
+    except (http.client.HTTPException, ValueError):  # an answer cut off: the rest has none
+        pass
+    return statuses
 
 
-@dataclass
 class Capture:
     """The requests of one run in the order they arrived, and where the marks fall: mark k
-    (event number k) is the k-th request for the next event, made when the process is idle."""
-    requests: list[dict]
-    marks: dict[int, int]
+    (event number k) is the k-th request for the next event, made when the process is idle.
+    With a warm `loop`, cut at its last phase's end: the request there waits for an event that
+    never comes."""
 
-    @staticmethod
-    def of(records: list[dict], loop: dict | None = None) -> "Capture":
-        answers = {r["answer"]: r["status"] for r in records if "answer" in r}
-        ordered = sorted((r for r in records if "answer" not in r), key=lambda r: r["t"])
-        for record in ordered:
-            if "id" in record:
-                record["captured_status"] = answers.get(record["id"])
-        marks, nexts = {}, 0
-        for position, record in enumerate(ordered):
-            if record["endpoint"] == "runtime" and record["method"] == "GET" and record["target"].endswith("/invocation/next"):
-                marks[nexts] = position
-                nexts += 1
-        if loop is not None:  # stop at the last phase's end: the request then waits for an event that never comes
-            last = max(phase[2] for phase in loop["phases"])
-            ordered = ordered[:marks[last]]
-        return Capture(ordered, marks)
+    def __init__(self, requests: list[dict], loop: dict | None = None):
+        self.requests = sorted(requests, key=lambda r: r["t"])
+        self.marks = dict(enumerate(
+            i for i, r in enumerate(self.requests) if r["endpoint"] == "runtime"
+            and r["method"] == "GET" and r["target"].endswith("/invocation/next")))
+        if loop is not None:
+            self.requests = self.requests[:self.marks[max(p[2] for p in loop["phases"])]]
 
 
-def _write(path: str, requests: list[dict], bases: dict[str, str]) -> None:
+def replay(setup, capture: Capture, spans: dict[str, tuple[int, int, int]], path: str,
+           runtime_url: str | None = None) -> dict:
+    """One replay of `capture` through libcurl, written to `path` first (the Runtime API's part
+    to `runtime_url`); spans: name -> (first request, end request, calls). Per span: the floor's
+    CPU per call and what it sent and got."""
+    bases = {"runtime": runtime_url, "aws": setup.moto_url, "google": setup.google_url}
     with open(path, "wb") as fh:
-        for request in requests:
-            headers = [f"{name}: {value}" for name, value in request["headers"] if name.lower() not in FRAMING]
-            body = base64.b64decode(request["body"])
-            fh.write(f"{request['method']} {bases[request['endpoint']]}{request['target']} {len(headers)} {len(body)}\n".encode())
-            for line in headers:
-                fh.write(line.encode("latin-1") + b"\n")
-            fh.write(body + b"\n")
-
-
-def _run(kit: Kit, path: str, marks: list[int]) -> tuple[dict[int, tuple[float, float]], list[tuple[int, int]]]:
-    argv = [kit.replayer, path, ",".join(map(str, marks))] + ([kit.ca_bundle] if kit.ca_bundle else [])
-    done = subprocess.run(argv, capture_output=True, text=True)
+        for request in capture.requests:
+            headers = [f"{k}: {v}\n" for k, v in request["headers"] if k.lower() not in FRAMING]
+            url, body = bases[request["endpoint"]] + request["target"], request["body"]
+            fh.write(f"{request['method']} {url} {len(headers)} {len(body)}\n".encode())
+            fh.write("".join(headers).encode("latin-1") + body + b"\n")
+    marks = sorted({i for first, end, _ in spans.values() for i in (first, end)})
+    trust = [setup.ca_bundle] if setup.ca_bundle else []
+    done = subprocess.run([REPLAYER, path, ",".join(map(str, marks)), *trust],
+                          capture_output=True, text=True)
     if done.returncode != 0:
         raise SystemExit(f"replay-curl: exit {done.returncode}: {done.stderr[-1500:]}")
-    readings, requests = {}, []
-    for line in done.stdout.splitlines():
-        fields = line.split()
+    readings, results = {}, []  # mark -> (CPU s, wall s); per request: (status, new connections)
+    for fields in map(str.split, done.stdout.splitlines()):
         if fields[0] == "mark":
-            readings[int(fields[1])] = ((float(fields[2]) + float(fields[3])) / 1e6, float(fields[4]) / 1e6)
+            user, system, wall = (float(field) / 1e6 for field in fields[2:5])
+            readings[int(fields[1])] = (user + system, wall)
         elif fields[0] == "req":
-            requests.append((int(fields[2]), int(fields[3])))
-    return readings, requests
-
-
-def _answers(requests: list[dict], statuses: list) -> dict[str, dict[str, int]]:
-    counts: dict[str, Counter] = {}
-    for request, status in zip(requests, statuses):
-        counts.setdefault(request["endpoint"], Counter())[str(status)] += 1
-    return {endpoint: dict(sorted(c.items())) for endpoint, c in counts.items()}
-
-
-def _figures(capture: Capture, readings: dict, results: list, start: int, end: int, calls: int) -> dict:
-    (c0, t0), (c1, t1) = readings[start], readings[end]
-    span = capture.requests[start:end]
-    return {"calls": calls, "cpu_ms_per_call": (c1 - c0) * 1000 / calls, "wall_ms_per_call": (t1 - t0) * 1000 / calls,
-            "requests_per_call": len(span) / calls,
+            results.append((int(fields[2]), int(fields[3])))
+    figures = {}
+    for name, (start, end, calls) in spans.items():
+        (c0, t0), (c1, t1), span = readings[start], readings[end], capture.requests[start:end]
+        ours = [r for r in span if r["endpoint"] != "runtime"]
+        figures[name] = {
+            "calls": calls, "cpu_ms_per_call": (c1 - c0) * 1000 / calls,
+            "wall_ms_per_call": (t1 - t0) * 1000 / calls, "requests_per_call": len(span) / calls,
             "requests_by_endpoint": dict(Counter(r["endpoint"] for r in span)),
             "new_connections_per_call": sum(n for _, n in results[start:end]) / calls,
             "answers": _answers(span, [status for status, _ in results[start:end]]),
             # What the same requests were answered when our run made them (the relay saw them).
-            "captured_answers": _answers([r for r in span if r["endpoint"] != "runtime"],
-                                         [r.get("captured_status") for r in span if r["endpoint"] != "runtime"])}
+            "captured_answers": _answers(ours, [r.get("captured_status") for r in ours])}
+    return figures
 
 
-def replay(kit: Kit, setup: sides.Setup, capture: Capture, loop: dict, moto_pid: int) -> dict:
-    """One replay of a warm loop's capture: per phase, the floor's CPU per call. The Runtime
-    API part goes to a scripted Runtime API of its own handing out the same events."""
-    api = ScriptedRuntimeAPI([json.dumps(e).encode() for e in loop["events"]], [], peer_pid=moto_pid)
-    try:
-        path = os.path.join(os.path.dirname(kit.recorder.out), f"replay-{loop['function']}.txt")
-        _write(path, capture.requests, {"runtime": f"http://{api.address}", "aws": setup.moto_url, "google": setup.google_url})
-        marks = sorted({capture.marks[i] for phase in loop["phases"] for i in phase[1:3]})
-        readings, results = _run(kit, path, marks)
-    finally:
-        api.stop()
-    return {name: _figures(capture, readings, results, capture.marks[start], capture.marks[end], end - start)
-            for name, start, end, _ in loop["phases"]}
+def _answers(requests: list[dict], statuses: list) -> dict[str, dict[str, int]]:
+    counts = defaultdict(Counter)
+    for request, status in zip(requests, statuses):
+        counts[request["endpoint"]][str(status)] += 1
+    return {endpoint: dict(sorted(c.items())) for endpoint, c in counts.items()}
 
 
 def medians(rows: list[dict]) -> dict:
-    """Replays of one capture: the median CPU per call; the other figures (counts) the first's; all rows."""
-    return {"cpu_ms_per_call": median([row["cpu_ms_per_call"] for row in rows]),
-            **{k: v for k, v in rows[0].items() if k != "cpu_ms_per_call"}, "rounds": rows}
-
-
-def replay_all(kit: Kit, setup: sides.Setup, capture: Capture, calls: int, name: str) -> dict:
-    """One replay of a whole capture (a refresh run's): the floor's CPU per `calls` (grants)."""
-    path = os.path.join(os.path.dirname(kit.recorder.out), f"replay-{name}.txt")
-    _write(path, capture.requests, {"aws": setup.moto_url, "google": setup.google_url})
-    readings, results = _run(kit, path, [0, len(capture.requests)])
-    return _figures(capture, readings, results, 0, len(capture.requests), calls)
+    """Replays of one capture: the median CPU per call; the other figures (counts) the first's."""
+    others = [key for key in rows[0] if key != "cpu_ms_per_call"]
+    return procs.medians(rows, ["cpu_ms_per_call"], firsts=others)
