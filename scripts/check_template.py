@@ -12,6 +12,7 @@ and prove the template well formed; each check_* here proves what they cannot.
 """
 import argparse, copy, json, os, re, subprocess, sys
 
+import yaml  # cfn-lint's own dependency
 from cfnlint.decode import decode  # scripts/check-template.sh runs this with the venv that holds cfn-lint
 
 HERE = os.path.dirname(os.path.abspath(__file__))
@@ -74,6 +75,8 @@ REQUIRED_ALARMS = {"Remaining", "Revoked", "Rejected", "AWS/Lambda Errors", "AWS
 RATE = re.compile(r"^rate\(([1-9]\d*) (minute|hour|day)s?\)$")  # over the template's value
 UNIT_SECONDS = {"minute": 60, "hour": 3600, "day": 86400}
 NO_VALUE = object()
+with open(os.path.join(HERE, "check_template.yaml"), encoding="utf-8") as handle:
+    SELF_TEST = yaml.safe_load(handle)["self_test"]  # the planted faults: a table
 
 
 def load(path):
@@ -519,131 +522,32 @@ def run_checks(template, facts, build_dir=None, built=False):
     return errors
 
 
-def at(node, path):
-    """The node at a slash path ("Resources/TokensTable/Properties/KeySchema/0")."""
-    for key in filter(None, path.split("/")):
-        node = node[int(key)] if isinstance(node, list) else node[key]
-    return node
-
-
-def put(path, value):
-    parent, _, key = path.rpartition("/")
-    return lambda t: at(t, parent).__setitem__(int(key) if isinstance(at(t, parent), list) else key, copy.deepcopy(value))
-
-
-def drop(path):
-    parent, _, key = path.rpartition("/")
-    return lambda t: at(t, parent).pop(int(key) if isinstance(at(t, parent), list) else key)
-
-
 def self_test(template, facts):
-    """One breakage per check, of the template or of what the code says, each reported by that check (a check
-    that cannot fail proves nothing). Token policies are each function's first policy: !If [1] DynamoDB, [2] else."""
-    def statements(function, dynamodb=False):
-        return f"Resources/{function}/Properties/Policies/0/Fn::If/{1 if dynamodb else 2}/Statement"
-
-    def add(path, item):
-        return lambda t: at(t, path).append(copy.deepcopy(item))
-    profile, refresh, disconnect = "UserProfileFunction", "TokenRefreshFunction", "DisconnectFunction"
-    table, env, props = "Resources/TokensTable/Properties/", "Globals/Function/Environment/Variables/", "Resources/{}/Properties/"
-    events = "Resources/SecurityEventsTable/Properties/"
-    token_sets = at(template, statements(profile) + "/0/Resource")
-    body = at(template, "Resources/Dashboard/Properties/DashboardBody/Fn::Sub/0")
-    issuer = "AuthMode=IssuerJWT, JwtJwksUrl='', JwtTokenUse=''"
-    breakages = [  # (what the check reports, a change of the template, a change of the code's facts)
-        ("Runtime must be", put("Globals/Function/Runtime", "provided.al2"), None),
-        ("the code has", None, lambda f: f["functions"].append("gmail-reader")),
-        ("TokenStore must allow", put("Parameters/TokenStore/Default", "DynamoDB"), None),
-        ("is not inline Allow", add(f"Resources/{refresh}/Properties/Policies", "SecretsManagerReadWrite"), None),
-        ("`paypulse iam` needs", None, lambda f: f["access"][("StoreTokensFunction", "dynamodb")]["${TokensTable.Arn}"]["Action"].remove("dynamodb:PutItem")),
-        ("must carry the code's condition", drop(statements(disconnect, True) + "/1/Condition"), None),
-        ("user-profile must not read or open", add(statements(profile), {"Effect": "Allow", "Action": "secretsmanager:GetSecretValue", "Resource": token_sets}),
-         lambda f: f["access"][(profile, "aws")][token_sets["Fn::Sub"]]["Action"].append("secretsmanager:GetSecretValue")),
-        ("must be kept", put("Resources/TokensTable/DeletionPolicy", "Delete"), None),
-        ("expected both and their outputs", drop("Resources/TokensTable/Condition"), None),
-        ("differ from SecretsManager's", put(f"Resources/{refresh}/Properties/MemorySize", {"Fn::If": ["TokensTableCreated", 1024, 512]}), None),
-        ("TokensKey must rotate", put("Resources/TokensKey/Properties/EnableKeyRotation", False), None),
-        ("key policy names", put("Resources/TokensKey/Properties/KeyPolicy/Statement/0/Principal", {"AWS": "*"}), None),
-        ("which `paypulse setup`", put(table + "StreamSpecification", {"StreamViewType": "NEW_IMAGE"}), None),
-        ("names (template, setup's two", None, put("tokens_table_default", "tokens")),
-        ("is not setup's", put(table + "GlobalSecondaryIndexes/0/Projection/ProjectionType", "KEYS_ONLY"), None),
-        ("TokensTable must set", drop(table + "PointInTimeRecoverySpecification"), None),
-        ("named by the SecurityEventsTableName parameter", put(events + "TableName", "paypulse-security-events"), None),
-        ("the security events table's names", put("Parameters/SecurityEventsTableName/Default", "events"), None),
-        ("no SecurityEventsTable", put("Resources/SecurityEventsTable/Condition", "TokensInDynamoDB"), None),
-        ("SecurityEventsTable declares", put(events + "StreamSpecification", {"StreamViewType": "KEYS_ONLY"}), None),
-        ("SecurityEventsTable TimeToLiveSpecification", put(events + "TimeToLiveSpecification/AttributeName", "ttl"), None),
-        ("SecurityEventsTable must set SSESpecification", drop(events + "SSESpecification"), None),
-        ("it must be !Ref SecurityEventsTable", put(env + "SECURITY_EVENTS_TABLE", "paypulse-security-events"), None),
-        ("never reads", None, lambda f: f["environment"].remove("LOG_LEVEL")),
-        ("is not set", drop(env + "GOOGLE_CLIENT_ID_SECRET_ID"), None),
-        ("has KEEPALIVE_SECONDS=3600", put(env + "KEEPALIVE_SECONDS", {"Fn::If": ["TokensInDynamoDB", "3600", {"Ref": "AWS::NoValue"}]}), None),
-        ("a store in", None, put("stores", ["embedded", "secretsmanager", "dynamodb"])),
-        ("SAM API events", put(props.format(profile) + "Events", {"Extra": {"Type": "HttpApi", "Properties": {"Path": "/v1/user/{proxy+}", "Method": "ANY"}}}), None),
-        ("routes are", put("Resources/ExtraRoute", {"Type": "AWS::ApiGatewayV2::Route", "Properties": {
-            "ApiId": {"Ref": "HttpApi"}, "RouteKey": "ANY /v1/user/{proxy+}", "Target": {"Fn::Sub": "integrations/${UserProfileIntegration}"}}}), None),
-        ("AuthMode must allow", put("Parameters/AuthMode/Default", "APIGatewayJWT"), None),
-        ("must carry the JWT authorizer", put(props.format("UserProfileRoute") + "AuthorizationType", "NONE"), None),
-        ("has an authorizer, but the functions verify", put(props.format("StoreTokensRoute") + "AuthorizationType", "JWT"), None),
-        ("is not one AWS_PROXY", put(props.format("DisconnectIntegration") + "PayloadFormatVersion", "1.0"), None),
-        ("are on no checked route", put("Resources/SpareIntegration", at(template, "Resources/DisconnectIntegration")), None),
-        ("not only its route", put(props.format("StoreTokensPermission") + "SourceArn", {"Fn::Sub": "arn:${AWS::Partition}:execute-api:${AWS::Region}:${AWS::AccountId}:${HttpApi}/*/*"}), None),
-        ("runs with PAYPULSE_AUTH_MODE=hs256, expected apigateway", put(env + "PAYPULSE_AUTH_MODE", "hs256"), None),
-        ("AuthMode=APIGatewayJWT: DisconnectFunction: grants", put(props.format(disconnect) + "Policies/1", at(template, props.format(disconnect) + "Policies/1/Fn::If/1")), None),
-        ("TokenStore=SecretsManager, AuthMode=IssuerJWT: UserProfileFunction: grants", put("Conditions/AuthBySharedKey", {"Fn::Not": [{"Condition": "AuthByAPIGateway"}]}), None),
-        ("AuthMode must allow", put("Parameters/AuthMode/AllowedValues", ["PayPulseJWT", "APIGatewayJWT"]), None),
-        ("AuthMode=IssuerJWT: route POST /v1/auth/gmail-tokens has an authorizer",
-         put(props.format("StoreTokensRoute") + "AuthorizationType", {"Fn::If": ["AuthBySharedKey", "NONE", "JWT"]}), None),
-        ("AuthMode=IssuerJWT: authorizers ['JwtAuthorizer'] are deployed", drop("Resources/JwtAuthorizer/Condition"), None),
-        (f"{issuer}: StoreTokensFunction runs with PAYPULSE_AUTH_MODE=hs256, expected jwks",
-         put(env + "PAYPULSE_AUTH_MODE", {"Fn::If": ["AuthByAPIGateway", "apigateway", "hs256"]}), None),
-        (f"{issuer}: UserProfileFunction runs with PAYPULSE_JWT_SECRET_ID=<JwtKeySecretName>, expected unset",
-         put(env + "PAYPULSE_JWT_SECRET_ID", {"Fn::If": ["AuthByAPIGateway", {"Ref": "AWS::NoValue"}, {"Ref": "JwtKeySecretName"}]}), None),
-        (f"{issuer}: TokenRefreshFunction runs with PAYPULSE_JWT_SECRET_ID=<JwtKeySecretName>, expected unset",
-         put(props.format(refresh) + "Environment/Variables/PAYPULSE_JWT_SECRET_ID", {"Ref": "JwtKeySecretName"}), None),
-        (f"{issuer}: DisconnectFunction runs with PAYPULSE_JWT_ISSUER=https://issuer.example, expected <JwtIssuer>",
-         put(env + "PAYPULSE_JWT_ISSUER", {"Fn::If": ["AuthByIssuerKeys", "https://issuer.example", {"Ref": "JwtIssuer"}]}), None),
-        (f"{issuer}: StoreTokensFunction runs with PAYPULSE_JWT_JWKS_URL=, expected unset", put(env + "PAYPULSE_JWT_JWKS_URL", {"Ref": "JwtJwksUrl"}), None),
-        ("AuthMode=IssuerJWT, JwtJwksUrl='<JwtJwksUrl>', JwtTokenUse='': UserProfileFunction runs with PAYPULSE_JWT_JWKS_URL=unset, expected <JwtJwksUrl>",
-         drop(env + "PAYPULSE_JWT_JWKS_URL"), None),
-        ("AuthMode=IssuerJWT, JwtJwksUrl='', JwtTokenUse='access': StoreTokensFunction runs with PAYPULSE_JWT_TOKEN_USE=id, expected access",
-         put(env + "PAYPULSE_JWT_TOKEN_USE", {"Fn::If": ["HasTokenUse", "id", {"Ref": "AWS::NoValue"}]}), None),
-        ("AuthMode=PayPulseJWT, JwtJwksUrl='', JwtTokenUse='id': StoreTokensFunction runs with PAYPULSE_JWT_TOKEN_USE=id, expected unset",
-         put("Conditions/HasTokenUse", {"Fn::Not": [{"Fn::Equals": [{"Ref": "JwtTokenUse"}, ""]}]}), None),
-        ("parameter JwtJwksUrl must default to empty", put("Parameters/JwtJwksUrl/Default", "https://issuer.example/jwks"), None),
-        ("parameter JwtTokenUse must default to empty (no variable) and allow", put("Parameters/JwtTokenUse/AllowedValues", ["", "id", "access", "refresh"]), None),
-        ("twice per 60 s", None, put("refresh/window_seconds_default", 60)),
-        ("expected one schedule rule", put(props.format("TokenRefreshSchedule") + "ScheduleExpression", "rate(1 hour)"), None),
-        ("no Lambda permission", drop("Resources/TokenRefreshSchedulePermission"), None),
-        ("with inputs shard", put(props.format("TokenRefreshSchedule") + "Targets/0/Input", '{"shard": 1, "shards": 1}'), None),
-        ("not a number", drop("Mappings/RefreshWritePace/2/DynamoDB"), None),
-        ("the code accepts", None, put("refresh/writes_per_second_accepted", [1, 500])),
-        ("Secrets Manager quota", put("Mappings/RefreshWritePace/5/SecretsManager", "40"), None),
-        ("on each due-index bucket", None, put("refresh/due_index_buckets", 2)),
-        ("a million eager grants need", None, put("refresh/permits_per_write", 5)),
-        ("is not a metric the code emits", put(props.format("RefreshBacklogAlarm") + "MetricName", "Backlog"), None),
-        ("is not a platform metric", put(props.format("Api5xxAlarm") + "MetricName", "500"), None),
-        ("must notify the AlarmTopicArn", drop(props.format("RevokedSpikeAlarm") + "AlarmActions"), None),
-        ("no alarm on", drop("Resources/RejectedSpikeAlarm"), None),
-        ("no alarm on PayPulse/SecurityEvents Invalid", drop("Resources/InvalidSecurityEventsAlarm"), None),
-        ("PayPulse/SecurityEvents Events by {'Function': 'security-events', 'EventType': 'account-disabling'} is not a metric the code emits",
-         put(props.format("AccountDisabledSpikeAlarm") + "Dimensions/1/Value", "account-disabling"), None),
-        ("AuthMode=APIGatewayJWT: route POST /v1/google/security-events has an authorizer, but Google's pushes carry no PayPulse JWT",
-         lambda t: at(t, props.format("SecurityEventsRoute")).update(AuthorizationType={"Fn::If": ["AuthByAPIGateway", "JWT", "NONE"]},
-                                                                      AuthorizerId={"Fn::If": ["AuthByAPIGateway", {"Ref": "JwtAuthorizer"}, {"Ref": "AWS::NoValue"}]}), None),
-        ("SecurityEventsFunction: grants", drop(props.format("SecurityEventsFunction") + "Policies/1/Statement/1"), None),
-        ("SecurityEventsFunction: grants", drop(statements("SecurityEventsFunction", dynamodb=True) + "/0"), None),
-        ("dashboard", put("Resources/Dashboard/Properties/DashboardBody/Fn::Sub/0", body.replace('"Conflicts"', '"Collisions"')), None),
-    ]
+    """Each planted fault of check_template.yaml's self_test, of the template or of what the code
+    says, is reported by its check (a check that cannot fail proves nothing)."""
+    def plant(broken, changed, op, path, *values):
+        keys = path.split("/") if isinstance(path, str) else path
+        keys = [tuple(key) if isinstance(key, list) else key for key in keys]  # (Resource, store)
+        parent, keys = (changed, keys[1:]) if keys[0] == "facts" else (broken, keys)
+        for key in keys[:-1]:
+            parent = parent[int(key)] if isinstance(parent, list) else parent[key]
+        key = int(keys[-1]) if isinstance(parent, list) else keys[-1]
+        if op == "put":
+            parent[key] = copy.deepcopy(values[0])
+        elif op == "drop":
+            del parent[key]
+        elif op == "replace":
+            parent[key] = parent[key].replace(*values)
+        else:  # append or remove a list's item
+            getattr(parent[key], op)(copy.deepcopy(values[0]))
     failures = ["the template itself fails: " + "; ".join(errors) for errors in [run_checks(template, facts)] if errors]
-    for expected, change_template, change_facts in breakages:
+    for breakage in SELF_TEST:
         broken, changed = copy.deepcopy(template), copy.deepcopy(facts)
-        for change, subject in ((change_template, broken), (change_facts, changed)):
-            if change:
-                change(subject)
-        if not any(expected in error for error in run_checks(broken, changed)):
-            failures.append(f"breakage not reported as {expected!r}")
-    return failures, len(breakages)
+        for change in breakage["change"]:
+            plant(broken, changed, *change)
+        if not any(breakage["report"] in error for error in run_checks(broken, changed)):
+            failures.append(f"breakage not reported as {breakage['report']!r}")
+    return failures, len(SELF_TEST)
 
 
 def main():
