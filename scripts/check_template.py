@@ -7,76 +7,23 @@
 
 What the code says comes from `paypulse deploy-facts` (JSON printed from the Swift values: IAM per
 function and store, stores, variables read, table default name, the pace's meaning, the metrics);
-nothing here reads Swift. cfn-lint and `sam validate --lint` run first (scripts/check-template.sh)
-and prove the template well formed; each check_* here proves what they cannot.
+nothing here reads Swift. What else the template must hold, and the self-test's planted faults,
+are tables in check_template.yaml. cfn-lint and `sam validate --lint` run first
+(scripts/check-template.sh) and prove the template well formed; each check_* here proves what they
+cannot.
 """
-import argparse, copy, json, os, re, subprocess, sys
+import argparse, copy, itertools, json, os, re, subprocess, sys, types
 
 import yaml  # cfn-lint's own dependency
 from cfnlint.decode import decode  # scripts/check-template.sh runs this with the venv that holds cfn-lint
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 PAYPULSE = os.path.join(HERE, "..", ".build", "debug", "paypulse")
-JWT_KEY = "arn:${AWS::Partition}:secretsmanager:${AWS::Region}:${AWS::AccountId}:secret:${JwtKeySecretName}-??????"
-# The store the functions run on under each TokenStore choice, as `paypulse iam --store` names it.
-STORE_OF_CHOICE = {"SecretsManager": "aws", "SecretsManagerWithTable": "aws", "DynamoDB": "dynamodb"}
-TABLE_CHOICES = {"SecretsManagerWithTable", "DynamoDB"}
-TABLE_RESOURCES = {"TokensTable", "TokensKey"}
-TABLE_OUTPUTS = {"TokenStoreTable": {"Ref": "TokensTable"}, "TokenStoreKeyArn": {"Fn::GetAtt": ["TokensKey", "Arn"]}}
-# The table's data shape is deploy/tokens-table.json's; the template adds only protection. Its lists of named
-# items compare by name, in any order.
-TABLE_SHAPE = {"AttributeDefinitions", "KeySchema", "GlobalSecondaryIndexes", "BillingMode", "TimeToLiveSpecification"}
-TABLE_PROTECTION = {"TableName", "SSESpecification", "PointInTimeRecoverySpecification", "Tags", "DeletionProtectionEnabled"}
-TABLE_REQUIRED = {"SSESpecification": {"SSEEnabled": True}, "PointInTimeRecoverySpecification": {"PointInTimeRecoveryEnabled": True}}
-TABLE_BY_NAME = {"AttributeDefinitions": "AttributeName", "GlobalSecondaryIndexes": "IndexName"}
-# The security events table (the ledger of Google's events acted on), on every TokenStore: its shape is
-# deploy/security-events-table.json's (what `paypulse setup` sends, Tests/AWSTests proves; the code's default name,
-# Tests/ConfigurationTests), named by its parameter; a function that reads it gets its name from the stack.
-EVENTS_TABLE, EVENTS_PARAMETER, EVENTS_VARIABLE = "SecurityEventsTable", "SecurityEventsTableName", "SECURITY_EVENTS_TABLE"
-EVENTS_SHAPE = {"AttributeDefinitions", "KeySchema", "BillingMode", "TimeToLiveSpecification"}
-EVENTS_PROTECTION = {"TableName", "SSESpecification", "Tags"}
-EVENTS_REQUIRED = {"SSESpecification": TABLE_REQUIRED["SSESpecification"]}
-EXPECTED_ROUTES = {("POST", "/v1/auth/gmail-tokens"): "StoreTokensFunction", ("GET", "/v1/user/me"): "UserProfileFunction",
-                   ("DELETE", "/v1/auth/gmail-tokens"): "DisconnectFunction",
-                   ("POST", "/v1/google/security-events"): "SecurityEventsFunction"}
-# Google pushes its security events with no PayPulse JWT (the signed token is the credential): never an authorizer.
-UNAUTHENTICATED_ROUTES = {("POST", "/v1/google/security-events")}
-# AuthMode: the PAYPULSE_AUTH_MODE each choice runs the functions with, and the authorizer APIGatewayJWT puts on each route.
-AUTH_MODES = {"PayPulseJWT": "hs256", "APIGatewayJWT": "apigateway", "IssuerJWT": "jwks"}
-# The modes under which the functions verify the token themselves (no route authorizer), and the one that reads the key's
-# secret: JWTConfiguration reads PAYPULSE_JWT_SECRET_ID under hs256 only and refuses a key variable under the others.
-SELF_VERIFYING_MODES, KEY_MODE = {"hs256", "jwks"}, "hs256"
-# The variables that say how tokens are verified; which of them each mode sets is expected_auth_environment's.
-AUTH_VARIABLES = ("PAYPULSE_AUTH_MODE", "PAYPULSE_JWT_SECRET", "PAYPULSE_JWT_SECRET_ID", "PAYPULSE_JWT_ISSUER",
-                  "PAYPULSE_JWT_AUDIENCE", "PAYPULSE_JWT_JWKS_URL", "PAYPULSE_JWT_TOKEN_USE")
-# jwks's optional variables and their parameters, each deployed empty (its default: no variable) and set; JwtTokenUse
-# allows exactly Cognito's two values besides empty.
-ISSUER_OPTIONS = {"PAYPULSE_JWT_JWKS_URL": "JwtJwksUrl", "PAYPULSE_JWT_TOKEN_USE": "JwtTokenUse"}
-ISSUER_OPTION_VALUES = {"JwtJwksUrl": ["", "<JwtJwksUrl>"], "JwtTokenUse": ["", "id", "access"]}
-JWT_AUTHORIZER = {"ApiId": {"Ref": "HttpApi"}, "Name": "identity-provider-jwt", "AuthorizerType": "JWT",
-                  "IdentitySource": ["$request.header.Authorization"],
-                  "JwtConfiguration": {"Issuer": "<JwtIssuer>", "Audience": ["<JwtAudience>"]}}
-# Deployed with these values, the authorizer shows that it takes its issuer and audience from the parameters.
-ISSUER_PARAMETERS = {"JwtIssuer": "<JwtIssuer>", "JwtAudience": "<JwtAudience>", "JwtKeySecretName": "<JwtKeySecretName>"}
-# Quotas and sizes (docs/perf/capacity.md): Secrets Manager's writes share 50/s per region. A refresh
-# on DynamoDB is one UpdateItem (2 table units, under the index's 4 and so under its bounds), its due-index
-# entry deleted and put (4 units, in its user's bucket) and one KMS Decrypt. A partition key takes 1,000
-# units/s (the job may use 80 %); KMS 10,000 requests/s (the job a tenth); a new on-demand index is warm
-# for 4,000 units/s; a million eager grants need 351 refreshes/s.
-SECRETS_MANAGER_WRITE_QUOTA, INDEX_UNITS, KMS_REQUESTS = 50, 4, 1
-PARTITION_UNITS, PARTITION_SHARE, KMS_QUOTA, KMS_SHARE, WARM_UNITS, REQUIRED_REFRESHES = 1000, 0.8, 10000, 0.1, 4000, 351
-# The DynamoDB store keys its due index by these at every write (GrantDuePolicy.refresh).
-DUE_POLICY_VARIABLES = ("REFRESH_MODE", "KEEPALIVE_SECONDS")
-REQUIRED_VARIABLES = ("PAYPULSE_STORE", "USERS_TABLE", "PAYPULSE_JWT_SECRET_ID", "GOOGLE_CLIENT_ID_SECRET_ID")
-PLATFORM_METRICS = {"AWS/Lambda": ("FunctionName", {"Errors", "Throttles", "Duration", "Invocations"}),
-                    "AWS/ApiGateway": ("ApiId", {"5xx", "4xx", "Latency", "IntegrationLatency", "Count"})}
-REQUIRED_ALARMS = {"Remaining", "Revoked", "Rejected", "AWS/Lambda Errors", "AWS/ApiGateway 5xx",
-                   "PayPulse/SecurityEvents Invalid", "PayPulse/SecurityEvents Events"}
-RATE = re.compile(r"^rate\(([1-9]\d*) (minute|hour|day)s?\)$")  # over the template's value
-UNIT_SECONDS = {"minute": 60, "hour": 3600, "day": 86400}
-NO_VALUE = object()
 with open(os.path.join(HERE, "check_template.yaml"), encoding="utf-8") as handle:
-    SELF_TEST = yaml.safe_load(handle)["self_test"]  # the planted faults: a table
+    SPEC = types.SimpleNamespace(**yaml.safe_load(handle))  # what the template must hold: tables
+ROUTES = {tuple(key.split(" ")): function for key, function in SPEC.routes.items()}
+RATE = re.compile(r"^rate\(([1-9]\d*) (minute|hour|day)s?\)$")  # over the template's value
+NO_VALUE = object()
 
 
 def load(path):
@@ -176,8 +123,7 @@ def check_functions(template, facts, errors, built=False):
     for name, resource in found.items():
         properties = {**template.get("Globals", {}).get("Function", {}), **resource.get("Properties", {}),
                       "Metadata.BuildMethod": resource.get("Metadata", {}).get("BuildMethod")}
-        for key, value in (("Runtime", "provided.al2023"), ("Handler", "bootstrap"), ("Architectures", [{"Ref": "Architecture"}]),
-                           ("CodeUri", name if built else "."), ("Metadata.BuildMethod", "makefile")):  # built: its artifact directory
+        for key, value in (SPEC.function_properties | ({"CodeUri": name} if built else {})).items():
             if properties.get(key) != value:
                 errors.append(f"{name}: {key} must be {value}")
 
@@ -196,10 +142,10 @@ def check_policies(template, facts, errors):
     or IssuerJWT's published keys verify, and no key secret is read), no more; and
     user-profile, whatever its code says, reads no token value."""
     choices = token_store_choices(template)
-    if set(choices) != set(STORE_OF_CHOICE) or template["Parameters"]["TokenStore"].get("Default") != "SecretsManager":
-        errors.append(f"TokenStore must allow {sorted(STORE_OF_CHOICE)} and default to SecretsManager (today's store)")
-    for choice, auth, resolved in ((c, a, deployed(template, TokenStore=c, AuthMode=a)) for c in choices if c in STORE_OF_CHOICE for a in AUTH_MODES):
-        store = STORE_OF_CHOICE[choice]
+    if set(choices) != set(SPEC.store_of_choice) or template["Parameters"]["TokenStore"].get("Default") != "SecretsManager":
+        errors.append(f"TokenStore must allow {sorted(SPEC.store_of_choice)} and default to SecretsManager (today's store)")
+    for choice, auth, resolved in ((c, a, deployed(template, TokenStore=c, AuthMode=a)) for c in choices if c in SPEC.store_of_choice for a in SPEC.auth_modes):
+        store = SPEC.store_of_choice[choice]
         for name, resource in functions(resolved).items():
             label, granted, conditions = f"TokenStore={choice}, AuthMode={auth}: {name}", {}, {}
             for policy in resource.get("Properties", {}).get("Policies") or []:
@@ -211,11 +157,11 @@ def check_policies(template, facts, errors):
                         granted.setdefault(text, set()).update(map(str, as_list(statement.get("Action", []))))
                         conditions.setdefault(text, []).append(normalized_condition(statement.get("Condition")))
             for text, actions in granted.items() if name == "UserProfileFunction" else ():
-                if "secretsmanager:GetSecretValue" in actions and text != JWT_KEY or any(a.startswith("kms:") for a in actions):
+                if "secretsmanager:GetSecretValue" in actions and text != SPEC.jwt_key or any(a.startswith("kms:") for a in actions):
                     errors.append(f"{label}: user-profile must not read or open token values ({sorted(actions)} on {text})")
             expected = facts["access"].get((name, store), {})
-            if AUTH_MODES[auth] != KEY_MODE:  # the authorizer or the issuer's published keys verify: no key is read
-                expected = {text: statement for text, statement in expected.items() if text != JWT_KEY}
+            if SPEC.auth_modes[auth] != SPEC.key_mode:  # the authorizer or the issuer's published keys verify: no key is read
+                expected = {text: statement for text, statement in expected.items() if text != SPEC.jwt_key}
             wanted = {text: set(statement["Action"]) for text, statement in expected.items()}
             if granted != wanted:
                 show = lambda grants: json.dumps({k: sorted(v) for k, v in grants.items()}, sort_keys=True)  # noqa: E731
@@ -237,78 +183,78 @@ def setup_requests(file):
 def check_token_table(template, facts, errors):
     """The tokens table and key exist, kept, with the outputs `paypulse migrate` reads, under the table choices only
     (the window adds nothing else); the table is what `paypulse setup` creates; the key rotates, IAM grants its use."""
-    created, setup = setup_requests("tokens-table.json")
-    errors.extend(f"{name} must be kept (DeletionPolicy and UpdateReplacePolicy Retain): it holds or opens the grants" for name in sorted(TABLE_RESOURCES)
+    created, setup = setup_requests(SPEC.tables["TokensTable"]["file"])
+    kept, outputs = set(SPEC.table_resources), SPEC.table_outputs
+    errors.extend(f"{name} must be kept (DeletionPolicy and UpdateReplacePolicy Retain): it holds or opens the grants" for name in sorted(kept)
                   if {template["Resources"].get(name, {}).get(policy) for policy in ("DeletionPolicy", "UpdateReplacePolicy")} != {"Retain"})
     choices = token_store_choices(template)
     for choice, resolved in choices.items():
-        tables = choice in TABLE_CHOICES
-        present = TABLE_RESOURCES & set(resolved["Resources"])
-        outputs = {name: resolved["Outputs"][name].get("Value") for name in TABLE_OUTPUTS if name in resolved["Outputs"]}
-        if present != (TABLE_RESOURCES if tables else set()) or outputs != (TABLE_OUTPUTS if tables else {}):
-            errors.append(f"TokenStore={choice}: creates {sorted(present)}, outputs {outputs}: expected both and their outputs or none")
+        tables = choice in SPEC.table_choices
+        present = kept & set(resolved["Resources"])
+        found = {name: resolved["Outputs"][name].get("Value") for name in outputs if name in resolved["Outputs"]}
+        if present != (kept if tables else set()) or found != (outputs if tables else {}):
+            errors.append(f"TokenStore={choice}: creates {sorted(present)}, outputs {found}: expected both and their outputs or none")
         if "TokensTable" in present:
             label, properties = f"TokenStore={choice}: ", resolved["Resources"]["TokensTable"]["Properties"]
             names = [properties.get("TableName"), created, setup["TableName"], facts["tokens_table_default"]]
             if len(set(map(str, names))) != 1:
                 errors.append(label + "the tokens table's names (template, setup's two, TOKENS_TABLE's "
                               f"default) {names} must agree")
-            check_table(properties, label, errors, "TokensTable", "tokens-table.json", setup, TABLE_SHAPE,
-                        TABLE_PROTECTION, TABLE_REQUIRED, TABLE_BY_NAME)
+            check_table(properties, label, errors, "TokensTable", setup)
     today, window = choices.get("SecretsManager", {}), choices.get("SecretsManagerWithTable", {})
     for section in ("Globals", "Resources", "Outputs"):  # what the TokenStore parameter can change
         before = today.get(section, {})
-        after = {name: item for name, item in window.get(section, {}).items() if name not in TABLE_RESOURCES | set(TABLE_OUTPUTS)}
+        after = {name: item for name, item in window.get(section, {}).items() if name not in kept | set(outputs)}
         names = sorted(n for n in set(before) | set(after) if before.get(n) != after.get(n))
         if names:
             errors.append(f"TokenStore=SecretsManagerWithTable: {section} {', '.join(names)} differ from SecretsManager's")
     properties = template["Resources"].get("TokensKey", {}).get("Properties", {})
     if properties.get("EnableKeyRotation") is not True:
         errors.append("TokensKey must rotate (EnableKeyRotation: true)")
-    root = {"AWS": {"Fn::Sub": "arn:${AWS::Partition}:iam::${AWS::AccountId}:root"}}
     errors.extend(f"TokensKey's key policy names {statement.get('Principal')}: only the account (IAM grants each role its use)"
-                  for statement in properties.get("KeyPolicy", {}).get("Statement", []) if statement.get("Principal") != root)
+                  for statement in properties.get("KeyPolicy", {}).get("Statement", []) if statement.get("Principal") != SPEC.key_principal)
 
 
-def check_table(properties, label, errors, name, file, setup, shape, protection, required, by_name=()):
-    """A table as `paypulse setup` creates it (setup: deploy/FILE's requests), but for the protection the
-    template adds; the shape's lists of named items (by_name) compared by name."""
-    errors.extend(label + f"{name} declares {key}, which `paypulse setup` (deploy/{file}) does not"
-                  for key in sorted(set(properties) - shape - protection))
-    for key in sorted(shape):
+def check_table(properties, label, errors, name, setup):
+    """A table as `paypulse setup` creates it (setup: its deploy/ file's requests), but for the
+    protection the template adds; the shape's lists of named items (by_name) compared by name."""
+    spec = SPEC.tables[name]
+    errors.extend(label + f"{name} declares {key}, which `paypulse setup` (deploy/{spec['file']}) does not"
+                  for key in sorted(set(properties) - set(spec["shape"]) - set(spec["protection"])))
+    for key in sorted(spec["shape"]):
         found, wanted = properties.get(key), setup.get(key)
-        if key in by_name:
-            found, wanted = ({item.get(by_name[key]): item for item in items or []}
+        if key in spec["by_name"]:
+            found, wanted = ({item.get(spec["by_name"][key]): item for item in items or []}
                              for items in (found, wanted))
         if found != wanted:
             errors.append(label + f"{name} {key} {found} is not setup's {wanted}")
     errors.extend(label + f"{name} must set {key}: {value}"
-                  for key, value in required.items() if properties.get(key) != value)
+                  for key, value in spec["required"].items() if properties.get(key) != value)
 
 
 def check_security_events_table(template, facts, errors):
     """The security events table exists under every TokenStore choice (both AWS stores keep their ledger in it), named
     by its parameter whose default is setup's name, shaped as `paypulse setup` creates it, encrypted; every function
     given SECURITY_EVENTS_TABLE gets this table's name."""
-    created, setup = setup_requests("security-events-table.json")
-    resource = template["Resources"].get(EVENTS_TABLE, {})
-    if resource.get("Type") != "AWS::DynamoDB::Table" or resource.get("Properties", {}).get("TableName") != {"Ref": EVENTS_PARAMETER}:
-        errors.append(f"{EVENTS_TABLE} must be an AWS::DynamoDB::Table named by the {EVENTS_PARAMETER} parameter")
-    default = template.get("Parameters", {}).get(EVENTS_PARAMETER, {}).get("Default")
+    table, spec = "SecurityEventsTable", SPEC.tables["SecurityEventsTable"]
+    created, setup = setup_requests(spec["file"])
+    resource = template["Resources"].get(table, {})
+    if resource.get("Type") != "AWS::DynamoDB::Table" or resource.get("Properties", {}).get("TableName") != {"Ref": spec["parameter"]}:
+        errors.append(f"{table} must be an AWS::DynamoDB::Table named by the {spec['parameter']} parameter")
+    default = template.get("Parameters", {}).get(spec["parameter"], {}).get("Default")
     names = [default, created, setup["TableName"]]
     if len(set(map(str, names))) != 1:
-        errors.append(f"the security events table's names (the {EVENTS_PARAMETER} default, setup's two) {names} must agree")
+        errors.append(f"the security events table's names (the {spec['parameter']} default, setup's two) {names} must agree")
     for choice, resolved in token_store_choices(template).items():
         label = f"TokenStore={choice}: "
-        if EVENTS_TABLE not in resolved["Resources"]:
-            errors.append(label + f"no {EVENTS_TABLE}: every AWS store keeps its security event ledger in it")
+        if table not in resolved["Resources"]:
+            errors.append(label + f"no {table}: every AWS store keeps its security event ledger in it")
             continue
-        check_table(resolved["Resources"][EVENTS_TABLE].get("Properties", {}), label, errors, EVENTS_TABLE,
-                    "security-events-table.json", setup, EVENTS_SHAPE, EVENTS_PROTECTION, EVENTS_REQUIRED)
+        check_table(resolved["Resources"][table].get("Properties", {}), label, errors, table, setup)
     for name, resource in functions(template).items():
-        value = variables_of(template, resource).get(EVENTS_VARIABLE, {"Ref": EVENTS_TABLE})
-        if value != {"Ref": EVENTS_TABLE}:
-            errors.append(f"{name}: {EVENTS_VARIABLE} is {value}, it must be !Ref {EVENTS_TABLE}")
+        value = variables_of(template, resource).get(spec["variable"], {"Ref": table})
+        if value != {"Ref": table}:
+            errors.append(f"{name}: {spec['variable']} is {value}, it must be !Ref {table}")
 
 
 def check_environment(template, facts, errors):
@@ -316,19 +262,19 @@ def check_environment(template, facts, errors):
     the code's store and its variables; under DynamoDB each runs with token-refresh's mode (it keys the due index)."""
     names = set().union(*(variables_of(template, resource) for resource in functions(template).values()))
     errors.extend(f"environment variable {name} is one the configuration never reads" for name in sorted(names - set(facts["environment"])))
-    errors.extend(f"environment variable {name} is not set" for name in REQUIRED_VARIABLES if name not in names)
-    wanted = {"aws": {"PAYPULSE_STORE": "aws"},
-              "dynamodb": {"PAYPULSE_STORE": "dynamodb", "TOKENS_TABLE": {"Ref": "TokensTable"}, "PAYPULSE_KMS_KEY_ID": {"Fn::GetAtt": ["TokensKey", "Arn"]}}}
+    errors.extend(f"environment variable {name} is not set" for name in SPEC.required_variables if name not in names)
+    store_variables = list(dict.fromkeys(itertools.chain(*SPEC.store_variables.values())))
     for choice, resolved in token_store_choices(template).items():
         refresh = variables_of(resolved, resolved["Resources"].get("TokenRefreshFunction", {}))
+        wanted = SPEC.store_variables.get(SPEC.store_of_choice.get(choice))
         for name, resource in functions(resolved).items():
             variables = variables_of(resolved, resource)
-            for variable in DUE_POLICY_VARIABLES if choice == "DynamoDB" else ():
+            for variable in SPEC.due_policy_variables if choice == "DynamoDB" else ():
                 if variable not in refresh or variables.get(variable) != refresh[variable]:
                     errors.append(f"TokenStore=DynamoDB: {name} has {variable}={variables.get(variable)}, token-refresh's {refresh.get(variable)}")
-            found = {v: variables[v] for v in ("PAYPULSE_STORE", "TOKENS_TABLE", "PAYPULSE_KMS_KEY_ID") if v in variables}
-            if found != wanted.get(STORE_OF_CHOICE.get(choice)) or found.get("PAYPULSE_STORE") not in facts["stores"]:
-                errors.append(f"TokenStore={choice}: {name} has {found}, expected {wanted.get(STORE_OF_CHOICE.get(choice))}, a store in {facts['stores']}")
+            found = {v: variables[v] for v in store_variables if v in variables}
+            if found != wanted or found.get("PAYPULSE_STORE") not in facts["stores"]:
+                errors.append(f"TokenStore={choice}: {name} has {found}, expected {wanted}, a store in {facts['stores']}")
 
 
 def check_routes(template, facts, errors):
@@ -338,10 +284,10 @@ def check_routes(template, facts, errors):
     Nothing else reaches a function over HTTP: no SAM API event, no other route or integration, and API Gateway may invoke
     each function only through its own route."""
     parameter = template["Parameters"].get("AuthMode", {})
-    if parameter.get("Default") != "PayPulseJWT" or sorted(parameter.get("AllowedValues", [])) != sorted(AUTH_MODES):
-        errors.append(f"AuthMode must allow {sorted(AUTH_MODES)} and default to PayPulseJWT (today's tokens)")
-    for choice, mode in AUTH_MODES.items():  # the functions run with PAYPULSE_AUTH_MODE=mode
-        resolved, label = deployed(template, AuthMode=choice, **ISSUER_PARAMETERS), f"AuthMode={choice}"
+    if parameter.get("Default") != "PayPulseJWT" or sorted(parameter.get("AllowedValues", [])) != sorted(SPEC.auth_modes):
+        errors.append(f"AuthMode must allow {sorted(SPEC.auth_modes)} and default to PayPulseJWT (today's tokens)")
+    for choice, mode in SPEC.auth_modes.items():  # the functions run with PAYPULSE_AUTH_MODE=mode
+        resolved, label = deployed(template, AuthMode=choice, **SPEC.issuer_parameters), f"AuthMode={choice}"
         resources = resolved["Resources"]
         of_type = lambda kind: {name: r.get("Properties", {}) for name, r in resources.items() if r.get("Type") == kind}  # noqa: E731
         integrations, authorizers = of_type("AWS::ApiGatewayV2::Integration"), of_type("AWS::ApiGatewayV2::Authorizer")
@@ -362,22 +308,22 @@ def check_routes(template, facts, errors):
                 errors.append(f"{label}: route {name} is not one AWS_PROXY (payload 2.0) integration on HttpApi")
             routes[(method.upper(), path)] = function
             authorizer = authorizers.get((route.get("AuthorizerId") or {}).get("Ref")) if isinstance(route.get("AuthorizerId"), dict) else None
-            if (method.upper(), path) in UNAUTHENTICATED_ROUTES:
+            if f"{method.upper()} {path}" in SPEC.unauthenticated_routes:
                 if route.get("AuthorizationType", "NONE") != "NONE" or "AuthorizerId" in route:
                     errors.append(f"{label}: route {route.get('RouteKey')} has an authorizer, but Google's pushes carry no PayPulse JWT")
                 continue
-            if mode == "apigateway" and (route.get("AuthorizationType") != "JWT" or authorizer != JWT_AUTHORIZER):
-                errors.append(f"{label}: route {route.get('RouteKey')} must carry the JWT authorizer {JWT_AUTHORIZER} (has "
+            if mode == "apigateway" and (route.get("AuthorizationType") != "JWT" or authorizer != SPEC.jwt_authorizer):
+                errors.append(f"{label}: route {route.get('RouteKey')} must carry the JWT authorizer {SPEC.jwt_authorizer} (has "
                               f"{route.get('AuthorizationType')}, {authorizer})")
-            if mode in SELF_VERIFYING_MODES and (route.get("AuthorizationType", "NONE") != "NONE" or "AuthorizerId" in route):
+            if mode in SPEC.self_verifying_modes and (route.get("AuthorizationType", "NONE") != "NONE" or "AuthorizerId" in route):
                 errors.append(f"{label}: route {route.get('RouteKey')} has an authorizer, but the functions verify the token ({mode})")
-        if mode in SELF_VERIFYING_MODES and authorizers:
+        if mode in SPEC.self_verifying_modes and authorizers:
             errors.append(f"{label}: authorizers {sorted(authorizers)} are deployed, but the functions verify the token ({mode})")
-        if routes != EXPECTED_ROUTES:
-            errors.append(f"{label}: routes are {sorted(routes.items())}, expected exactly {sorted(EXPECTED_ROUTES.items())} on HttpApi")
+        if routes != ROUTES:
+            errors.append(f"{label}: routes are {sorted(routes.items())}, expected exactly {sorted(ROUTES.items())} on HttpApi")
         if set(integrations) - used:
             errors.append(f"{label}: integrations {sorted(set(integrations) - used)} are on no checked route")
-        wanted = {f"${{HttpApi}}/*/{method}{path}": function for (method, path), function in EXPECTED_ROUTES.items()}
+        wanted = {f"${{HttpApi}}/*/{method}{path}": function for (method, path), function in ROUTES.items()}
         for name, permission in of_type("AWS::Lambda::Permission").items():
             if permission.get("Principal") != "apigateway.amazonaws.com":
                 continue
@@ -387,13 +333,12 @@ def check_routes(template, facts, errors):
 
 
 def expected_auth_environment(mode, parameters):
-    """The auth variables an API function runs with under mode, deployed with these parameters: the mode, the issuer and
-    audience; the key's secret under hs256 only; under jwks each optional variable whose parameter is set."""
-    wanted = {"PAYPULSE_AUTH_MODE": mode, "PAYPULSE_JWT_ISSUER": parameters["JwtIssuer"], "PAYPULSE_JWT_AUDIENCE": parameters["JwtAudience"]}
-    if mode == KEY_MODE:
-        wanted["PAYPULSE_JWT_SECRET_ID"] = parameters["JwtKeySecretName"]
-    if mode == "jwks":
-        wanted.update({variable: parameters[name] for variable, name in ISSUER_OPTIONS.items() if parameters[name] != ""})
+    """The auth variables an API function runs with under mode, deployed with these parameters:
+    the mode, and its auth_environment's variables whose parameter is set."""
+    wanted = {"PAYPULSE_AUTH_MODE": mode}
+    for variable, parameter in SPEC.auth_environment[mode].items():
+        if parameters[parameter] != "":
+            wanted[variable] = parameters[parameter]
     return wanted
 
 
@@ -402,20 +347,20 @@ def check_auth_environment(template, facts, errors):
     auth variables expected_auth_environment names (no key variable but under hs256, issuer and audience from their
     parameters, PAYPULSE_JWT_JWKS_URL and PAYPULSE_JWT_TOKEN_USE only under jwks and only when set), and the other
     functions with none but those; the optional parameters default to empty."""
-    for name, values in ISSUER_OPTION_VALUES.items():
+    for name, values in SPEC.issuer_option_values.items():
         spec = template["Parameters"].get(name, {})
         if spec.get("Default") != "" or name == "JwtTokenUse" and sorted(spec.get("AllowedValues") or []) != sorted(values):
             errors.append(f"parameter {name} must default to empty (no variable){f' and allow {values}' if name == 'JwtTokenUse' else ''}")
-    api = set(EXPECTED_ROUTES.values())
-    for choice, mode in AUTH_MODES.items():
-        for url in ISSUER_OPTION_VALUES["JwtJwksUrl"]:
-            for use in ISSUER_OPTION_VALUES["JwtTokenUse"]:
-                parameters = ISSUER_PARAMETERS | {"JwtJwksUrl": url, "JwtTokenUse": use}
+    api = set(ROUTES.values())
+    for choice, mode in SPEC.auth_modes.items():
+        for url in SPEC.issuer_option_values["JwtJwksUrl"]:
+            for use in SPEC.issuer_option_values["JwtTokenUse"]:
+                parameters = SPEC.issuer_parameters | {"JwtJwksUrl": url, "JwtTokenUse": use}
                 resolved, wanted = deployed(template, AuthMode=choice, **parameters), expected_auth_environment(mode, parameters)
                 label = f"AuthMode={choice}, JwtJwksUrl={url!r}, JwtTokenUse={use!r}"
                 for name, resource in functions(resolved).items():
                     variables = variables_of(resolved, resource)
-                    found = {variable: variables[variable] for variable in AUTH_VARIABLES if variable in variables}
+                    found = {variable: variables[variable] for variable in SPEC.auth_variables if variable in variables}
                     for variable in sorted(set(found) | (set(wanted) if name in api else set())):
                         if found.get(variable, NO_VALUE) != wanted.get(variable, NO_VALUE):
                             errors.append(f"{label}: {name} runs with {variable}={found.get(variable, 'unset')}, expected {wanted.get(variable, 'unset')}")
@@ -426,17 +371,17 @@ def check_pace(label, choice, pace, n, refresh, errors):
     low, high = refresh["writes_per_second_accepted"]
     if not low <= pace <= high:
         errors.append(f"{label}: REFRESH_MAX_WRITES_PER_SECOND={pace}, the code accepts {low} to {high}")
-    if STORE_OF_CHOICE.get(choice) == "aws":
-        if pace * n >= SECRETS_MANAGER_WRITE_QUOTA:
-            errors.append(f"{label}: {n} runs at {pace} writes/s reach the {SECRETS_MANAGER_WRITE_QUOTA}/s Secrets Manager quota")
+    if SPEC.store_of_choice.get(choice) == "aws":
+        if pace * n >= SPEC.secrets_manager_write_quota:
+            errors.append(f"{label}: {n} runs at {pace} writes/s reach the {SPEC.secrets_manager_write_quota}/s Secrets Manager quota")
         return
     refreshes = pace * n / refresh["permits_per_write"]
-    bounds = [("write units/s on each due-index bucket", refreshes * INDEX_UNITS / refresh["due_index_buckets"], PARTITION_SHARE * PARTITION_UNITS),
-              ("KMS requests/s", refreshes * KMS_REQUESTS, KMS_SHARE * KMS_QUOTA), ("due-index write units/s", refreshes * INDEX_UNITS, WARM_UNITS)]
+    bounds = [("write units/s on each due-index bucket", refreshes * SPEC.index_units / refresh["due_index_buckets"], SPEC.partition_share * SPEC.partition_units),
+              ("KMS requests/s", refreshes * SPEC.kms_requests, SPEC.kms_share * SPEC.kms_quota), ("due-index write units/s", refreshes * SPEC.index_units, SPEC.warm_units)]
     errors.extend(f"{label}: {n} runs at {pace} permits/s ({refreshes:g} refreshes/s) make {value:g} {what}, over {bound:g}"
                   for what, value, bound in bounds if value > bound)
-    if refreshes < REQUIRED_REFRESHES:
-        errors.append(f"{label}: {n} runs at {pace} permits/s refresh {refreshes:g} grants/s, under the {REQUIRED_REFRESHES}/s a million eager grants need")
+    if refreshes < SPEC.required_refreshes:
+        errors.append(f"{label}: {n} runs at {pace} permits/s refresh {refreshes:g} grants/s, under the {SPEC.required_refreshes}/s a million eager grants need")
 
 
 def check_schedule(template, facts, errors):
@@ -445,15 +390,14 @@ def check_schedule(template, facts, errors):
     default, window = template["Parameters"]["RefreshSchedule"].get("Default"), facts["refresh"]["window_seconds_default"]
     # The rate's exact syntax is RefreshSchedule's AllowedPattern, which cfn-lint applies to the default.
     rate = RATE.match(str(default))
-    if not rate or int(rate.group(1)) * UNIT_SECONDS[rate.group(2)] * 2 > window:
+    if not rate or int(rate.group(1)) * SPEC.unit_seconds[rate.group(2)] * 2 > window:
         errors.append(f"RefreshSchedule default {default!r} is not a rate running at least twice per {window} s refresh window")
     resources = template["Resources"]
     rules = sorted(name for name, r in resources.items() if r.get("Type") == "AWS::Events::Rule")
     if rules != ["TokenRefreshSchedule"] or resources["TokenRefreshSchedule"]["Properties"].get("ScheduleExpression") != {"Ref": "RefreshSchedule"}:
         errors.append(f"expected one schedule rule, TokenRefreshSchedule on !Ref RefreshSchedule; found {rules}")
         return
-    permission = {"FunctionName": {"Ref": "TokenRefreshFunction"}, "Principal": "events.amazonaws.com", "SourceArn": {"Fn::GetAtt": ["TokenRefreshSchedule", "Arn"]}}
-    if not any(permission.items() <= r["Properties"].items() for r in resources.values() if r.get("Type") == "AWS::Lambda::Permission"):
+    if not any(SPEC.schedule_permission.items() <= r["Properties"].items() for r in resources.values() if r.get("Type") == "AWS::Lambda::Permission"):
         errors.append("no Lambda permission lets TokenRefreshSchedule invoke TokenRefreshFunction")
     for count in template["Parameters"]["RefreshShardCount"].get("AllowedValues", []):
         n, label = int(count), f"RefreshShardCount={count}"
@@ -463,7 +407,7 @@ def check_schedule(template, facts, errors):
         except ValueError:
             inputs = None
         if (n > 5 or len({target.get("Id") for target in targets}) != n or inputs != [{"shard": i, "shards": n} for i in range(n)]
-                or any(target.get("Arn") != {"Fn::GetAtt": ["TokenRefreshFunction", "Arn"]} for target in targets)):
+                or any(target.get("Arn") != SPEC.schedule_target for target in targets)):
             errors.append(f"{label}: targets {targets}, expected {n} (at most 5) on TokenRefreshFunction with inputs shard 0..{n - 1} of {n}")
         for choice in template["Parameters"]["TokenStore"].get("AllowedValues", []):
             resolved = deployed(template, RefreshShardCount=count, TokenStore=choice)
@@ -482,7 +426,7 @@ def check_metric(label, namespace, metric, dimensions, template, emitted, errors
         if not any(metric in family["names"] and dimensions == family["dimensions"] for family in families):
             errors.append(f"{label}: {namespace} {metric} by {dimensions} is not a metric the code emits")
         return
-    dimension, names = PLATFORM_METRICS.get(namespace, (None, set()))
+    dimension, names = SPEC.platform_metrics.get(namespace, (None, []))
     target = dimensions.get(dimension)
     if metric not in names or set(dimensions) != {dimension} or (target.get("Ref") if isinstance(target, dict) else target) not in template["Resources"]:
         errors.append(f"{label}: {namespace} {metric} by {dimensions} is not a platform metric of this stack's resources")
@@ -498,9 +442,9 @@ def check_alarms(template, facts, errors):
         dimensions = {d["Name"]: d["Value"] for d in props.get("Dimensions", [])}
         check_metric(f"alarm {name}", props.get("Namespace"), props.get("MetricName"), dimensions, template, emitted, errors)
         seen.add(props.get("MetricName") if props.get("Namespace") == refresh_namespace else f"{props.get('Namespace')} {props.get('MetricName')}")
-        if props.get("AlarmActions") != {"Fn::If": ["HasAlarmTopic", [{"Ref": "AlarmTopicArn"}], {"Ref": "AWS::NoValue"}]}:
+        if props.get("AlarmActions") != SPEC.alarm_actions:
             errors.append(f"alarm {name}: AlarmActions must notify the AlarmTopicArn parameter when it is set")
-    errors.extend(f"no alarm on {missing}" for missing in sorted(REQUIRED_ALARMS - seen))
+    errors.extend(f"no alarm on {missing}" for missing in sorted(set(SPEC.required_alarms) - seen))
     for dashboard in (r for r in template["Resources"].values() if r.get("Type") == "AWS::CloudWatch::Dashboard"):
         body, variables = dashboard["Properties"]["DashboardBody"]["Fn::Sub"]
         for widget in json.loads(body.replace("${AWS::Region}", "us-east-1"))["widgets"]:
@@ -541,13 +485,13 @@ def self_test(template, facts):
         else:  # append or remove a list's item
             getattr(parent[key], op)(copy.deepcopy(values[0]))
     failures = ["the template itself fails: " + "; ".join(errors) for errors in [run_checks(template, facts)] if errors]
-    for breakage in SELF_TEST:
+    for breakage in SPEC.self_test:
         broken, changed = copy.deepcopy(template), copy.deepcopy(facts)
         for change in breakage["change"]:
             plant(broken, changed, *change)
         if not any(breakage["report"] in error for error in run_checks(broken, changed)):
             failures.append(f"breakage not reported as {breakage['report']!r}")
-    return failures, len(SELF_TEST)
+    return failures, len(SPEC.self_test)
 
 
 def main():
