@@ -20,18 +20,9 @@ from cfnlint.decode import decode  # scripts/check-template.sh runs this with th
 HERE = os.path.dirname(os.path.abspath(__file__))
 PAYPULSE = os.path.join(HERE, "..", ".build", "debug", "paypulse")
 with open(os.path.join(HERE, "check_template.yaml"), encoding="utf-8") as handle:
-    SPEC = types.SimpleNamespace(**yaml.safe_load(handle))  # what the template must hold: tables
+    SPEC = types.SimpleNamespace(**yaml.safe_load(handle))
 ROUTES = {tuple(key.split(" ")): function for key, function in SPEC.routes.items()}
-RATE = re.compile(r"^rate\(([1-9]\d*) (minute|hour|day)s?\)$")  # over the template's value
 NO_VALUE = object()
-
-
-def load(path):
-    """The template with short-form intrinsics (!Ref, !If, ...) in their long form, read by cfn-lint's own reader."""
-    template, problems = decode(path)
-    if problems:
-        sys.exit(f"check_template: {path}: {problems}")
-    return template
 
 
 def deploy_facts(paypulse=PAYPULSE):
@@ -45,6 +36,11 @@ def deploy_facts(paypulse=PAYPULSE):
 def resource_name(function):
     """store-tokens -> StoreTokensFunction."""
     return "".join(word.capitalize() for word in function.split("-")) + "Function"
+
+
+def of_type(template, kind):
+    resources = template["Resources"].items()
+    return {name: r.get("Properties", {}) for name, r in resources if r.get("Type") == kind}
 
 
 def functions(template):
@@ -172,49 +168,6 @@ def check_policies(template, facts, errors):
                     errors.append(f"{label}: statements on {text} must carry the code's condition {json.dumps(condition, sort_keys=True)}")
 
 
-def setup_requests(file):
-    """deploy/FILE's CreateTable's TableName, and its two requests (what `paypulse setup` sends) as one."""
-    with open(os.path.join(HERE, "..", "deploy", file), encoding="utf-8") as handle:
-        definition = json.load(handle)
-    create = definition["CreateTable"]
-    return create["TableName"], {**create, **definition["UpdateTimeToLive"]}
-
-
-def check_token_table(template, facts, errors):
-    """The tokens table and key exist, kept, with the outputs `paypulse migrate` reads, under the table choices only
-    (the window adds nothing else); the table is what `paypulse setup` creates; the key rotates, IAM grants its use."""
-    created, setup = setup_requests(SPEC.tables["TokensTable"]["file"])
-    kept, outputs = set(SPEC.table_resources), SPEC.table_outputs
-    errors.extend(f"{name} must be kept (DeletionPolicy and UpdateReplacePolicy Retain): it holds or opens the grants" for name in sorted(kept)
-                  if {template["Resources"].get(name, {}).get(policy) for policy in ("DeletionPolicy", "UpdateReplacePolicy")} != {"Retain"})
-    choices = token_store_choices(template)
-    for choice, resolved in choices.items():
-        tables = choice in SPEC.table_choices
-        present = kept & set(resolved["Resources"])
-        found = {name: resolved["Outputs"][name].get("Value") for name in outputs if name in resolved["Outputs"]}
-        if present != (kept if tables else set()) or found != (outputs if tables else {}):
-            errors.append(f"TokenStore={choice}: creates {sorted(present)}, outputs {found}: expected both and their outputs or none")
-        if "TokensTable" in present:
-            label, properties = f"TokenStore={choice}: ", resolved["Resources"]["TokensTable"]["Properties"]
-            names = [properties.get("TableName"), created, setup["TableName"], facts["tokens_table_default"]]
-            if len(set(map(str, names))) != 1:
-                errors.append(label + "the tokens table's names (template, setup's two, TOKENS_TABLE's "
-                              f"default) {names} must agree")
-            check_table(properties, label, errors, "TokensTable", setup)
-    today, window = choices.get("SecretsManager", {}), choices.get("SecretsManagerWithTable", {})
-    for section in ("Globals", "Resources", "Outputs"):  # what the TokenStore parameter can change
-        before = today.get(section, {})
-        after = {name: item for name, item in window.get(section, {}).items() if name not in kept | set(outputs)}
-        names = sorted(n for n in set(before) | set(after) if before.get(n) != after.get(n))
-        if names:
-            errors.append(f"TokenStore=SecretsManagerWithTable: {section} {', '.join(names)} differ from SecretsManager's")
-    properties = template["Resources"].get("TokensKey", {}).get("Properties", {})
-    if properties.get("EnableKeyRotation") is not True:
-        errors.append("TokensKey must rotate (EnableKeyRotation: true)")
-    errors.extend(f"TokensKey's key policy names {statement.get('Principal')}: only the account (IAM grants each role its use)"
-                  for statement in properties.get("KeyPolicy", {}).get("Statement", []) if statement.get("Principal") != SPEC.key_principal)
-
-
 def check_table(properties, label, errors, name, setup):
     """A table as `paypulse setup` creates it (setup: its deploy/ file's requests), but for the
     protection the template adds; the shape's lists of named items (by_name) compared by name."""
@@ -232,29 +185,60 @@ def check_table(properties, label, errors, name, setup):
                   for key, value in spec["required"].items() if properties.get(key) != value)
 
 
-def check_security_events_table(template, facts, errors):
-    """The security events table exists under every TokenStore choice (both AWS stores keep their ledger in it), named
-    by its parameter whose default is setup's name, shaped as `paypulse setup` creates it, encrypted; every function
-    given SECURITY_EVENTS_TABLE gets this table's name."""
-    table, spec = "SecurityEventsTable", SPEC.tables["SecurityEventsTable"]
-    created, setup = setup_requests(spec["file"])
-    resource = template["Resources"].get(table, {})
-    if resource.get("Type") != "AWS::DynamoDB::Table" or resource.get("Properties", {}).get("TableName") != {"Ref": spec["parameter"]}:
-        errors.append(f"{table} must be an AWS::DynamoDB::Table named by the {spec['parameter']} parameter")
-    default = template.get("Parameters", {}).get(spec["parameter"], {}).get("Default")
-    names = [default, created, setup["TableName"]]
+def check_tables(template, facts, errors):
+    """The tables as `paypulse setup` creates them, names agreeing; the tokens table and key kept,
+    with `paypulse migrate`'s outputs, under the table choices only; the events table under all."""
+    kept, outputs = set(SPEC.table_resources), SPEC.table_outputs
+    events = SPEC.tables["SecurityEventsTable"]
+    named, setups = {}, {}  # setup's two requests (deploy/FILE): their TableNames, the two as one
+    for name, spec in SPEC.tables.items():
+        with open(os.path.join(HERE, "..", "deploy", spec["file"]), encoding="utf-8") as handle:
+            definition = json.load(handle)
+        create, update = definition["CreateTable"], definition["UpdateTimeToLive"]
+        named[name], setups[name] = [create["TableName"], update["TableName"]], {**create, **update}
+    errors.extend(f"{name} must be kept (DeletionPolicy and UpdateReplacePolicy Retain): it holds or opens the grants" for name in sorted(kept)
+                  if {template["Resources"].get(name, {}).get(policy) for policy in ("DeletionPolicy", "UpdateReplacePolicy")} != {"Retain"})
+    resource, parameter = template["Resources"].get("SecurityEventsTable", {}), events["parameter"]
+    if resource.get("Type") != "AWS::DynamoDB::Table" or resource.get("Properties", {}).get("TableName") != {"Ref": parameter}:
+        errors.append(f"SecurityEventsTable must be an AWS::DynamoDB::Table named by the {parameter} parameter")
+    default = template.get("Parameters", {}).get(parameter, {}).get("Default")
+    names = [default, *named["SecurityEventsTable"]]
     if len(set(map(str, names))) != 1:
-        errors.append(f"the security events table's names (the {spec['parameter']} default, setup's two) {names} must agree")
-    for choice, resolved in token_store_choices(template).items():
-        label = f"TokenStore={choice}: "
-        if table not in resolved["Resources"]:
-            errors.append(label + f"no {table}: every AWS store keeps its security event ledger in it")
-            continue
-        check_table(resolved["Resources"][table].get("Properties", {}), label, errors, table, setup)
+        errors.append(f"the security events table's names (the {parameter} default, setup's two) {names} must agree")
+    choices = token_store_choices(template)
+    for choice, resolved in choices.items():
+        label, tables = f"TokenStore={choice}: ", choice in SPEC.table_choices
+        present = kept & set(resolved["Resources"])
+        found = {name: resolved["Outputs"][name].get("Value") for name in outputs if name in resolved["Outputs"]}
+        if present != (kept if tables else set()) or found != (outputs if tables else {}):
+            errors.append(f"TokenStore={choice}: creates {sorted(present)}, outputs {found}: expected both and their outputs or none")
+        if "SecurityEventsTable" not in resolved["Resources"]:
+            errors.append(label + "no SecurityEventsTable: every AWS store keeps its security event ledger in it")
+        properties = resolved["Resources"].get("TokensTable", {}).get("Properties", {})
+        names = [properties.get("TableName"), *named["TokensTable"], facts["tokens_table_default"]]
+        if "TokensTable" in present and len(set(map(str, names))) != 1:
+            errors.append(label + "the tokens table's names (template, setup's two, TOKENS_TABLE's "
+                          f"default) {names} must agree")
+        for name in (name for name in SPEC.tables if name in resolved["Resources"]):
+            properties = resolved["Resources"][name].get("Properties", {})
+            check_table(properties, label, errors, name, setups[name])
+    today, window = choices.get("SecretsManager", {}), choices.get("SecretsManagerWithTable", {})
+    for section in ("Globals", "Resources", "Outputs"):  # what the TokenStore parameter can change
+        before = today.get(section, {})
+        after = {name: item for name, item in window.get(section, {}).items() if name not in kept | set(outputs)}
+        names = sorted(n for n in set(before) | set(after) if before.get(n) != after.get(n))
+        if names:
+            errors.append(f"TokenStore=SecretsManagerWithTable: {section} {', '.join(names)} differ from SecretsManager's")
+    properties = template["Resources"].get("TokensKey", {}).get("Properties", {})
+    if properties.get("EnableKeyRotation") is not True:
+        errors.append("TokensKey must rotate (EnableKeyRotation: true)")
+    errors.extend(f"TokensKey's key policy names {statement.get('Principal')}: only the account (IAM grants each role its use)"
+                  for statement in properties.get("KeyPolicy", {}).get("Statement", [])
+                  if statement.get("Principal") != SPEC.key_principal)
     for name, resource in functions(template).items():
-        value = variables_of(template, resource).get(spec["variable"], {"Ref": table})
-        if value != {"Ref": table}:
-            errors.append(f"{name}: {spec['variable']} is {value}, it must be !Ref {table}")
+        value = variables_of(template, resource).get(events["variable"], {"Ref": "SecurityEventsTable"})
+        if value != {"Ref": "SecurityEventsTable"}:
+            errors.append(f"{name}: {events['variable']} is {value}, it must be !Ref SecurityEventsTable")
 
 
 def check_environment(template, facts, errors):
@@ -288,15 +272,14 @@ def check_routes(template, facts, errors):
         errors.append(f"AuthMode must allow {sorted(SPEC.auth_modes)} and default to PayPulseJWT (today's tokens)")
     for choice, mode in SPEC.auth_modes.items():  # the functions run with PAYPULSE_AUTH_MODE=mode
         resolved, label = deployed(template, AuthMode=choice, **SPEC.issuer_parameters), f"AuthMode={choice}"
-        resources = resolved["Resources"]
-        of_type = lambda kind: {name: r.get("Properties", {}) for name, r in resources.items() if r.get("Type") == kind}  # noqa: E731
-        integrations, authorizers = of_type("AWS::ApiGatewayV2::Integration"), of_type("AWS::ApiGatewayV2::Authorizer")
+        integrations = of_type(resolved, "AWS::ApiGatewayV2::Integration")
+        authorizers = of_type(resolved, "AWS::ApiGatewayV2::Authorizer")
         events = sorted(f"{name} {event.get('Type')}" for name, resource in functions(resolved).items()
                         for event in (resource["Properties"].get("Events") or {}).values() if event.get("Type") in ("Api", "HttpApi"))
         if events:
             errors.append(f"{label}: SAM API events {events} reach a function outside the checked routes")
         routes, used = {}, set()
-        for name, route in of_type("AWS::ApiGatewayV2::Route").items():
+        for name, route in of_type(resolved, "AWS::ApiGatewayV2::Route").items():
             method, _, path = str(route.get("RouteKey", "")).partition(" ")
             target = re.fullmatch(r"integrations/\$\{(\w+)\}", str(resource_text(route.get("Target"))))
             integration = integrations.get(target.group(1)) if target else None
@@ -324,7 +307,7 @@ def check_routes(template, facts, errors):
         if set(integrations) - used:
             errors.append(f"{label}: integrations {sorted(set(integrations) - used)} are on no checked route")
         wanted = {f"${{HttpApi}}/*/{method}{path}": function for (method, path), function in ROUTES.items()}
-        for name, permission in of_type("AWS::Lambda::Permission").items():
+        for name, permission in of_type(resolved, "AWS::Lambda::Permission").items():
             if permission.get("Principal") != "apigateway.amazonaws.com":
                 continue
             source = resource_text(permission.get("SourceArn")).rpartition(":")[2]
@@ -332,38 +315,29 @@ def check_routes(template, facts, errors):
                 errors.append(f"{label}: permission {name} lets API Gateway invoke {permission.get('FunctionName')} from {source}, not only its route")
 
 
-def expected_auth_environment(mode, parameters):
-    """The auth variables an API function runs with under mode, deployed with these parameters:
-    the mode, and its auth_environment's variables whose parameter is set."""
-    wanted = {"PAYPULSE_AUTH_MODE": mode}
-    for variable, parameter in SPEC.auth_environment[mode].items():
-        if parameters[parameter] != "":
-            wanted[variable] = parameters[parameter]
-    return wanted
-
-
 def check_auth_environment(template, facts, errors):
-    """Under each AuthMode, with IssuerJWT's optional parameters empty and set, each API function runs with exactly the
-    auth variables expected_auth_environment names (no key variable but under hs256, issuer and audience from their
-    parameters, PAYPULSE_JWT_JWKS_URL and PAYPULSE_JWT_TOKEN_USE only under jwks and only when set), and the other
-    functions with none but those; the optional parameters default to empty."""
-    for name, values in SPEC.issuer_option_values.items():
+    """Under each AuthMode, with IssuerJWT's optional parameters empty and set, each API function
+    runs with exactly the mode and its auth_environment's variables whose parameter is set (no key
+    variable but under hs256, issuer and audience from their parameters, PAYPULSE_JWT_JWKS_URL and
+    PAYPULSE_JWT_TOKEN_USE only under jwks and only when set), and the other functions with none but
+    those; the optional parameters default to empty."""
+    options, api = SPEC.issuer_option_values, set(ROUTES.values())
+    for name, values in options.items():
         spec = template["Parameters"].get(name, {})
         if spec.get("Default") != "" or name == "JwtTokenUse" and sorted(spec.get("AllowedValues") or []) != sorted(values):
             errors.append(f"parameter {name} must default to empty (no variable){f' and allow {values}' if name == 'JwtTokenUse' else ''}")
-    api = set(ROUTES.values())
-    for choice, mode in SPEC.auth_modes.items():
-        for url in SPEC.issuer_option_values["JwtJwksUrl"]:
-            for use in SPEC.issuer_option_values["JwtTokenUse"]:
-                parameters = SPEC.issuer_parameters | {"JwtJwksUrl": url, "JwtTokenUse": use}
-                resolved, wanted = deployed(template, AuthMode=choice, **parameters), expected_auth_environment(mode, parameters)
-                label = f"AuthMode={choice}, JwtJwksUrl={url!r}, JwtTokenUse={use!r}"
-                for name, resource in functions(resolved).items():
-                    variables = variables_of(resolved, resource)
-                    found = {variable: variables[variable] for variable in SPEC.auth_variables if variable in variables}
-                    for variable in sorted(set(found) | (set(wanted) if name in api else set())):
-                        if found.get(variable, NO_VALUE) != wanted.get(variable, NO_VALUE):
-                            errors.append(f"{label}: {name} runs with {variable}={found.get(variable, 'unset')}, expected {wanted.get(variable, 'unset')}")
+    for (choice, mode), url, use in itertools.product(SPEC.auth_modes.items(), *options.values()):
+        chosen = SPEC.issuer_parameters | {"JwtJwksUrl": url, "JwtTokenUse": use}
+        wanted = {"PAYPULSE_AUTH_MODE": mode}
+        wanted |= {v: chosen[p] for v, p in SPEC.auth_environment[mode].items() if chosen[p] != ""}
+        resolved = deployed(template, AuthMode=choice, **chosen)
+        label = f"AuthMode={choice}, JwtJwksUrl={url!r}, JwtTokenUse={use!r}"
+        for name, resource in functions(resolved).items():
+            variables = variables_of(resolved, resource)
+            found = {variable: variables[variable] for variable in SPEC.auth_variables if variable in variables}
+            for variable in sorted(set(found) | (set(wanted) if name in api else set())):
+                if found.get(variable, NO_VALUE) != wanted.get(variable, NO_VALUE):
+                    errors.append(f"{label}: {name} runs with {variable}={found.get(variable, 'unset')}, expected {wanted.get(variable, 'unset')}")
 
 
 def check_pace(label, choice, pace, n, refresh, errors):
@@ -389,15 +363,15 @@ def check_schedule(template, facts, errors):
     {"shard": i, "shards": n}; each shard count's pace is one the code accepts, under each store's quotas."""
     default, window = template["Parameters"]["RefreshSchedule"].get("Default"), facts["refresh"]["window_seconds_default"]
     # The rate's exact syntax is RefreshSchedule's AllowedPattern, which cfn-lint applies to the default.
-    rate = RATE.match(str(default))
+    rate = re.match(r"^rate\(([1-9]\d*) (minute|hour|day)s?\)$", str(default))
     if not rate or int(rate.group(1)) * SPEC.unit_seconds[rate.group(2)] * 2 > window:
         errors.append(f"RefreshSchedule default {default!r} is not a rate running at least twice per {window} s refresh window")
-    resources = template["Resources"]
-    rules = sorted(name for name, r in resources.items() if r.get("Type") == "AWS::Events::Rule")
-    if rules != ["TokenRefreshSchedule"] or resources["TokenRefreshSchedule"]["Properties"].get("ScheduleExpression") != {"Ref": "RefreshSchedule"}:
-        errors.append(f"expected one schedule rule, TokenRefreshSchedule on !Ref RefreshSchedule; found {rules}")
+    rules = of_type(template, "AWS::Events::Rule")
+    if sorted(rules) != ["TokenRefreshSchedule"] or rules["TokenRefreshSchedule"].get("ScheduleExpression") != {"Ref": "RefreshSchedule"}:
+        errors.append(f"expected one schedule rule, TokenRefreshSchedule on !Ref RefreshSchedule; found {sorted(rules)}")
         return
-    if not any(SPEC.schedule_permission.items() <= r["Properties"].items() for r in resources.values() if r.get("Type") == "AWS::Lambda::Permission"):
+    permissions = of_type(template, "AWS::Lambda::Permission").values()
+    if not any(SPEC.schedule_permission.items() <= p.items() for p in permissions):
         errors.append("no Lambda permission lets TokenRefreshSchedule invoke TokenRefreshFunction")
     for count in template["Parameters"]["RefreshShardCount"].get("AllowedValues", []):
         n, label = int(count), f"RefreshShardCount={count}"
@@ -418,46 +392,45 @@ def check_schedule(template, facts, errors):
             check_pace(f"TokenStore={choice}, {label}", choice, int(pace), n, facts["refresh"], errors)
 
 
-def check_metric(label, namespace, metric, dimensions, template, emitted, errors):
-    """One alarm's or dashboard line's metric must exist: the code's (one of the families `paypulse deploy-facts`
-    reads back from the lines the code emits, its dimensions and their values exactly) or the platform's, on this stack."""
-    families = [family for family in emitted if family["namespace"] == namespace]
-    if families:
-        if not any(metric in family["names"] and dimensions == family["dimensions"] for family in families):
-            errors.append(f"{label}: {namespace} {metric} by {dimensions} is not a metric the code emits")
-        return
-    dimension, names = SPEC.platform_metrics.get(namespace, (None, []))
-    target = dimensions.get(dimension)
-    if metric not in names or set(dimensions) != {dimension} or (target.get("Ref") if isinstance(target, dict) else target) not in template["Resources"]:
-        errors.append(f"{label}: {namespace} {metric} by {dimensions} is not a platform metric of this stack's resources")
-
-
 def check_alarms(template, facts, errors):
     """Each alarm and dashboard line measures a metric that exists, each alarm notifies AlarmTopicArn, and
     the refresh job's outcomes, the functions' errors and the API's 5xx have one."""
     emitted, seen = facts["metrics"], set()
     refresh_namespace = emitted[0]["namespace"]
-    for name, alarm in ((name, r) for name, r in template["Resources"].items() if r.get("Type") == "AWS::CloudWatch::Alarm"):
-        props = alarm["Properties"]
+
+    def check_metric(label, namespace, metric, dimensions):
+        """One alarm's or dashboard line's metric must exist: the code's (one of the families
+        `paypulse deploy-facts` reads back from the lines the code emits, its dimensions and their
+        values exactly) or the platform's, on this stack."""
+        families = [family for family in emitted if family["namespace"] == namespace]
+        if families:
+            if not any(metric in family["names"] and dimensions == family["dimensions"] for family in families):
+                errors.append(f"{label}: {namespace} {metric} by {dimensions} is not a metric the code emits")
+            return
+        dimension, names = SPEC.platform_metrics.get(namespace, (None, []))
+        target = dimensions.get(dimension)
+        if metric not in names or set(dimensions) != {dimension} or (target.get("Ref") if isinstance(target, dict) else target) not in template["Resources"]:
+            errors.append(f"{label}: {namespace} {metric} by {dimensions} is not a platform metric of this stack's resources")
+    for name, props in of_type(template, "AWS::CloudWatch::Alarm").items():
         dimensions = {d["Name"]: d["Value"] for d in props.get("Dimensions", [])}
-        check_metric(f"alarm {name}", props.get("Namespace"), props.get("MetricName"), dimensions, template, emitted, errors)
+        check_metric(f"alarm {name}", props.get("Namespace"), props.get("MetricName"), dimensions)
         seen.add(props.get("MetricName") if props.get("Namespace") == refresh_namespace else f"{props.get('Namespace')} {props.get('MetricName')}")
         if props.get("AlarmActions") != SPEC.alarm_actions:
             errors.append(f"alarm {name}: AlarmActions must notify the AlarmTopicArn parameter when it is set")
     errors.extend(f"no alarm on {missing}" for missing in sorted(set(SPEC.required_alarms) - seen))
-    for dashboard in (r for r in template["Resources"].values() if r.get("Type") == "AWS::CloudWatch::Dashboard"):
-        body, variables = dashboard["Properties"]["DashboardBody"]["Fn::Sub"]
+    for dashboard in of_type(template, "AWS::CloudWatch::Dashboard").values():
+        body, variables = dashboard["DashboardBody"]["Fn::Sub"]
         for widget in json.loads(body.replace("${AWS::Region}", "us-east-1"))["widgets"]:
             for namespace, metric, dimension, value in (line[:4] for line in widget["properties"]["metrics"]):
                 resolved = variables.get(value[2:-1]) if value.startswith("${") and value.endswith("}") else value
-                check_metric(f"dashboard '{widget['properties']['title']}'", namespace, metric, {dimension: resolved}, template, emitted, errors)
+                check_metric(f"dashboard '{widget['properties']['title']}'", namespace, metric, {dimension: resolved})
 
 
 def run_checks(template, facts, build_dir=None, built=False):
     errors = []
     check_functions(template, facts, errors, built)
-    for check in (check_policies, check_token_table, check_security_events_table, check_environment,
-                  check_routes, check_auth_environment, check_schedule, check_alarms):
+    for check in (check_policies, check_tables, check_environment, check_routes,
+                  check_auth_environment, check_schedule, check_alarms):
         check(template, facts, errors)
     for name in functions(template) if build_dir else ():
         bootstrap = os.path.join(build_dir, name, "bootstrap")
@@ -502,7 +475,11 @@ def main():
     parser.add_argument("--self-test", action="store_true")
     parser.add_argument("--paypulse", default=PAYPULSE, help="the built paypulse CLI, whose `deploy-facts` says what the code needs")
     arguments = parser.parse_args()
-    template, facts = load(arguments.template), deploy_facts(arguments.paypulse)
+    # cfn-lint's own reader gives short-form intrinsics (!Ref, !If, ...) in their long form.
+    template, problems = decode(arguments.template)
+    if problems:
+        sys.exit(f"check_template: {arguments.template}: {problems}")
+    facts = deploy_facts(arguments.paypulse)
     if arguments.self_test:
         errors, count = self_test(template, facts)
         summary = f"self-test: {count - len(errors)} of {count} breakages reported by their check"
