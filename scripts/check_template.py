@@ -1,16 +1,10 @@
 #!/usr/bin/env python3
 """Checks template.yaml against what the code says, for what cfn-lint and `sam validate --lint` do not catch.
 
-    check_template.py TEMPLATE [--build-dir .aws-sam/build] [--built]
-    check_template.py TEMPLATE --self-test   # each check must flag a broken copy
-    (needs the built CLI, .build/debug/paypulse, or --paypulse PATH)
-
-What the code says comes from `paypulse deploy-facts` (JSON printed from the Swift values: IAM per
-function and store, stores, variables read, table default name, the pace's meaning, the metrics);
-nothing here reads Swift. What else the template must hold, and the self-test's planted faults,
-are tables in check_template.yaml. cfn-lint and `sam validate --lint` run first
-(scripts/check-template.sh) and prove the template well formed; each check_* here proves what they
-cannot.
+What the code says comes from `paypulse deploy-facts` (JSON printed from the Swift values); nothing
+here reads Swift. What else the template must hold, and the self-test's planted faults, are tables
+in check_template.yaml. cfn-lint and `sam validate --lint` (scripts/check-template.sh) prove the
+template well formed; each check_* proves what they cannot, and --self-test that each can fail.
 """
 import argparse, copy, itertools, json, os, re, subprocess, sys, types
 
@@ -106,7 +100,6 @@ def deployed(template, **chosen):
 
 
 def token_store_choices(template):
-    """{choice: the template as deployed with TokenStore=choice}."""
     return {choice: deployed(template, TokenStore=choice)
             for choice in template.get("Parameters", {}).get("TokenStore", {}).get("AllowedValues", [])}
 
@@ -133,10 +126,8 @@ def normalized_condition(condition):
 
 
 def check_policies(template, facts, errors):
-    """Least privilege: under each TokenStore and AuthMode choice each function's inline statements grant what
-    `paypulse iam FUNCTION --store STORE` prints (without the JWT key under any mode but hs256: APIGatewayJWT's authorizer
-    or IssuerJWT's published keys verify, and no key secret is read), no more; and
-    user-profile, whatever its code says, reads no token value."""
+    """Least privilege: under each TokenStore and AuthMode, each function's inline statements grant
+    what `paypulse iam` prints, no more; whatever its code says, user-profile opens no token."""
     choices = token_store_choices(template)
     if set(choices) != set(SPEC.store_of_choice) or template["Parameters"]["TokenStore"].get("Default") != "SecretsManager":
         errors.append(f"TokenStore must allow {sorted(SPEC.store_of_choice)} and default to SecretsManager (today's store)")
@@ -169,8 +160,7 @@ def check_policies(template, facts, errors):
 
 
 def check_table(properties, label, errors, name, setup):
-    """A table as `paypulse setup` creates it (setup: its deploy/ file's requests), but for the
-    protection the template adds; the shape's lists of named items (by_name) compared by name."""
+    """A table as `paypulse setup` creates it (deploy/FILE), but for the template's protection."""
     spec = SPEC.tables[name]
     errors.extend(label + f"{name} declares {key}, which `paypulse setup` (deploy/{spec['file']}) does not"
                   for key in sorted(set(properties) - set(spec["shape"]) - set(spec["protection"])))
@@ -262,11 +252,8 @@ def check_environment(template, facts, errors):
 
 
 def check_routes(template, facts, errors):
-    """The three routes, each one AWS_PROXY integration (payload 2.0) on its function; under AuthMode=APIGatewayJWT
-    every route carries the JWT authorizer on the identity provider's issuer and audience; under PayPulseJWT and IssuerJWT
-    (the functions verify) no route has one and no authorizer is deployed (the modes' variables: check_auth_environment).
-    Nothing else reaches a function over HTTP: no SAM API event, no other route or integration, and API Gateway may invoke
-    each function only through its own route."""
+    """The routes, each one AWS_PROXY (2.0) integration on its function, with the JWT authorizer
+    under APIGatewayJWT only, never on Google's; no other route, integration, event, permission."""
     parameter = template["Parameters"].get("AuthMode", {})
     if parameter.get("Default") != "PayPulseJWT" or sorted(parameter.get("AllowedValues", [])) != sorted(SPEC.auth_modes):
         errors.append(f"AuthMode must allow {sorted(SPEC.auth_modes)} and default to PayPulseJWT (today's tokens)")
@@ -316,11 +303,8 @@ def check_routes(template, facts, errors):
 
 
 def check_auth_environment(template, facts, errors):
-    """Under each AuthMode, with IssuerJWT's optional parameters empty and set, each API function
-    runs with exactly the mode and its auth_environment's variables whose parameter is set (no key
-    variable but under hs256, issuer and audience from their parameters, PAYPULSE_JWT_JWKS_URL and
-    PAYPULSE_JWT_TOKEN_USE only under jwks and only when set), and the other functions with none but
-    those; the optional parameters default to empty."""
+    """Under each AuthMode, IssuerJWT's optional parameters (default: empty) empty and set, each API
+    function runs with exactly the mode and the auth_environment it sets, the others no more."""
     options, api = SPEC.issuer_option_values, set(ROUTES.values())
     for name, values in options.items():
         spec = template["Parameters"].get(name, {})
@@ -399,9 +383,7 @@ def check_alarms(template, facts, errors):
     refresh_namespace = emitted[0]["namespace"]
 
     def check_metric(label, namespace, metric, dimensions):
-        """One alarm's or dashboard line's metric must exist: the code's (one of the families
-        `paypulse deploy-facts` reads back from the lines the code emits, its dimensions and their
-        values exactly) or the platform's, on this stack."""
+        """The code's (a family `paypulse deploy-facts` reads back) or the platform's, here."""
         families = [family for family in emitted if family["namespace"] == namespace]
         if families:
             if not any(metric in family["names"] and dimensions == family["dimensions"] for family in families):
@@ -440,8 +422,7 @@ def run_checks(template, facts, build_dir=None, built=False):
 
 
 def self_test(template, facts):
-    """Each planted fault of check_template.yaml's self_test, of the template or of what the code
-    says, is reported by its check (a check that cannot fail proves nothing)."""
+    """Each planted fault is reported by its check (a check that cannot fail proves nothing)."""
     def plant(broken, changed, op, path, *values):
         keys = path.split("/") if isinstance(path, str) else path
         keys = [tuple(key) if isinstance(key, list) else key for key in keys]  # (Resource, store)
