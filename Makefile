@@ -68,9 +68,10 @@ test:
 # (scripts/lint-access.sh), no path that climbs above the repository (scripts/lint-paths.sh),
 # and what Linux
 # can check of the macOS build (platform spellings, library names, no apt-get). Each lint
-# that can proves first, with --self-test, that it fails on a planted fault. `make lint-size`
-# (scripts/lint-size.sh) holds scripts/' Python to the project rule's size (2,950 lines in all,
-# check_template.py 480); it joins lint once the Python is back under both limits (not yet).
+# that can proves first, with --self-test, that it fails on a planted fault. scripts/lint-size.sh
+# holds scripts/' Python to the project rule's size: check_template.py at most 480 lines, met
+# again and kept here; all of it at most 2,950 is `make lint-size`'s, which joins lint once met
+# (not yet: the bench's harness alone is 1,919 lines).
 lint:
 	scripts/check-layers.py --self-test
 	scripts/check-layers.py
@@ -87,6 +88,8 @@ lint:
 	scripts/lint-platforms.sh
 	scripts/embed-openapi.sh --check
 	scripts/mutants.py --check
+	scripts/lint-size.sh --self-test
+	scripts/lint-size.sh --template
 
 lint-size:
 	scripts/lint-size.sh --self-test

@@ -177,9 +177,10 @@ def check_table(properties, label, errors, name, setup):
 
 def check_tables(template, facts, errors):
     """The tables as `paypulse setup` creates them, names agreeing; the tokens table and key kept,
-    with `paypulse migrate`'s outputs, under the table choices only; the events table under all."""
+    with `paypulse migrate`'s outputs, under the table choices only; those named by a parameter
+    (the security events and request quotas tables) under all."""
     kept, outputs = set(SPEC.table_resources), SPEC.table_outputs
-    events = SPEC.tables["SecurityEventsTable"]
+    everywhere = {name: spec for name, spec in SPEC.tables.items() if "parameter" in spec}
     named, setups = {}, {}  # setup's two requests (deploy/FILE): their TableNames, the two as one
     for name, spec in SPEC.tables.items():
         with open(os.path.join(HERE, "..", "deploy", spec["file"]), encoding="utf-8") as handle:
@@ -188,13 +189,13 @@ def check_tables(template, facts, errors):
         named[name], setups[name] = [create["TableName"], update["TableName"]], {**create, **update}
     errors.extend(f"{name} must be kept (DeletionPolicy and UpdateReplacePolicy Retain): it holds or opens the grants" for name in sorted(kept)
                   if {template["Resources"].get(name, {}).get(policy) for policy in ("DeletionPolicy", "UpdateReplacePolicy")} != {"Retain"})
-    resource, parameter = template["Resources"].get("SecurityEventsTable", {}), events["parameter"]
-    if resource.get("Type") != "AWS::DynamoDB::Table" or resource.get("Properties", {}).get("TableName") != {"Ref": parameter}:
-        errors.append(f"SecurityEventsTable must be an AWS::DynamoDB::Table named by the {parameter} parameter")
-    default = template.get("Parameters", {}).get(parameter, {}).get("Default")
-    names = [default, *named["SecurityEventsTable"]]
-    if len(set(map(str, names))) != 1:
-        errors.append(f"the security events table's names (the {parameter} default, setup's two) {names} must agree")
+    for name, parameter in ((name, spec["parameter"]) for name, spec in everywhere.items()):
+        resource = template["Resources"].get(name, {})
+        if resource.get("Type") != "AWS::DynamoDB::Table" or resource.get("Properties", {}).get("TableName") != {"Ref": parameter}:
+            errors.append(f"{name} must be an AWS::DynamoDB::Table named by the {parameter} parameter")
+        names = [template.get("Parameters", {}).get(parameter, {}).get("Default"), *named[name]]
+        if len(set(map(str, names))) != 1:
+            errors.append(f"{name}'s names (the {parameter} default, setup's two) {names} must agree")
     choices = token_store_choices(template)
     for choice, resolved in choices.items():
         label, tables = f"TokenStore={choice}: ", choice in SPEC.table_choices
@@ -202,8 +203,7 @@ def check_tables(template, facts, errors):
         found = {name: resolved["Outputs"][name].get("Value") for name in outputs if name in resolved["Outputs"]}
         if present != (kept if tables else set()) or found != (outputs if tables else {}):
             errors.append(f"TokenStore={choice}: creates {sorted(present)}, outputs {found}: expected both and their outputs or none")
-        if "SecurityEventsTable" not in resolved["Resources"]:
-            errors.append(label + "no SecurityEventsTable: every AWS store keeps its security event ledger in it")
+        errors.extend(label + f"no {name}: every AWS store needs it" for name in everywhere if name not in resolved["Resources"])
         properties = resolved["Resources"].get("TokensTable", {}).get("Properties", {})
         names = [properties.get("TableName"), *named["TokensTable"], facts["tokens_table_default"]]
         if "TokensTable" in present and len(set(map(str, names))) != 1:
@@ -225,10 +225,10 @@ def check_tables(template, facts, errors):
     errors.extend(f"TokensKey's key policy names {statement.get('Principal')}: only the account (IAM grants each role its use)"
                   for statement in properties.get("KeyPolicy", {}).get("Statement", [])
                   if statement.get("Principal") != SPEC.key_principal)
-    for name, resource in functions(template).items():
-        value = variables_of(template, resource).get(events["variable"], {"Ref": "SecurityEventsTable"})
-        if value != {"Ref": "SecurityEventsTable"}:
-            errors.append(f"{name}: {events['variable']} is {value}, it must be !Ref SecurityEventsTable")
+    for (name, resource), (table, spec) in itertools.product(functions(template).items(), everywhere.items()):
+        value = variables_of(template, resource).get(spec["variable"], {"Ref": table})
+        if value != {"Ref": table}:
+            errors.append(f"{name}: {spec['variable']} is {value}, it must be !Ref {table}")
 
 
 def check_environment(template, facts, errors):

@@ -5,6 +5,8 @@
 # One line per limit exceeded says which, and by how much.
 #
 # Usage: scripts/lint-size.sh [--root DIR]   (default: this repository)
+#        scripts/lint-size.sh --template      (check_template.py's limit alone: the one met again,
+#                                              which `make lint` keeps; the total is `make lint-size`'s)
 #        scripts/lint-size.sh --self-test     (proves it fails on each limit exceeded by one line,
 #                                              and passes a tree exactly at both limits)
 set -euo pipefail
@@ -53,8 +55,9 @@ self_test() {
 case "${1:-}" in
   --self-test) self_test; exit ;;
   --root) found=$(lint "$2") ;;
+  --template) found=$(lint . | grep 'scripts/check_template.py' || true) ;;
   '') found=$(lint .) ;;
-  *) echo "usage: scripts/lint-size.sh [--root DIR] | --self-test" >&2; exit 64 ;;
+  *) echo "usage: scripts/lint-size.sh [--root DIR] | --template | --self-test" >&2; exit 64 ;;
 esac
 if [ -n "$found" ]; then
   echo "$found" >&2
