@@ -23,10 +23,13 @@ package enum AWSTestClients {
     /// moto handles one request at a time itself (scripts/moto-server.py), for every process.
     package static let transport: any HTTPTransport = CurlHTTPClient()
 
-    /// An AWS JSON client for `service` at `endpoint`.
+    /// An AWS JSON client for `service` at `endpoint`. Its attempt timeout is longer than any
+    /// wait the test moto's queue makes (one request at a time, for every suite at once): an
+    /// attempt timed out there is retried, and the retry of a compare-and-swap that had landed
+    /// then fails its condition, a loss the test did not plant. Tests of the timeout pass their own.
     package static func jsonClient(
         _ service: AWSService, endpoint: String, credentials: AWSCredentials = motoCredentials,
-        retryPolicy: RetryPolicy = quickRetries, timeout: Duration = .seconds(5), logger: Logger = Logger(label: "test")
+        retryPolicy: RetryPolicy = quickRetries, timeout: Duration = .seconds(60), logger: Logger = Logger(label: "test")
     ) throws -> AWSJSONClient {
         try AWSJSONClient(
             settings: .init(service: service, region: region, endpoint: endpoint, credentials: credentials),

@@ -57,6 +57,23 @@ package enum SpawnedProcess {
         }
         return Exit(waitStatus: status)
     }
+
+    /// ``run(_:environment:stdin:stdout:stderr:)`` waiting on a thread of its own: a test that
+    /// blocks in `waitpid` on one of the concurrency runtime's threads (one per CPU) stops
+    /// every other test from running meanwhile, so on two cores two such waits stall the suite.
+    package static func run(
+        _ binary: String, environment: [String: String], stdin: String, stdout: String, stderr: String
+    ) async throws -> Exit {
+        try await offThePool { try run(binary, environment: environment, stdin: stdin, stdout: stdout, stderr: stderr) }
+    }
+
+    /// `body`'s result, computed on a thread of its own rather than the caller's (for a call
+    /// that blocks, such as a wait for a child).
+    package static func offThePool<T: Sendable>(_ body: @escaping @Sendable () throws -> T) async throws -> T {
+        try await withCheckedThrowingContinuation { continuation in
+            Thread { continuation.resume(with: Result { try body() }) }.start()
+        }
+    }
 }
 
 extension SpawnedProcess {

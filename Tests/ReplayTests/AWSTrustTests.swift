@@ -28,11 +28,11 @@ struct AWSTrustTests {
         defer { relay.stop(); other.stop() }
         backend.environment["AWS_ENDPOINT_URL"] = relay.url
         let event = ReplayManifest.bytes("user-profile/v2-not-connected.json")
-        func profile(_ extra: [String: String]) throws -> FunctionProcess.Result {
-            try FunctionProcess.run("user-profile", event: event, environment: backend.environment.merging(extra) { $1 })
+        func profile(_ extra: [String: String]) async throws -> FunctionProcess.Result {
+            try await FunctionProcess.run("user-profile", event: event, environment: backend.environment.merging(extra) { $1 })
         }
 
-        let trusted = try profile(["AWS_CA_BUNDLE": relay.certificatePath])
+        let trusted = try await profile(["AWS_CA_BUNDLE": relay.certificatePath])
         #expect(trusted.stdout.contains(#""statusCode":200"#), "\(trusted.stdout) \(trusted.stderr.suffix(800))")
         #expect(relay.requests >= 2, "the users table and the grant were read through the TLS endpoint")
         for (why, extra) in [
@@ -41,10 +41,10 @@ struct AWSTrustTests {
             // PAYPULSE_CA_BUNDLE is what Google's calls trust; AWS_CA_BUNDLE replaces it for AWS.
             ("another CA for AWS, this one for the rest", ["AWS_CA_BUNDLE": other.certificatePath, "PAYPULSE_CA_BUNDLE": relay.certificatePath]),
         ] {
-            let refused = try profile(extra)
+            let refused = try await profile(extra)
             #expect(refused.stdout.contains(#""statusCode":503"#), "\(why): \(refused.stdout)")
         }
-        let unreadable = try profile(["AWS_CA_BUNDLE": "/nonexistent/ca.pem"])
+        let unreadable = try await profile(["AWS_CA_BUNDLE": "/nonexistent/ca.pem"])
         #expect(unreadable.status != 0 && unreadable.stderr.contains("AWS_CA_BUNDLE"), "\(unreadable.stderr.suffix(400))")
     }
 
@@ -124,7 +124,7 @@ struct AWSTrustTests {
             plain["GOOGLE_REVOKE_ENDPOINT"] = google.revokeEndpoint
             plain["GOOGLE_RISC_CONFIGURATION_URL"] = google.riscConfigurationURL
             let googlePort = try #require(URL(string: google.revokeEndpoint)?.port)
-            let connect = try FunctionProcess.run(
+            let connect = try await FunctionProcess.run(
                 "store-tokens", event: ReplayManifest.bytes("store-tokens/v2-json-first-connection.json"), environment: plain
             )
             #expect(connect.stdout.contains(#""statusCode":201"#), "\(connect.stdout) \(connect.stderr.suffix(600))")

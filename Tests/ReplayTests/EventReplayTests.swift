@@ -62,7 +62,7 @@ private func replay(_ replayCase: ReplayManifest.Case, on backend: ReplayBackend
     backend.environment["GOOGLE_RISC_CONFIGURATION_URL"] = google.riscConfigurationURL
     for name in replayCase.before {
         let earlier = try #require(ReplayManifest.named(name), "unknown case \(name)")
-        let result = try FunctionProcess.run(earlier.function, event: eventBytes(earlier.event), environment: backend.environment.merging(issuer?.environment ?? [:]) { $1 })
+        let result = try await FunctionProcess.run(earlier.function, event: eventBytes(earlier.event), environment: backend.environment.merging(issuer?.environment ?? [:]) { $1 })
         #expect(result.status == 0, "set-up case \(name) failed: \(result.stderr)")
     }
 
@@ -75,7 +75,7 @@ private func replay(_ replayCase: ReplayManifest.Case, on backend: ReplayBackend
     }
     environment.merge(issuer?.environment ?? [:]) { $1 }
     let started = Date()
-    let result = try FunctionProcess.run(replayCase.function, event: eventBytes(replayCase.event), environment: environment)
+    let result = try await FunctionProcess.run(replayCase.function, event: eventBytes(replayCase.event), environment: environment)
     let finished = Date()
 
     #expect(result.exitedNormally, "killed by signal \(result.status)")

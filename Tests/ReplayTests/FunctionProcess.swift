@@ -16,7 +16,14 @@ enum FunctionProcess {
     /// The folder holding the built executables.
     static var binaryDirectory: URL { BuiltExecutables.directory }
 
-    static func run(_ function: String, event: Data, environment: [String: String]) throws -> Result {
+    /// Runs `function` on `event`, waiting on a thread of its own (``SpawnedProcess/offThePool(_:)``).
+    static func run(_ function: String, event: Data, environment: [String: String]) async throws -> Result {
+        try await SpawnedProcess.offThePool { try runBlocking(function, event: event, environment: environment) }
+    }
+
+    /// ``run(_:event:environment:)`` blocking the calling thread: for callers that are not on the
+    /// concurrency runtime's threads (a scripted server's handler).
+    static func runBlocking(_ function: String, event: Data, environment: [String: String]) throws -> Result {
         let binary = binaryDirectory.appendingPathComponent(function)
         guard FileManager.default.isExecutableFile(atPath: binary.path) else {
             throw ReplayError("\(binary.path) is not built; run `swift build` first (make test does)")
@@ -41,7 +48,7 @@ enum FunctionProcess {
     }
 
     /// Runs the built `paypulse` CLI with `arguments` and only `environment`.
-    static func cli(_ arguments: [String], environment: [String: String]) throws -> Result {
+    static func cli(_ arguments: [String], environment: [String: String]) async throws -> Result {
         let scratch = FileManager.default.temporaryDirectory.appendingPathComponent("cli-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: scratch, withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(at: scratch) }
@@ -49,7 +56,7 @@ enum FunctionProcess {
         let running = try SpawnedProcess.Running.start(
             [binaryDirectory.appendingPathComponent("paypulse").path] + arguments, environment: environment, stdoutPath: output, stderrPath: errors
         )
-        let exit = try running.wait()
+        let exit = try await SpawnedProcess.offThePool { try running.wait() }
         return Result(
             stdout: (try? String(contentsOfFile: output, encoding: .utf8)) ?? "", stderr: (try? String(contentsOfFile: errors, encoding: .utf8)) ?? "",
             status: exit.status ?? exit.signal ?? -1, exitedNormally: exit.status != nil

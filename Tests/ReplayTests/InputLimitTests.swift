@@ -17,7 +17,7 @@ struct InputLimitTests {
         let scanner = SecretScanner.forEvents(cases.map(\.bytes))
         var tally = Tally()
         for limitCase in cases {
-            let result = try FunctionProcess.run(limitCase.function, event: limitCase.bytes, environment: backend.environment)
+            let result = try await FunctionProcess.run(limitCase.function, event: limitCase.bytes, environment: backend.environment)
             try check(result, limitCase)
             tally.scan(result.stdout, source: "\(limitCase): stdout", with: scanner)
             tally.scan(result.stderr, source: "\(limitCase): stderr", with: scanner)

@@ -25,8 +25,8 @@ struct JWKSInteropTests {
         return backend
     }
 
-    private static func profile(_ token: String, _ environment: [String: String]) throws -> FunctionProcess.Result {
-        try FunctionProcess.run("user-profile", event: try profileEvent(bearer: token), environment: environment)
+    private static func profile(_ token: String, _ environment: [String: String]) async throws -> FunctionProcess.Result {
+        try await FunctionProcess.run("user-profile", event: try profileEvent(bearer: token), environment: environment)
     }
 
     private static func claims(_ fields: [String: any Sendable]) -> [String: any Sendable] {
@@ -51,24 +51,24 @@ struct JWKSInteropTests {
         environment["PAYPULSE_AUTH_MODE"] = "jwks"
         environment["PAYPULSE_JWT_JWKS_URL"] = server.url + "/jwks.json"
 
-        func status(_ token: String, _ settings: [String: String]) throws -> (Int?, String) {
-            let result = try Self.profile(token, environment.merging(settings) { $1 })
+        func status(_ token: String, _ settings: [String: String]) async throws -> (Int?, String) {
+            let result = try await Self.profile(token, environment.merging(settings) { $1 })
             let status = result.stdout.firstMatch(of: /"statusCode":(\d+)/).flatMap { Int($0.1) }
             return (status, result.stdout + result.stderr.suffix(600))
         }
         let cognito = ["PAYPULSE_JWT_ISSUER": pool, "PAYPULSE_JWT_AUDIENCE": client]
-        let idToken = try status(signed.tokens[0], cognito)
+        let idToken = try await status(signed.tokens[0], cognito)
         #expect(idToken.0 == 200, "Cognito ID token: \(idToken.1)")
-        #expect(try status(signed.tokens[1], cognito).0 == 200, "Cognito access token")
+        #expect(try await status(signed.tokens[1], cognito).0 == 200, "Cognito access token")
         let accessOnly = cognito.merging(["PAYPULSE_JWT_TOKEN_USE": "access"]) { $1 }
-        #expect(try status(signed.tokens[1], accessOnly).0 == 200)
-        #expect(try status(signed.tokens[0], accessOnly).0 == 401, "an ID token where access tokens are required")
-        #expect(try status(signed.tokens[1], ["PAYPULSE_JWT_ISSUER": pool, "PAYPULSE_JWT_AUDIENCE": "another-client"]).0 == 401)
+        #expect(try await status(signed.tokens[1], accessOnly).0 == 200)
+        #expect(try await status(signed.tokens[0], accessOnly).0 == 401, "an ID token where access tokens are required")
+        #expect(try await status(signed.tokens[1], ["PAYPULSE_JWT_ISSUER": pool, "PAYPULSE_JWT_AUDIENCE": "another-client"]).0 == 401)
 
         let project = ["PAYPULSE_JWT_ISSUER": firebase, "PAYPULSE_JWT_AUDIENCE": "paypulse-demo"]
-        #expect(try status(signed.tokens[2], project).0 == 200, "Firebase ID token")
-        #expect(try status(signed.tokens[3], project).0 == 401, "auth_time in the future")
-        #expect(try status(signed.tokens[2], cognito).0 == 401, "another issuer's token under the same keys")
+        #expect(try await status(signed.tokens[2], project).0 == 200, "Firebase ID token")
+        #expect(try await status(signed.tokens[3], project).0 == 401, "auth_time in the future")
+        #expect(try await status(signed.tokens[2], cognito).0 == 401, "another issuer's token under the same keys")
     }
 
     @Test("discovery: PAYPULSE_JWT_ISSUER alone finds the keys; a warm process fetches them once; HS256 is refused")
@@ -88,7 +88,7 @@ struct JWKSInteropTests {
         #expect(issuerServer.requests.map(\.target) == ["/.well-known/openid-configuration", "/jwks.json"], "one discovery and one key fetch for three invocations")
 
         let hs256 = try #require(JWKSReplay.bearerTokens(in: ReplayManifest.bytes("user-profile/v2-not-connected.json")).first)
-        let refused = try Self.profile(hs256, environment)
+        let refused = try await Self.profile(hs256, environment)
         #expect(refused.stdout.contains(#""statusCode":401"#), "\(refused.stdout)")
     }
 
@@ -102,7 +102,7 @@ struct JWKSInteropTests {
             "PAYPULSE_AUTH_MODE": "jwks", "PAYPULSE_JWT_ISSUER": "https://issuer.example", "PAYPULSE_JWT_AUDIENCE": "paypulse-ios",
             "PAYPULSE_JWT_JWKS_URL": "http://127.0.0.1:\(try RefusingLoopbackPort.make())/jwks.json",
         ]) { $1 }
-        let result = try Self.profile(signed.tokens[0], environment)
+        let result = try await Self.profile(signed.tokens[0], environment)
         #expect(result.stdout.contains(#""statusCode":503"#) && result.stdout.contains("upstream_unavailable"), "\(result.stdout)")
         #expect(result.stderr.contains("issuer keys unavailable"), "the reason is logged for operators")
     }

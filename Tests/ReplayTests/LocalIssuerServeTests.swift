@@ -33,7 +33,7 @@ struct LocalIssuerServeTests {
         let environment = ["PAYPULSE_STORE": "embedded", "PAYPULSE_STATE_DIR": server.stateDirectory, "HOME": NSTemporaryDirectory()]
         var tokens: [String] = []
         for alg in ["ES256", "RS256"] {
-            let minted = try FunctionProcess.cli(["jwt", "--alg", alg, "--sub", "ios-dev"], environment: environment)
+            let minted = try await FunctionProcess.cli(["jwt", "--alg", alg, "--sub", "ios-dev"], environment: environment)
             #expect(minted.status == 0, "\(alg): \(minted.stderr)")
             let token = minted.stdout.trimmingCharacters(in: .whitespacesAndNewlines)
             tokens.append(token)
@@ -45,7 +45,7 @@ struct LocalIssuerServeTests {
             #expect(profile.bodyText.contains("Ios Dev"))
         }
 
-        let shared = try FunctionProcess.cli(["jwt", "--sub", "ios-dev"], environment: environment)
+        let shared = try await FunctionProcess.cli(["jwt", "--sub", "ios-dev"], environment: environment)
         #expect(shared.status == 0, "\(shared.stderr)")
         let refused = try await get(server.baseURL + "/v1/user/me", bearer: shared.stdout.trimmingCharacters(in: .whitespacesAndNewlines))
         #expect(refused.status == 401, "an HS256 token is not the issuer's: \(refused.status)")
@@ -61,9 +61,9 @@ struct LocalIssuerServeTests {
     }
 
     @Test("paypulse jwt --alg RS256 on a state directory no serve --issuer has used fails and says what to start")
-    func noIssuerYet() throws {
+    func noIssuerYet() async throws {
         let empty = FileManager.default.temporaryDirectory.appendingPathComponent("paypulse-no-issuer-\(UUID().uuidString)").path
-        let minted = try FunctionProcess.cli(
+        let minted = try await FunctionProcess.cli(
             ["jwt", "--alg", "RS256", "--sub", "ios-dev"], environment: ["PAYPULSE_STORE": "embedded", "PAYPULSE_STATE_DIR": empty, "HOME": NSTemporaryDirectory()]
         )
         #expect(minted.status != 0)

@@ -55,7 +55,7 @@ struct RISCTransmitterReceiverTests {
             let server = try ScriptedHTTPServer { index, request in
                 do {
                     let event = try SecurityEventReceiverTests.event(body: String(decoding: request.body, as: UTF8.self))
-                    let result = try FunctionProcess.run("security-events", event: event, environment: environment)
+                    let result = try FunctionProcess.runBlocking("security-events", event: event, environment: environment)
                     logs.append(result.stderr)
                     let response = (try? JSONSerialization.jsonObject(with: Data(result.stdout.utf8))) as? [String: Any]
                     return .respond(status: answer(index, response?["statusCode"] as? Int ?? 500), body: response?["body"] as? String ?? "")

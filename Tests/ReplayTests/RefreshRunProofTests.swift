@@ -54,7 +54,7 @@ struct RefreshRunProofTests {
             )
         }
 
-        let run = try FunctionProcess.run("token-refresh", event: Data(Self.scheduled.utf8), environment: environment)
+        let run = try await FunctionProcess.run("token-refresh", event: Data(Self.scheduled.utf8), environment: environment)
         #expect(run.exitedNormally && run.status == 0, "stderr: \(run.stderr.suffix(800))")
         let summary = try JSONDecoder().decode(RefreshSummary.self, from: Data(run.stdout.utf8))
         #expect(summary.due == Self.grants && summary.refreshed == Self.grants - 2)
@@ -73,7 +73,7 @@ struct RefreshRunProofTests {
 
         // The next run skips the two unread and calls Google for nobody.
         let calls = google.tokenCalls
-        let next = try FunctionProcess.run("token-refresh", event: Data(Self.scheduled.utf8), environment: environment)
+        let next = try await FunctionProcess.run("token-refresh", event: Data(Self.scheduled.utf8), environment: environment)
         let nextSummary = try JSONDecoder().decode(RefreshSummary.self, from: Data(next.stdout.utf8))
         #expect(next.status == 0 && nextSummary.skipped == 2 && nextSummary.due == 0 && google.tokenCalls == calls)
 
@@ -82,7 +82,7 @@ struct RefreshRunProofTests {
         google.addGrant(refreshToken: unverified)
         _ = try await vault.store(IncomingTokens(accessToken: "ya29.proof-again", refreshToken: unverified, expiresIn: 30, scopes: [GmailScopes.readonly]), for: UserID("proof-again")!)
         google.deleteClient()
-        let failed = try FunctionProcess.run("token-refresh", event: Data(Self.scheduled.utf8), environment: environment)
+        let failed = try await FunctionProcess.run("token-refresh", event: Data(Self.scheduled.utf8), environment: environment)
         #expect(failed.exitedNormally && failed.status != 0 && failed.stdout.isEmpty)
         #expect(failed.stderr.contains("deleted_client") && failed.stderr.lowercased().contains("critical"))
         #expect(try await vault.current(of: UserID("proof-again")!)?.tokenSet.status == .active)

@@ -71,24 +71,24 @@ struct SecurityEventReceiverTests {
         }
 
         /// Posts `token` to the built function; its status code and body.
-        func post(_ token: String, environment: [String: String]? = nil) throws -> (status: Int, body: String) {
-            let result = try FunctionProcess.run("security-events", event: try SecurityEventReceiverTests.event(body: token), environment: environment ?? self.environment)
+        func post(_ token: String, environment: [String: String]? = nil) async throws -> (status: Int, body: String) {
+            let result = try await FunctionProcess.run("security-events", event: try SecurityEventReceiverTests.event(body: token), environment: environment ?? self.environment)
             #expect(result.status == 0, "\(result.stderr)")
             let answer = try #require(try JSONSerialization.jsonObject(with: Data(result.stdout.utf8)) as? [String: Any])
             return (answer["statusCode"] as? Int ?? 0, answer["body"] as? String ?? "")
         }
 
         /// What fresh-token answers for user `index`: the error code, or `served`.
-        func freshToken(_ index: Int) throws -> String {
-            let result = try FunctionProcess.run("fresh-token", event: Data(#"{"user_id":"\#(user(index).rawValue)"}"#.utf8), environment: environment)
+        func freshToken(_ index: Int) async throws -> String {
+            let result = try await FunctionProcess.run("fresh-token", event: Data(#"{"user_id":"\#(user(index).rawValue)"}"#.utf8), environment: environment)
             let answer = (try? JSONSerialization.jsonObject(with: Data(result.stdout.utf8))) as? [String: Any]
             return answer?["error"] as? String ?? (answer?["access_token"] != nil ? "served" : "unreadable: \(result.stdout)")
         }
 
         /// Runs the built token-refresh once; its summary.
-        func refreshRun() throws -> [String: Any] {
+        func refreshRun() async throws -> [String: Any] {
             let event = ReplayManifest.bytes("samples/scheduled-event.json")
-            let result = try FunctionProcess.run("token-refresh", event: event, environment: environment)
+            let result = try await FunctionProcess.run("token-refresh", event: event, environment: environment)
             #expect(result.status == 0, "\(result.stderr)")
             return (try? JSONSerialization.jsonObject(with: Data(result.stdout.utf8))) as? [String: Any] ?? [:]
         }
@@ -139,39 +139,39 @@ struct SecurityEventReceiverTests {
         world.google.publishRISCKeys(signed.jwks, issuer: Self.issuer)
 
         // account-disabled: the shared account's two grants, at once everywhere.
-        #expect(try world.post(signed.tokens[0]).status == 202)
+        #expect(try await world.post(signed.tokens[0]).status == 202)
         for index in 0..<2 {
             #expect(try await world.state(index) == .disabled)
-            #expect(try world.freshToken(index) == "disabled")
+            #expect(try await world.freshToken(index) == "disabled")
         }
         #expect(try await world.state(2) == .connected)
-        let run = try world.refreshRun()
+        let run = try await world.refreshRun()
         #expect(run["refreshed"] as? Int == 1, "only the other account's grant: \(run)")
         for index in 0..<2 { #expect(world.google.refreshCount(for: world.token(index)) == 0) }
 
         // account-enabled: still not connected until the refresh run hears Google.
-        #expect(try world.post(signed.tokens[1]).status == 202)
+        #expect(try await world.post(signed.tokens[1]).status == 202)
         for index in 0..<2 { #expect(try await world.state(index) == .disabled) }
-        #expect(try world.refreshRun()["refreshed"] as? Int == 2)
+        #expect(try await world.refreshRun()["refreshed"] as? Int == 2)
         for index in 0..<2 {
             #expect(try await world.state(index) == .connected)
-            #expect(try world.freshToken(index) == "served")
+            #expect(try await world.freshToken(index) == "served")
         }
 
         // tokens-revoked: revoked at once, and the run leaves them alone.
-        #expect(try world.post(signed.tokens[2]).status == 202)
+        #expect(try await world.post(signed.tokens[2]).status == 202)
         for index in 0..<2 {
             #expect(try await world.state(index) == .revoked)
-            #expect(try world.freshToken(index) == "revoked")
+            #expect(try await world.freshToken(index) == "revoked")
         }
 
         // Events that change nothing, then account-purged of the other account.
         let before = try await world.values()
-        for token in signed.tokens[4...6] { #expect(try world.post(token).status == 202) }
+        for token in signed.tokens[4...6] { #expect(try await world.post(token).status == 202) }
         #expect(try await world.values() == before)
-        #expect(try world.post(signed.tokens[3]).status == 202)
+        #expect(try await world.post(signed.tokens[3]).status == 202)
         #expect(try await world.state(2) == .scheduledForDeletion)
-        #expect(try world.freshToken(2) == "not_connected")
+        #expect(try await world.freshToken(2) == "not_connected")
         #expect(world.google.revokeCalls == 0, "a purge asks Google nothing")
     }
 
@@ -194,18 +194,18 @@ struct SecurityEventReceiverTests {
         ])
         world.google.publishRISCKeys(signed.jwks, issuer: Self.issuer)
 
-        #expect(try world.post(signed.tokens[0]).status == 202)
+        #expect(try await world.post(signed.tokens[0]).status == 202)
         #expect(try await world.state(1) == .revoked)
-        #expect(try world.freshToken(1) == "revoked")
+        #expect(try await world.freshToken(1) == "revoked")
         #expect(try await world.state(0) == .connected, "the same Google account's other grant holds another token")
-        #expect(try world.refreshRun()["refreshed"] as? Int == 2)
+        #expect(try await world.refreshRun()["refreshed"] as? Int == 2)
         #expect(world.google.refreshCount(for: world.token(1)) == 0)
 
-        #expect(try world.post(signed.tokens[1]).status == 202)
+        #expect(try await world.post(signed.tokens[1]).status == 202)
         #expect(try await world.state(2) == .revoked)
-        #expect(try world.freshToken(2) == "revoked")
+        #expect(try await world.freshToken(2) == "revoked")
         #expect(try await world.state(0) == .connected)
-        #expect(try world.freshToken(0) == "served")
+        #expect(try await world.freshToken(0) == "served")
     }
 
     @Test("the same jti delivered again acts once: a reconnect after tokens-revoked is not revoked again", arguments: backends)
@@ -214,7 +214,7 @@ struct SecurityEventReceiverTests {
         defer { world.google.stop(); world.backend.cleanUp() }
         let signed = try PyJWTIssuer.sign([PyJWTIssuer.Token(claims: Self.claims(Self.oauth + "tokens-revoked", world.shared, jti: "jti-\(UUID())"), alg: "RS256")])
         world.google.publishRISCKeys(signed.jwks, issuer: Self.issuer)
-        #expect(try world.post(signed.tokens[0]).status == 202)
+        #expect(try await world.post(signed.tokens[0]).status == 202)
         #expect(try await world.state(0) == .revoked)
         world.google.addGrant(refreshToken: "1//risc-again", scope: FakeGoogleGrantSpec.signInWithGmailScope, account: FakeGoogleAccount(subject: world.shared))
         _ = try await world.vault.store(
@@ -222,7 +222,7 @@ struct SecurityEventReceiverTests {
             for: world.user(0)
         )
         #expect(try await world.state(0) == .connected)
-        #expect(try world.post(signed.tokens[0]).status == 202)
+        #expect(try await world.post(signed.tokens[0]).status == 202)
         #expect(try await world.state(0) == .connected, "the redelivered event acted again")
         #expect(try await world.state(1) == .revoked)
     }
@@ -257,14 +257,14 @@ struct SecurityEventReceiverTests {
         ]
         let before = try await world.values()
         for (token, err) in forged {
-            let (status, body) = try world.post(token)
+            let (status, body) = try await world.post(token)
             #expect(status == 400, "\(err): \(body)")
             let object = (try? JSONSerialization.jsonObject(with: Data(body.utf8))) as? [String: String]
             #expect(object?["err"] == err && object?["description"]?.isEmpty == false, "\(body)")
         }
         #expect(try await world.values() == before)
         // The control: the genuine token acts.
-        #expect(try world.post(signed.tokens[0]).status == 202)
+        #expect(try await world.post(signed.tokens[0]).status == 202)
         #expect(try await world.state(0) == .disabled)
     }
 
@@ -276,10 +276,10 @@ struct SecurityEventReceiverTests {
         world.google.publishRISCKeys(signed.jwks, issuer: Self.issuer)
         var unreachable = try ReplayBackend.unreachableAWSEnvironment()
         for key in ["GOOGLE_TOKEN_ENDPOINT", "GOOGLE_REVOKE_ENDPOINT", "GOOGLE_RISC_CONFIGURATION_URL"] { unreachable[key] = world.environment[key] }
-        let (status, _) = try world.post(signed.tokens[0], environment: unreachable)
+        let (status, _) = try await world.post(signed.tokens[0], environment: unreachable)
         #expect(status == 503)
         // Delivered again once the store is back, it acts.
-        #expect(try world.post(signed.tokens[0]).status == 202)
+        #expect(try await world.post(signed.tokens[0]).status == 202)
         #expect(try await world.state(0) == .revoked)
         #expect(try await world.state(1) == .revoked)
     }

@@ -28,7 +28,7 @@ struct SecurityEventsSetupCommandTests {
         let client = try AWSTestClients.dynamoDB(endpoint: server.endpoint)
         let ledger = DynamoDBSecurityEventLedger(client: client, table: table)
         for run in 0..<2 {
-            let setup = try FunctionProcess.cli(["setup", "--store", store], environment: environment)
+            let setup = try await FunctionProcess.cli(["setup", "--store", store], environment: environment)
             #expect(setup.status == 0, "\(setup.stderr)")
             #expect(setup.stdout.contains("security events table \(table) (time to live on expires_at)"), "\(setup.stdout)")
             if run == 0 { try await ledger.record("evt-1", until: Date().addingTimeInterval(3_600)) }
@@ -38,12 +38,12 @@ struct SecurityEventsSetupCommandTests {
     }
 
     @Test("--store embedded creates no table")
-    func embeddedHasNothingToCreate() throws {
+    func embeddedHasNothingToCreate() async throws {
         let directory = FileManager.default.temporaryDirectory.appendingPathComponent("setup-embedded-\(UUID().uuidString)").path
         defer { try? FileManager.default.removeItem(atPath: directory) }
         var environment = ReplayBackend.baseEnvironment()
         environment["PAYPULSE_STATE_DIR"] = directory
-        let setup = try FunctionProcess.cli(["setup", "--store", "embedded"], environment: environment)
+        let setup = try await FunctionProcess.cli(["setup", "--store", "embedded"], environment: environment)
         #expect(setup.status == 0, "\(setup.stderr)")
         #expect(setup.stdout.contains("nothing to create"), "\(setup.stdout)")
     }

@@ -84,9 +84,9 @@ struct ServeAuthModesTests {
     }
 
     @Test("paypulse jwt under jwks or apigateway says who signs the app's tokens, and how to get one here")
-    func jwtNamesTheSigner() throws {
+    func jwtNamesTheSigner() async throws {
         for (mode, signer) in [("jwks", "identity provider"), ("apigateway", "API Gateway")] {
-            let minted = try FunctionProcess.cli(["jwt", "--sub", "ios-dev"], environment: [
+            let minted = try await FunctionProcess.cli(["jwt", "--sub", "ios-dev"], environment: [
                 "PAYPULSE_STORE": "embedded", "PAYPULSE_STATE_DIR": NSTemporaryDirectory() + "paypulse-jwt-\(UUID().uuidString)",
                 "HOME": NSTemporaryDirectory(), "PAYPULSE_AUTH_MODE": mode, "PAYPULSE_JWT_ISSUER": "https://issuer.example", "PAYPULSE_JWT_AUDIENCE": Self.audience,
             ])

@@ -36,7 +36,7 @@ struct ServeReplayTests {
                 functionEnvironment["PAYPULSE_STATE_DIR"] = server.stateDirectory
                 functionEnvironment["GOOGLE_TOKEN_ENDPOINT"] = server.baseURL + "/fake-google/token"
                 functionEnvironment["GOOGLE_REVOKE_ENDPOINT"] = server.baseURL + "/fake-google/revoke"
-                let result = try FunctionProcess.run(earlier.function, event: ReplayManifest.bytes(earlier.event), environment: functionEnvironment)
+                let result = try await FunctionProcess.run(earlier.function, event: ReplayManifest.bytes(earlier.event), environment: functionEnvironment)
                 #expect(result.status == 0, "set-up case \(name) failed: \(result.stderr.suffix(500))")
             }
         }

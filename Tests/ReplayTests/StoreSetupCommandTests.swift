@@ -17,7 +17,7 @@ struct StoreSetupCommandTests {
         var environment = try await Self.environment(on: server, kms: kms, table: "setup-tokens")
 
         for _ in 0..<2 {
-            let setup = try FunctionProcess.cli(["setup", "--store", "dynamodb"], environment: environment)
+            let setup = try await FunctionProcess.cli(["setup", "--store", "dynamodb"], environment: environment)
             #expect(setup.status == 0, "\(setup.stderr)")
             #expect(setup.stdout.contains("token table setup-tokens"))
         }
@@ -27,7 +27,7 @@ struct StoreSetupCommandTests {
         }
 
         environment["PAYPULSE_STORE"] = "dynamodb"
-        let migrate = try FunctionProcess.cli(["migrate", "--from", "secretsmanager", "--to", "dynamodb"], environment: environment)
+        let migrate = try await FunctionProcess.cli(["migrate", "--from", "secretsmanager", "--to", "dynamodb"], environment: environment)
         #expect(migrate.status == 0, "\(migrate.stderr)")
         let report = try JSONSerialization.jsonObject(with: Data(migrate.stdout.utf8)) as? [String: Any]
         #expect(report?["copied"] as? Int == 5)
@@ -54,7 +54,7 @@ struct StoreSetupCommandTests {
         environment["PAYPULSE_STORE"] = "dynamodb"
 
         // 20 creates at 20 writes/s take about a second: several lines at 0.1 s apart.
-        let migrate = try FunctionProcess.cli(
+        let migrate = try await FunctionProcess.cli(
             ["migrate", "--from", "secretsmanager", "--to", "dynamodb", "--progress-every", "0.1", "--writes-per-second", "20"], environment: environment
         )
         #expect(migrate.status == 0, "\(migrate.stderr)")
@@ -67,11 +67,11 @@ struct StoreSetupCommandTests {
 
         // A cursor a line printed resumes the run; one of another run or a damaged one is refused.
         let cursor = try #require(lines.first.flatMap { $0.components(separatedBy: "--resume-from ").last })
-        let resumed = try FunctionProcess.cli(["migrate", "--from", "secretsmanager", "--to", "dynamodb", "--resume-from", cursor], environment: environment)
+        let resumed = try await FunctionProcess.cli(["migrate", "--from", "secretsmanager", "--to", "dynamodb", "--resume-from", cursor], environment: environment)
         #expect(resumed.status == 0, "\(resumed.stderr)")
-        let foreign = try FunctionProcess.cli(["migrate", "--from", "dynamodb", "--to", "secretsmanager", "--resume-from", cursor], environment: environment)
+        let foreign = try await FunctionProcess.cli(["migrate", "--from", "dynamodb", "--to", "secretsmanager", "--resume-from", cursor], environment: environment)
         #expect(foreign.status != 0 && foreign.stderr.contains("--resume-from: this cursor is of another run"), "\(foreign.stderr)")
-        let damaged = try FunctionProcess.cli(["migrate", "--from", "secretsmanager", "--to", "dynamodb", "--resume-from", "x.y!"], environment: environment)
+        let damaged = try await FunctionProcess.cli(["migrate", "--from", "secretsmanager", "--to", "dynamodb", "--resume-from", "x.y!"], environment: environment)
         #expect(damaged.status != 0 && damaged.stderr.contains("--resume-from: not a cursor that migrate printed"), "\(damaged.stderr)")
         withExtendedLifetime(server) {}
     }
@@ -109,14 +109,14 @@ struct StoreSetupCommandTests {
         let copiedFirst = try #require(first?["copied"] as? Int)
         #expect(copiedFirst > 0 && copiedFirst < grants, "interrupted after \(copiedFirst) of \(grants)")
 
-        let resumed = try FunctionProcess.cli(["migrate", "--from", "secretsmanager", "--to", "dynamodb", "--resume-from", cursor], environment: environment)
+        let resumed = try await FunctionProcess.cli(["migrate", "--from", "secretsmanager", "--to", "dynamodb", "--resume-from", cursor], environment: environment)
         #expect(resumed.status == 0, "\(resumed.stderr)")
         let second = try JSONSerialization.jsonObject(with: Data(resumed.stdout.utf8)) as? [String: Any]
         // The resumed run starts at the cursor's page (everything before it was copied) and
         // finds the copies of that page made before the signal unchanged: each grant is
         // copied once over both runs, and a full run then finds every grant in place.
         #expect((second?["copied"] as? Int ?? 0) + copiedFirst == grants, "\(resumed.stdout)")
-        let check = try FunctionProcess.cli(["migrate", "--from", "secretsmanager", "--to", "dynamodb"], environment: environment)
+        let check = try await FunctionProcess.cli(["migrate", "--from", "secretsmanager", "--to", "dynamodb"], environment: environment)
         let final = try JSONSerialization.jsonObject(with: Data(check.stdout.utf8)) as? [String: Any]
         #expect(final?["unchanged"] as? Int == grants, "\(check.stdout)")
         withExtendedLifetime(server) {}
@@ -142,7 +142,8 @@ struct StoreSetupCommandTests {
         let server = try await MotoServer.launchPrivate()
         let kms = KMSClient(client: try AWSTestClients.jsonClient(.kms, endpoint: server.endpoint))
         let environment = try await Self.environment(on: server, kms: kms, table: table)
-        #expect(try FunctionProcess.cli(["setup", "--store", "dynamodb"], environment: environment).status == 0)
+        let setup = try await FunctionProcess.cli(["setup", "--store", "dynamodb"], environment: environment)
+        #expect(setup.status == 0)
         return (server, environment)
     }
 }
