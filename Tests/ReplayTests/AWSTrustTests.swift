@@ -59,7 +59,7 @@ struct AWSTrustTests {
             defer { endpoint.stop() }
             backend.environment["AWS_ENDPOINT_URL"] = endpoint.url
             backend.environment["AWS_CA_BUNDLE"] = endpoint.certificatePath
-            let run = try LambdaLoopRun.run("user-profile", events: Array(repeating: event, count: invocations), environment: backend.environment)
+            let run = try await LambdaLoopRun.run("user-profile", events: Array(repeating: event, count: invocations), environment: backend.environment)
             #expect(run.posted.count == invocations && run.posted.allSatisfy { $0.contains(#""statusCode":200"#) }, "\(run.posted) \(run.stderr.suffix(600))")
             seen.append((invocations, endpoint.connections, endpoint.requests))
         }
@@ -90,7 +90,7 @@ struct AWSTrustTests {
             backend.environment["AWS_CA_BUNDLE"] = aws.certificatePath
             backend.environment["GOOGLE_TOKEN_ENDPOINT"] = googleTLS.url + "/token"
             backend.environment["PAYPULSE_CA_BUNDLE"] = googleTLS.certificatePath
-            let run = try LambdaLoopRun.run("store-tokens", events: Array(repeating: event, count: invocations), environment: backend.environment)
+            let run = try await LambdaLoopRun.run("store-tokens", events: Array(repeating: event, count: invocations), environment: backend.environment)
             #expect(run.posted.count == invocations && run.posted.allSatisfy { $0.contains(#""statusCode":201"#) }, "\(run.posted) \(run.stderr.suffix(600))")
             seen.append((aws.connections, googleTLS.connections, googleTLS.requests))
         }
@@ -137,7 +137,7 @@ struct AWSTrustTests {
                 environment["GOOGLE_REVOKE_ENDPOINT"] = googleTLS.url + "/revoke"
                 environment["PAYPULSE_CA_BUNDLE"] = googleTLS.certificatePath
             }
-            let run = try LambdaLoopRun.run(function, events: Array(repeating: ReplayManifest.bytes(event), count: invocations), environment: environment)
+            let run = try await LambdaLoopRun.run(function, events: Array(repeating: ReplayManifest.bytes(event), count: invocations), environment: environment)
             #expect(
                 run.posted.count == invocations && run.posted.first?.contains(#""statusCode":\#(status)"#) == true
                     && run.posted.dropFirst().allSatisfy { $0.contains(#""statusCode":\#(later)"#) },

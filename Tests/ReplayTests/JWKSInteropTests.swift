@@ -83,7 +83,7 @@ struct JWKSInteropTests {
         var environment = backend.environment
         environment.merge(["PAYPULSE_AUTH_MODE": "jwks", "PAYPULSE_JWT_ISSUER": issuerServer.url, "PAYPULSE_JWT_AUDIENCE": "paypulse-ios"]) { $1 }
         let event = try Self.profileEvent(bearer: signed.tokens[0])
-        let run = try LambdaLoopRun.run("user-profile", events: [event, event, event], environment: environment)
+        let run = try await LambdaLoopRun.run("user-profile", events: [event, event, event], environment: environment)
         #expect(run.posted.count == 3 && run.posted.allSatisfy { $0.contains(#""statusCode":200"#) }, "\(run.posted) \(run.stderr.suffix(800))")
         #expect(issuerServer.requests.map(\.target) == ["/.well-known/openid-configuration", "/jwks.json"], "one discovery and one key fetch for three invocations")
 

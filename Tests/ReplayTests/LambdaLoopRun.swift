@@ -12,7 +12,7 @@ enum LambdaLoopRun {
         var stderr: String
     }
 
-    static func run(_ function: String, events: [Data], environment: [String: String]) throws -> Result {
+    static func run(_ function: String, events: [Data], environment: [String: String]) async throws -> Result {
         let queue = EventQueue(events)
         let api = try ScriptedHTTPServer { _, request in
             if request.target.hasSuffix("/runtime/invocation/next") {
@@ -47,17 +47,18 @@ enum LambdaLoopRun {
         )
 
         // Wait until every event was answered (or the process gave up); a generous hang
-        // guard, not a timing assertion.
+        // guard, not a timing assertion. Asleep between looks, so the concurrency runtime's
+        // thread serves other tests meanwhile.
         let guardDeadline = Date().addingTimeInterval(600)
         func answered() -> Int { api.requests.filter { $0.method == "POST" && !$0.target.hasSuffix("/init/error") }.count }
         var ended = try process.exitIfEnded() != nil
         while answered() < events.count, !ended, Date() < guardDeadline {
-            Thread.sleep(forTimeInterval: 0.05)
+            try await Task.sleep(for: .milliseconds(50))
             ended = try process.exitIfEnded() != nil
         }
         if !ended {
             process.terminate()
-            _ = try process.wait()
+            _ = try await SpawnedProcess.offThePool { try process.wait() }
         }
         return Result(
             posted: api.requests.filter { $0.method == "POST" }.map { String(decoding: $0.body, as: UTF8.self) },

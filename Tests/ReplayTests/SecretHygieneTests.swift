@@ -48,7 +48,7 @@ struct SecretHygieneTests {
         #expect(scanner.secrets.contains(google.clientID))
         var tally = Tally()
         for function in Self.functions {
-            let result = try LambdaLoopRun.run(function, events: inputs.map(\.bytes), environment: environment)
+            let result = try await LambdaLoopRun.run(function, events: inputs.map(\.bytes), environment: environment)
             #expect(result.posted.count == inputs.count, "\(function) answered \(result.posted.count) of \(inputs.count) invocations")
             if logFormat == "JSON" {
                 #expect(result.stderr.contains(#""requestId""#), "\(function) wrote JSON log lines")
