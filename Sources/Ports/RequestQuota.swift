@@ -47,4 +47,15 @@ package struct QuotaRule: Sendable, Equatable {
 
     /// When a kept record of `uses` can go: when its newest use leaves the window.
     package func expiry(of uses: [Double]) -> Double { (uses.max() ?? 0) + span }
+
+    /// How every store keeps a user's uses: whole milliseconds since 1970, space-separated.
+    package static func text(of uses: [Double]) -> String {
+        uses.map { String(Int64(($0 * 1000).rounded())) }.joined(separator: " ")
+    }
+
+    /// The uses (seconds since 1970) ``text(of:)`` wrote; `nil` for text it did not write.
+    package static func uses(from text: String) -> [Double]? {
+        let words = text.split(separator: " "), milliseconds = words.compactMap { Int64($0) }
+        return milliseconds.count == words.count ? milliseconds.map { Double($0) / 1000 } : nil
+    }
 }

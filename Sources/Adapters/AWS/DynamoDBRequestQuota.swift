@@ -61,7 +61,7 @@ package struct DynamoDBRequestQuota: RequestQuota {
     /// another take got there first.
     private func swap(user: String, uses: [Double], after version: Int64?) async throws -> Bool {
         let item: DynamoDBItem = [
-            Self.userAttribute: .string(user), "uses": .string(uses.map { String(Int64(($0 * 1000).rounded())) }.joined(separator: " ")),
+            Self.userAttribute: .string(user), "uses": .string(QuotaRule.text(of: uses)),
             "version": .integer((version ?? 0) + 1), Self.expiresAtAttribute: .integer(Int64(rule.expiry(of: uses).rounded(.up))),
         ]
         let condition = version == nil ? "attribute_not_exists(#user)" : "#version = :version"
@@ -83,10 +83,9 @@ package struct DynamoDBRequestQuota: RequestQuota {
         guard let version = item["version"]?.integerValue, let text = item["uses"]?.stringValue else {
             throw StoreError.corrupt.with(message: "the request quota item of \(user) lacks its uses or version")
         }
-        let words = text.split(separator: " "), milliseconds = words.compactMap { Int64($0) }
-        guard milliseconds.count == words.count else {
+        guard let uses = QuotaRule.uses(from: text) else {
             throw StoreError.corrupt.with(message: "the request quota item of \(user) holds a use that is not a time")
         }
-        return (milliseconds.map { Double($0) / 1000 }, version)
+        return (uses, version)
     }
 }

@@ -1,7 +1,7 @@
 import PayPulsePorts
 
 /// The ``RequestQuota`` in the embedded SQLite file: the `request_quotas` table, one row per
-/// user (its counted uses' times, space-separated). A take reads, decides and writes in one
+/// user (its counted uses' times, as ``QuotaRule/text(of:)`` writes them). A take reads, decides and writes in one
 /// write transaction, so two processes on the file count each use once; a refused take
 /// writes nothing. Each taken use also deletes a few rows whose window has passed, so the
 /// table holds about the users of the last minute without a sweeper.
@@ -28,8 +28,7 @@ package struct EmbeddedRequestQuota: RequestQuota {
         let rule = self.rule
         return try await database.write { connection in
             let text = try connection.queryFirst("SELECT uses FROM request_quotas WHERE user_id = ?1", [.text(user)]) { $0.text(0) }
-            let words = (text ?? "").split(separator: " "), uses = words.compactMap { Double($0) }
-            guard uses.count == words.count else {
+            guard let uses = QuotaRule.uses(from: text ?? "") else {
                 throw StoreError.corrupt.with(message: "the request quota row of \(user) holds a use that is not a time")
             }
             let (decision, kept) = rule.decide(uses: uses, at: now)
@@ -39,7 +38,7 @@ package struct EmbeddedRequestQuota: RequestQuota {
                 INSERT INTO request_quotas (user_id, uses, expires_at) VALUES (?1, ?2, ?3)
                 ON CONFLICT (user_id) DO UPDATE SET uses = excluded.uses, expires_at = excluded.expires_at
                 """,
-                [.text(user), .text(kept.map { String($0) }.joined(separator: " ")), .real(rule.expiry(of: kept))]
+                [.text(user), .text(QuotaRule.text(of: kept)), .real(rule.expiry(of: kept))]
             )
             try connection.run(
                 """

@@ -74,8 +74,8 @@ enum EmbeddedSchema {
             received_at REAL NOT NULL
         );
 
-        -- Each user's counted store-tokens posts (EmbeddedRequestQuota): their times, seconds
-        -- since 1970, space-separated, oldest first, kept until the newest leaves the window
+        -- Each user's counted store-tokens posts (EmbeddedRequestQuota): their times, whole
+        -- milliseconds since 1970, space-separated, oldest first, kept until the newest leaves the window
         -- (expires_at); expired rows are pruned a few at a time, found through the index.
         CREATE TABLE IF NOT EXISTS request_quotas (
             user_id    TEXT PRIMARY KEY NOT NULL,
