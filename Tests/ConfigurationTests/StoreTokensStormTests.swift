@@ -12,7 +12,10 @@ import Testing
 
 /// One user's storm of store-tokens posts beside other users connecting, through the real
 /// store-tokens composition (its ``RequestQuota`` in the store, Google in memory counting every
-/// proof): on the embedded store, and on Secrets Manager with the quota in DynamoDB on moto.
+/// proof): on the embedded store, and on Secrets Manager with the quota in DynamoDB on a moto
+/// of its own. The storm's eight posts in flight would fill the shared moto's one-at-a-time
+/// queue, and other suites' built functions (five seconds an AWS attempt, as deployed) then
+/// time out in it.
 @Suite("One user's storm of store-tokens posts never reaches the others or Google")
 struct StoreTokensStormTests {
     static let stormUser = "storm-user", stormToken = "1//storm"
@@ -56,19 +59,22 @@ struct StormBench {
     let google = InMemoryGoogleOAuth()
     let handler: @Sendable (APIRequest, InvocationContext) async -> APIResponse
     let minter: DevelopmentTokenMinter
+    /// The storm's own moto, kept running while the bench lives.
+    let moto: MotoServer?
 
     init(store: String) async throws {
         var environment = ["PAYPULSE_STORE": store, "PAYPULSE_JWT_SECRET_ID": Self.jwtSecretID]
-        if store == "embedded" {
-            environment["PAYPULSE_STATE_DIR"] = FileManager.default.temporaryDirectory.appendingPathComponent("storm-\(UUID().uuidString)").path
-        } else {
+        moto = store == "embedded" ? nil : try await MotoServer.launchPrivate()
+        if let moto {
             environment.merge([
                 "AWS_REGION": AWSTestClients.region, "AWS_ACCESS_KEY_ID": "testing", "AWS_SECRET_ACCESS_KEY": "testing",
-                "AWS_ENDPOINT_URL": try await MotoServer.shared().endpoint,
+                "AWS_ENDPOINT_URL": moto.endpoint,
                 "REQUEST_QUOTAS_TABLE": "quotas-\(UUID().uuidString.lowercased())",
                 "GOOGLE_CLIENT_ID_SECRET_ID": "storm/\(UUID().uuidString.lowercased())/google-client-id",
             ]) { $1 }
             environment["PAYPULSE_JWT_SECRET_ID"] = "storm/\(UUID().uuidString.lowercased())/jwt-key"
+        } else {
+            environment["PAYPULSE_STATE_DIR"] = FileManager.default.temporaryDirectory.appendingPathComponent("storm-\(UUID().uuidString)").path
         }
         let configuration = try AppConfiguration.fromEnvironment(environment)
         let plain = try Assembly.build(configuration: configuration, logger: Logger(label: "storm") { _ in SwiftLogNoOpLogHandler() })
