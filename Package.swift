@@ -38,8 +38,11 @@ let package = Package(
         .package(url: "https://github.com/apple/swift-log.git", from: "1.16.2"),
         .package(url: "https://github.com/apple/swift-argument-parser.git", from: "1.8.2"),
         .package(url: "https://github.com/vapor/jwt-kit.git", from: "5.8.0"),
-        // The local development server only (`paypulse serve`); no function links it.
-        .package(url: "https://github.com/hummingbird-project/hummingbird.git", from: "2.28.1"),
+        // The local development server only (`paypulse serve`); no function links it. Without
+        // its default traits: we use neither swift-configuration nor its URL-encoded forms, and
+        // SwiftPM 6.1 orders two traits' defines at random on each plan, so every other
+        // command would recompile Hummingbird's modules for nothing.
+        .package(url: "https://github.com/hummingbird-project/hummingbird.git", from: "2.28.1", traits: []),
         .package(url: "https://github.com/apple/swift-nio.git", from: "2.101.2"),
         .package(url: "https://github.com/apple/swift-http-types.git", from: "1.8.0"),
         .package(url: "https://github.com/swift-server/swift-service-lifecycle.git", from: "2.13.0"),

@@ -223,11 +223,11 @@ def main() -> int:
     # a suite that fails anyway, or that matches no test, proves nothing.
     union = '|'.join(sorted({m.tests for m in chosen}))
     baseline_log = out / 'baseline.log'
-    outcome, seconds = run(['swift', 'test', '--skip-build', '--filter', union], env, args.timeout * 2, baseline_log)
+    outcome, seconds = run(['scripts/swift-test.sh', '--filter', union], env, args.timeout * 2, baseline_log)
     if outcome != 'passed':
         print(f'mutants: with no mutant active the suites {outcome} ({baseline_log})', file=sys.stderr)
         return 1
-    listed = subprocess.run(['swift', 'test', 'list', '--skip-build'], cwd=ROOT, env=env, capture_output=True, text=True).stdout
+    listed = subprocess.run(['scripts/swift-test.sh', '--list-tests'], cwd=ROOT, env=env, capture_output=True, text=True).stdout
     unmatched = [m.ident for m in chosen if not re.search(m.tests, listed)]
     if unmatched:
         print(f'mutants: tests: names no test for {", ".join(unmatched)}', file=sys.stderr)
@@ -237,7 +237,7 @@ def main() -> int:
     results: list[tuple[Mutant, str]] = []
     for mutant in chosen:
         log = out / f'{mutant.ident}.log'
-        outcome, seconds = run(['swift', 'test', '--skip-build', '--filter', mutant.tests],
+        outcome, seconds = run(['scripts/swift-test.sh', '--filter', mutant.tests],
                                {**env, 'PAYPULSE_MUTANT': mutant.ident}, args.timeout, log)
         verdict = {'failed': 'killed', 'timeout': 'killed (timeout)', 'passed': 'SURVIVED'}[outcome]
         if outcome == 'passed' and not ran_tests(log):
