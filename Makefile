@@ -37,7 +37,9 @@ STAGE = scripts/timed-stage.sh
 # but the soak, as `make unit`), then the soak alone. Work that mostly waits runs beside
 # other work (scripts/in-background.sh): the static release build and the SAM CLI's
 # install beside the suites, the template's checks and the capacity model (cfn-lint, sam,
-# moto) beside the deploy proofs.
+# moto) beside the deploy proofs, and the short benchmark (one CPU; it asserts nothing)
+# beside the mutants and the fuzzers, on binaries already built: the release build's, and a
+# copy of the CLI, since the mutants' build relinks .build's while the benchmark runs.
 # A stage named after a background job is the time the run still waited for it.
 BACKGROUND = scripts/in-background.sh
 test:
@@ -56,9 +58,11 @@ test:
 	$(STAGE) test-deploy $(MAKE) test-deploy
 	$(STAGE) check-template $(BACKGROUND) wait check-template
 	$(STAGE) capacity $(BACKGROUND) wait capacity
-	$(STAGE) bench-quick $(MAKE) bench-quick
+	@mkdir -p .build-bench/cli && cp .build/debug/paypulse .build-bench/cli/
+	@$(BACKGROUND) start bench-quick $(MAKE) bench-quick BENCH_CLI=.build-bench/cli
 	$(STAGE) mutants-sample $(MAKE) mutants-sample
 	$(STAGE) fuzz env FUZZ_SCRATCH=.build $(MAKE) fuzz
+	$(STAGE) bench-quick $(BACKGROUND) wait bench-quick
 	@$(STAGE) --table
 
 # Source lints, seconds and no build: the layer order of Package.swift's header against
@@ -165,13 +169,16 @@ bench:
 	python3 scripts/bench/auth_cost.py --bin-dir .build-lambda/release
 
 # Both modes: plain HTTP on loopback, then HTTPS through nginx (the release build is done once:
-# the second run takes the first's binaries).
+# the second run takes the first's binaries). BENCH_CLI names a built `paypulse` to use, and
+# then the release build is taken as built too: no SwiftPM runs.
+BENCH_CLI_FLAG = $(if $(BENCH_CLI),--cli-dir $(BENCH_CLI))
 bench-quick:
-	scripts/bench/run.sh --quick --out .build-bench/quick $(if $(PEER),--peer $(PEER))
+	scripts/bench/run.sh --quick --out .build-bench/quick $(BENCH_CLI_FLAG) $(if $(BENCH_CLI),--bin-dir .build-lambda/release) \
+		$(if $(PEER),--peer $(PEER))
 	scripts/bench/run.sh --quick --tls --only warm,refresh --refresh-sides swift$(if $(PEER),$(strip ,)python --peer $(PEER)) \
-		--bin-dir .build-lambda/release --out .build-bench/quick-tls
+		--bin-dir .build-lambda/release $(BENCH_CLI_FLAG) --out .build-bench/quick-tls
 	scripts/ensure-deps.sh --with-pyjwt
-	python3 scripts/bench/auth_cost.py --bin-dir .build-lambda/release --runs 9
+	python3 scripts/bench/auth_cost.py --bin-dir .build-lambda/release $(BENCH_CLI_FLAG) --runs 9
 
 # The capacity and cost model (docs/operating.md, "Capacity and cost"): counts each operation's AWS
 # calls against a moto_server of its own, prints the table, writes CAPACITY_OUT/capacity.{md,svg}.

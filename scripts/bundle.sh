@@ -45,11 +45,19 @@ fi
 
 # One build: the first product compiles every module; the others only link their main.
 . scripts/lambda-build-flags.sh
+bin_dir=$(swift build "${lambda_build_flags[@]}" --show-bin-path)
+# An executable newer than every source and build setting is taken as built: SwiftPM plans
+# again (5 to 10 s) whenever its environment differs from its last command's, as under
+# `sam build`, which calls this once per function.
 for f in "${functions[@]}"; do
+  if [ -x "$bin_dir/$f" ] && [ -z "$(find Sources Package.swift scripts/lambda-build-flags.sh -newer "$bin_dir/$f" -print -quit)" ]; then
+    echo "bundle.sh: $f is built (release, one static executable, libcurl $(basename "$lambda_curl"))" >&2
+    continue
+  fi
   echo "bundle.sh: building $f (release, one static executable, libcurl $(basename "$lambda_curl"))" >&2
   swift build "${lambda_build_flags[@]}" --product "$f" >&2
+  touch "$bin_dir/$f"  # built from the sources as they are, even where nothing was relinked
 done
-bin_dir=$(swift build "${lambda_build_flags[@]}" --show-bin-path)
 
 bundles="$scratch/bundles"
 mkdir -p "$bundles"

@@ -13,11 +13,13 @@
 # PAYPULSE_CURL_STATIC (so it calls libcurl rather than dlopen()ing it), and the linker gets
 # libcurl.a and what it needs (OpenSSL's static libraries). Name lookups: glibc has had its
 # `files` and `dns` sources built in since 2.34, which is all a static executable uses.
+# No debug information (-gnone): the bundles are stripped of it anyway, and without it the
+# build takes 22% less CPU here (329 against 422 CPU-seconds from clean, 2026-11-28).
 # Usage: . scripts/lambda-build-flags.sh && swift build "${lambda_build_flags[@]}" [--product F]
 lambda_scratch=${PAYPULSE_LAMBDA_SCRATCH:-.build-lambda}
 lambda_curl=$(scripts/build-libcurl.sh)
 lambda_build_flags=(
-  -c release -Xswiftc -static-executable --scratch-path "$lambda_scratch"
+  -c release -Xswiftc -static-executable -Xswiftc -gnone --scratch-path "$lambda_scratch"
   -Xcc -DPAYPULSE_CURL_STATIC -Xcc -I"$lambda_curl/include"
   -Xlinker "$lambda_curl/lib/libcurl.a"
 )
