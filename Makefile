@@ -24,7 +24,7 @@ serve: deps
 	PAYPULSE_STATE_DIR=$(STATE_DIR) .build/debug/paypulse serve $(SERVE_FLAGS)
 
 demo: deps
-	$(SWIFT) build --product paypulse
+	SWIFT=$(SWIFT) scripts/build-product.sh paypulse
 	PAYPULSE_STATE_DIR=$(STATE_DIR) .build/debug/paypulse demo
 
 # Everything CI runs: the suites, the soak, the deploy proofs (bundles in a chroot and under
@@ -34,27 +34,28 @@ demo: deps
 # Each stage is timed; the table of their times ends the output (scripts/timed-stage.sh).
 STAGE = scripts/timed-stage.sh
 # The suites run once: `make check`'s fast ones, then the slow ones it leaves (every suite
-# but the soak, as `make unit`), then the soak alone. Work that mostly waits runs beside
-# other work (scripts/in-background.sh): the static release build and the SAM CLI's
-# install beside the suites, the template's checks and the capacity model (cfn-lint, sam,
-# moto) beside the deploy proofs, and the short benchmark (one CPU; it asserts nothing)
-# beside the mutants and the fuzzers, on binaries already built: the release build's, and a
-# copy of the CLI, since the mutants' build relinks .build's while the benchmark runs.
+# but the soak, as `make unit`), then the soak after them. Other work runs beside the stages
+# where CPU is left (scripts/in-background.sh): the static release build (about one CPU)
+# and the SAM CLI's install from the start, beside the suites; the template's checks and the
+# capacity model beside the soak, which runs for a set time and leaves a third of a CPU; the
+# short benchmark (one CPU; it asserts nothing) beside the mutants and the fuzzers, on
+# binaries already built: the release build's, and a copy of the CLI, since the mutants'
+# build relinks .build's while the benchmark runs.
 # A stage named after a background job is the time the run still waited for it.
 BACKGROUND = scripts/in-background.sh
 test:
 	@$(STAGE) --reset
-	$(STAGE) check $(MAKE) check
-	$(STAGE) demo $(MAKE) demo
 	@$(BACKGROUND) start bundles $(MAKE) bundles
 	@$(BACKGROUND) start sam scripts/ensure-sam.sh
+	$(STAGE) check $(MAKE) check
+	$(STAGE) demo $(MAKE) demo
 	$(STAGE) slow-suites $(MAKE) slow-suites
 	$(STAGE) contract $(MAKE) contract
-	$(STAGE) soak $(MAKE) soak-run
 	$(STAGE) bundles $(BACKGROUND) wait bundles
 	$(STAGE) sam $(BACKGROUND) wait sam
 	@$(BACKGROUND) start check-template $(MAKE) check-template
 	@$(BACKGROUND) start capacity $(MAKE) capacity CAPACITY_OUT=.build/capacity
+	$(STAGE) soak $(MAKE) soak-run
 	$(STAGE) test-deploy $(MAKE) test-deploy
 	$(STAGE) check-template $(BACKGROUND) wait check-template
 	$(STAGE) capacity $(BACKGROUND) wait capacity
@@ -185,7 +186,7 @@ bench-quick:
 CAPACITY_OUT ?= docs/perf
 capacity: deps
 	scripts/ensure-deps.sh --with-moto
-	$(SWIFT) build --product capacity
+	SWIFT=$(SWIFT) scripts/build-product.sh capacity
 	mkdir -p $(CAPACITY_OUT)
 	.build/debug/capacity $(CAPACITY_OUT)
 

@@ -22,7 +22,7 @@ step "sam validate --lint"
 sam validate --lint --template-file template.yaml
 
 step "swift build --product paypulse (check_template.py asks \`paypulse deploy-facts\` what the code says)"
-swift build --product paypulse >/dev/null
+scripts/build-product.sh paypulse 2>/dev/null
 
 step "check_template.py --self-test"
 "$venv/bin/python" scripts/check_template.py template.yaml --self-test

@@ -203,7 +203,9 @@ def main() -> int:
     out.mkdir(parents=True, exist_ok=True)
     env = dict(os.environ)
     env.pop('PAYPULSE_MUTANT', None)
-    # Every mutant is planted in one build: restore the sources however the run ends.
+    # Every chosen mutant is planted in one build (only their files: fewer modules recompile
+    # for a sample): restore the sources however the run ends.
+    plans = locate(chosen)
     for signum in (signal.SIGINT, signal.SIGTERM, signal.SIGHUP):
         signal.signal(signum, lambda *_: sys.exit(130))
     try:

@@ -58,8 +58,8 @@ fi
 moto=${PAYPULSE_TEST_MOTO_ENDPOINT:?test-bundles-chroot: no moto_server endpoint}
 # The developer CLI (debug build, outside the chroot) seeds the store and checks each answer
 # with the replay tests' matcher (`paypulse seed`, `paypulse match-response`).
-swift build --product paypulse >&2
-paypulse="$(swift build --show-bin-path)/paypulse"
+scripts/build-product.sh paypulse
+paypulse="$PWD/.build/debug/paypulse"
 # The client ID seeded, which the stand-in for Google accepts.
 client_id=bundle-test-client.apps.googleusercontent.com
 

@@ -3,7 +3,8 @@
 # inside the SAM CLI (samcli/local/rapid/aws-lambda-rie-x86_64; no Docker needed), on
 # loopback ports: several invocations in one process, malformed events and a failing
 # handler reported through /error, a start-up failure through /runtime/init/error.
-# The checks are in scripts/bundle_rie_test.py. Run scripts/bundle.sh first.
+# The checks are the suite BundleEmulatorTests (Tests/ReplayTests), which runs only when
+# this names the emulator and the bundles. Run scripts/bundle.sh first.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -16,5 +17,5 @@ rie=$(find "$venv"/lib/python3*/site-packages/samcli/local/rapid -name "aws-lamb
 [ -n "$rie" ] || { echo "test-bundles-rie: no aws-lambda-rie-$(uname -m) in $venv" >&2; exit 1; }
 [ -x "$rie" ] || chmod +x "$rie"
 # The developer CLI seeds the store and checks the answers (`paypulse seed`, `match-response`).
-swift build --product paypulse >&2
-python3 scripts/bundle_rie_test.py "$rie" "$bundles" "$(swift build --show-bin-path)/paypulse"
+scripts/build-product.sh --tests  # with the CLI
+PAYPULSE_RIE="$rie" PAYPULSE_BUNDLES="$(cd "$bundles" && pwd)" scripts/swift-test.sh --filter BundleEmulatorTests

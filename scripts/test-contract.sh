@@ -18,7 +18,7 @@ python3 scripts/check-openapi.py
 scripts/embed-openapi.sh --check
 scripts/generate-client.sh --check
 
-swift build --product paypulse -q
+scripts/build-product.sh paypulse 2>/dev/null
 
 # One schemathesis pass against a built `paypulse serve` on a fresh embedded store.
 # $1: hs256 (the development key's token) or jwks (`serve --issuer`, an ES256 token from
