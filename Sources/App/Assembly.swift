@@ -140,6 +140,27 @@ package struct Assembly: Sendable {
         HTTPIssuerKeySource(location: .riscConfiguration(configuration.google.riscConfigurationURL), transport: transport, logger: logger)
     }
 
+    /// Where the grants' lifecycle events go: the EventBridge bus `PAYPULSE_EVENT_BUS` (none
+    /// when it is not set), or the embedded store's events table.
+    /// - Parameter metrics: where each publishing attempt's counts go.
+    package func lifecyclePublisher(metrics: any MetricsSink) throws -> LifecyclePublisher? {
+        let bus: any LifecycleEventBus
+        if let aws = configuration.aws {
+            guard let name = configuration.eventBus else { return nil }
+            bus = EventBridgeBus(client: try client(.eventBridge, aws.eventBridgeEndpoint, "AWS_ENDPOINT_URL_EVENTBRIDGE", aws), bus: name)
+        } else {
+            bus = EmbeddedLifecycleEvents(database: try embedded())
+        }
+        return LifecyclePublisher(
+            bus: wrappers.events(bus), metrics: metrics, logger: logger, failingSpan: Double(configuration.refreshFailingDays) * 86_400
+        )
+    }
+
+    /// The embedded store's events table, for the developer tools that list it; `nil` on AWS.
+    package func embeddedLifecycleEvents() throws -> EmbeddedLifecycleEvents? {
+        configuration.aws == nil ? EmbeddedLifecycleEvents(database: try embedded()) : nil
+    }
+
     /// Every store at once, for the developer tools that use them all (`paypulse`, `serve`).
     package func backends() throws -> Backends {
         Backends(secrets: try secretStore(), grants: try grantStore(), users: try userDirectory())
@@ -193,6 +214,8 @@ package struct PortWrappers: Sendable {
     package var ledger: @Sendable (any SecurityEventLedger) -> any SecurityEventLedger = { $0 }
     /// Around each ``RequestQuota``.
     package var quota: @Sendable (any RequestQuota) -> any RequestQuota = { $0 }
+    /// Around (or instead of) each ``LifecycleEventBus``.
+    package var events: @Sendable (any LifecycleEventBus) -> any LifecycleEventBus = { $0 }
     /// Around (or instead of) each ``GoogleOAuth``.
     package var google: @Sendable (any GoogleOAuth) -> any GoogleOAuth = { $0 }
 

@@ -17,10 +17,10 @@ extension Assembly {
     /// - Throws: ``ConfigurationError`` or a store's error when a part cannot be built.
     package func eventHandlers(for name: HandlerName, metrics: any MetricsSink = StandardErrorMetricsSink()) async throws -> EventHandlers {
         switch name {
-        case .storeTokens: try await storeTokens()
+        case .storeTokens: try await storeTokens(metrics: metrics)
         case .userProfile: try await userProfile()
-        case .disconnect: try await disconnect()
-        case .freshToken: try freshToken()
+        case .disconnect: try await disconnect(metrics: metrics)
+        case .freshToken: try freshToken(metrics: metrics)
         case .tokenRefresh: try tokenRefresh(metrics: metrics)
         case .securityEvents: try securityEvents(metrics: metrics)
         }
@@ -41,15 +41,16 @@ extension Assembly {
     /// `TokenVault.store`: read; create, or restore and mark; replace (then, on a store that
     /// tags apart from the value, the state, to re-tag if overtaken); each post counted first.
     static let storeTokensReach = FunctionOperations(
-        grants: [.read, .create, .restore, .mark, .replace, .state], readsUsers: false, secrets: [.jwtKey, .googleClientID], countsPosts: true
+        grants: [.read, .create, .restore, .mark, .replace, .state], readsUsers: false, secrets: [.jwtKey, .googleClientID], countsPosts: true,
+        publishesEvents: true
     )
 
-    private func storeTokens() async throws -> EventHandlers {
+    private func storeTokens(metrics: any MetricsSink) async throws -> EventHandlers {
         let secrets = try secretStore(), grants = try grantStore(), google = googleOAuth()
         let guardian = try await requestGuard(secrets)
         let clients = CachedGoogleClients(secrets: secrets, secretID: configuration.google.clientIDSecretID)
         let verifier = GrantVerifier(google: google, clients: { try await clients.value() }, health: OAuthClientHealth(google: google))
-        let vault = TokenVault(grants: grants, digester: { try await clients.value().tokenDigester })
+        let vault = TokenVault(grants: grants, digester: { try await clients.value().tokenDigester }, events: try lifecyclePublisher(metrics: metrics))
         let handler = StoreTokensHandler(guardian: guardian, quota: try requestQuota(), vault: vault, verifier: verifier)
         return EventHandlers(http: handler.handle)
     }
@@ -65,26 +66,33 @@ extension Assembly {
     }
 
     /// `TokenVault.current` and `.disconnect`: read, mark revoked by a replace (or re-tag a
-    /// set already revoked), delete.
-    static let disconnectReach = FunctionOperations(grants: [.read, .replace, .mark, .delete, .state], readsUsers: false, secrets: [.jwtKey])
+    /// set already revoked), delete (once its event is out).
+    static let disconnectReach = FunctionOperations(
+        grants: [.read, .replace, .mark, .delete, .state], readsUsers: false, secrets: [.jwtKey], publishesEvents: true
+    )
 
-    private func disconnect() async throws -> EventHandlers {
+    private func disconnect(metrics: any MetricsSink) async throws -> EventHandlers {
         let grants = try grantStore()
         let secrets = try secretStore()
         let guardian = try await requestGuard(secrets)
         let handler = DisconnectHandler(
-            guardian: guardian, vault: TokenVault(grants: grants), google: googleOAuth(), recoveryWindowDays: configuration.disconnectRecoveryDays
+            guardian: guardian, vault: TokenVault(grants: grants, events: try lifecyclePublisher(metrics: metrics)), google: googleOAuth(),
+            recoveryWindowDays: configuration.disconnectRecoveryDays
         )
         return EventHandlers(http: handler.handle)
     }
 
     /// `TokenRefresher.freshTokenSet`: read, and replace when due.
-    static let freshTokenReach = FunctionOperations(grants: [.read, .replace, .state], readsUsers: false, secrets: [.googleClientID])
+    /// With events pending, publish them first (and delete a disconnected grant they held).
+    static let freshTokenReach = FunctionOperations(
+        grants: [.read, .replace, .state, .delete], readsUsers: false, secrets: [.googleClientID], publishesEvents: true
+    )
 
-    private func freshToken() throws -> EventHandlers {
+    private func freshToken(metrics: any MetricsSink) throws -> EventHandlers {
         let clients = CachedGoogleClients(secrets: try secretStore(), secretID: configuration.google.clientIDSecretID)
+        let vault = TokenVault(grants: try grantStore(), digester: { try await clients.value().tokenDigester }, events: try lifecyclePublisher(metrics: metrics))
         let refresher = TokenRefresher(
-            vault: TokenVault(grants: try grantStore(), digester: { try await clients.value().tokenDigester }), google: googleOAuth(),
+            vault: vault, google: googleOAuth(),
             clients: { try await clients.value() },
             windowSeconds: configuration.refresh.windowSeconds
         )
@@ -92,9 +100,10 @@ extension Assembly {
     }
 
     /// `RefreshJob` (listDue) and `TokenRefresher.refreshIfDue`: read, replace, or mark a
-    /// grant Google refused.
+    /// grant Google refused; the outbox's sweep, which deletes a disconnected grant once its
+    /// event is out.
     static let tokenRefreshReach = FunctionOperations(
-        grants: [.listDue, .read, .replace, .mark, .state], readsUsers: false, secrets: [.googleClientID]
+        grants: [.listDue, .read, .replace, .mark, .state, .delete], readsUsers: false, secrets: [.googleClientID], publishesEvents: true
     )
 
     /// A job per run: the client IDs are read once per run, so a rotated secret is picked up
@@ -102,10 +111,11 @@ extension Assembly {
     private func tokenRefresh(metrics: any MetricsSink) throws -> EventHandlers {
         let secrets = try secretStore(), grants = try grantStore(), google = googleOAuth(), settings = configuration.refresh
         let clientIDSecret = configuration.google.clientIDSecretID
+        let events = try lifecyclePublisher(metrics: metrics)
         let handler = TokenRefreshHandler(metrics: metrics) {
             let clients = try await GoogleClients.load(from: secrets, secretID: clientIDSecret)
             let refresher = TokenRefresher(
-                vault: TokenVault(grants: grants, digester: { clients.tokenDigester }), google: google, clients: clients,
+                vault: TokenVault(grants: grants, digester: { clients.tokenDigester }, events: events), google: google, clients: clients,
                 windowSeconds: settings.windowSeconds,
                 keepAliveSeconds: settings.keepAlive, limiter: WriteRateLimiter(writesPerSecond: settings.maxWritesPerSecond)
             )
@@ -119,7 +129,7 @@ extension Assembly {
     /// overtaken), or mark revoked and delete (a purge); the ledger of events acted on.
     static let securityEventsReach = FunctionOperations(
         grants: [.findByAttribute, .read, .replace, .mark, .state, .delete], readsUsers: false, secrets: [.googleClientID],
-        recordsSecurityEvents: true
+        recordsSecurityEvents: true, publishesEvents: true
     )
 
     /// No PayPulse JWT: the token is its own credential, verified under Google's RISC keys
@@ -130,7 +140,7 @@ extension Assembly {
         let handler = SecurityEventsHandler(
             verifier: SecurityEventVerifier(keys: securityEventKeys(), clientIDs: { try await clients.value().ids }),
             events: GoogleAccountEvents(
-                vault: TokenVault(grants: grants, digester: { try await clients.value().tokenDigester }),
+                vault: TokenVault(grants: grants, digester: { try await clients.value().tokenDigester }, events: try lifecyclePublisher(metrics: metrics)),
                 recoveryWindowDays: configuration.disconnectRecoveryDays
             ),
             ledger: try securityEventLedger(), metrics: metrics

@@ -28,16 +28,20 @@ package struct FunctionOperations: Sendable, Equatable {
     package var recordsSecurityEvents: Bool
     /// Whether it counts each user's posts against their allowance (``RequestQuota``).
     package var countsPosts: Bool
+    /// Whether it changes grants, and so publishes their lifecycle events (``LifecycleEventBus``).
+    package var publishesEvents: Bool
 
     /// Declares a reach.
     package init(
-        grants: Set<GrantOperation>, readsUsers: Bool, secrets: [ConfigurationSecret], recordsSecurityEvents: Bool = false, countsPosts: Bool = false
+        grants: Set<GrantOperation>, readsUsers: Bool, secrets: [ConfigurationSecret], recordsSecurityEvents: Bool = false, countsPosts: Bool = false,
+        publishesEvents: Bool = false
     ) {
         self.grants = grants
         self.readsUsers = readsUsers
         self.secrets = secrets
         self.recordsSecurityEvents = recordsSecurityEvents
         self.countsPosts = countsPosts
+        self.publishesEvents = publishesEvents
     }
 
     /// The least-privilege statements for the function on `store` (``StoreBackend/aws`` or
@@ -55,6 +59,7 @@ package struct FunctionOperations: Sendable, Equatable {
         if readsUsers { grant(DynamoDBUserDirectory.userOperations) { _ in .usersTable } }
         if recordsSecurityEvents { grant([DynamoDBClient.getItemOperation, DynamoDBClient.putItemOperation]) { _ in .securityEventsTable } }
         if countsPosts { grant(DynamoDBRequestQuota.operations) { _ in .requestQuotasTable } }
+        if publishesEvents { grant([EventBridgeBus.putEventsOperation]) { _ in .eventBus } }
         for operation in grants.sorted() {
             switch store {
             case .dynamodb:
@@ -66,7 +71,7 @@ package struct FunctionOperations: Sendable, Equatable {
                         case .index: index
                         case .key: .tokensKey
                         case .any: .any
-                        case .table, .secret: .tokensTable
+                        case .table, .secret, .bus: .tokensTable
                         }
                     }
                 }
@@ -114,6 +119,8 @@ package struct IAMStatement: Sendable, Equatable {
         case requestQuotasTable = "request-quotas-table"
         /// The KMS key that wraps its data keys.
         case tokensKey = "tokens-key"
+        /// The EventBridge bus the lifecycle events go to.
+        case eventBus = "event-bus"
         /// `*`: actions that take no resource.
         case any = "*"
     }

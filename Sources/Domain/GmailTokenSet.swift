@@ -81,13 +81,17 @@ package struct GmailTokenSet: Sendable, Equatable, CustomStringConvertible, Cust
     /// Google account's grant: an account event issued before it changes nothing (Google's
     /// latest word on the account wins, whatever order its events arrive in). `nil` until one.
     package var accountEventAt: Date?
+    /// The grant's lifecycle events not yet published, and its sequence (``LifecycleOutbox``);
+    /// `nil` until a change is recorded (never, without an event bus). Added within format 2:
+    /// a reader that ignores it writes the set without it, and its pending events are lost.
+    package var lifecycle: LifecycleOutbox?
 
     /// Creates a token set.
     package init(
         version: Int = GmailTokenSet.currentFormat, accessToken: String, refreshToken: String?, tokenType: String = "Bearer",
         expiresAt: Date, scope: String, googleEmail: String?, googleSubject: String? = nil, emailVerified: Bool? = nil,
         googleClientID: String? = nil, verified: Bool = true, verifiedAt: Date? = nil, connectedAt: Date, updatedAt: Date, status: Status = .active,
-        refreshTokenDigests: RefreshTokenDigests? = nil, accountEventAt: Date? = nil
+        refreshTokenDigests: RefreshTokenDigests? = nil, accountEventAt: Date? = nil, lifecycle: LifecycleOutbox? = nil
     ) {
         self.version = version
         self.accessToken = accessToken
@@ -106,6 +110,7 @@ package struct GmailTokenSet: Sendable, Equatable, CustomStringConvertible, Cust
         self.status = status
         self.refreshTokenDigests = refreshTokenDigests
         self.accountEventAt = accountEventAt
+        self.lifecycle = lifecycle
     }
 
     /// Whether the refresh job can renew it: holding a refresh token, and active, or not
@@ -156,6 +161,7 @@ extension GmailTokenSet {
         if let googleClientID { fields["client_id"] = .string(googleClientID) }
         if let verifiedAt { fields["verified_at"] = .string(RFC3339.string(from: verifiedAt)) }
         if let accountEventAt { fields["account_event_at"] = .string(RFC3339.string(from: accountEventAt)) }
+        if let lifecycle { fields["lifecycle"] = lifecycle.jsonValue }
         if let refreshTokenDigests {
             fields["rt_digests"] = .object(["prefix": .string(refreshTokenDigests.prefix), "hash": .string(refreshTokenDigests.hash)])
         }
@@ -193,7 +199,8 @@ extension GmailTokenSet {
             // renews them on schedule, which records Google's identity).
             verified: try fields.bool("verified") ?? true, verifiedAt: try fields.string("verified_at").flatMap(RFC3339.date(from:)),
             connectedAt: connectedAt, updatedAt: (try? date("updated_at")) ?? connectedAt, status: status, refreshTokenDigests: digests,
-            accountEventAt: try fields.string("account_event_at").flatMap(RFC3339.date(from:))
+            accountEventAt: try fields.string("account_event_at").flatMap(RFC3339.date(from:)),
+            lifecycle: try fields.object("lifecycle").map { members throws(JSONTypeMismatch) in try LifecycleOutbox(fields: members) }
         )
     }
 }

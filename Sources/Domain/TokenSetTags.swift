@@ -30,6 +30,10 @@ package enum TokenSetTags {
     /// events find the account's grants (``GrantStore/users(with:equalTo:)``); absent
     /// while unknown.
     package static let googleSubject = IndexedGrantAttribute.googleSubject.rawValue
+    /// `pending` while the set's outbox holds lifecycle events to publish (or a deletion
+    /// waiting for them), `empty` after: the refresh run's sweep takes the pending ones.
+    /// Absent on sets that never recorded an event.
+    package static let outbox = "paypulse:outbox"
 
     /// The tags describing `tokenSet`.
     package static func tags(for tokenSet: GmailTokenSet) -> [String: String] {
@@ -43,6 +47,7 @@ package enum TokenSetTags {
             lifetime: String(Int64(tokenSet.expiresAt.timeIntervalSince1970.rounded(.down)) - Int64(tokenSet.updatedAt.timeIntervalSince1970.rounded(.down))),
         ]
         if let clientID = tokenSet.googleClientID { tags[client] = clientID }
+        if let lifecycle = tokenSet.lifecycle { tags[outbox] = lifecycle.hasWork ? "pending" : "empty" }
         if let subject = tokenSet.googleSubject { tags[googleSubject] = subject }
         // The refresh token's keyed digests, so Google's `token-revoked` finds the grant.
         if let digests = tokenSet.refreshTokenDigests {
@@ -89,6 +94,9 @@ extension TokenSetTags {
         return status == GmailTokenSet.Status.revoked.rawValue || status == GmailTokenSet.Status.rejected.rawValue
             || tags[refreshable] == "false"
     }
+
+    /// Whether a listing's tags show lifecycle events waiting to be published.
+    package static func hasPendingEvents(_ tags: [String: String]) -> Bool { tags[outbox] == "pending" }
 
     /// Whether a listing's tags show a set stored unverified (Google unreachable at connect).
     package static func awaitsVerification(_ tags: [String: String]) -> Bool { tags[verified] == "false" }

@@ -36,6 +36,8 @@ package struct TokenVault: Sendable {
     /// The deployment's refresh-token digester, if it has a key: every set written with a
     /// refresh token and no digests is stamped with them (``GmailTokenSet/refreshTokenDigests``).
     let digester: @Sendable () async throws -> RefreshTokenDigester?
+    /// Where the grants' lifecycle events go; `nil` (no bus configured) records none.
+    package let events: LifecyclePublisher?
 
     /// How often a tag write or a revoked mark that lost a compare-and-swap reads again and
     /// retries at once, without waiting: the winner's value is already stored, and these
@@ -52,12 +54,15 @@ package struct TokenVault: Sendable {
     ///   - digester: The refresh-token digester (``GoogleClients/tokenDigester``); `nil`
     ///     (the default) stamps nothing: a vault that writes only sets it read (a
     ///     disconnect's mark) keeps their digests as they are.
+    ///   - events: where each change's lifecycle event goes (``LifecycleOutbox``); `nil`
+    ///     records none.
     package init(
         grants: any GrantStore, now: @escaping @Sendable () -> Date = { Date() }, lostRace: RetryPolicy = .lostRace,
         random: @escaping @Sendable () -> Double = { Double.random(in: 0...1) },
-        digester: @escaping @Sendable () async throws -> RefreshTokenDigester? = { nil }
+        digester: @escaping @Sendable () async throws -> RefreshTokenDigester? = { nil }, events: LifecyclePublisher? = nil
     ) {
         self.grants = grants
+        self.events = events
         self.now = now
         self.lostRace = lostRace
         self.random = random
@@ -118,6 +123,7 @@ package struct TokenVault: Sendable {
         )
         // Writing no tags, we cannot overtake another writer's either.
         if !keepTags && !grants.writesAttributesWithValue { await retagIfOvertaken(user, tagged: version) }
+        if tokenSet.lifecycle?.hasWork == true { return await publishPending(of: user, tokenSet, version: version) ?? version }
         return version
     }
 
@@ -139,7 +145,7 @@ package struct TokenVault: Sendable {
     /// tag write is always followed by such a check, so the tags end up describing the
     /// current value. Best effort: the write itself has succeeded. Stores that write tags
     /// with the value in one atomic write (``GrantStore/writesAttributesWithValue``) skip it.
-    private func retagIfOvertaken(_ user: UserID, tagged version: GrantVersion) async {
+    func retagIfOvertaken(_ user: UserID, tagged version: GrantVersion) async {
         var tagged = version
         for _ in 0..<Self.rereadsAfterLostSwap {
             guard let current = try? await grants.state(of: user.rawValue).currentVersion, current != tagged,
@@ -162,25 +168,42 @@ extension TokenVault {
     /// overtaken by the mark may have tagged after it, before the delete.
     /// - Throws: `StoreError.notFound` / `.scheduledForDeletion` when nothing is connected;
     ///   `StoreError.conflict` when the mark kept losing races.
-    package func disconnect(_ user: UserID, recoveryWindowDays: Int) async throws {
-        try await markRevoked(user)
-        try await grants.delete(user.rawValue, recoveryWindowDays: recoveryWindowDays)
+    package func disconnect(
+        _ user: UserID, recoveryWindowDays: Int, event: LifecycleEvent.Kind = .disconnected, reason: String = "user_disconnected"
+    ) async throws {
+        guard events != nil else {
+            try await markRevoked(user) { set in
+                guard set.status != .revoked else { return nil }
+                var marked = set
+                marked.status = .revoked
+                marked.updatedAt = now()
+                return marked
+            }
+            try await grants.delete(user.rawValue, recoveryWindowDays: recoveryWindowDays)
+            return
+        }
+        // With a bus, the mark carries the event and the deletion, done once the event is out
+        // (``publishPending(of:_:version:)``): a deleted grant could not publish it later.
+        try await markRevoked(user) { set in
+            guard set.lifecycle?.deleteAfterPublishDays == nil else { return nil }  // an earlier attempt's mark
+            var marked = set
+            marked.status = .revoked
+            marked.updatedAt = now()
+            marked = marked.recording(event, reason: reason, user: user, previous: LifecycleEvent.Status(set), status: .disconnected, at: now())
+            marked.lifecycle?.deleteAfterPublishDays = recoveryWindowDays
+            return marked
+        }
+        _ = try await flush(user)
     }
 
     /// The user's disconnect must win over refreshes in flight, as the user's new tokens do:
     /// the mark re-reads at once after a lost swap, and once those re-reads are spent (a
     /// refresh storm kept writing), waits and tries again under ``RetryPolicy/lostRace``.
-    private func markRevoked(_ user: UserID) async throws {
+    private func markRevoked(_ user: UserID, change: @escaping @Sendable (GmailTokenSet) -> GmailTokenSet?) async throws {
         do {
             try await lostRace.run({ _ -> AttemptResult<Void, any Error> in
                 do {
-                    _ = try await settle(user, doing: "disconnecting; try again") { set in
-                        guard set.status != .revoked else { return nil }
-                        var marked = set
-                        marked.status = .revoked
-                        marked.updatedAt = now()
-                        return marked
-                    }
+                    _ = try await settle(user, doing: "disconnecting; try again", change: change)
                     return .success(())
                 } catch let error as StoreError where error == .conflict {
                     return .failure(error, retryable: true)
@@ -279,9 +302,10 @@ extension TokenVault {
             value = try await grants.read(user.rawValue)
         } catch let error as StoreError where error == .notFound {
             let (merged, outcome) = GmailTokenSet.merging(incoming, over: nil, now: now())
-            let tokenSet = try await stamped(merged)
+            let tokenSet = try await stamped(recordingStore(merged, outcome: outcome, over: nil, disconnected: false, user: user))
             do {
-                try await grants.create(user.rawValue, value: try tokenSet.jsonString(), attributes: TokenSetTags.tags(for: tokenSet))
+                let version = try await grants.create(user.rawValue, value: try tokenSet.jsonString(), attributes: TokenSetTags.tags(for: tokenSet))
+                if tokenSet.lifecycle?.hasWork == true { _ = await publishPending(of: user, tokenSet, version: version) }
                 return StoreResult(outcome: outcome, tokenSet: tokenSet)
             } catch let error as StoreError where error == .alreadyExists || error == .scheduledForDeletion {
                 return nil  // created (or deleted) by someone else meanwhile: read again
@@ -301,8 +325,14 @@ extension TokenVault {
             return nil
         }
 
-        let previous = restored ? nil : try? GmailTokenSet.decode(value.value)
-        let (merged, outcome) = GmailTokenSet.merging(incoming, over: previous, now: now())
+        let stored = try? GmailTokenSet.decode(value.value)
+        // A disconnect whose event is not out yet keeps the grant, revoked: storing over it
+        // is a new connection, as over a deleted grant.
+        let disconnected = restored || stored?.lifecycle?.deleteAfterPublishDays != nil
+        let previous = disconnected ? nil : stored
+        var (merged, outcome) = GmailTokenSet.merging(incoming, over: previous, now: now())
+        merged.lifecycle = stored?.lifecycle.map { LifecycleOutbox(lastSequence: $0.lastSequence, pending: $0.pending) }
+        merged = recordingStore(merged, outcome: outcome, over: previous, disconnected: disconnected, user: user)
         let tokenSet = try await stamped(merged)
         do {
             try await replace(tokenSet, of: user, expected: value.version)

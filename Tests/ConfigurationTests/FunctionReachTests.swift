@@ -27,6 +27,7 @@ struct FunctionReachTests {
             #expect(seen.secrets == Set(declared.secrets.map { "\($0)" }), "\(name.rawValue): reads secrets \(seen.secrets.sorted())")
             #expect(seen.recordsSecurityEvents == declared.recordsSecurityEvents, "\(name.rawValue): uses the security-event ledger \(seen.recordsSecurityEvents)")
             #expect(seen.countsPosts == declared.countsPosts, "\(name.rawValue): counts posts \(seen.countsPosts)")
+            #expect(seen.publishesEvents == declared.publishesEvents, "\(name.rawValue): publishes events \(seen.publishesEvents)")
         }
     }
 }
@@ -38,6 +39,7 @@ struct Reach: Sendable {
     var secrets: Set<String> = []
     var recordsSecurityEvents = false
     var countsPosts = false
+    var publishesEvents = false
 }
 
 /// The calls of the function running now.
@@ -50,6 +52,13 @@ final class ReachLog: @unchecked Sendable {
     func secret(_ name: String) { lock.withLock { _ = reach.secrets.insert(name) } }
     func ledger() { lock.withLock { reach.recordsSecurityEvents = true } }
     func quota() { lock.withLock { reach.countsPosts = true } }
+    func events() { lock.withLock { reach.publishesEvents = true } }
+    /// While set, the bus fails every put, so events stay pending in their grants.
+    var busDown: Bool {
+        get { lock.withLock { down } }
+        set { lock.withLock { down = newValue } }
+    }
+    private var down = false
     func take() -> Reach { lock.withLock { defer { reach = Reach() }; return reach } }
 }
 
@@ -90,6 +99,7 @@ struct ReachWalk {
         wrappers.google = { _ in google }
         wrappers.ledger = { RecordingLedger(inner: $0, log: log) }
         wrappers.quota = { RecordingQuota(inner: $0, log: log) }
+        wrappers.events = { RecordingBus(inner: $0, log: log) }
         assembly = plain.wrapping(wrappers)
     }
 
@@ -109,6 +119,7 @@ struct ReachWalk {
             seen[name, default: Reach()].secrets.formUnion(reach.secrets)
             seen[name, default: Reach()].recordsSecurityEvents = seen[name, default: Reach()].recordsSecurityEvents || reach.recordsSecurityEvents
             seen[name, default: Reach()].countsPosts = seen[name, default: Reach()].countsPosts || reach.countsPosts
+            seen[name, default: Reach()].publishesEvents = seen[name, default: Reach()].publishesEvents || reach.publishesEvents
         }
         try await record(.storeTokens) { try await connect("user-1", "1//one", expect: 201) }
         try await record(.storeTokens) { try await connect("user-1", "1//one", expect: 200) }
@@ -136,13 +147,40 @@ struct ReachWalk {
             _ = try await handler(ScheduledEvent(), context)
         }
         try await record(.disconnect) { try await http(.disconnect, "DELETE", "/v1/auth/gmail-tokens", user: "user-2", expect: 200) }
+        // The bus down: user-1's disconnect is stored with its event pending, and the grant kept
+        // until the event is out; the second disconnect finds its mark (re-tags) and finishes.
+        log.busDown = true
         try await record(.disconnect) { try await http(.disconnect, "DELETE", "/v1/auth/gmail-tokens", user: "user-1", expect: 200) }
+        log.busDown = false
+        try await record(.disconnect) { try await http(.disconnect, "DELETE", "/v1/auth/gmail-tokens", user: "user-1", expect: 200) }
+        // Two more disconnects left pending, finished by fresh-token and by the refresh run's sweep.
+        google.addGrant("1//three", subject: "110000000000000000003", email: "three@gmail.com")
+        google.addGrant("1//four", subject: "110000000000000000004", email: "four@gmail.com")
+        try await record(.storeTokens) { try await connect("user-3", "1//three", expect: 201) }
+        try await record(.storeTokens) { try await connect("user-4", "1//four", expect: 201) }
+        log.busDown = true
+        try await record(.disconnect) { try await http(.disconnect, "DELETE", "/v1/auth/gmail-tokens", user: "user-3", expect: 200) }
+        try await record(.disconnect) { try await http(.disconnect, "DELETE", "/v1/auth/gmail-tokens", user: "user-4", expect: 200) }
+        log.busDown = false
+        try await record(.freshToken) {
+            let handler = try #require(try await assembly.eventHandlers(for: .freshToken).direct)
+            let answer = String(decoding: await handler(Array(#"{"user_id":"user-3"}"#.utf8), context), as: UTF8.self)
+            #expect(!answer.contains("access_token"), "fresh-token for a disconnected user: \(answer)")
+        }
+        try await record(.tokenRefresh) {
+            let handler = try #require(try await assembly.eventHandlers(for: .tokenRefresh, metrics: DiscardingMetrics()).scheduled)
+            _ = try await handler(ScheduledEvent(), context)
+        }
+        for user in ["user-3", "user-4"] {
+            #expect(try await plain.grantStore().state(of: user).isScheduledForDeletion, "\(user): deleted once its event is out")
+        }
         google.addGrant("1//one", subject: "110000000000000000001", email: "one@gmail.com")  // the disconnect revoked it
         try await record(.storeTokens) { try await connect("user-1", "1//one", expect: 201) }
-        // Google's security events about user-1's account: its tokens revoked, then the account
-        // purged (a disconnect of a revoked grant: re-tagged, then deleted).
+        // Google's security events about user-1's account: its tokens revoked, again (the grant
+        // is so already: re-tagged), then the account purged (marked, then deleted).
         let subject = "110000000000000000001", issuer = "https://accounts.google.com/"
-        let signed = try PyJWTIssuer.sign(["oauth/event-type/tokens-revoked", "risc/event-type/account-purged"].map { type in
+        let types = ["oauth/event-type/tokens-revoked", "oauth/event-type/tokens-revoked", "risc/event-type/account-purged"]
+        let signed = try PyJWTIssuer.sign(types.map { type in
             PyJWTIssuer.Token(claims: [
                 "iss": issuer, "aud": google.clientID, "iat": Int(Date().timeIntervalSince1970) - 5, "jti": UUID().uuidString,
                 "events": ["https://schemas.openid.net/secevent/\(type)": ["subject": ["subject_type": "iss-sub", "iss": issuer, "sub": subject]]],
@@ -241,6 +279,17 @@ struct RecordingGrants: GrantStore {
     }
     func listDue(userPrefix: String, dueBy: Date, cursor: String?, limit: Int) async throws -> GrantPage {
         log.grant(.listDue); return try await inner.listDue(userPrefix: userPrefix, dueBy: dueBy, cursor: cursor, limit: limit)
+    }
+}
+
+/// Records that events are published, and fails every put while ``ReachLog/busDown``.
+struct RecordingBus: LifecycleEventBus {
+    let inner: any LifecycleEventBus, log: ReachLog
+    var maxEntriesPerPut: Int { inner.maxEntriesPerPut }
+    func put(_ entries: [LifecycleBusEntry]) async throws(LifecycleBusFailure) -> [LifecycleBusFailure?] {
+        log.events()
+        if log.busDown { throw LifecycleBusFailure(code: "unreachable", refused: false) }
+        return try await inner.put(entries)
     }
 }
 

@@ -202,6 +202,9 @@ package struct AWSService: Sendable, Hashable {
     /// AWS Key Management Service (AWS JSON 1.1).
     package static let kms = AWSService(signingName: "kms", targetPrefix: "TrentService", jsonVersion: "1.1")
 
+    /// Amazon EventBridge (AWS JSON 1.1).
+    package static let eventBridge = AWSService(signingName: "events", targetPrefix: "AWSEvents", jsonVersion: "1.1")
+
     /// The regional endpoint AWS serves this service at.
     package func regionalEndpoint(region: String) -> String {
         let suffix = region.hasPrefix("cn-") ? "amazonaws.com.cn" : "amazonaws.com"
@@ -256,6 +259,8 @@ package struct AWSOperation: Sendable, Hashable, CustomStringConvertible {
         case index
         /// A KMS key.
         case key
+        /// An EventBridge event bus.
+        case bus
         /// Nothing narrower than `*`: the action takes no resource (`ListSecrets`, `CreateKey`).
         case any
     }

@@ -6,9 +6,9 @@ import PayPulsePorts
 /// so names are case-sensitive as in Secrets Manager.
 enum EmbeddedSchema {
     /// The schema version this code writes. 2 added `security_events`, 3
-    /// `security_event_latest`, 4 `request_quotas`; ``create`` is idempotent, so an older
-    /// file is brought up by running it again.
-    static let version = 4
+    /// `security_event_latest`, 4 `request_quotas`, 5 `lifecycle_events`; ``create`` is
+    /// idempotent, so an older file is brought up by running it again.
+    static let version = 5
 
     /// Creates the tables. Idempotent, and run inside `BEGIN IMMEDIATE` so that two
     /// processes opening a new file at once do not both migrate it.
@@ -83,6 +83,16 @@ enum EmbeddedSchema {
             expires_at REAL NOT NULL
         );
         CREATE INDEX IF NOT EXISTS request_quotas_expires_at ON request_quotas (expires_at);
+
+        -- The lifecycle events published (EmbeddedLifecycleEvents), one row per event_id
+        -- however often it is put; seq orders them as they arrived.
+        CREATE TABLE IF NOT EXISTS lifecycle_events (
+            seq          INTEGER PRIMARY KEY,
+            event_id     TEXT NOT NULL UNIQUE,
+            detail_type  TEXT NOT NULL,
+            detail       TEXT NOT NULL,
+            published_at REAL NOT NULL
+        );
         """
 
     /// Brings the database at `connection` to ``version``.

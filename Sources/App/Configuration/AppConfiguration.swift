@@ -51,6 +51,13 @@ package struct AppConfiguration: Sendable, Equatable {
     package let refresh: RefreshSettings
     /// The recovery window of a disconnect (`DISCONNECT_RECOVERY_DAYS`, 7–30).
     package let disconnectRecoveryDays: Int
+    /// The EventBridge bus of the grants' lifecycle events (`PAYPULSE_EVENT_BUS`, a name or
+    /// an ARN); on the AWS stores, `nil` publishes none. The embedded store keeps its events
+    /// in its own file whatever this says.
+    package let eventBus: String?
+    /// How many days refreshes may fail for now before `Gmail Refresh Failing`
+    /// (`PAYPULSE_REFRESH_FAILING_DAYS`, 1–30, default 3).
+    package let refreshFailingDays: Int
     /// The trusted CA certificates file for HTTPS (`PAYPULSE_CA_BUNDLE`); `nil` keeps
     /// libcurl's built-in path. A Lambda bundle's `bootstrap` sets it to the host's file.
     package let caBundlePath: String?
@@ -170,6 +177,15 @@ extension AppConfiguration {
             mode: mode, keepAliveSeconds: try reader.integer("KEEPALIVE_SECONDS", default: 86_400, range: 1...2_592_000)
         )
         self.disconnectRecoveryDays = try reader.integer("DISCONNECT_RECOVERY_DAYS", default: 7, range: 7...30)
+        if let bus = reader.value("PAYPULSE_EVENT_BUS") {
+            guard bus.count <= 1_600, bus.allSatisfy({ $0.isASCII && !$0.isWhitespace && !$0.isNewline }) else {
+                throw ConfigurationError(variable: "PAYPULSE_EVENT_BUS", problem: "not an event bus name or ARN")
+            }
+            self.eventBus = bus
+        } else {
+            self.eventBus = nil
+        }
+        self.refreshFailingDays = try reader.integer("PAYPULSE_REFRESH_FAILING_DAYS", default: 3, range: 1...30)
     }
 }
 

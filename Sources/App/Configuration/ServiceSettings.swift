@@ -20,6 +20,8 @@ package struct AWSConfiguration: Sendable, Equatable {
     package let dynamoDBEndpoint: String
     /// The KMS endpoint.
     package let kmsEndpoint: String
+    /// The EventBridge endpoint.
+    package let eventBridgeEndpoint: String
     /// The CA certificates trusted for AWS endpoints alone (`AWS_CA_BUNDLE`, as every AWS SDK
     /// reads it: a VPC endpoint or proxy with a private CA); `nil` trusts what Google's calls
     /// trust.
@@ -48,6 +50,8 @@ package struct AWSConfiguration: Sendable, Equatable {
             ?? AWSService.secretsManager.regionalEndpoint(region: region)
         self.dynamoDBEndpoint = try reader.url("AWS_ENDPOINT_URL_DYNAMODB") ?? shared ?? AWSService.dynamoDB.regionalEndpoint(region: region)
         self.kmsEndpoint = try reader.url("AWS_ENDPOINT_URL_KMS") ?? shared ?? AWSService.kms.regionalEndpoint(region: region)
+        self.eventBridgeEndpoint = try reader.url("AWS_ENDPOINT_URL_EVENTBRIDGE") ?? shared
+            ?? AWSService.eventBridge.regionalEndpoint(region: region)
         self.caBundlePath = try reader.readableFile("AWS_CA_BUNDLE")
     }
 }

@@ -7,7 +7,7 @@ import PayPulsePorts
 
 extension GrantDuePolicy {
     /// Due as ``RefreshJob`` takes grants under `settings`, so a due index keys each grant by
-    /// the date the run's own test first holds: never for a settled grant (revoked, rejected,
+    /// the date the run's own test first holds: at once for one with lifecycle events pending; never for a settled grant (revoked, rejected,
     /// no refresh token); at once for one awaiting verification or without an expiry;
     /// eager, at the access token's expiry (a run takes it a window ahead); keeping alive, at
     /// the value's write (a run takes writes older than the keep-alive interval).
@@ -20,6 +20,7 @@ extension GrantDuePolicy {
         let keepingAlive = settings.keepAlive != nil
         return GrantDuePolicy(
             dueDate: { attributes, written in
+                if TokenSetTags.hasPendingEvents(attributes) { return Date(timeIntervalSince1970: 0) }
                 if TokenSetTags.isSettled(attributes) { return nil }
                 if TokenSetTags.awaitsVerification(attributes) { return Date(timeIntervalSince1970: 0) }
                 if keepingAlive { return written }

@@ -123,6 +123,11 @@ package struct RefreshJob: Sendable {
             for grant in page.grants where grant.deletionDate == nil {
                 guard let user = UserID(grant.user), shard.contains(user) else { continue }
                 summary.scanned += 1
+                // The outbox's sweep: a grant with events pending is read whatever its state.
+                if TokenSetTags.hasPendingEvents(grant.attributes) {
+                    due.append(Candidate(user: user, expiry: nil, tags: grant.attributes))
+                    continue
+                }
                 if TokenSetTags.isSettled(grant.attributes) {
                     summary.skipped += 1
                     continue

@@ -130,12 +130,22 @@ package struct TokenRefresher: Sendable {
     private func refresh(
         _ user: UserID, when rule: DueRule, listedTags: [String: String]?, read: TokenVault.Stored? = nil, logger: Logger
     ) async throws(ConfigurationFailure) -> Outcome {
-        let stored: TokenVault.Stored
+        var stored: TokenVault.Stored
         if let read {
             stored = read
         } else {
             do {
                 guard let current = try await vault.current(of: user) else { return .skipped("not stored") }
+                stored = current
+            } catch {
+                return .transientFailure("read: \(error)")
+            }
+        }
+        // The outbox's sweep: events a failed put left are published before anything else.
+        if stored.tokenSet.lifecycle?.hasWork == true, vault.events != nil {
+            await vault.publishPending(of: user, stored.tokenSet, version: stored.version)
+            do {
+                guard let current = try await vault.current(of: user) else { return .skipped("disconnected meanwhile") }
                 stored = current
             } catch {
                 return .transientFailure("read: \(error)")
@@ -184,13 +194,14 @@ package struct TokenRefresher: Sendable {
             (grant, clientID) = (answer, accepting)
         case .refused(.dead, let cause):
             logger.notice("grant refused by Google: marking revoked", metadata: ["user_id": "\(user)", "google": "\(cause?.description ?? "")"])
-            return await mark(set, .revoked, user: user, expected: stored.version, success: .revoked, logger: logger)
+            return await mark(set, .revoked, reason: "invalid_grant", user: user, expected: stored.version, success: .revoked, logger: logger)
         case .refused(.foreign, let cause):
             logger.notice("grant issued to another OAuth client: marking rejected", metadata: ["user_id": "\(user)", "google": "\(cause?.description ?? "")"])
-            return await mark(set, .rejected, user: user, expected: stored.version, success: .rejected, logger: logger)
+            return await mark(set, .rejected, reason: "unauthorized_client", user: user, expected: stored.version, success: .rejected, logger: logger)
         case .refused(.ourClient(let reason), _):
             throw ConfigurationFailure(description: "\(reason); check the client ID secret and the Google endpoints")
         case .refused(.undecided(let reason), _):
+            await noteFailing(user, set, version: stored.version)
             return .transientFailure("google: \(reason)")
         }
 
@@ -216,6 +227,13 @@ package struct TokenRefresher: Sendable {
                 logger.warning("Google's id_token names another audience; identity left as stored", metadata: ["user_id": "\(user)"])
             }
         }
+        renewed.lifecycle?.failingSince = nil
+        // Google renewed a grant it had disabled or refused: the account is usable again.
+        if set.status != .active {
+            renewed = set.status == .disabled
+                ? vault.recorded(renewed, .enabled, reason: "account_enabled", user: user, previous: .init(set))
+                : vault.recorded(renewed, .reconnected, reason: "user_reconnected", user: user, previous: .init(set))
+        }
         // The tags the replaced version carries: the listing's when it agrees with the value
         // read, else none known (then the write tags).
         let tagged = listedTags.map { TokenSetTags.stillDescribe($0, set) ? $0 : nil } ?? TokenSetTags.tags(for: set)
@@ -237,13 +255,33 @@ package struct TokenRefresher: Sendable {
 
     /// The set marked `status`, refresh token kept (the user may want to see what it was).
     private func mark(
-        _ set: GmailTokenSet, _ status: GmailTokenSet.Status, user: UserID, expected: GrantVersion, success: Outcome, logger: Logger
+        _ set: GmailTokenSet, _ status: GmailTokenSet.Status, reason: String, user: UserID, expected: GrantVersion, success: Outcome, logger: Logger
     ) async -> Outcome {
         var marked = set
         marked.status = status
         marked.verified = true  // Google's word: not asked again
         marked.updatedAt = now()
+        marked.lifecycle?.failingSince = nil
+        if marked.status != set.status { marked = vault.recorded(marked, .revoked, reason: reason, user: user, previous: .init(set)) }
         return await write(marked, user: user, expected: expected, success: success, logger: logger)
+    }
+
+    /// A refresh failed for now: the first failure of a spell is recorded in the outbox, and
+    /// once the spell outlasts the publisher's span, `Gmail Refresh Failing` (once a spell).
+    /// Best effort, and only with a bus: a lost swap or a failed write is left to the next run.
+    private func noteFailing(_ user: UserID, _ set: GmailTokenSet, version: GrantVersion) async {
+        guard let events = vault.events, set.status == .active else { return }
+        var noted = set
+        let instant = now()
+        if let since = set.lifecycle?.failingSince {
+            guard instant.timeIntervalSince(since) >= events.failingSpan, set.lifecycle?.failingReported == false else { return }
+            noted = vault.recorded(set, .refreshFailing, reason: "refresh_failing", user: user, previous: .init(set))
+            noted.lifecycle?.failingReported = true
+        } else {
+            if noted.lifecycle == nil { noted.lifecycle = LifecycleOutbox() }
+            noted.lifecycle?.failingSince = instant
+        }
+        _ = try? await vault.replace(noted, of: user, expected: version)
     }
 
     private func write(
@@ -289,7 +327,8 @@ package struct TokenRefresher: Sendable {
     /// not refreshed again, however wide the window.
     /// - Throws: ``FreshTokenError``, or ``ConfigurationFailure``.
     package func freshTokenSet(for user: UserID, logger: Logger) async throws -> GmailTokenSet {
-        for _ in 0..<Self.rereadsAfterLostSwap {
+        var flushed = false
+        for _ in 0...Self.rereadsAfterLostSwap {
             let current: TokenVault.Stored?
             do {
                 current = try await vault.current(of: user)
@@ -297,6 +336,12 @@ package struct TokenRefresher: Sendable {
                 throw FreshTokenError.unavailable
             }
             guard let current else { throw FreshTokenError.notConnected }
+            // Events a failed put left (perhaps a disconnect's, which then deletes the grant) go first.
+            if !flushed, current.tokenSet.lifecycle?.hasWork == true, vault.events != nil {
+                flushed = true
+                await vault.publishPending(of: user, current.tokenSet, version: current.version)
+                continue  // read what the outbox left (or find the grant deleted)
+            }
             let set = current.tokenSet
             if set.status == .revoked { throw FreshTokenError.revoked }
             if set.status == .rejected { throw FreshTokenError.rejected }

@@ -80,7 +80,9 @@ package struct GoogleAccountEvents: Sendable {
         case .googleAccount(let account):
             guard let type = Change.Kind(event.type) else { return Applied() }
             let users = try await vault.grants.users(with: .googleSubject, equalTo: account.subject)
-            return try await apply(Change(kind: type, issuedAt: issuedAt), to: users, logger: logger) { $0.googleSubject == account.subject }
+            return try await apply(Change(kind: type, issuedAt: issuedAt, reason: event.type.lifecycleReason), to: users, logger: logger) {
+                $0.googleSubject == account.subject
+            }
         case .oauthToken(let token) where event.type == .tokenRevoked:
             guard token.tokenType == nil || token.tokenType == "refresh_token" else { return Applied() }
             guard let digester = try await vault.digester() else {
@@ -90,7 +92,7 @@ package struct GoogleAccountEvents: Sendable {
             guard let digest = digester.digest(of: token) else { return Applied() }
             let users = try await vault.grants.users(with: RefreshTokenDigests.attribute(for: token.identifierAlgorithm), equalTo: digest)
             // The listing only points: the stored token itself must give the digest.
-            return try await apply(Change(kind: .revoke, issuedAt: issuedAt), to: users, logger: logger) { set in
+            return try await apply(Change(kind: .revoke, issuedAt: issuedAt, reason: event.type.lifecycleReason), to: users, logger: logger) { set in
                 set.refreshToken.map { digester.digests(of: $0)[token.identifierAlgorithm] == digest } ?? false
             }
         default:
@@ -151,6 +153,8 @@ package struct GoogleAccountEvents: Sendable {
 
         var kind: Kind
         var issuedAt: Date
+        /// The lifecycle event's reason: the event type, in snake case.
+        var reason: String
 
         /// What the event does to `set`, at `now`.
         func verdict(on set: GmailTokenSet, at now: Date) -> Verdict {
@@ -196,7 +200,11 @@ package struct GoogleAccountEvents: Sendable {
                 let verdict = change.verdict(on: set, at: now())
                 stale = verdict == .stale  // decided on the set last read
                 guard case .change(let changed) = verdict else { return nil }
-                return changed
+                // Google's `account-enabled` alone changes no state: `Gmail Enabled` waits
+                // for Google to renew the grant (the refresh run asks at once).
+                let before = LifecycleEvent.Status(set), after = LifecycleEvent.Status(changed)
+                guard before != after else { return changed }
+                return vault.recorded(changed, after == .revoked ? .revoked : .disabled, reason: change.reason, user: user, previous: before)
             }
             return settled == .changed ? .changed : stale ? .stale : .unchanged
         }
@@ -204,10 +212,24 @@ package struct GoogleAccountEvents: Sendable {
         guard let stored = try await vault.current(of: user), matches(stored.tokenSet) else { return .unchanged }
         if change.verdict(on: stored.tokenSet, at: now()) == .stale { return .stale }
         do {
-            try await vault.disconnect(user, recoveryWindowDays: recoveryWindowDays)
+            try await vault.disconnect(user, recoveryWindowDays: recoveryWindowDays, event: .purged, reason: change.reason)
             return .changed
         } catch let error as StoreError where error == .notFound || error == .scheduledForDeletion {
             return .unchanged
+        }
+    }
+}
+
+extension SecurityEventType {
+    /// The reason a lifecycle event gives for this security event: its name in snake case.
+    var lifecycleReason: String {
+        switch self {
+        case .tokensRevoked: "tokens_revoked"
+        case .tokenRevoked: "token_revoked"
+        case .accountDisabled: "account_disabled"
+        case .accountEnabled: "account_enabled"
+        case .accountPurged: "account_purged"
+        case .sessionsRevoked, .accountCredentialChangeRequired, .verification, .other: "security_event"
         }
     }
 }

@@ -63,6 +63,8 @@ struct IAMCommand: ParsableCommand {
         case .securityEventsTable: "${SecurityEventsTable.Arn}"
         case .requestQuotasTable: "${RequestQuotasTable.Arn}"
         case .tokensKey: "${TokensKey.Arn}"
+        // The bus the stack creates, or the one its EventBusName parameter names.
+        case .eventBus: "arn:${AWS::Partition}:events:${AWS::Region}:${AWS::AccountId}:event-bus/${LifecycleBusName}"
         case .any: "*"
         }
     }

@@ -1,0 +1,85 @@
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
+import Foundation
+#endif
+import PayPulsePorts
+
+/// The vault's side of the lifecycle events: which change records which event, and the
+/// outbox's publishing (``LifecycleOutbox``). Without a bus (``TokenVault/events`` `nil`)
+/// nothing is recorded and nothing published.
+extension TokenVault {
+    /// `set` with `kind` recorded, when the vault has a bus; `set` as it is otherwise.
+    package func recorded(
+        _ set: GmailTokenSet, _ kind: LifecycleEvent.Kind, reason: String, user: UserID, previous: LifecycleEvent.Status
+    ) -> GmailTokenSet {
+        guard events != nil else { return set }
+        return set.recording(kind, reason: reason, user: user, previous: previous, at: now())
+    }
+
+    /// What the app's post did to the connection: a first connection (or one after a
+    /// disconnect), an account switch, or the same account reconnected (a new refresh
+    /// token, or usable again); renewing the access token alone changes nothing.
+    func recordingStore(_ set: GmailTokenSet, outcome: StoreOutcome, over previous: GmailTokenSet?, disconnected: Bool, user: UserID) -> GmailTokenSet {
+        guard let previous else {
+            return recorded(set, .connected, reason: "user_connected", user: user, previous: disconnected ? .disconnected : .notConnected)
+        }
+        let before = LifecycleEvent.Status(previous)
+        switch outcome {
+        case .accountSwitched:
+            return recorded(set, .accountSwitched, reason: "account_switched", user: user, previous: before)
+        case .updated where set.status == .active && (previous.status != .active || set.refreshToken != previous.refreshToken):
+            return recorded(set, .reconnected, reason: "user_reconnected", user: user, previous: before)
+        case .updated, .firstConnection:
+            return set
+        }
+    }
+
+    /// Publishes the events pending in `user`'s grant, read as `set` at `version`, then
+    /// removes those the bus accepted by a compare-and-swap (re-reading after a lost one:
+    /// the newer value carries the same outbox), and deletes the grant when a disconnect
+    /// waited for them. Best effort: what is not published stays pending, for the next
+    /// write of this grant or the refresh run's sweep.
+    /// - Returns: the grant's version after, or `nil` when it was deleted or nothing was written.
+    @discardableResult
+    package func publishPending(of user: UserID, _ set: GmailTokenSet, version: GrantVersion) async -> GrantVersion? {
+        guard let events, let outbox = set.lifecycle, outbox.hasWork else { return nil }
+        let accepted = outbox.pending.isEmpty ? [] : await events.publish(outbox.pending)
+        guard !accepted.isEmpty || outbox.pending.isEmpty else { return nil }
+        var current = Stored(tokenSet: set, version: version)
+        for _ in 0..<Self.rereadsAfterLostSwap {
+            var cleared = current.tokenSet
+            cleared.lifecycle?.pending.removeAll { accepted.contains($0.eventID) }
+            let deleteDays = cleared.lifecycle.flatMap { $0.pending.isEmpty ? $0.deleteAfterPublishDays : nil }
+            do {
+                var written = current.version
+                if cleared != current.tokenSet {
+                    written = try await grants.replace(
+                        user.rawValue, expected: current.version, value: try cleared.jsonString(), attributes: TokenSetTags.tags(for: cleared)
+                    )
+                    if !grants.writesAttributesWithValue { await retagIfOvertaken(user, tagged: written) }
+                }
+                guard let deleteDays else { return written }
+                try await grants.delete(user.rawValue, recoveryWindowDays: deleteDays)
+                return nil
+            } catch let error as StoreError where error == .conflict {
+                guard let again = try? await self.current(of: user) else { return nil }
+                current = again
+            } catch {
+                return nil
+            }
+        }
+        return nil
+    }
+
+    /// Publishes what `user`'s grant holds pending, reading it first.
+    /// - Returns: whether the grant is still stored (not deleted by a disconnect's outbox).
+    /// - Throws: `StoreError` when it cannot be read.
+    @discardableResult
+    package func flush(_ user: UserID) async throws -> Bool {
+        guard let stored = try await current(of: user) else { return false }
+        guard stored.tokenSet.lifecycle?.hasWork == true else { return true }
+        if await publishPending(of: user, stored.tokenSet, version: stored.version) != nil { return true }
+        return try await current(of: user) != nil
+    }
+}
