@@ -71,10 +71,12 @@ case "$(uname -s)" in
     ;;
 esac
 
-# The tests run moto through python3 (scripts/moto-server.py), so python3 must import it.
-if [ "$want_moto" = yes ] && ! python3 -c "import moto.server, flask" >/dev/null 2>&1; then
-  echo "ensure-deps: installing moto[server] with pip" >&2
-  python3 -m pip install --quiet "moto[server]"
+# The tests run moto through python3 (scripts/moto-server.py), so python3 must import it; the
+# lifecycle events' suites read moto's EventBridge and SQS through boto3 (moto's own client) and
+# check each event with jsonschema.
+if [ "$want_moto" = yes ] && ! python3 -c "import moto.server, flask, boto3, jsonschema" >/dev/null 2>&1; then
+  echo "ensure-deps: installing moto[server] and jsonschema with pip" >&2
+  python3 -m pip install --quiet "moto[server]" jsonschema
 fi
 if [ "$want_pyjwt" = yes ] && ! python3 -c 'import jwt, cryptography' >/dev/null 2>&1; then
   echo "ensure-deps: installing PyJWT[crypto] with pip" >&2

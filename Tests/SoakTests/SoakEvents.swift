@@ -1,8 +1,7 @@
 import Foundation
+import PayPulseTestSupport
 
-/// The events the soak pipes into the functions: API Gateway HTTP API (payload 2.0)
-/// requests carrying a user's JWT or Google's security event token, and EventBridge
-/// scheduled events.
+/// The events the soak pipes into the functions (``FunctionEvents``), from its own records.
 enum SoakEvents {
     /// `POST /v1/auth/gmail-tokens` with `tokens` as the app's JSON body.
     static func storeTokens(_ tokens: SentTokens, jwt: String) -> Data {
@@ -11,53 +10,11 @@ enum SoakEvents {
             "scope": tokens.scope.split(separator: " ").map(String.init), "email": tokens.email, "token_type": "Bearer",
         ]
         if let refreshToken = tokens.refreshToken { body["refresh_token"] = refreshToken }
-        return api(method: "POST", path: "/v1/auth/gmail-tokens", jwt: jwt, body: body)
+        return FunctionEvents.storeTokens(body, jwt: jwt)
     }
 
-    /// `DELETE /v1/auth/gmail-tokens`.
-    static func disconnect(jwt: String) -> Data { api(method: "DELETE", path: "/v1/auth/gmail-tokens", jwt: jwt, body: nil) }
-
-    /// `GET /v1/user/me`.
-    static func userProfile(jwt: String) -> Data { api(method: "GET", path: "/v1/user/me", jwt: jwt, body: nil) }
-
-    /// A scheduled event for everyone (`shards` 1) or for shard `index` of `shards`.
-    static func tokenRefresh(shard index: Int, of shards: Int) -> Data {
-        let detail: [String: Any] = shards == 1 ? [:] : ["shard": index, "shards": shards]
-        return json([
-            "id": UUID().uuidString.lowercased(), "detail-type": "Scheduled Event", "source": "aws.events",
-            "account": "123456789012", "time": "2026-11-22T00:00:00Z", "region": "us-east-1", "resources": [], "detail": detail,
-        ])
-    }
-
-    /// `POST /v1/google/security-events` as Google pushes it: the token as the body, no
-    /// Authorization.
-    static func securityEvent(token: String) -> Data {
-        api(method: "POST", path: "/v1/google/security-events", jwt: nil, body: nil, raw: (token, "application/secevent+jwt"))
-    }
-
-    private static func api(method: String, path: String, jwt: String?, body: [String: Any]?, raw: (String, String)? = nil) -> Data {
-        var headers = jwt.map { ["authorization": "Bearer \($0)"] } ?? [:]
-        var event: [String: Any] = [
-            "version": "2.0", "routeKey": "$default", "rawPath": path, "rawQueryString": "",
-            "requestContext": [
-                "accountId": "123456789012", "apiId": "soak", "requestId": UUID().uuidString.lowercased(), "stage": "$default",
-                "http": ["method": method, "path": path, "protocol": "HTTP/1.1", "sourceIp": "127.0.0.1", "userAgent": "soak"],
-            ] as [String: Any],
-            "isBase64Encoded": false,
-        ]
-        if let body {
-            headers["content-type"] = "application/json"
-            event["body"] = String(decoding: json(body), as: UTF8.self)
-        }
-        if let (text, type) = raw {
-            headers["content-type"] = type
-            event["body"] = text
-        }
-        event["headers"] = headers
-        return json(event)
-    }
-
-    private static func json(_ object: [String: Any]) -> Data {
-        (try? JSONSerialization.data(withJSONObject: object, options: [.sortedKeys])) ?? Data()
-    }
+    static func disconnect(jwt: String) -> Data { FunctionEvents.disconnect(jwt: jwt) }
+    static func userProfile(jwt: String) -> Data { FunctionEvents.userProfile(jwt: jwt) }
+    static func tokenRefresh(shard index: Int, of shards: Int) -> Data { FunctionEvents.tokenRefresh(shard: index, of: shards) }
+    static func securityEvent(token: String) -> Data { FunctionEvents.securityEvent(token: token) }
 }

@@ -1,0 +1,173 @@
+import Foundation
+import PayPulseDomain
+import PayPulsePorts
+import PayPulseTestSupport
+import Testing
+
+/// The lifecycle events through the built functions onto moto's EventBridge, on both AWS
+/// stores: a rule forwards every `paypulse.gmail` event to an SQS queue, and each change
+/// must deliver exactly its event there, its detail valid against
+/// `docs/lifecycle-event.schema.json` (checked by jsonschema, an independent validator).
+@Suite("Lifecycle events: each change delivers exactly its event through EventBridge to SQS", .serialized)
+struct LifecycleEventDeliveryTests {
+    /// Its own moto: the event replay suite resets the shared one between its cases.
+    private static let moto = Task { try await MotoServer.launchPrivate() }
+    static let client = "lifecycle-ios-client.apps.googleusercontent.com"
+    static let issuer = "https://accounts.google.com/"
+    static let bus = "paypulse-lifecycle"
+
+    /// A store on moto, its bus and queue, Google, and the users' JWTs.
+    struct World {
+        let backend: ReplayBackend
+        let google: FakeGoogleServer
+        let environment: [String: String]
+        let queueURL: String
+        let endpoint: String
+        let minter: DevelopmentTokenMinter
+
+        init(_ store: String) async throws {
+            let server = try await LifecycleEventDeliveryTests.moto.value
+            backend = store == "aws" ? try await ReplayBackend.aws(on: server) : try await ReplayBackend.dynamoDB(on: server)
+            endpoint = server.endpoint
+            google = try FakeGoogleServer(clientIDs: [LifecycleEventDeliveryTests.client])
+            _ = try await backend.secrets.createSecret(
+                name: "Google-OAuth-Client-ID", value: LifecycleEventDeliveryTests.client, tags: [:], clientRequestToken: SecretVersionID.random().rawValue
+            )
+            let setup = try Self.moto(["op": "setup", "endpoint": endpoint, "bus": LifecycleEventDeliveryTests.bus])
+            queueURL = try #require(setup["queue_url"] as? String)
+            var environment = backend.environment
+            environment["GOOGLE_TOKEN_ENDPOINT"] = google.tokenEndpoint
+            environment["GOOGLE_REVOKE_ENDPOINT"] = google.revokeEndpoint
+            environment["GOOGLE_RISC_CONFIGURATION_URL"] = google.riscConfigurationURL
+            environment["PAYPULSE_EVENT_BUS"] = LifecycleEventDeliveryTests.bus
+            self.environment = environment
+            minter = try DevelopmentTokenMinter(settings: try AuthSettings(key: Array(AuthSettings.developmentKey.utf8)))
+        }
+
+        /// Runs the boto3 fixture with `request`.
+        static func moto(_ request: [String: Any]) throws -> [String: Any] {
+            let script = BuiltExecutables.repositoryRoot.appendingPathComponent("Tests/Fixtures/eventbridge_sqs.py")
+            let (answer, complaint) = try PythonScript.run(script, request: request)
+            guard let answer else { throw ReplayError("eventbridge_sqs.py failed: \(complaint)") }
+            return answer
+        }
+
+        /// What the queue holds now, emptied; each event checked against the schema.
+        func drain() throws -> [[String: Any]] {
+            let schema = BuiltExecutables.repositoryRoot.appendingPathComponent("docs/lifecycle-event.schema.json").path
+            let answer = try Self.moto(["op": "drain", "endpoint": endpoint, "queue_url": queueURL, "schema": schema])
+            let invalid = answer["invalid"] as? [String] ?? ["no answer"]
+            #expect(invalid.isEmpty, "events against the schema: \(invalid)")
+            return answer["events"] as? [[String: Any]] ?? []
+        }
+
+        /// Runs `function` on `event`; the answer's status code (the exit status for a schedule).
+        @discardableResult
+        func run(_ function: String, _ event: Data) async throws -> Int {
+            let result = try await FunctionProcess.run(function, event: event, environment: environment)
+            #expect(result.status == 0, "\(function): \(result.stderr.suffix(600))")
+            let answer = (try? JSONSerialization.jsonObject(with: Data(result.stdout.utf8))) as? [String: Any]
+            return answer?["statusCode"] as? Int ?? (function == "token-refresh" ? Int(result.status) : -1)
+        }
+
+        func jwt(_ user: String) throws -> String {
+            try minter.mint(subject: user, name: nil, email: nil, issuedAt: Date().addingTimeInterval(-60), expiresAt: Date().addingTimeInterval(3600))
+        }
+
+        /// The app posts `refreshToken` of Google account `subject` for `user`; Google knows the
+        /// grant, and its access tokens last `expiresIn` seconds.
+        func connect(_ user: String, _ refreshToken: String, subject: String, expiresIn: Int = 3600) async throws -> Int {
+            google.addGrant(
+                refreshToken: refreshToken, scope: FakeGoogleGrantSpec.signInWithGmailScope, account: FakeGoogleAccount(subject: subject, expiresIn: expiresIn)
+            )
+            let body: [String: Any] = [
+                "access_token": "ya29.app-\(refreshToken)", "refresh_token": refreshToken, "expires_in": expiresIn,
+                "scope": FakeGoogleGrantSpec.signInWithGmailScope.split(separator: " ").map(String.init), "token_type": "Bearer",
+            ]
+            return try await run("store-tokens", FunctionEvents.storeTokens(body, jwt: try jwt(user)))
+        }
+
+        /// Google's event of `type` about account `subject`, signed by PyJWT under the published keys.
+        func securityEvent(_ type: String, _ subject: String, issuedAt: Int = Int(Date().timeIntervalSince1970) - 5) async throws -> Int {
+            let signed = try PyJWTIssuer.sign([PyJWTIssuer.Token(claims: [
+                "iss": LifecycleEventDeliveryTests.issuer, "aud": LifecycleEventDeliveryTests.client, "iat": issuedAt, "jti": UUID().uuidString,
+                "events": ["https://schemas.openid.net/secevent/\(type)": ["subject": ["subject_type": "iss-sub", "iss": LifecycleEventDeliveryTests.issuer, "sub": subject]]],
+            ], alg: "RS256")])
+            google.publishRISCKeys(signed.jwks, issuer: LifecycleEventDeliveryTests.issuer)
+            return try await run("security-events", FunctionEvents.securityEvent(token: signed.tokens[0]))
+        }
+    }
+
+    /// The one event a step delivered: exactly one, of `type`, for `user`, its detail filled.
+    @discardableResult
+    static func expectOne(
+        _ events: [[String: Any]], _ type: String, user: String, status: String, previous: String, reason: String, subject: String?,
+        sourceLocation: SourceLocation = #_sourceLocation
+    ) -> [String: Any] {
+        #expect(events.count == 1, "expected one \(type), got \(events.map { $0["detail-type"] ?? "?" })", sourceLocation: sourceLocation)
+        let event = events.first ?? [:], detail = event["detail"] as? [String: Any] ?? [:]
+        #expect(event["detail-type"] as? String == type && event["source"] as? String == "paypulse.gmail", sourceLocation: sourceLocation)
+        #expect(detail["user_id"] as? String == user && detail["status"] as? String == status, "\(detail)", sourceLocation: sourceLocation)
+        #expect(detail["previous_status"] as? String == previous && detail["reason"] as? String == reason, "\(detail)", sourceLocation: sourceLocation)
+        #expect(detail["google_sub"] as? String == subject, "\(detail)", sourceLocation: sourceLocation)
+        #expect(detail["event_id"] is String && detail["occurred_at"] is String && detail["sequence"] is Int, sourceLocation: sourceLocation)
+        return detail
+    }
+
+    @Test("connect, reconnect, switch, invalid_grant, tokens-revoked, disabled then enabled, disconnect, purged", arguments: ["aws", "dynamodb"])
+    func everyChange(_ store: String) async throws {
+        let world = try await World(store)
+        defer { world.google.stop(); world.backend.cleanUp() }
+        let (a, b, c, d, e) = ("1001", "1002", "1003", "1004", "1005")
+        var seen: [[String: Any]] = []
+        func step(_ events: [[String: Any]]) -> [[String: Any]] {
+            seen += events
+            return events
+        }
+
+        #expect(try await world.connect("life-1", "1//life-a1", subject: a) == 201)
+        Self.expectOne(step(try world.drain()), "Gmail Connected", user: "life-1", status: "connected", previous: "not_connected", reason: "user_connected", subject: a)
+        #expect(try await world.connect("life-1", "1//life-a2", subject: a) == 201)
+        Self.expectOne(step(try world.drain()), "Gmail Reconnected", user: "life-1", status: "connected", previous: "connected", reason: "user_reconnected", subject: a)
+        #expect(try await world.connect("life-1", "1//life-b1", subject: b) == 201)
+        Self.expectOne(step(try world.drain()), "Gmail Account Switched", user: "life-1", status: "connected", previous: "connected", reason: "account_switched", subject: b)
+
+        // A refresh that meets invalid_grant; the others are not due.
+        #expect(try await world.connect("life-2", "1//life-c1", subject: c, expiresIn: 60) == 201)
+        _ = step(try world.drain())
+        world.google.invalidateGrant(refreshToken: "1//life-c1")
+        #expect(try await world.run("token-refresh", FunctionEvents.tokenRefresh()) == 0)
+        Self.expectOne(step(try world.drain()), "Gmail Revoked", user: "life-2", status: "revoked", previous: "connected", reason: "invalid_grant", subject: c)
+
+        // Google's security events, each applied at once.
+        #expect(try await world.connect("life-3", "1//life-d1", subject: d) == 201)
+        #expect(try await world.connect("life-4", "1//life-e1", subject: e) == 201)
+        _ = step(try world.drain())
+        #expect(try await world.securityEvent("oauth/event-type/tokens-revoked", d) == 202)
+        Self.expectOne(step(try world.drain()), "Gmail Revoked", user: "life-3", status: "revoked", previous: "connected", reason: "tokens_revoked", subject: d)
+        #expect(try await world.securityEvent("risc/event-type/account-disabled", e) == 202)
+        Self.expectOne(step(try world.drain()), "Gmail Disabled", user: "life-4", status: "disabled", previous: "connected", reason: "account_disabled", subject: e)
+        // Enabled once Google renews the grant: the refresh run asks at once.
+        #expect(try await world.securityEvent("risc/event-type/account-enabled", e) == 202)
+        #expect(try world.drain().isEmpty, "account-enabled alone: the grant is not usable until Google renews it")
+        #expect(try await world.run("token-refresh", FunctionEvents.tokenRefresh()) == 0)
+        Self.expectOne(step(try world.drain()), "Gmail Enabled", user: "life-4", status: "connected", previous: "disabled", reason: "account_enabled", subject: e)
+
+        // The user disconnects; Google purges another account.
+        #expect(try await world.run("disconnect", FunctionEvents.disconnect(jwt: try world.jwt("life-1"))) == 200)
+        Self.expectOne(step(try world.drain()), "Gmail Disconnected", user: "life-1", status: "disconnected", previous: "connected", reason: "user_disconnected", subject: b)
+        #expect(try await world.backend.grants.state(of: "life-1").isScheduledForDeletion, "deleted once its event is out")
+        #expect(try await world.securityEvent("risc/event-type/account-purged", e) == 202)
+        Self.expectOne(step(try world.drain()), "Gmail Purged", user: "life-4", status: "disconnected", previous: "connected", reason: "account_purged", subject: e)
+
+        // Nothing more, and nothing twice: a run over what is left publishes nothing new.
+        #expect(try await world.run("token-refresh", FunctionEvents.tokenRefresh()) == 0)
+        #expect(try world.drain().isEmpty)
+        let details = seen.compactMap { $0["detail"] as? [String: Any] }
+        #expect(Set(details.compactMap { $0["event_id"] as? String }).count == details.count, "every change its own event_id")
+        for user in Set(details.compactMap { $0["user_id"] as? String }) {
+            let sequences = details.filter { $0["user_id"] as? String == user }.compactMap { $0["sequence"] as? Int }
+            #expect(sequences == sequences.sorted() && Set(sequences).count == sequences.count, "\(user): \(sequences)")
+        }
+    }
+}
