@@ -96,6 +96,12 @@ package final class FaultProxy: @unchecked Sendable {
             case .stall:
                 client.waitUntilPeerCloses { listener.isStopped }
                 return false
+            case .stallAfterForward:
+                _ = forward(request, index: index)
+                client.waitUntilPeerCloses { listener.isStopped }
+                return false
+            case .deny:
+                guard client.write(deniedAnswer().serialized(connection: "keep-alive")) else { return false }
             }
         }
         return false
@@ -129,6 +135,21 @@ package final class FaultProxy: @unchecked Sendable {
             headers = [("Content-Type", "application/json; charset=utf-8")]
         }
         return ProxyMessage(startLine: "HTTP/1.1 \(status) \(reason)", headers: headers, body: Array(body.utf8))
+    }
+
+    /// The answer a peer of this dialect gives a caller without permission.
+    private func deniedAnswer() -> ProxyMessage {
+        switch dialect {
+        case .aws:
+            let body = #"{"__type":"AccessDeniedException","message":"User is not authorized to perform this action (injected)"}"#
+            return ProxyMessage(
+                startLine: "HTTP/1.1 400 Bad Request", headers: [("Content-Type", "application/x-amz-json-1.1"), ("X-Amzn-ErrorType", "AccessDeniedException")],
+                body: Array(body.utf8)
+            )
+        case .google:
+            let body = #"{"error":"access_denied","error_description":"Forbidden."}"#
+            return ProxyMessage(startLine: "HTTP/1.1 403 Forbidden", headers: [("Content-Type", "application/json; charset=utf-8")], body: Array(body.utf8))
+        }
     }
 
     /// `secretsmanager.PutSecretValue` → `PutSecretValue`; else the path: `/token` → `token`.

@@ -17,6 +17,13 @@ package enum ProxyFault: Sendable, Hashable, CustomStringConvertible {
     case truncate
     /// Read the request and never answer, until the client gives up (or the proxy stops).
     case stall
+    /// Forward, let the peer answer, then never relay it: the write landed, and the client
+    /// times out waiting.
+    case stallAfterForward
+    /// Refuse the caller's permission without forwarding: AWS sends HTTP 400
+    /// `AccessDeniedException`, Google 403. Not one of ``all(latency:)``: no store call of
+    /// ours is refused so in a deployment that works.
+    case deny
 
     /// Every kind once, for matrices (latency of `latency`).
     package static func all(latency: Duration = .milliseconds(200)) -> [ProxyFault] {
@@ -26,8 +33,8 @@ package enum ProxyFault: Sendable, Hashable, CustomStringConvertible {
     /// Whether the peer receives the request (and so may change state) under this fault.
     package var forwards: Bool {
         switch self {
-        case .latency, .resetAfterForward, .truncate: true
-        case .status, .throttle, .resetBeforeForward, .stall: false
+        case .latency, .resetAfterForward, .truncate, .stallAfterForward: true
+        case .status, .throttle, .resetBeforeForward, .stall, .deny: false
         }
     }
 
@@ -41,6 +48,8 @@ package enum ProxyFault: Sendable, Hashable, CustomStringConvertible {
         case .resetAfterForward: "reset-after"
         case .truncate: "truncate"
         case .stall: "stall"
+        case .stallAfterForward: "stall-after"
+        case .deny: "deny"
         }
     }
 }

@@ -1,0 +1,172 @@
+import Foundation
+import Logging
+import PayPulseAWS
+import PayPulseDomain
+import PayPulsePorts
+import PayPulseTestSupport
+import Testing
+
+/// The lifecycle events' cells of the fault matrix: each change of a grant, with
+/// `PutEvents` failing at each point on its way to moto's EventBridge (a ``FaultProxy`` in
+/// front of the bus alone, every attempt of the invocation): before the put (reset, 503),
+/// the put refused (`AccessDeniedException`), and the put landing but its answer lost or
+/// timed out. In every cell the change stands as without the fault; the event reaches the
+/// SQS queue a rule forwards to by the next refresh run at the latest (its sweep); and every
+/// delivery of a change carries the one `event_id` it was recorded with.
+@Suite("fault matrix: lifecycle change x PutEvents fault")
+struct LifecycleFaultMatrixTests {
+    enum Change: String, CaseIterable {
+        case connect, disconnect, invalidGrant = "refresh invalid_grant", tokensRevoked = "tokens-revoked", purged = "account-purged"
+
+        var detailType: String {
+            switch self {
+            case .connect: "Gmail Connected"
+            case .disconnect: "Gmail Disconnected"
+            case .invalidGrant, .tokensRevoked: "Gmail Revoked"
+            case .purged: "Gmail Purged"
+            }
+        }
+
+        /// Whether the change deletes the grant once its event is out.
+        var deletes: Bool { self == .disconnect || self == .purged }
+    }
+
+    /// No fault first: the reference.
+    static let faults: [ProxyFault?] = [nil, .resetBeforeForward, .status(503), .deny, .resetAfterForward, .stallAfterForward]
+    static let bus = "paypulse-lifecycle-faults"
+
+    @Test("every change stands, its event arrives by the next run, with one event_id", arguments: Change.allCases)
+    func cells(_ change: Change) async throws {
+        let bench = try await Bench()
+        defer { bench.proxy.stop() }
+        var table: [String] = []
+        for (index, fault) in Self.faults.enumerated() {
+            let user = UserID("lf-\(change.rawValue.prefix(4))-\(index)")!
+            let outcome = try await bench.cell(change, fault: fault, user: user)
+            table.append("\(fault?.description ?? "none"): \(outcome)")
+        }
+        print("lifecycle fault cells, \(change.rawValue): " + table.joined(separator: ", "))
+    }
+
+    /// A private moto with the bus, its rule and queue; the bus behind a fault proxy; the grants straight on moto.
+    struct Bench {
+        let moto: MotoServer
+        let proxy: FaultProxy
+        let plan = FaultPlan()
+        let queueURL: String
+        let grants: any GrantStore
+        let google = InMemoryGoogleOAuth()
+        let metrics = CollectingMetrics()
+        let vault: TokenVault
+        let quiet = Logger(label: "lifecycle-faults") { _ in SwiftLogNoOpLogHandler() }
+
+        init() async throws {
+            moto = try await MotoServer.launchPrivate()
+            proxy = try FaultProxy(upstream: moto.endpoint, dialect: .aws, plan: plan)
+            let setup = try Self.fixture(["op": "setup", "endpoint": moto.endpoint, "bus": LifecycleFaultMatrixTests.bus])
+            queueURL = try #require(setup["queue_url"] as? String)
+            grants = SecretsManagerGrantStore(AWSSecretStore(client: try AWSTestClients.secretsManager(endpoint: moto.endpoint)))
+            // Short attempts through the proxy, three of them, as the fault matrix's clients.
+            let busClient = try AWSTestClients.jsonClient(
+                .eventBridge, endpoint: proxy.url, retryPolicy: RetryPolicy(maxAttempts: 3, baseDelay: .milliseconds(10), maxDelay: .milliseconds(50)),
+                timeout: TestTime.scaled(.seconds(1))
+            )
+            let publisher = LifecyclePublisher(bus: EventBridgeBus(client: busClient, bus: LifecycleFaultMatrixTests.bus), metrics: metrics, logger: quiet)
+            vault = TokenVault(grants: grants, events: publisher)
+        }
+
+        static func fixture(_ request: [String: Any]) throws -> [String: Any] {
+            let script = BuiltExecutables.repositoryRoot.appendingPathComponent("Tests/Fixtures/eventbridge_sqs.py")
+            let (answer, complaint) = try PythonScript.run(script, request: request)
+            guard let answer else { throw FixtureError(complaint: complaint) }
+            return answer
+        }
+
+        /// The events the queue holds, emptied, as `(detail-type, event_id)`.
+        func drain() throws -> [(type: String, id: String)] {
+            let schema = BuiltExecutables.repositoryRoot.appendingPathComponent("docs/lifecycle-event.schema.json").path
+            let answer = try Self.fixture(["op": "drain", "endpoint": moto.endpoint, "queue_url": queueURL, "schema": schema])
+            #expect((answer["invalid"] as? [String])?.isEmpty == true, "\(answer["invalid"] ?? "")")
+            return (answer["events"] as? [[String: Any]] ?? []).map { event in
+                (event["detail-type"] as? String ?? "?", (event["detail"] as? [String: Any])?["event_id"] as? String ?? "?")
+            }
+        }
+
+        /// The refresh run over `user` alone: its sweep publishes what a failed put left.
+        func nextRun(_ user: UserID) async throws {
+            let refresher = TokenRefresher(vault: vault, google: google, clients: GoogleClients(ids: [google.clientID]), windowSeconds: 900)
+            _ = try await RefreshJob(grants: grants, refresher: refresher, settings: RefreshSettings(), userPrefix: user.rawValue).run(deadline: nil, logger: quiet)
+        }
+
+        /// One cell: the state it starts from (no fault), the change under `fault`, then the next run.
+        func cell(_ change: Change, fault: ProxyFault?, user: UserID) async throws -> String {
+            let subject = "2\(UInt64.random(in: 100_000_000...999_999_999))", token = "1//lf-\(user.rawValue)"
+            google.addGrant(token, subject: subject, email: nil)
+            let incoming = IncomingTokens(
+                accessToken: "ya29.lf", refreshToken: token, expiresIn: change == .invalidGrant ? 60 : 3600, scopes: [GmailScopes.readonly],
+                subject: subject, clientID: google.clientID
+            )
+            if change != .connect {
+                _ = try await vault.store(incoming, for: user)
+                _ = try drain()
+            }
+            if change == .invalidGrant { try await google.revoke(token: token) }
+            let refusedBefore = metrics.total("Refused")
+            if let fault { plan.inject(fault, at: .operation("PutEvents", occurrence: 1), persistent: true) }
+            switch change {
+            case .connect: _ = try await vault.store(incoming, for: user)
+            case .disconnect: try await vault.disconnect(user, recoveryWindowDays: 7)
+            case .invalidGrant: try await nextRun(user)
+            case .tokensRevoked, .purged:
+                let event = SecurityEvent(
+                    type: change == .purged ? .accountPurged : .tokensRevoked, subject: .googleAccount(GoogleAccountSubject(subject: subject, issuer: nil, email: nil))
+                )
+                _ = try await GoogleAccountEvents(vault: vault, recoveryWindowDays: 7).apply(event, issuedAt: Date(), logger: quiet)
+            }
+            plan.clearFaults()
+            let label = "\(change.rawValue) / \(fault?.description ?? "none")"
+
+            // The change stands, whatever the bus did.
+            let stored = try await vault.current(of: user)?.tokenSet
+            let state = try await grants.state(of: user.rawValue)
+            switch change {
+            case .connect: #expect(stored?.status == .active, "\(label): connected")
+            case .invalidGrant, .tokensRevoked: #expect(stored?.status == .revoked, "\(label): revoked")
+            case .disconnect, .purged:
+                #expect(state.isScheduledForDeletion || stored?.status == .revoked, "\(label): revoked, deleted once the event is out")
+                if fault == nil { #expect(state.isScheduledForDeletion, "\(label): deleted at once") }
+            }
+            if fault == .deny { #expect(metrics.total("Refused") > refusedBefore, "\(label): a refusal is counted for the alarm") }
+            let early = try drain()
+            if let fault, !fault.forwards { #expect(early.isEmpty, "\(label): nothing reached the bus") }
+
+            try await nextRun(user)
+            let delivered = early + (try drain())
+            #expect(!delivered.isEmpty && delivered.allSatisfy { $0.type == change.detailType }, "\(label): \(delivered)")
+            #expect(Set(delivered.map(\.id)).count == 1, "\(label): one change, one event_id: \(delivered)")
+            if change.deletes {
+                #expect(try await grants.state(of: user.rawValue).isScheduledForDeletion, "\(label): deleted after its event")
+            } else {
+                #expect(try await TokenSetTags.hasPendingEvents(grants.state(of: user.rawValue).attributes) == false, "\(label): nothing left pending")
+            }
+            return "\(early.count)+\(delivered.count - early.count)"
+        }
+    }
+
+    struct FixtureError: Error { let complaint: String }
+}
+
+/// Counts the metrics lines' values by name.
+final class CollectingMetrics: MetricsSink, @unchecked Sendable {
+    private let lock = NSLock()
+    private var totals: [String: Int] = [:]
+
+    func emit(_ line: String) {
+        guard let document = try? JSONSerialization.jsonObject(with: Data(line.utf8)) as? [String: Any] else { return }
+        lock.withLock {
+            for (name, value) in document { if let number = value as? Int { totals[name, default: 0] += number } }
+        }
+    }
+
+    func total(_ name: String) -> Int { lock.withLock { totals[name] ?? 0 } }
+}
