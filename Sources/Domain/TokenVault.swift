@@ -328,11 +328,15 @@ extension TokenVault {
         let stored = try? GmailTokenSet.decode(value.value)
         // A disconnect whose event is not out yet keeps the grant, revoked: storing over it
         // is a new connection, as over a deleted grant.
-        let disconnected = restored || stored?.lifecycle?.deleteAfterPublishDays != nil
-        let previous = disconnected ? nil : stored
+        let pendingDelete = stored?.lifecycle?.deleteAfterPublishDays != nil
+        let previous = restored || pendingDelete ? nil : stored
         var (merged, outcome) = GmailTokenSet.merging(incoming, over: previous, now: now())
         merged.lifecycle = stored?.lifecycle.map { LifecycleOutbox(lastSequence: $0.lastSequence, pending: $0.pending) }
-        merged = recordingStore(merged, outcome: outcome, over: previous, disconnected: disconnected, user: user)
+        // The event says what this write replaces: after a restore, another store may have
+        // connected the grant again before this one read it back, and this one follows that.
+        let replaced = pendingDelete || restored && stored?.lifecycle == nil ? nil : stored
+        let change = replaced.map { replaced in previous == nil ? (GmailTokenSet.isSameAccount(replaced, incoming) ? .updated : .accountSwitched) : outcome }
+        merged = recordingStore(merged, outcome: change ?? .firstConnection, over: replaced, disconnected: restored || pendingDelete, user: user)
         let tokenSet = try await stamped(merged)
         do {
             try await replace(tokenSet, of: user, expected: value.version)

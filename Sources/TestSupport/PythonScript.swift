@@ -2,10 +2,10 @@ import Foundation
 
 /// A Python fixture script of `Tests/Fixtures` run once: a JSON request on its standard
 /// input, a JSON answer on its standard output (PyJWT's signer and verifier).
-package enum PythonScript {
+enum PythonScript {
     /// Runs `script` with `request`; its answer, or `nil` with what it wrote on standard
     /// error when it fails.
-    package static func run(_ script: URL, request: Any) throws -> (answer: [String: Any]?, complaint: String) {
+    static func run(_ script: URL, request: Any) throws -> (answer: [String: Any]?, complaint: String) {
         let process = Process()
         process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
         process.arguments = ["python3", script.path]

@@ -162,6 +162,8 @@ struct ReachWalk {
         try await record(.disconnect) { try await http(.disconnect, "DELETE", "/v1/auth/gmail-tokens", user: "user-3", expect: 200) }
         try await record(.disconnect) { try await http(.disconnect, "DELETE", "/v1/auth/gmail-tokens", user: "user-4", expect: 200) }
         log.busDown = false
+        // A later invocation deletes what a disconnect kept only once its mark is old enough.
+        for user in ["user-3", "user-4"] { try await rewrite(user) { $0.updatedAt -= TokenVault.sweepDeleteAge + 1 } }
         try await record(.freshToken) {
             let handler = try #require(try await assembly.eventHandlers(for: .freshToken).direct)
             let answer = String(decoding: await handler(Array(#"{"user_id":"user-3"}"#.utf8), context), as: UTF8.self)

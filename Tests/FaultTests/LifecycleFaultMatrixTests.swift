@@ -53,18 +53,19 @@ struct LifecycleFaultMatrixTests {
         let moto: MotoServer
         let proxy: FaultProxy
         let plan = FaultPlan()
-        let queueURL: String
+        let queue: LifecycleEventQueue
         let grants: any GrantStore
         let google = InMemoryGoogleOAuth()
         let metrics = CollectingMetrics()
+        /// The vault's clock: the next run comes later than a sweep's deletion waits.
+        let clock = MovingClock()
         let vault: TokenVault
         let quiet = Logger(label: "lifecycle-faults") { _ in SwiftLogNoOpLogHandler() }
 
         init() async throws {
             moto = try await MotoServer.launchPrivate()
             proxy = try FaultProxy(upstream: moto.endpoint, dialect: .aws, plan: plan)
-            let setup = try Self.fixture(["op": "setup", "endpoint": moto.endpoint, "bus": LifecycleFaultMatrixTests.bus])
-            queueURL = try #require(setup["queue_url"] as? String)
+            queue = try LifecycleEventQueue(endpoint: moto.endpoint, bus: LifecycleFaultMatrixTests.bus)
             grants = SecretsManagerGrantStore(AWSSecretStore(client: try AWSTestClients.secretsManager(endpoint: moto.endpoint)))
             // Short attempts through the proxy, three of them, as the fault matrix's clients.
             let busClient = try AWSTestClients.jsonClient(
@@ -72,30 +73,28 @@ struct LifecycleFaultMatrixTests {
                 timeout: TestTime.scaled(.seconds(1))
             )
             let publisher = LifecyclePublisher(bus: EventBridgeBus(client: busClient, bus: LifecycleFaultMatrixTests.bus), metrics: metrics, logger: quiet)
-            vault = TokenVault(grants: grants, events: publisher)
-        }
-
-        static func fixture(_ request: [String: Any]) throws -> [String: Any] {
-            let script = BuiltExecutables.repositoryRoot.appendingPathComponent("Tests/Fixtures/eventbridge_sqs.py")
-            let (answer, complaint) = try PythonScript.run(script, request: request)
-            guard let answer else { throw FixtureError(complaint: complaint) }
-            return answer
+            let clock = clock
+            vault = TokenVault(grants: grants, now: { clock.now }, events: publisher)
         }
 
         /// The events the queue holds, emptied, as `(detail-type, event_id)`.
         func drain() throws -> [(type: String, id: String)] {
-            let schema = BuiltExecutables.repositoryRoot.appendingPathComponent("docs/lifecycle-event.schema.json").path
-            let answer = try Self.fixture(["op": "drain", "endpoint": moto.endpoint, "queue_url": queueURL, "schema": schema])
-            #expect((answer["invalid"] as? [String])?.isEmpty == true, "\(answer["invalid"] ?? "")")
-            return (answer["events"] as? [[String: Any]] ?? []).map { event in
+            let (events, invalid) = try queue.drain()
+            #expect(invalid.isEmpty, "\(invalid)")
+            return events.map { event in
                 (event["detail-type"] as? String ?? "?", (event["detail"] as? [String: Any])?["event_id"] as? String ?? "?")
             }
         }
 
-        /// The refresh run over `user` alone: its sweep publishes what a failed put left.
+        /// The refresh run over `user` alone, later: its sweep publishes what a failed put left.
         func nextRun(_ user: UserID) async throws {
-            let refresher = TokenRefresher(vault: vault, google: google, clients: GoogleClients(ids: [google.clientID]), windowSeconds: 900)
-            _ = try await RefreshJob(grants: grants, refresher: refresher, settings: RefreshSettings(), userPrefix: user.rawValue).run(deadline: nil, logger: quiet)
+            clock.advance(by: TokenVault.sweepDeleteAge + 1)
+            let clock = clock
+            let refresher = TokenRefresher(
+                vault: vault, google: google, clients: GoogleClients(ids: [google.clientID]), windowSeconds: 900, now: { clock.now }
+            )
+            _ = try await RefreshJob(grants: grants, refresher: refresher, settings: RefreshSettings(), userPrefix: user.rawValue, now: { clock.now })
+                .run(deadline: nil, logger: quiet)
         }
 
         /// One cell: the state it starts from (no fault), the change under `fault`, then the next run.
@@ -121,7 +120,8 @@ struct LifecycleFaultMatrixTests {
                 let event = SecurityEvent(
                     type: change == .purged ? .accountPurged : .tokensRevoked, subject: .googleAccount(GoogleAccountSubject(subject: subject, issuer: nil, email: nil))
                 )
-                _ = try await GoogleAccountEvents(vault: vault, recoveryWindowDays: 7).apply(event, issuedAt: Date(), logger: quiet)
+                let clock = clock
+                _ = try await GoogleAccountEvents(vault: vault, recoveryWindowDays: 7, now: { clock.now }).apply(event, issuedAt: clock.now, logger: quiet)
             }
             plan.clearFaults()
             let label = "\(change.rawValue) / \(fault?.description ?? "none")"
@@ -152,8 +152,15 @@ struct LifecycleFaultMatrixTests {
             return "\(early.count)+\(delivered.count - early.count)"
         }
     }
+}
 
-    struct FixtureError: Error { let complaint: String }
+/// A clock that moves only when told.
+final class MovingClock: @unchecked Sendable {
+    private let lock = NSLock()
+    private var instant = Date()
+
+    var now: Date { lock.withLock { instant } }
+    func advance(by seconds: TimeInterval) { lock.withLock { instant += seconds } }
 }
 
 /// Counts the metrics lines' values by name.

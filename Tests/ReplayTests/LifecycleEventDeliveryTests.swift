@@ -21,20 +21,17 @@ struct LifecycleEventDeliveryTests {
         let backend: ReplayBackend
         let google: FakeGoogleServer
         let environment: [String: String]
-        let queueURL: String
-        let endpoint: String
+        let queue: LifecycleEventQueue
         let minter: DevelopmentTokenMinter
 
         init(_ store: String) async throws {
             let server = try await LifecycleEventDeliveryTests.moto.value
             backend = store == "aws" ? try await ReplayBackend.aws(on: server) : try await ReplayBackend.dynamoDB(on: server)
-            endpoint = server.endpoint
             google = try FakeGoogleServer(clientIDs: [LifecycleEventDeliveryTests.client])
             _ = try await backend.secrets.createSecret(
                 name: "Google-OAuth-Client-ID", value: LifecycleEventDeliveryTests.client, tags: [:], clientRequestToken: SecretVersionID.random().rawValue
             )
-            let setup = try Self.moto(["op": "setup", "endpoint": endpoint, "bus": LifecycleEventDeliveryTests.bus])
-            queueURL = try #require(setup["queue_url"] as? String)
+            queue = try LifecycleEventQueue(endpoint: server.endpoint, bus: LifecycleEventDeliveryTests.bus)
             var environment = backend.environment
             environment["GOOGLE_TOKEN_ENDPOINT"] = google.tokenEndpoint
             environment["GOOGLE_REVOKE_ENDPOINT"] = google.revokeEndpoint
@@ -44,21 +41,11 @@ struct LifecycleEventDeliveryTests {
             minter = try DevelopmentTokenMinter(settings: try AuthSettings(key: Array(AuthSettings.developmentKey.utf8)))
         }
 
-        /// Runs the boto3 fixture with `request`.
-        static func moto(_ request: [String: Any]) throws -> [String: Any] {
-            let script = BuiltExecutables.repositoryRoot.appendingPathComponent("Tests/Fixtures/eventbridge_sqs.py")
-            let (answer, complaint) = try PythonScript.run(script, request: request)
-            guard let answer else { throw ReplayError("eventbridge_sqs.py failed: \(complaint)") }
-            return answer
-        }
-
         /// What the queue holds now, emptied; each event checked against the schema.
         func drain() throws -> [[String: Any]] {
-            let schema = BuiltExecutables.repositoryRoot.appendingPathComponent("docs/lifecycle-event.schema.json").path
-            let answer = try Self.moto(["op": "drain", "endpoint": endpoint, "queue_url": queueURL, "schema": schema])
-            let invalid = answer["invalid"] as? [String] ?? ["no answer"]
+            let (events, invalid) = try queue.drain()
             #expect(invalid.isEmpty, "events against the schema: \(invalid)")
-            return answer["events"] as? [[String: Any]] ?? []
+            return events
         }
 
         /// Runs `function` on `event`; the answer's status code (the exit status for a schedule).

@@ -109,6 +109,10 @@ private func soak(issuerKeys: Bool = false, on makeBackend: (FakeGoogleServer) a
     let harnessErrors = written.errors + stormed.errors
     records += operations
 
+    // The last sweep, as the next refresh run would make it: events a put left pending go
+    // out, and grants a disconnect marked are deleted once theirs are.
+    let sweeper = TokenVault(grants: backend.grants, events: backend.publisher)
+    for user in 0..<SoakWorkload.userCount { _ = try await sweeper.flush(try #require(UserID(SoakWorkload.userID(user))), sweeping: true) }
     var finalStates: [Int: FinalState] = [:]
     for user in 0..<SoakWorkload.userCount {
         finalStates[user] = try await backend.finalState(of: SoakWorkload.userID(user))
@@ -129,6 +133,8 @@ private func soak(issuerKeys: Bool = false, on makeBackend: (FakeGoogleServer) a
         )
     )
     let violations = checker.violations(finalStates: finalStates, samples: samples, restored: restored)
+    let (deliveries, invalidEvents) = try await backend.events()
+    let eventViolations = invalidEvents + SoakLifecycleEvents.violations(deliveries, finalStates: finalStates)
 
     let report = SoakReport(
         backend: label, seed: seed, workers: workers, stormWorkers: stormWorkers,
@@ -142,6 +148,11 @@ private func soak(issuerKeys: Bool = false, on makeBackend: (FakeGoogleServer) a
 
     #expect(harnessErrors.isEmpty, "\(harnessErrors)")
     #expect(violations.isEmpty, "\(violations.count) invariant violations on \(backend.name); see .build/reports/soak.txt")
+    // Every change published once, in order, and none that did not happen.
+    #expect(eventViolations.isEmpty, "\(eventViolations.count) lifecycle event violations on \(backend.name): \(eventViolations.prefix(5))")
+    let kinds = SoakLifecycleEvents.kinds(deliveries)
+    print("soak \(backend.name): \(deliveries.count) lifecycle events delivered, kinds \(kinds.sorted())")
+    for kind in ["Gmail Disconnected", "Gmail Connected", "Gmail Revoked"] { #expect(kinds.contains(kind), "no \(kind) event on \(backend.name)") }
     // The user's new tokens win over a refresh in flight: store-tokens retries its lost
     // compare-and-swap rather than answer 409.
     #expect(report.storeConflicts.isEmpty, "store-tokens answered 409 \(report.storeConflicts.count) times on \(backend.name)")

@@ -17,6 +17,11 @@ struct SoakBackend {
     /// Manager mapping, or the DynamoDB token table.
     let grants: any GrantStore
     let users: any UserDirectory
+    /// Where the functions publish lifecycle events, for the harness's last sweep.
+    let publisher: LifecyclePublisher
+    /// Every lifecycle event delivered (moto's bus, through a rule to SQS; the embedded
+    /// store's table), and how any breaks the schema.
+    let events: @Sendable () async throws -> (events: [[String: Any]], invalid: [String])
     /// Keeps a private server alive, removes a state directory.
     let cleanUp: () -> Void
 
@@ -45,9 +50,17 @@ struct SoakBackend {
         environment["PAYPULSE_STORE"] = "embedded"
         environment["PAYPULSE_STATE_DIR"] = directory
         let secrets = EmbeddedSecretStore(database: database, logger: quiet)
+        let table = EmbeddedLifecycleEvents(database: database)
         return SoakBackend(
             name: "embedded", environment: environment, secrets: secrets, grants: SecretsManagerGrantStore(secrets),
-            users: EmbeddedUserDirectory(database: database, logger: quiet),
+            users: EmbeddedUserDirectory(database: database, logger: quiet), publisher: publisher(table),
+            events: {
+                // As EventBridge would deliver them: source, detail type, the detail as an object.
+                let events: [[String: Any]] = try await table.recent(limit: 1_000_000).map { row in
+                    ["source": LifecycleEvent.source, "detail-type": row.detailType, "detail": (try? JSONSerialization.jsonObject(with: Data(row.detail.utf8))) ?? row.detail]
+                }
+                return (events, try LifecycleEventQueue.invalid(events))
+            },
             cleanUp: { try? FileManager.default.removeItem(atPath: directory) }
         )
     }
@@ -55,13 +68,13 @@ struct SoakBackend {
     /// Secrets Manager and DynamoDB on a moto_server of the soak's own (moto is shared by
     /// no other test, so nobody else's requests race ours there).
     static func moto(google: FakeGoogleServer) async throws -> SoakBackend {
-        let (server, users) = try await privateMoto()
-        var environment = awsEnvironment(google: google, endpoint: server.endpoint)
+        let (server, users, queue) = try await privateMoto()
+        var environment = awsEnvironment(google: google, endpoint: server.endpoint, bus: queue.bus)
         environment["PAYPULSE_STORE"] = "aws"
         let secrets = AWSSecretStore(client: try AWSTestClients.secretsManager(endpoint: server.endpoint))
         return SoakBackend(
             name: "moto", environment: environment, secrets: secrets, grants: SecretsManagerGrantStore(secrets),
-            users: users, cleanUp: { withExtendedLifetime(server) {} }
+            users: users, publisher: try publisher(on: queue), events: { try queue.drain() }, cleanUp: { withExtendedLifetime(server) {} }
         )
     }
 
@@ -69,7 +82,7 @@ struct SoakBackend {
     /// the soak's own (`PAYPULSE_STORE=dynamodb`); users and the client-ID secret as with
     /// ``moto(google:)``.
     static func dynamoDB(google: FakeGoogleServer) async throws -> SoakBackend {
-        let (server, users) = try await privateMoto()
+        let (server, users, queue) = try await privateMoto()
         let kms = KMSClient(client: try AWSTestClients.jsonClient(.kms, endpoint: server.endpoint))
         let keyID = try await kms.createKey(description: "paypulse soak")
         let grants = DynamoDBGrantStore(
@@ -77,13 +90,13 @@ struct SoakBackend {
             cipher: EnvelopeCipher(keys: DataKeyCache(service: kms, keyID: keyID)), due: .defaultRefresh
         )
         try await grants.createTableIfNeeded()
-        var environment = awsEnvironment(google: google, endpoint: server.endpoint)
+        var environment = awsEnvironment(google: google, endpoint: server.endpoint, bus: queue.bus)
         environment["PAYPULSE_STORE"] = "dynamodb"
         environment["TOKENS_TABLE"] = TokenTable.name
         environment["PAYPULSE_KMS_KEY_ID"] = keyID
         return SoakBackend(
             name: "dynamodb", environment: environment, secrets: AWSSecretStore(client: try AWSTestClients.secretsManager(endpoint: server.endpoint)),
-            grants: grants, users: users, cleanUp: { withExtendedLifetime(server) {} }
+            grants: grants, users: users, publisher: try publisher(on: queue), events: { try queue.drain() }, cleanUp: { withExtendedLifetime(server) {} }
         )
     }
 
@@ -92,20 +105,36 @@ struct SoakBackend {
 
     /// A moto_server of the soak's own (shared by no other test, so nobody else's requests
     /// race ours there) with the users table, the security events' ledger and the request
-    /// quotas (each under the functions' default name).
-    private static func privateMoto() async throws -> (MotoServer, DynamoDBUserDirectory) {
+    /// quotas (each under the functions' default name), and the lifecycle events' bus with a
+    /// rule forwarding them to a queue.
+    private static func privateMoto() async throws -> (MotoServer, DynamoDBUserDirectory, LifecycleEventQueue) {
         let server = try await MotoServer.launchPrivate()
         let dynamoDB = try AWSTestClients.dynamoDB(endpoint: server.endpoint)
         let users = DynamoDBUserDirectory(client: dynamoDB, table: "paypulse-users")
         try await users.createTableIfNeeded()
         try await DynamoDBSecurityEventLedger(client: dynamoDB, table: "paypulse-security-events").createTableIfNeeded()
         try await DynamoDBRequestQuota(client: dynamoDB, table: "paypulse-request-quotas", rule: QuotaRule(limit: 1)).createTableIfNeeded()
-        return (server, users)
+        return (server, users, try LifecycleEventQueue(endpoint: server.endpoint, bus: "paypulse-soak"))
     }
 
-    /// The base environment with moto's endpoint and test credentials.
-    private static func awsEnvironment(google: FakeGoogleServer, endpoint: String) -> [String: String] {
+    /// The harness's publisher onto `queue`'s bus, as the functions' own.
+    private static func publisher(on queue: LifecycleEventQueue) throws -> LifecyclePublisher {
+        publisher(EventBridgeBus(client: try AWSTestClients.jsonClient(.eventBridge, endpoint: queue.endpoint), bus: queue.bus))
+    }
+
+    private static func publisher(_ bus: any LifecycleEventBus) -> LifecyclePublisher {
+        LifecyclePublisher(bus: bus, metrics: SilentMetrics(), logger: quiet)
+    }
+
+    /// Metrics nobody reads.
+    private struct SilentMetrics: MetricsSink {
+        func emit(_ line: String) {}
+    }
+
+    /// The base environment with moto's endpoint, test credentials and the lifecycle events' bus.
+    private static func awsEnvironment(google: FakeGoogleServer, endpoint: String, bus: String) -> [String: String] {
         var environment = baseEnvironment(google: google)
+        environment["PAYPULSE_EVENT_BUS"] = bus
         environment["AWS_REGION"] = AWSTestClients.region
         environment["AWS_ACCESS_KEY_ID"] = AWSTestClients.motoCredentials.accessKeyID
         environment["AWS_SECRET_ACCESS_KEY"] = AWSTestClients.motoCredentials.secretAccessKey

@@ -9,6 +9,10 @@ import PayPulsePorts
 /// outbox's publishing (``LifecycleOutbox``). Without a bus (``TokenVault/events`` `nil`)
 /// nothing is recorded and nothing published.
 extension TokenVault {
+    /// How old a disconnect's mark must be before a later invocation deletes the grant it
+    /// kept for a failed put, in seconds.
+    package static let sweepDeleteAge: TimeInterval = 120
+
     /// `set` with `kind` recorded, when the vault has a bus; `set` as it is otherwise.
     package func recorded(
         _ set: GmailTokenSet, _ kind: LifecycleEvent.Kind, reason: String, user: UserID, previous: LifecycleEvent.Status
@@ -41,8 +45,12 @@ extension TokenVault {
     /// waited for them. Best effort: what is not published stays pending, for the next
     /// write of this grant or the refresh run's sweep.
     /// - Returns: the grant's version after, or `nil` when it was deleted or nothing was written.
+    /// - Parameter sweeping: whether this is a later invocation finishing a failed put (the
+    ///   refresh run's sweep, fresh-token) rather than the change's own: it then deletes a
+    ///   disconnected grant only once its mark is ``sweepDeleteAge`` old, clear of the user's
+    ///   reconnect right after.
     @discardableResult
-    package func publishPending(of user: UserID, _ set: GmailTokenSet, version: GrantVersion) async -> GrantVersion? {
+    package func publishPending(of user: UserID, _ set: GmailTokenSet, version: GrantVersion, sweeping: Bool = false) async -> GrantVersion? {
         guard let events, let outbox = set.lifecycle, outbox.hasWork else { return nil }
         let accepted = outbox.pending.isEmpty ? [] : await events.publish(outbox.pending)
         guard !accepted.isEmpty || outbox.pending.isEmpty else { return nil }
@@ -51,15 +59,19 @@ extension TokenVault {
             var cleared = current.tokenSet
             cleared.lifecycle?.pending.removeAll { accepted.contains($0.eventID) }
             let deleteDays = cleared.lifecycle.flatMap { $0.pending.isEmpty ? $0.deleteAfterPublishDays : nil }
+            if cleared == current.tokenSet, deleteDays == nil { return current.version }
+            if deleteDays != nil, sweeping, now().timeIntervalSince(current.tokenSet.updatedAt) < Self.sweepDeleteAge { return current.version }
             do {
-                var written = current.version
-                if cleared != current.tokenSet {
-                    written = try await grants.replace(
-                        user.rawValue, expected: current.version, value: try cleared.jsonString(), attributes: TokenSetTags.tags(for: cleared)
-                    )
+                // Written even when nothing is cleared before a deletion: the swap proves the
+                // grant is still the disconnected one read (not a reconnect since) just before
+                // it is deleted, as a disconnect marks just before it deletes.
+                let written = try await grants.replace(
+                    user.rawValue, expected: current.version, value: try cleared.jsonString(), attributes: TokenSetTags.tags(for: cleared)
+                )
+                guard let deleteDays else {
                     if !grants.writesAttributesWithValue { await retagIfOvertaken(user, tagged: written) }
+                    return written
                 }
-                guard let deleteDays else { return written }
                 try await grants.delete(user.rawValue, recoveryWindowDays: deleteDays)
                 return nil
             } catch let error as StoreError where error == .conflict {
@@ -72,14 +84,15 @@ extension TokenVault {
         return nil
     }
 
-    /// Publishes what `user`'s grant holds pending, reading it first.
+    /// Publishes what `user`'s grant holds pending, reading it first (`sweeping` as
+    /// ``publishPending(of:_:version:sweeping:)`` takes it).
     /// - Returns: whether the grant is still stored (not deleted by a disconnect's outbox).
     /// - Throws: `StoreError` when it cannot be read.
     @discardableResult
-    package func flush(_ user: UserID) async throws -> Bool {
+    package func flush(_ user: UserID, sweeping: Bool = false) async throws -> Bool {
         guard let stored = try await current(of: user) else { return false }
         guard stored.tokenSet.lifecycle?.hasWork == true else { return true }
-        if await publishPending(of: user, stored.tokenSet, version: stored.version) != nil { return true }
+        if await publishPending(of: user, stored.tokenSet, version: stored.version, sweeping: sweeping) != nil { return true }
         return try await current(of: user) != nil
     }
 }
