@@ -18,6 +18,9 @@ struct ConsolePage {
     var styleNonce = ""
     /// What the store's purge date is.
     var deletionDateMeaning = ConsoleGrant.DeletionDateMeaning.requested
+    /// The newest lifecycle events, newest first; `nil` when this store keeps none (on AWS
+    /// they go to the EventBridge bus).
+    var events: [ConsoleEvent]?
 
     /// The policy that lets the page load nothing but its own style, post its forms only
     /// to this server, and never be framed: markup that got in anyway could not run.
@@ -41,7 +44,7 @@ struct ConsolePage {
         <title>PayPulse Gmail Connect · local console</title>
         <style nonce="\(styleNonce.htmlEscaped)">
         body { font: 15px/1.45 -apple-system, system-ui, sans-serif; margin: 2rem; color: #1d1d1f; }
-        h1 { font-size: 1.4rem; margin: 0 0 .25rem; }
+        h1 { font-size: 1.4rem; margin: 0 0 .25rem; } h2 { font-size: 1.1rem; margin: 1.5rem 0 .5rem; }
         .meta { color: #6e6e73; margin: 0 0 1.25rem; }
         table { border-collapse: collapse; width: 100%; }
         th, td { text-align: left; padding: .45rem .6rem; border-bottom: 1px solid #e5e5ea; vertical-align: top; }
@@ -66,6 +69,7 @@ struct ConsolePage {
         <span class="meta" id="last-refresh">\(lastRefreshText.htmlEscaped)</span>
         </div>
         \(table)
+        \(eventsSection)
         </body>
         </html>
 
@@ -90,6 +94,24 @@ struct ConsolePage {
             <thead><tr><th>User</th><th>Google account</th><th>OAuth client</th><th>Status</th><th>Access token expires</th><th>Last security event</th><th>Scopes</th><th></th></tr></thead>
             <tbody>
             \(rows)
+            </tbody>
+            </table>
+            """
+    }
+
+    private var eventsSection: String {
+        guard let events else { return "" }
+        guard !events.isEmpty else { return #"<h2>Lifecycle events</h2><p class="empty" id="no-events">No lifecycle event yet.</p>"# }
+        let rows = events.map { event in
+            [event.occurredAt, event.detailType, event.userID, "\(event.previousStatus) → \(event.status)", event.reason, event.eventID]
+                .map { "<td>\($0.htmlEscaped)</td>" }.joined()
+        }
+        return """
+            <h2>Lifecycle events</h2>
+            <table id="events">
+            <thead><tr><th>Occurred</th><th>Event</th><th>User</th><th>Status</th><th>Reason</th><th>Event id</th></tr></thead>
+            <tbody>
+            \(rows.map { "<tr>\($0)</tr>" }.joined(separator: "\n"))
             </tbody>
             </table>
             """

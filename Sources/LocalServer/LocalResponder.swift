@@ -2,6 +2,7 @@ import Foundation
 import Hummingbird
 import Logging
 import NIOCore
+import PayPulseEmbedded
 import PayPulseFakeGoogle
 import PayPulseHandlers
 import PayPulsePorts
@@ -22,6 +23,8 @@ struct LocalResponder: HTTPResponder {
     let issuer: IssuerDocuments?
     let activity: ConsoleActivity
     let backends: (grants: any GrantStore, users: any UserDirectory, ledger: any SecurityEventLedger)
+    /// The embedded store's lifecycle events, for the console; `nil` on AWS (the bus has them).
+    let lifecycleEvents: EmbeddedLifecycleEvents?
     let storeDescription: String
     let googleDescription: String
     let deletionDateMeaning: ConsoleGrant.DeletionDateMeaning
@@ -166,9 +169,10 @@ struct LocalResponder: HTTPResponder {
     )
 
     private func console() async -> Response {
-        let grants: [ConsoleGrant]
+        let grants: [ConsoleGrant], events: [ConsoleEvent]?
         do {
             grants = try await ConsoleGrant.all(grants: backends.grants, users: backends.users, ledger: backends.ledger)
+            if let lifecycleEvents { events = try await ConsoleEvent.recent(in: lifecycleEvents) } else { events = nil }
         } catch {
             logger.error("console: listing grants failed", metadata: ["reason": "\(error)"])
             return GatewayBridge.response(.upstreamUnavailable)
@@ -177,7 +181,7 @@ struct LocalResponder: HTTPResponder {
         let page = ConsolePage(
             grants: grants, lastRefresh: await activity.lastRefresh, notice: await activity.takeNotice(),
             storeDescription: storeDescription, googleDescription: googleDescription, now: Date(),
-            formToken: consoleGuard.formToken, styleNonce: nonce, deletionDateMeaning: deletionDateMeaning
+            formToken: consoleGuard.formToken, styleNonce: nonce, deletionDateMeaning: deletionDateMeaning, events: events
         )
         // Referrer-Policy no-referrer would make Chrome send `Origin: null` with the forms.
         return GatewayBridge.response(

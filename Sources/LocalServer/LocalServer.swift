@@ -78,7 +78,13 @@ package enum LocalServer {
             }
             issuer = made
         }
-        let assembly = try Assembly.build(configuration: try reading.configuration.get(), logger: logger)
+        var assembly = try Assembly.build(configuration: try reading.configuration.get(), logger: logger)
+        if let webhook = settings.eventsWebhook {
+            var wrappers = PortWrappers()
+            let transport = assembly.transport
+            wrappers.events = { EventsWebhook(inner: $0, url: webhook, transport: transport, logger: logger) }
+            assembly = assembly.wrapping(wrappers)
+        }
         let backends = try assembly.backends()
         let authSettings = try await assembly.authSettings(secrets: backends.secrets)
         var authorizer: Authenticator?
@@ -131,6 +137,7 @@ package enum LocalServer {
             fakeGoogle: fakeGoogle,
             riscEvents: fakeGoogle.map { FakeGoogleRISCEvents(google: $0, grants: backends.grants, receiver: baseURL + "/v1/google/security-events") },
             issuer: try issuer.map(LocalResponder.IssuerDocuments.init), activity: activity, backends: (backends.grants, backends.users, try assembly.securityEventLedger()),
+            lifecycleEvents: try assembly.embeddedLifecycleEvents(),
             storeDescription: describeStore(assembly.configuration), googleDescription: googleDescription,
             deletionDateMeaning: ConsoleGrant.DeletionDateMeaning(store: assembly.configuration.store), consoleGuard: consoleGuard,
             readTimeout: settings.readTimeout, logger: logger

@@ -16,6 +16,8 @@ package struct LocalServerSettings: Sendable {
     package var grants: [FakeGoogleGrantSpec]
     /// How often to run the refresh job; `nil` never on its own.
     package var refreshEvery: Duration?
+    /// Where each lifecycle event is also POSTed (`--events-webhook`), besides the store's table.
+    package var eventsWebhook: String?
     /// How long a connection may send nothing (or only part of a request head) before it is closed.
     package var idleTimeout: Duration
     /// How long a request's body may take once its head has arrived: then 408 and the
@@ -27,7 +29,7 @@ package struct LocalServerSettings: Sendable {
 
     /// Creates settings.
     package init(host: String = "127.0.0.1", port: Int = 8080, fakeGoogle: Bool = false, issuer: Bool = false, grants: [FakeGoogleGrantSpec] = [], refreshEvery: Duration? = nil,
-        idleTimeout: Duration = .seconds(30), readTimeout: Duration = .seconds(30), shutdownGrace: Duration = .seconds(5)
+        eventsWebhook: String? = nil, idleTimeout: Duration = .seconds(30), readTimeout: Duration = .seconds(30), shutdownGrace: Duration = .seconds(5)
     ) {
         self.host = host
         self.port = port
@@ -35,6 +37,7 @@ package struct LocalServerSettings: Sendable {
         self.issuer = issuer
         self.grants = grants
         self.refreshEvery = refreshEvery
+        self.eventsWebhook = eventsWebhook
         self.idleTimeout = idleTimeout
         self.readTimeout = readTimeout
         self.shutdownGrace = shutdownGrace

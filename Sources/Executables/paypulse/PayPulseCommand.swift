@@ -11,7 +11,7 @@ struct PayPulseCommand: AsyncParsableCommand {
             ServeCommand.self,
             DemoCommand.self, InvokeCommand.self, TokenCommand.self, JWTCommand.self, SecretsCommand.self, UsersCommand.self, ClientIDCommand.self,
             SeedCommand.self, SetupCommand.self, MigrateCommand.self, MatchResponseCommand.self, IAMCommand.self, DeployFactsCommand.self, FakeGoogleCommand.self,
-            BenchSeedCommand.self, RISCCommand.self,
+            BenchSeedCommand.self, RISCCommand.self, EventsCommand.self,
         ]
     )
 }

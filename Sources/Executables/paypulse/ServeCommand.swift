@@ -30,6 +30,8 @@ struct ServeCommand: AsyncParsableCommand {
     @Option(help: "A JSON file of grants the stand-in Google knows (a list, or an object with google_grants such as events/manifest.json).")
     var grants: String?
     @Option(help: "Run the refresh job every this many seconds.") var refreshEvery: Int?
+    @Option(help: "POST each lifecycle event (Gmail Connected, Gmail Revoked...) to this http(s) URL too, as EventBridge hands it to a target; one not answered 2xx is sent again later (docs/events.md).")
+    var eventsWebhook: String?
     @Option(help: "Close a connection that sends no whole request head for this many seconds.") var idleTimeout = 30
     @Option(help: "Answer 408 and close when a request body takes longer than this many seconds.") var readTimeout = 30
     @Option(help: "On Ctrl-C or SIGTERM, wait this many seconds for requests in progress, then close every connection.")
@@ -41,6 +43,9 @@ struct ServeCommand: AsyncParsableCommand {
         if idleTimeout < 1 || readTimeout < 1 { throw ValidationError("--idle-timeout and --read-timeout must be at least 1 second.") }
         if shutdownGrace < 0 { throw ValidationError("--shutdown-grace must not be negative.") }
         if grants != nil, !fakeGoogle { throw ValidationError("--grants needs --fake-google.") }
+        if let eventsWebhook, !(eventsWebhook.hasPrefix("http://") || eventsWebhook.hasPrefix("https://")) || eventsWebhook.contains(where: \.isWhitespace) {
+            throw ValidationError("--events-webhook must be an http:// or https:// URL.")
+        }
     }
 
     func run() async throws {
@@ -55,7 +60,7 @@ struct ServeCommand: AsyncParsableCommand {
         }
         let settings = LocalServerSettings(
             host: host, port: port, fakeGoogle: fakeGoogle, issuer: issuer, grants: specs, refreshEvery: refreshEvery.map { .seconds($0) },
-            idleTimeout: .seconds(idleTimeout), readTimeout: .seconds(readTimeout), shutdownGrace: .seconds(shutdownGrace)
+            eventsWebhook: eventsWebhook, idleTimeout: .seconds(idleTimeout), readTimeout: .seconds(readTimeout), shutdownGrace: .seconds(shutdownGrace)
         )
         do {
             try await LocalServer.run(settings)
