@@ -61,7 +61,8 @@ struct DeployFactsCommand: ParsableCommand {
     }
 
     /// The metric families the functions emit, each read back from its lines themselves:
-    /// the refresh run's, and the security events' (one line per event type).
+    /// the refresh run's, the security events' (one line per event type), and the lifecycle
+    /// events' publishing.
     static func metrics() throws -> JSONValue {
         let epoch = Date(timeIntervalSince1970: 0)
         let refresh = try family(RefreshSummary().embeddedMetricFormat(function: TokenRefreshHandler.defaultFunctionName, timestamp: epoch))
@@ -71,7 +72,8 @@ struct DeployFactsCommand: ParsableCommand {
                 timestamp: epoch
             ))
         }
-        return .array([refresh] + events)
+        let lifecycle = try family(LifecyclePublisher.metricLine(published: 0, failed: 0, refused: 0, pending: 0, oldestPendingSeconds: 0, timestamp: epoch))
+        return .array([refresh] + events + [lifecycle])
     }
 
     /// The namespace, dimensions (with their values) and metric names of one EMF line.
