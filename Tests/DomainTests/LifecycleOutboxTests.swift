@@ -119,6 +119,19 @@ struct LifecycleOutboxTests {
         #expect(try await grants.state(of: user.rawValue).isScheduledForDeletion == false, "the reconnect stands")
     }
 
+    @Test("a disconnect whose own event the bus refuses, though it takes the one before: the grant waits, its event pending")
+    func disconnectRefusedAlone() async throws {
+        let user = UserID("outbox-refused")!, vault = vault()
+        bus.fail(true)
+        _ = try await vault.store(tokens("1//a", subject: "1"), for: user)
+        bus.fail(false)
+        bus.refuse("Gmail Disconnected")
+        try await vault.disconnect(user, recoveryWindowDays: 7)
+        #expect(bus.types == ["Gmail Connected"])
+        #expect(try await grants.state(of: user.rawValue).isScheduledForDeletion == false, "not deleted before its event is out")
+        #expect(try await vault.current(of: user)?.tokenSet.lifecycle?.pending.map(\.kind) == [.disconnected])
+    }
+
     @Test("refreshes failing for now: the spell's start is noted, Refresh Failing once past the span, and a success starts over")
     func refreshFailing() async throws {
         let user = UserID("outbox-failing")!, google = InMemoryGoogleOAuth()
@@ -127,7 +140,7 @@ struct LifecycleOutboxTests {
         _ = try await vault.store(IncomingTokens(accessToken: "ya29.x", refreshToken: "1//a", expiresIn: 60, scopes: [GmailScopes.readonly], subject: "1"), for: user)
         let refresher = TokenRefresher(vault: vault, google: google, clients: GoogleClients(ids: [google.clientID]), windowSeconds: 900, now: { clock.now })
         google.set("1//a", .unavailable)
-        for _ in 0..<3 {
+        for _ in 0..<4 {
             _ = try await refresher.refreshIfDue(user, force: true, logger: quiet)
             clock.now += LifecyclePublisher.defaultFailingSpan / 2 + 1
         }
