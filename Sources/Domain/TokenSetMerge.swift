@@ -98,3 +98,24 @@ extension GmailTokenSet {
         return storedEmail.lowercased() == incomingEmail.lowercased()
     }
 }
+
+extension GmailTokenSet {
+    /// The lifecycle event a store writing this set over `previous` makes (docs/events.md):
+    /// a first connection (after a disconnect when `disconnected`), an account switch, or
+    /// the same account reconnected (a new refresh token, or usable again); `nil` when the
+    /// connection did not change (the access token renewed alone, or a refused grant still
+    /// waiting for Google's word).
+    func storeEvent(
+        outcome: StoreOutcome, over previous: GmailTokenSet?, disconnected: Bool
+    ) -> (kind: LifecycleEvent.Kind, reason: String, previous: LifecycleEvent.Status)? {
+        guard let previous else { return (.connected, "user_connected", disconnected ? .disconnected : .notConnected) }
+        switch outcome {
+        case .accountSwitched:
+            return (.accountSwitched, "account_switched", LifecycleEvent.Status(previous))
+        case .updated where status == .active && (previous.status != .active || refreshToken != previous.refreshToken):
+            return (.reconnected, "user_reconnected", LifecycleEvent.Status(previous))
+        case .updated, .firstConnection:
+            return nil
+        }
+    }
+}

@@ -81,6 +81,15 @@ package struct TokenVault: Sendable {
         return stamped
     }
 
+    /// `set` with `kind` recorded in its outbox (``LifecycleOutbox``), when the vault has a
+    /// bus; `set` as it is otherwise.
+    package func recorded(
+        _ set: GmailTokenSet, _ kind: LifecycleEvent.Kind, reason: String, user: UserID, previous: LifecycleEvent.Status
+    ) -> GmailTokenSet {
+        guard events != nil else { return set }
+        return set.recording(kind, reason: reason, user: user, previous: previous, at: now())
+    }
+
     /// The connection state from the grant's listing attributes alone
     /// (``GrantStates/state(of:)``), so the caller needs no permission to read token values.
     /// - Throws: `StoreError` when the store fails.
@@ -348,6 +357,14 @@ extension TokenVault {
             // again, which restores it, and this store is the reconnection.
             return nil
         }
+    }
+}
+
+extension TokenVault {
+    /// `set` with the event its store makes recorded (``GmailTokenSet/storeEvent(outcome:over:disconnected:)``).
+    func recordingStore(_ set: GmailTokenSet, outcome: StoreOutcome, over previous: GmailTokenSet?, disconnected: Bool, user: UserID) -> GmailTokenSet {
+        guard events != nil, let event = set.storeEvent(outcome: outcome, over: previous, disconnected: disconnected) else { return set }
+        return recorded(set, event.kind, reason: event.reason, user: user, previous: event.previous)
     }
 }
 

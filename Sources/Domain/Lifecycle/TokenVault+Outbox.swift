@@ -5,39 +5,13 @@ import Foundation
 #endif
 import PayPulsePorts
 
-/// The vault's side of the lifecycle events: which change records which event, and the
-/// outbox's publishing (``LifecycleOutbox``). Without a bus (``TokenVault/events`` `nil`)
-/// nothing is recorded and nothing published.
+/// The vault's outbox publishing (``LifecycleOutbox``): what a change recorded goes to the
+/// bus after the write, and leaves the grant's document once the bus took it. Without a bus
+/// (``TokenVault/events`` `nil`) nothing is recorded and nothing runs here.
 extension TokenVault {
     /// How old a disconnect's mark must be before a later invocation deletes the grant it
     /// kept for a failed put, in seconds.
     package static let sweepDeleteAge: TimeInterval = 120
-
-    /// `set` with `kind` recorded, when the vault has a bus; `set` as it is otherwise.
-    package func recorded(
-        _ set: GmailTokenSet, _ kind: LifecycleEvent.Kind, reason: String, user: UserID, previous: LifecycleEvent.Status
-    ) -> GmailTokenSet {
-        guard events != nil else { return set }
-        return set.recording(kind, reason: reason, user: user, previous: previous, at: now())
-    }
-
-    /// What the app's post did to the connection: a first connection (or one after a
-    /// disconnect), an account switch, or the same account reconnected (a new refresh
-    /// token, or usable again); renewing the access token alone changes nothing.
-    func recordingStore(_ set: GmailTokenSet, outcome: StoreOutcome, over previous: GmailTokenSet?, disconnected: Bool, user: UserID) -> GmailTokenSet {
-        guard let previous else {
-            return recorded(set, .connected, reason: "user_connected", user: user, previous: disconnected ? .disconnected : .notConnected)
-        }
-        let before = LifecycleEvent.Status(previous)
-        switch outcome {
-        case .accountSwitched:
-            return recorded(set, .accountSwitched, reason: "account_switched", user: user, previous: before)
-        case .updated where set.status == .active && (previous.status != .active || set.refreshToken != previous.refreshToken):
-            return recorded(set, .reconnected, reason: "user_reconnected", user: user, previous: before)
-        case .updated, .firstConnection:
-            return set
-        }
-    }
 
     /// Publishes the events pending in `user`'s grant, read as `set` at `version`, then
     /// removes those the bus accepted by a compare-and-swap (re-reading after a lost one:
