@@ -150,6 +150,9 @@ struct LifecycleEventDeliveryTests {
         // Nothing more, and nothing twice: a run over what is left publishes nothing new.
         #expect(try await world.run("token-refresh", FunctionEvents.tokenRefresh()) == 0)
         #expect(try world.drain().isEmpty)
+        // No token in any event: the refresh tokens sent, and the access tokens of either side.
+        let text = String(decoding: try JSONSerialization.data(withJSONObject: seen, options: [.withoutEscapingSlashes]), as: UTF8.self)
+        #expect(!text.contains("1//") && !text.contains("ya29."), "a token in an event")
         let details = seen.compactMap { $0["detail"] as? [String: Any] }
         #expect(Set(details.compactMap { $0["event_id"] as? String }).count == details.count, "every change its own event_id")
         for user in Set(details.compactMap { $0["user_id"] as? String }) {
