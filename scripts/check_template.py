@@ -169,8 +169,7 @@ def check_table(properties, label, errors, name, setup):
         if key in spec["by_name"]:
             found, wanted = ({item.get(spec["by_name"][key]): item for item in items or []}
                              for items in (found, wanted))
-        if found != wanted:
-            errors.append(label + f"{name} {key} {found} is not setup's {wanted}")
+        errors.extend([label + f"{name} {key} {found} is not setup's {wanted}"] if found != wanted else [])
     errors.extend(label + f"{name} must set {key}: {value}"
                   for key, value in spec["required"].items() if properties.get(key) != value)
 
@@ -207,8 +206,7 @@ def check_tables(template, facts, errors):
         properties = resolved["Resources"].get("TokensTable", {}).get("Properties", {})
         names = [properties.get("TableName"), *named["TokensTable"], facts["tokens_table_default"]]
         if "TokensTable" in present and len(set(map(str, names))) != 1:
-            errors.append(label + "the tokens table's names (template, setup's two, TOKENS_TABLE's "
-                          f"default) {names} must agree")
+            errors.append(label + f"the tokens table's names (template, setup's two, TOKENS_TABLE's default) {names} must agree")
         for name in (name for name in SPEC.tables if name in resolved["Resources"]):
             properties = resolved["Resources"][name].get("Properties", {})
             check_table(properties, label, errors, name, setups[name])
@@ -220,8 +218,7 @@ def check_tables(template, facts, errors):
         if names:
             errors.append(f"TokenStore=SecretsManagerWithTable: {section} {', '.join(names)} differ from SecretsManager's")
     properties = template["Resources"].get("TokensKey", {}).get("Properties", {})
-    if properties.get("EnableKeyRotation") is not True:
-        errors.append("TokensKey must rotate (EnableKeyRotation: true)")
+    errors.extend(["TokensKey must rotate (EnableKeyRotation: true)"] if properties.get("EnableKeyRotation") is not True else [])
     errors.extend(f"TokensKey's key policy names {statement.get('Principal')}: only the account (IAM grants each role its use)"
                   for statement in properties.get("KeyPolicy", {}).get("Statement", [])
                   if statement.get("Principal") != SPEC.key_principal)
@@ -259,12 +256,10 @@ def check_routes(template, facts, errors):
         errors.append(f"AuthMode must allow {sorted(SPEC.auth_modes)} and default to PayPulseJWT (today's tokens)")
     for choice, mode in SPEC.auth_modes.items():  # the functions run with PAYPULSE_AUTH_MODE=mode
         resolved, label = deployed(template, AuthMode=choice, **SPEC.issuer_parameters), f"AuthMode={choice}"
-        integrations = of_type(resolved, "AWS::ApiGatewayV2::Integration")
-        authorizers = of_type(resolved, "AWS::ApiGatewayV2::Authorizer")
+        integrations, authorizers = of_type(resolved, "AWS::ApiGatewayV2::Integration"), of_type(resolved, "AWS::ApiGatewayV2::Authorizer")
         events = sorted(f"{name} {event.get('Type')}" for name, resource in functions(resolved).items()
                         for event in (resource["Properties"].get("Events") or {}).values() if event.get("Type") in ("Api", "HttpApi"))
-        if events:
-            errors.append(f"{label}: SAM API events {events} reach a function outside the checked routes")
+        errors.extend([f"{label}: SAM API events {events} reach a function outside the checked routes"] if events else [])
         routes, used = {}, set()
         for name, route in of_type(resolved, "AWS::ApiGatewayV2::Route").items():
             method, _, path = str(route.get("RouteKey", "")).partition(" ")
@@ -283,16 +278,13 @@ def check_routes(template, facts, errors):
                     errors.append(f"{label}: route {route.get('RouteKey')} has an authorizer, but Google's pushes carry no PayPulse JWT")
                 continue
             if mode == "apigateway" and (route.get("AuthorizationType") != "JWT" or authorizer != SPEC.jwt_authorizer):
-                errors.append(f"{label}: route {route.get('RouteKey')} must carry the JWT authorizer {SPEC.jwt_authorizer} (has "
-                              f"{route.get('AuthorizationType')}, {authorizer})")
+                errors.append(f"{label}: route {route.get('RouteKey')} must carry the JWT authorizer {SPEC.jwt_authorizer} (has {route.get('AuthorizationType')}, {authorizer})")
             if mode in SPEC.self_verifying_modes and (route.get("AuthorizationType", "NONE") != "NONE" or "AuthorizerId" in route):
                 errors.append(f"{label}: route {route.get('RouteKey')} has an authorizer, but the functions verify the token ({mode})")
         if mode in SPEC.self_verifying_modes and authorizers:
             errors.append(f"{label}: authorizers {sorted(authorizers)} are deployed, but the functions verify the token ({mode})")
-        if routes != ROUTES:
-            errors.append(f"{label}: routes are {sorted(routes.items())}, expected exactly {sorted(ROUTES.items())} on HttpApi")
-        if set(integrations) - used:
-            errors.append(f"{label}: integrations {sorted(set(integrations) - used)} are on no checked route")
+        errors.extend([f"{label}: routes are {sorted(routes.items())}, expected exactly {sorted(ROUTES.items())} on HttpApi"] if routes != ROUTES else [])
+        errors.extend([f"{label}: integrations {sorted(set(integrations) - used)} are on no checked route"] if set(integrations) - used else [])
         wanted = {f"${{HttpApi}}/*/{method}{path}": function for (method, path), function in ROUTES.items()}
         for name, permission in of_type(resolved, "AWS::Lambda::Permission").items():
             if permission.get("Principal") != "apigateway.amazonaws.com":
@@ -312,10 +304,8 @@ def check_auth_environment(template, facts, errors):
             errors.append(f"parameter {name} must default to empty (no variable){f' and allow {values}' if name == 'JwtTokenUse' else ''}")
     for (choice, mode), url, use in itertools.product(SPEC.auth_modes.items(), *options.values()):
         chosen = SPEC.issuer_parameters | {"JwtJwksUrl": url, "JwtTokenUse": use}
-        wanted = {"PAYPULSE_AUTH_MODE": mode}
-        wanted |= {v: chosen[p] for v, p in SPEC.auth_environment[mode].items() if chosen[p] != ""}
-        resolved = deployed(template, AuthMode=choice, **chosen)
-        label = f"AuthMode={choice}, JwtJwksUrl={url!r}, JwtTokenUse={use!r}"
+        wanted = {"PAYPULSE_AUTH_MODE": mode} | {v: chosen[p] for v, p in SPEC.auth_environment[mode].items() if chosen[p] != ""}
+        resolved, label = deployed(template, AuthMode=choice, **chosen), f"AuthMode={choice}, JwtJwksUrl={url!r}, JwtTokenUse={use!r}"
         for name, resource in functions(resolved).items():
             variables = variables_of(resolved, resource)
             found = {variable: variables[variable] for variable in SPEC.auth_variables if variable in variables}
@@ -350,7 +340,7 @@ def check_schedule(template, facts, errors):
     rate = re.match(r"^rate\(([1-9]\d*) (minute|hour|day)s?\)$", str(default))
     if not rate or int(rate.group(1)) * SPEC.unit_seconds[rate.group(2)] * 2 > window:
         errors.append(f"RefreshSchedule default {default!r} is not a rate running at least twice per {window} s refresh window")
-    rules = of_type(template, "AWS::Events::Rule")
+    rules = {name: rule for name, rule in of_type(template, "AWS::Events::Rule").items() if "EventPattern" not in rule}
     if sorted(rules) != ["TokenRefreshSchedule"] or rules["TokenRefreshSchedule"].get("ScheduleExpression") != {"Ref": "RefreshSchedule"}:
         errors.append(f"expected one schedule rule, TokenRefreshSchedule on !Ref RefreshSchedule; found {sorted(rules)}")
         return
@@ -408,11 +398,24 @@ def check_alarms(template, facts, errors):
                 check_metric(f"dashboard '{widget['properties']['title']}'", namespace, metric, {dimension: resolved})
 
 
+def check_events(template, facts, errors):
+    """The lifecycle bus (LifecycleBus unless EventBusName names one) on exactly the functions `paypulse iam` lets publish."""
+    spec, bus = SPEC.event_bus, SPEC.event_bus["value"]
+    publishers = {name for (name, _), grants in facts["access"].items() if any("events:PutEvents" in g["Action"] for g in grants.values())}
+    if template["Resources"].get(spec["resource"], {}).get("Condition") != spec["created_if"]:
+        errors.append(f"{spec['resource']} must be created under {spec['created_if']} (no EventBusName given)")
+    errors.extend(f"{name}: {spec['variable']} and PutEvents name the bus {bus} on exactly {sorted(publishers)}" for name, resource in functions(template).items()
+                  if (variables_of(template, resource).get(spec["variable"]) == bus) != (name in publishers)
+                  or name in publishers and json.dumps({"LifecycleBusName": bus}) not in json.dumps(resource["Properties"].get("Policies")))
+    errors.extend(f"rule {name} listens on another bus than the functions'" for name, rule in of_type(template, "AWS::Events::Rule").items()
+                  if "EventPattern" in rule and rule.get("EventBusName") != bus)
+
+
 def run_checks(template, facts, build_dir=None, built=False):
     errors = []
     check_functions(template, facts, errors, built)
     for check in (check_policies, check_tables, check_environment, check_routes,
-                  check_auth_environment, check_schedule, check_alarms):
+                  check_auth_environment, check_schedule, check_alarms, check_events):
         check(template, facts, errors)
     for name in functions(template) if build_dir else ():
         bootstrap = os.path.join(build_dir, name, "bootstrap")
