@@ -107,14 +107,12 @@ def token_store_choices(template):
 def check_functions(template, facts, errors, built=False):
     """The code's functions, each one bootstrap binary built by the Makefile for provided.al2023."""
     found, expected = functions(template), {resource_name(function) for function in facts["functions"]}
-    if set(found) != expected:
-        errors.append(f"functions are {sorted(found)}, the code has {sorted(expected)}")
+    errors.extend([f"functions are {sorted(found)}, the code has {sorted(expected)}"] if set(found) != expected else [])
     for name, resource in found.items():
         properties = {**template.get("Globals", {}).get("Function", {}), **resource.get("Properties", {}),
                       "Metadata.BuildMethod": resource.get("Metadata", {}).get("BuildMethod")}
-        for key, value in (SPEC.function_properties | ({"CodeUri": name} if built else {})).items():
-            if properties.get(key) != value:
-                errors.append(f"{name}: {key} must be {value}")
+        errors.extend(f"{name}: {key} must be {value}" for key, value in (SPEC.function_properties | ({"CodeUri": name} if built else {})).items()
+                      if properties.get(key) != value)
 
 
 def normalized_condition(condition):
@@ -193,8 +191,7 @@ def check_tables(template, facts, errors):
         if resource.get("Type") != "AWS::DynamoDB::Table" or resource.get("Properties", {}).get("TableName") != {"Ref": parameter}:
             errors.append(f"{name} must be an AWS::DynamoDB::Table named by the {parameter} parameter")
         names = [template.get("Parameters", {}).get(parameter, {}).get("Default"), *named[name]]
-        if len(set(map(str, names))) != 1:
-            errors.append(f"{name}'s names (the {parameter} default, setup's two) {names} must agree")
+        errors.extend([f"{name}'s names (the {parameter} default, setup's two) {names} must agree"] if len(set(map(str, names))) != 1 else [])
     choices = token_store_choices(template)
     for choice, resolved in choices.items():
         label, tables = f"TokenStore={choice}: ", choice in SPEC.table_choices
@@ -215,8 +212,7 @@ def check_tables(template, facts, errors):
         before = today.get(section, {})
         after = {name: item for name, item in window.get(section, {}).items() if name not in kept | set(outputs)}
         names = sorted(n for n in set(before) | set(after) if before.get(n) != after.get(n))
-        if names:
-            errors.append(f"TokenStore=SecretsManagerWithTable: {section} {', '.join(names)} differ from SecretsManager's")
+        errors.extend([f"TokenStore=SecretsManagerWithTable: {section} {', '.join(names)} differ from SecretsManager's"] if names else [])
     properties = template["Resources"].get("TokensKey", {}).get("Properties", {})
     errors.extend(["TokensKey must rotate (EnableKeyRotation: true)"] if properties.get("EnableKeyRotation") is not True else [])
     errors.extend(f"TokensKey's key policy names {statement.get('Principal')}: only the account (IAM grants each role its use)"
@@ -224,8 +220,7 @@ def check_tables(template, facts, errors):
                   if statement.get("Principal") != SPEC.key_principal)
     for (name, resource), (table, spec) in itertools.product(functions(template).items(), everywhere.items()):
         value = variables_of(template, resource).get(spec["variable"], {"Ref": table})
-        if value != {"Ref": table}:
-            errors.append(f"{name}: {spec['variable']} is {value}, it must be !Ref {table}")
+        errors.extend([f"{name}: {spec['variable']} is {value}, it must be !Ref {table}"] if value != {"Ref": table} else [])
 
 
 def check_environment(template, facts, errors):
@@ -317,8 +312,7 @@ def check_auth_environment(template, facts, errors):
 def check_pace(label, choice, pace, n, refresh, errors):
     """One shard count's REFRESH_MAX_WRITES_PER_SECOND under one choice: the n shards' runs at once."""
     low, high = refresh["writes_per_second_accepted"]
-    if not low <= pace <= high:
-        errors.append(f"{label}: REFRESH_MAX_WRITES_PER_SECOND={pace}, the code accepts {low} to {high}")
+    errors.extend([f"{label}: REFRESH_MAX_WRITES_PER_SECOND={pace}, the code accepts {low} to {high}"] if not low <= pace <= high else [])
     if SPEC.store_of_choice.get(choice) == "aws":
         if pace * n >= SPEC.secrets_manager_write_quota:
             errors.append(f"{label}: {n} runs at {pace} writes/s reach the {SPEC.secrets_manager_write_quota}/s Secrets Manager quota")
@@ -387,8 +381,7 @@ def check_alarms(template, facts, errors):
         dimensions = {d["Name"]: d["Value"] for d in props.get("Dimensions", [])}
         check_metric(f"alarm {name}", props.get("Namespace"), props.get("MetricName"), dimensions)
         seen.add(props.get("MetricName") if props.get("Namespace") == refresh_namespace else f"{props.get('Namespace')} {props.get('MetricName')}")
-        if props.get("AlarmActions") != SPEC.alarm_actions:
-            errors.append(f"alarm {name}: AlarmActions must notify the AlarmTopicArn parameter when it is set")
+        errors.extend([f"alarm {name}: AlarmActions must notify the AlarmTopicArn parameter when it is set"] if props.get("AlarmActions") != SPEC.alarm_actions else [])
     errors.extend(f"no alarm on {missing}" for missing in sorted(set(SPEC.required_alarms) - seen))
     for dashboard in of_type(template, "AWS::CloudWatch::Dashboard").values():
         body, variables = dashboard["DashboardBody"]["Fn::Sub"]
@@ -399,16 +392,25 @@ def check_alarms(template, facts, errors):
 
 
 def check_events(template, facts, errors):
-    """The lifecycle bus (LifecycleBus unless EventBusName names one) on exactly the functions `paypulse iam` lets publish."""
-    spec, bus = SPEC.event_bus, SPEC.event_bus["value"]
+    """Under each EventBusName, the bus (LifecycleBus only if none is named) is the output's, every pattern rule's, and in PAYPULSE_EVENT_BUS
+    and PutEvents that of exactly the functions `paypulse iam` lets publish; the example subscriber is as the table has it, or off."""
+    spec, example = SPEC.event_bus, SPEC.example_subscriber
     publishers = {name for (name, _), grants in facts["access"].items() if any("events:PutEvents" in g["Action"] for g in grants.values())}
-    if template["Resources"].get(spec["resource"], {}).get("Condition") != spec["created_if"]:
-        errors.append(f"{spec['resource']} must be created under {spec['created_if']} (no EventBusName given)")
-    errors.extend(f"{name}: {spec['variable']} and PutEvents name the bus {bus} on exactly {sorted(publishers)}" for name, resource in functions(template).items()
-                  if (variables_of(template, resource).get(spec["variable"]) == bus) != (name in publishers)
-                  or name in publishers and json.dumps({"LifecycleBusName": bus}) not in json.dumps(resource["Properties"].get("Policies")))
-    errors.extend(f"rule {name} listens on another bus than the functions'" for name, rule in of_type(template, "AWS::Events::Rule").items()
-                  if "EventPattern" in rule and rule.get("EventBusName") != bus)
+    for choice, bus in spec["buses"].items():
+        resolved, label = deployed(template, **{spec["parameter"]: choice}), f"{spec['parameter']}={choice!r}: "
+        if (resolved["Resources"].get(spec["resource"], {}).get("Type") == spec["type"]) != (bus == {"Ref": spec["resource"]}) \
+                or resolved["Outputs"].get(spec["output"], {}).get("Value") != bus:
+            errors.append(label + f"the stack must create {spec['resource']} ({spec['type']}) only when no bus is named, and output {spec['output']}: {bus}")
+        errors.extend(label + f"{name}: {spec['variable']} and PutEvents name the bus {bus} on exactly {sorted(publishers)}" for name, resource in functions(resolved).items()
+                      if {variables_of(resolved, resource).get(spec["variable"]) == bus,
+                          json.dumps({spec["sub_variable"]: bus}) in json.dumps(resource["Properties"].get("Policies"))} != {name in publishers})
+        errors.extend(label + f"rule {name} listens on another bus than the functions'" for name, rule in of_type(resolved, "AWS::Events::Rule").items()
+                      if "EventPattern" in rule and rule.get("EventBusName") != bus)
+    for choice, on in example["choices"].items():
+        resources = deployed(template, **{example["parameter"]: choice})["Resources"]
+        errors.extend(f"{example['parameter']}={choice}: {name} must {'be deployed with ' + json.dumps(wanted) if on else 'not be deployed'}"
+                      for name, wanted in example["resources"].items()
+                      if (name in resources) != on or on and not wanted.items() <= resources[name].get("Properties", {}).items())
 
 
 def run_checks(template, facts, build_dir=None, built=False):
@@ -417,10 +419,8 @@ def run_checks(template, facts, build_dir=None, built=False):
     for check in (check_policies, check_tables, check_environment, check_routes,
                   check_auth_environment, check_schedule, check_alarms, check_events):
         check(template, facts, errors)
-    for name in functions(template) if build_dir else ():
-        bootstrap = os.path.join(build_dir, name, "bootstrap")
-        if not os.path.isfile(bootstrap) or not os.access(bootstrap, os.X_OK):
-            errors.append(f"{bootstrap}: missing or not executable")
+    bootstraps = [os.path.join(build_dir, name, "bootstrap") for name in functions(template)] if build_dir else []
+    errors.extend(f"{bootstrap}: missing or not executable" for bootstrap in bootstraps if not (os.path.isfile(bootstrap) and os.access(bootstrap, os.X_OK)))
     return errors
 
 
