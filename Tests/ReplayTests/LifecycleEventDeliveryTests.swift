@@ -85,20 +85,23 @@ struct LifecycleEventDeliveryTests {
         }
     }
 
-    /// The one event a step delivered: exactly one, of `type`, for `user`, its detail filled.
-    @discardableResult
-    static func expectOne(
-        _ events: [[String: Any]], _ type: String, user: String, status: String, previous: String, reason: String, subject: String?,
-        sourceLocation: SourceLocation = #_sourceLocation
-    ) -> [String: Any] {
-        #expect(events.count == 1, "expected one \(type), got \(events.map { $0["detail-type"] ?? "?" })", sourceLocation: sourceLocation)
-        let event = events.first ?? [:], detail = event["detail"] as? [String: Any] ?? [:]
-        #expect(event["detail-type"] as? String == type && event["source"] as? String == "paypulse.gmail", sourceLocation: sourceLocation)
-        #expect(detail["user_id"] as? String == user && detail["status"] as? String == status, "\(detail)", sourceLocation: sourceLocation)
-        #expect(detail["previous_status"] as? String == previous && detail["reason"] as? String == reason, "\(detail)", sourceLocation: sourceLocation)
-        #expect(detail["google_sub"] as? String == subject, "\(detail)", sourceLocation: sourceLocation)
-        #expect(detail["event_id"] is String && detail["occurred_at"] is String && detail["sequence"] is Int, sourceLocation: sourceLocation)
-        return detail
+    /// What a user's events must be, in `sequence` order: `(detail type, status, previous status, reason, google_sub)`.
+    typealias Expected = (type: String, status: String, previous: String, reason: String, subject: String)
+
+    /// Exactly `expected`, in order, each detail filled.
+    static func expect(_ events: [[String: Any]], of user: String, _ expected: [Expected], sourceLocation: SourceLocation = #_sourceLocation) {
+        let details = events.compactMap { $0["detail"] as? [String: Any] }.filter { $0["user_id"] as? String == user }
+            .sorted { ($0["sequence"] as? Int ?? 0) < ($1["sequence"] as? Int ?? 0) }
+        let types = events.filter { ($0["detail"] as? [String: Any])?["user_id"] as? String == user }.count
+        #expect(details.count == expected.count && types == expected.count, "\(user): \(details)", sourceLocation: sourceLocation)
+        let byID = Dictionary(grouping: events, by: { ($0["detail"] as? [String: Any])?["event_id"] as? String ?? "?" })
+        for (detail, wanted) in zip(details, expected) {
+            let type = byID[detail["event_id"] as? String ?? "?"]?.first?["detail-type"] as? String
+            #expect(type == wanted.type && detail["status"] as? String == wanted.status, "\(user): \(wanted.type): \(detail)", sourceLocation: sourceLocation)
+            #expect(detail["previous_status"] as? String == wanted.previous && detail["reason"] as? String == wanted.reason, "\(user): \(detail)", sourceLocation: sourceLocation)
+            #expect(detail["google_sub"] as? String == wanted.subject, "\(user): \(detail)", sourceLocation: sourceLocation)
+            #expect(detail["event_id"] is String && detail["occurred_at"] is String, sourceLocation: sourceLocation)
+        }
     }
 
     @Test("connect, reconnect, switch, invalid_grant, tokens-revoked, disabled then enabled, disconnect, purged", arguments: ["aws", "dynamodb"])
@@ -106,50 +109,47 @@ struct LifecycleEventDeliveryTests {
         let world = try await World(store)
         defer { world.google.stop(); world.backend.cleanUp() }
         let (a, b, c, d, e) = ("1001", "1002", "1003", "1004", "1005")
-        var seen: [[String: Any]] = []
-        func step(_ events: [[String: Any]]) -> [[String: Any]] {
-            seen += events
-            return events
-        }
-
         #expect(try await world.connect("life-1", "1//life-a1", subject: a) == 201)
-        Self.expectOne(step(try world.drain()), "Gmail Connected", user: "life-1", status: "connected", previous: "not_connected", reason: "user_connected", subject: a)
         #expect(try await world.connect("life-1", "1//life-a2", subject: a) == 201)
-        Self.expectOne(step(try world.drain()), "Gmail Reconnected", user: "life-1", status: "connected", previous: "connected", reason: "user_reconnected", subject: a)
         #expect(try await world.connect("life-1", "1//life-b1", subject: b) == 201)
-        Self.expectOne(step(try world.drain()), "Gmail Account Switched", user: "life-1", status: "connected", previous: "connected", reason: "account_switched", subject: b)
-
         // A refresh that meets invalid_grant; the others are not due.
         #expect(try await world.connect("life-2", "1//life-c1", subject: c, expiresIn: 60) == 201)
-        _ = step(try world.drain())
         world.google.invalidateGrant(refreshToken: "1//life-c1")
         #expect(try await world.run("token-refresh", FunctionEvents.tokenRefresh()) == 0)
-        Self.expectOne(step(try world.drain()), "Gmail Revoked", user: "life-2", status: "revoked", previous: "connected", reason: "invalid_grant", subject: c)
-
         // Google's security events, each applied at once.
         #expect(try await world.connect("life-3", "1//life-d1", subject: d) == 201)
         #expect(try await world.connect("life-4", "1//life-e1", subject: e) == 201)
-        _ = step(try world.drain())
         #expect(try await world.securityEvent("oauth/event-type/tokens-revoked", d) == 202)
-        Self.expectOne(step(try world.drain()), "Gmail Revoked", user: "life-3", status: "revoked", previous: "connected", reason: "tokens_revoked", subject: d)
         #expect(try await world.securityEvent("risc/event-type/account-disabled", e) == 202)
-        Self.expectOne(step(try world.drain()), "Gmail Disabled", user: "life-4", status: "disabled", previous: "connected", reason: "account_disabled", subject: e)
-        // Enabled once Google renews the grant: the refresh run asks at once.
+        var seen = try world.drain()
+        // Enabled once Google renews the grant, not before: the refresh run asks at once.
         #expect(try await world.securityEvent("risc/event-type/account-enabled", e) == 202)
         #expect(try world.drain().isEmpty, "account-enabled alone: the grant is not usable until Google renews it")
         #expect(try await world.run("token-refresh", FunctionEvents.tokenRefresh()) == 0)
-        Self.expectOne(step(try world.drain()), "Gmail Enabled", user: "life-4", status: "connected", previous: "disabled", reason: "account_enabled", subject: e)
-
         // The user disconnects; Google purges another account.
         #expect(try await world.run("disconnect", FunctionEvents.disconnect(jwt: try world.jwt("life-1"))) == 200)
-        Self.expectOne(step(try world.drain()), "Gmail Disconnected", user: "life-1", status: "disconnected", previous: "connected", reason: "user_disconnected", subject: b)
         #expect(try await world.backend.grants.state(of: "life-1").isScheduledForDeletion, "deleted once its event is out")
         #expect(try await world.securityEvent("risc/event-type/account-purged", e) == 202)
-        Self.expectOne(step(try world.drain()), "Gmail Purged", user: "life-4", status: "disconnected", previous: "connected", reason: "account_purged", subject: e)
-
         // Nothing more, and nothing twice: a run over what is left publishes nothing new.
         #expect(try await world.run("token-refresh", FunctionEvents.tokenRefresh()) == 0)
-        #expect(try world.drain().isEmpty)
+        seen += try world.drain()
+
+        Self.expect(seen, of: "life-1", [
+            ("Gmail Connected", "connected", "not_connected", "user_connected", a), ("Gmail Reconnected", "connected", "connected", "user_reconnected", a),
+            ("Gmail Account Switched", "connected", "connected", "account_switched", b), ("Gmail Disconnected", "disconnected", "connected", "user_disconnected", b),
+        ])
+        Self.expect(seen, of: "life-2", [
+            ("Gmail Connected", "connected", "not_connected", "user_connected", c), ("Gmail Revoked", "revoked", "connected", "invalid_grant", c),
+        ])
+        Self.expect(seen, of: "life-3", [
+            ("Gmail Connected", "connected", "not_connected", "user_connected", d), ("Gmail Revoked", "revoked", "connected", "tokens_revoked", d),
+        ])
+        Self.expect(seen, of: "life-4", [
+            ("Gmail Connected", "connected", "not_connected", "user_connected", e), ("Gmail Disabled", "disabled", "connected", "account_disabled", e),
+            ("Gmail Enabled", "connected", "disabled", "account_enabled", e), ("Gmail Purged", "disconnected", "connected", "account_purged", e),
+        ])
+        #expect(seen.count == 12, "no other event: \(seen.map { $0["detail-type"] ?? "?" })")
+
         // No token in any event: the refresh tokens sent, and the access tokens of either side.
         let text = String(decoding: try JSONSerialization.data(withJSONObject: seen, options: [.withoutEscapingSlashes]), as: UTF8.self)
         #expect(!text.contains("1//") && !text.contains("ya29."), "a token in an event")

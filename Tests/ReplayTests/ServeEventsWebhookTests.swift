@@ -33,6 +33,7 @@ struct ServeEventsWebhookTests {
         #expect(deliveries.first?["detail-type"] as? String == "Gmail Connected" && deliveries.first?["source"] as? String == "paypulse.gmail")
         #expect(detail["user_id"] as? String == "user-1" && detail["status"] as? String == "connected" && detail["previous_status"] as? String == "not_connected")
         #expect(detail["event_id"] as? String == deliveries.first?["id"] as? String)
+        #expect(try LifecycleEventQueue.invalid(deliveries).isEmpty, "each delivery is an event the schema allows")
         #expect(webhook.requests.allSatisfy { $0.method == "POST" && $0.target == "/hooks/gmail" && !String(decoding: $0.body, as: UTF8.self).contains("1//local-dev-refresh") })
 
         // A disconnect from the console: delivered at once.
