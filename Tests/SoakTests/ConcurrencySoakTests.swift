@@ -134,7 +134,9 @@ private func soak(issuerKeys: Bool = false, on makeBackend: (FakeGoogleServer) a
     )
     let violations = checker.violations(finalStates: finalStates, samples: samples, restored: restored)
     let (deliveries, invalidEvents) = try await backend.events()
-    let eventViolations = invalidEvents + SoakLifecycleEvents.violations(deliveries, finalStates: finalStates)
+    let (lifecycleViolations, knownRaces) = SoakLifecycleEvents.violations(deliveries, finalStates: finalStates)
+    let eventViolations = invalidEvents + lifecycleViolations
+    for race in knownRaces { print("soak \(backend.name): known race (issue 41, open): \(race)") }
 
     let report = SoakReport(
         backend: label, seed: seed, workers: workers, stormWorkers: stormWorkers,
