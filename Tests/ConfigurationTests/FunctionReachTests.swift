@@ -134,7 +134,7 @@ struct ReachWalk {
         }
         try await google.revoke(token: "1//two")  // Google refuses user-2's grant: the run marks it revoked
         try await record(.tokenRefresh) {
-            let handler = try #require(try await assembly.eventHandlers(for: .tokenRefresh, metrics: DiscardingMetrics()).scheduled)
+            let handler = try #require(try await assembly.eventHandlers(for: .tokenRefresh, metrics: DiscardedMetrics()).scheduled)
             _ = try await handler(ScheduledEvent(), context)
         }
         // user-2's tags, stale, still say active: the next run reads it, skips it and repairs the tags.
@@ -143,7 +143,7 @@ struct ReachWalk {
         listed.status = .active
         try await grants.mark("user-2", attributes: TokenSetTags.tags(for: listed), expected: revoked.version)
         try await record(.tokenRefresh) {
-            let handler = try #require(try await assembly.eventHandlers(for: .tokenRefresh, metrics: DiscardingMetrics()).scheduled)
+            let handler = try #require(try await assembly.eventHandlers(for: .tokenRefresh, metrics: DiscardedMetrics()).scheduled)
             _ = try await handler(ScheduledEvent(), context)
         }
         try await record(.disconnect) { try await http(.disconnect, "DELETE", "/v1/auth/gmail-tokens", user: "user-2", expect: 200) }
@@ -170,7 +170,7 @@ struct ReachWalk {
             #expect(!answer.contains("access_token"), "fresh-token for a disconnected user: \(answer)")
         }
         try await record(.tokenRefresh) {
-            let handler = try #require(try await assembly.eventHandlers(for: .tokenRefresh, metrics: DiscardingMetrics()).scheduled)
+            let handler = try #require(try await assembly.eventHandlers(for: .tokenRefresh, metrics: DiscardedMetrics()).scheduled)
             _ = try await handler(ScheduledEvent(), context)
         }
         for user in ["user-3", "user-4"] {
@@ -201,7 +201,7 @@ struct ReachWalk {
             method: "POST", path: "/v1/google/security-events", headers: APIHeaders(["content-type": "application/secevent+jwt"]),
             body: Array(token.utf8)
         )
-        let handler = try #require(try await assembly.eventHandlers(for: .securityEvents, metrics: DiscardingMetrics()).http)
+        let handler = try #require(try await assembly.eventHandlers(for: .securityEvents, metrics: DiscardedMetrics()).http)
         let response = await handler(request, context)
         #expect(response.status == 202, "security-events: \(response.body)")
     }
@@ -302,7 +302,3 @@ struct RecordingUsers: UserDirectory {
     func putUser(_ user: UserRecord) async throws { log.user(); try await inner.putUser(user) }
 }
 
-/// Metrics nobody reads.
-struct DiscardingMetrics: MetricsSink {
-    func emit(_ line: String) {}
-}

@@ -38,16 +38,12 @@ struct LifecycleOutboxTests {
         }
     }
 
-    struct Metrics: MetricsSink {
-        func emit(_ line: String) {}
-    }
-
     let bus = Bus()
     let secrets = InMemorySecretStore()
     let quiet = Logger(label: "outbox") { _ in SwiftLogNoOpLogHandler() }
     var grants: any GrantStore { SecretsManagerGrantStore(secrets) }
     func vault(now: @escaping @Sendable () -> Date = { Date() }) -> TokenVault {
-        TokenVault(grants: grants, now: now, events: LifecyclePublisher(bus: bus, metrics: Metrics(), logger: quiet, now: now))
+        TokenVault(grants: grants, now: now, events: LifecyclePublisher(bus: bus, metrics: DiscardedMetrics(), logger: quiet, now: now))
     }
     func tokens(_ refreshToken: String?, subject: String) -> IncomingTokens {
         IncomingTokens(accessToken: "ya29.x", refreshToken: refreshToken, scopes: [GmailScopes.readonly], subject: subject)
@@ -135,28 +131,19 @@ struct LifecycleOutboxTests {
     @Test("refreshes failing for now: the spell's start is noted, Refresh Failing once past the span, and a success starts over")
     func refreshFailing() async throws {
         let user = UserID("outbox-failing")!, google = InMemoryGoogleOAuth()
-        let clock = Clock(), vault = vault(now: { clock.now })
+        let clock = MovingClock(), vault = vault(now: { clock.now })
         google.addGrant("1//a", subject: "1", email: nil)
         _ = try await vault.store(IncomingTokens(accessToken: "ya29.x", refreshToken: "1//a", expiresIn: 60, scopes: [GmailScopes.readonly], subject: "1"), for: user)
         let refresher = TokenRefresher(vault: vault, google: google, clients: GoogleClients(ids: [google.clientID]), windowSeconds: 900, now: { clock.now })
         google.set("1//a", .unavailable)
         for _ in 0..<4 {
             _ = try await refresher.refreshIfDue(user, force: true, logger: quiet)
-            clock.now += LifecyclePublisher.defaultFailingSpan / 2 + 1
+            clock.advance(by: LifecyclePublisher.defaultFailingSpan / 2 + 1)
         }
         #expect(bus.types == ["Gmail Connected", "Gmail Refresh Failing"], "reported once, past the span")
         #expect(details().last?["reason"] as? String == "refresh_failing" && details().last?["status"] as? String == "connected")
         google.addGrant("1//a", subject: "1", email: nil)
         #expect(try await refresher.refreshIfDue(user, force: true, logger: quiet) != .conflict)
         #expect(try await vault.current(of: user)?.tokenSet.lifecycle?.failingSince == nil)
-    }
-
-    final class Clock: @unchecked Sendable {
-        private let lock = NSLock()
-        private var instant = Date()
-        var now: Date {
-            get { lock.withLock { instant } }
-            set { lock.withLock { instant = newValue } }
-        }
     }
 }

@@ -291,8 +291,3 @@ enum FaultScenario: String, CaseIterable, Sendable {
         }
     }
 }
-
-/// Metrics lines are not what the matrix checks.
-struct DiscardedMetrics: MetricsSink {
-    func emit(_ line: String) {}
-}

@@ -158,15 +158,6 @@ struct LifecycleFaultMatrixTests {
     }
 }
 
-/// A clock that moves only when told.
-final class MovingClock: @unchecked Sendable {
-    private let lock = NSLock()
-    private var instant = Date()
-
-    var now: Date { lock.withLock { instant } }
-    func advance(by seconds: TimeInterval) { lock.withLock { instant += seconds } }
-}
-
 /// Counts the metrics lines' values by name.
 final class CollectingMetrics: MetricsSink, @unchecked Sendable {
     private let lock = NSLock()

@@ -123,12 +123,7 @@ struct SoakBackend {
     }
 
     private static func publisher(_ bus: any LifecycleEventBus) -> LifecyclePublisher {
-        LifecyclePublisher(bus: bus, metrics: SilentMetrics(), logger: quiet)
-    }
-
-    /// Metrics nobody reads.
-    private struct SilentMetrics: MetricsSink {
-        func emit(_ line: String) {}
+        LifecyclePublisher(bus: bus, metrics: DiscardedMetrics(), logger: quiet)
     }
 
     /// The base environment with moto's endpoint, test credentials and the lifecycle events' bus.

@@ -50,7 +50,7 @@ struct CapacityBench {
 
     /// One function as its executable builds it, with `extra` variables.
     func handlers(_ name: HandlerName, _ extra: [String: String] = [:]) async throws -> EventHandlers {
-        try await Assembly.build(configuration: try configuration(extra), logger: logger).eventHandlers(for: name, metrics: SilentMetrics())
+        try await Assembly.build(configuration: try configuration(extra), logger: logger).eventHandlers(for: name, metrics: DiscardedMetrics())
     }
 
     /// The calls `body` made, and (on a store whose grants are items) the items of `users`
@@ -119,9 +119,4 @@ struct CapacityBench {
 struct CapacityError: Error, CustomStringConvertible {
     let description: String
     init(_ description: String) { self.description = description }
-}
-
-/// Metrics go nowhere while measuring.
-struct SilentMetrics: MetricsSink {
-    func emit(_ line: String) {}
 }
