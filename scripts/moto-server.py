@@ -10,6 +10,11 @@ overwritten by a refresh that had read the set before it. The tests' compare-and
 proofs need AWS's promise, so every request takes one lock, except SQS's: a long poll
 waits up to 20 s and must not hold the others back.
 
+moto also takes writes to a secret scheduled for deletion (a value, a stage move, tags),
+which AWS refuses with InvalidRequestException: a soak saw a reconnect's value land on a
+grant a disconnect had just deleted, and end deleted with its events saying connected.
+They are refused here as AWS refuses them.
+
 Arguments as moto_server's (-H HOST -p PORT).
 """
 import re
@@ -18,6 +23,8 @@ import threading
 
 import moto.server
 from moto.moto_server.werkzeug_app import DomainDispatcherApplication
+from moto.secretsmanager.exceptions import InvalidRequestException
+from moto.secretsmanager.models import SecretsManagerBackend
 
 _one_at_a_time = threading.Lock()
 _service = re.compile(r"Credential=[^/]+/[^/]+/[^/]+/([^/]+)/aws4_request")
@@ -33,6 +40,16 @@ class OneAtATime(DomainDispatcherApplication):
             return [b"".join(super().__call__(environ, start_response))]
 
 
+def refused_when_deleted(write):
+    def guarded(self, secret_id, *arguments, **named):
+        if self._is_valid_identifier(secret_id) and self.secrets[secret_id].is_deleted():
+            raise InvalidRequestException("You can't perform this operation on the secret because it was marked for deletion.")
+        return write(self, secret_id, *arguments, **named)
+    return guarded
+
+
 if __name__ == "__main__":
+    for write in ("put_secret_value", "update_secret_version_stage", "tag_resource", "untag_resource"):
+        setattr(SecretsManagerBackend, write, refused_when_deleted(getattr(SecretsManagerBackend, write)))
     moto.server.DomainDispatcherApplication = OneAtATime
     moto.server.main(sys.argv[1:])

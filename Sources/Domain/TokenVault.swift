@@ -188,7 +188,13 @@ extension TokenVault {
                 marked.updatedAt = now()
                 return marked
             }
-            try await grants.delete(user.rawValue, recoveryWindowDays: recoveryWindowDays)
+            // Deletes the revoked set read, never a reconnect written since the mark.
+            guard let marked = try await current(of: user), marked.tokenSet.status == .revoked else { return }
+            do {
+                try await grants.delete(user.rawValue, expected: marked.version, recoveryWindowDays: recoveryWindowDays)
+            } catch let error as StoreError where error == .conflict {
+                return  // reconnected after the mark: the new grant stands
+            }
             return
         }
         // With a bus, the mark carries the event and the deletion, done once the event is out

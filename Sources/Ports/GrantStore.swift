@@ -58,10 +58,17 @@ package protocol GrantStore: GrantStates {
     ///   refuses it; ``StoreError/conflict`` when `expected` is no longer current (nothing written).
     func mark(_ user: String, attributes: [String: String], expected: GrantVersion?) async throws
 
-    /// Deletes the grant after a recovery window of 7 to 30 days.
+    /// Deletes the grant after a recovery window of 7 to 30 days, only while `expected` is
+    /// its current version when one is given: a value written after the one the caller
+    /// decided on (a reconnect after a disconnect's mark) is never deleted with it.
+    ///
+    /// A store that can condition the delete (DynamoDB) leaves the grant untouched; one that
+    /// cannot (Secrets Manager) deletes, finds the newer version current, and restores it.
     /// - Returns: the date it will be deleted for good.
+    /// - Throws: ``StoreError/conflict`` when `expected` is no longer current (the grant
+    ///   stands); ``StoreError/notFound`` / ``StoreError/scheduledForDeletion``.
     @discardableResult
-    func delete(_ user: String, recoveryWindowDays: Int) async throws -> Date
+    func delete(_ user: String, expected: GrantVersion?, recoveryWindowDays: Int) async throws -> Date
 
     /// Cancels a scheduled deletion.
     func restore(_ user: String) async throws
@@ -110,6 +117,12 @@ extension GrantStore {
     /// Sets listing attributes whatever the current version (a copy, a test).
     package func mark(_ user: String, attributes: [String: String]) async throws {
         try await mark(user, attributes: attributes, expected: nil)
+    }
+
+    /// Deletes the grant whatever its current version (a migration copying a deleted one, a test).
+    @discardableResult
+    package func delete(_ user: String, recoveryWindowDays: Int) async throws -> Date {
+        try await delete(user, expected: nil, recoveryWindowDays: recoveryWindowDays)
     }
 
     /// A store without a due index lists every grant.

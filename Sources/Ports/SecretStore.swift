@@ -74,6 +74,15 @@ package protocol SecretStore: Sendable {
     /// - Returns: the date the secret will be deleted for good.
     func deleteSecret(name: String, recoveryWindowDays: Int) async throws -> Date
 
+    /// Schedules the secret for deletion as ``deleteSecret(name:recoveryWindowDays:)`` does,
+    /// only while `expected` holds `AWSCURRENT`, so a value written after the caller's last
+    /// read is never deleted with it. Secrets Manager cannot condition a deletion: there (the
+    /// default) the secret is deleted, the version current then compared, and a newer one
+    /// restored; the embedded store checks and deletes in one transaction.
+    /// - Throws: ``StoreError/conflict`` when another version holds `AWSCURRENT` (the secret
+    ///   stands); ``StoreError/notFound`` / ``StoreError/scheduledForDeletion``.
+    func deleteSecret(name: String, recoveryWindowDays: Int, ifCurrent expected: SecretVersionID) async throws -> Date
+
     /// Cancels a scheduled deletion.
     func restoreSecret(name: String) async throws
 
@@ -85,6 +94,15 @@ package protocol SecretStore: Sendable {
 }
 
 extension SecretStore {
+    /// Deletes, then compares: a deleted secret takes no value, so the version current after
+    /// the deletion is the one deleted; a newer one than `expected` is restored at once.
+    package func deleteSecret(name: String, recoveryWindowDays: Int, ifCurrent expected: SecretVersionID) async throws -> Date {
+        let deletion = try await deleteSecret(name: name, recoveryWindowDays: recoveryWindowDays)
+        guard let deleted = try await describeSecret(name: name).currentVersion, deleted != expected else { return deletion }
+        try await restoreSecret(name: name)
+        throw StoreError.conflict.with(message: "AWSCURRENT of \(name) is no longer on \(expected): restored, not deleted")
+    }
+
     /// Lists secrets whose name starts with `namePrefix`, whatever their tags.
     package func listSecrets(
         namePrefix: String, includePlannedDeletion: Bool, maxResults: Int, nextToken: String?

@@ -34,8 +34,8 @@ package struct LosingWritesGrantStore: GrantStore {
         try await inner.mark(user, attributes: attributes, expected: expected)
     }
 
-    package func delete(_ user: String, recoveryWindowDays: Int) async throws -> Date {
-        try await inner.delete(user, recoveryWindowDays: recoveryWindowDays)
+    package func delete(_ user: String, expected: GrantVersion?, recoveryWindowDays: Int) async throws -> Date {
+        try await inner.delete(user, expected: expected, recoveryWindowDays: recoveryWindowDays)
     }
 
     package func restore(_ user: String) async throws { try await inner.restore(user) }

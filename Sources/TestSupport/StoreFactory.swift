@@ -23,22 +23,17 @@ package struct StoreFactory: Sendable, CustomStringConvertible {
         package var grants: any GrantStore
         /// The user directory under test.
         package var users: any UserDirectory
-        /// Whether writes to a secret scheduled for deletion are refused (AWS and the
-        /// embedded store refuse them; moto accepts them).
-        package var supportsWriteProtectionOfDeletedSecrets: Bool
         /// Releases what the factory made (e.g. removes a temporary directory).
         package var tearDown: @Sendable () async -> Void
 
         /// Creates a set of stores.
         package init(
             secrets: any SecretStore, grants: (any GrantStore)? = nil, users: any UserDirectory,
-            supportsWriteProtectionOfDeletedSecrets: Bool,
             tearDown: @escaping @Sendable () async -> Void = {}
         ) {
             self.secrets = secrets
             self.grants = grants ?? SecretsManagerGrantStore(secrets)
             self.users = users
-            self.supportsWriteProtectionOfDeletedSecrets = supportsWriteProtectionOfDeletedSecrets
             self.tearDown = tearDown
         }
     }
@@ -95,7 +90,7 @@ package struct StoreFactory: Sendable, CustomStringConvertible {
             try await grants.createTableIfNeeded()
             return Stores(
                 secrets: AWSSecretStore(client: try AWSTestClients.secretsManager(endpoint: endpoint)),
-                grants: grants, users: directory, supportsWriteProtectionOfDeletedSecrets: false
+                grants: grants, users: directory
             )
         }
     }
@@ -111,7 +106,6 @@ package struct StoreFactory: Sendable, CustomStringConvertible {
             return Stores(
                 secrets: AWSSecretStore(client: try AWSTestClients.secretsManager(endpoint: server.endpoint)),
                 users: directory,
-                supportsWriteProtectionOfDeletedSecrets: false,
                 tearDown: { withExtendedLifetime(server) {} }
             )
         }
@@ -120,7 +114,7 @@ package struct StoreFactory: Sendable, CustomStringConvertible {
     /// The in-memory store the handler unit tests use: the contract keeps it honest.
     package static var inMemory: StoreFactory {
         StoreFactory(name: "in-memory") {
-            Stores(secrets: InMemorySecretStore(), users: InMemoryUserDirectory(), supportsWriteProtectionOfDeletedSecrets: true)
+            Stores(secrets: InMemorySecretStore(), users: InMemoryUserDirectory())
         }
     }
 
@@ -135,8 +129,7 @@ package struct StoreFactory: Sendable, CustomStringConvertible {
             try await directory.createTableIfNeeded()
             return Stores(
                 secrets: AWSSecretStore(client: try AWSTestClients.secretsManager(endpoint: endpoint)),
-                users: directory,
-                supportsWriteProtectionOfDeletedSecrets: false
+                users: directory
             )
         }
     }
@@ -151,7 +144,6 @@ package struct StoreFactory: Sendable, CustomStringConvertible {
             return Stores(
                 secrets: EmbeddedSecretStore(database: database, logger: logger),
                 users: EmbeddedUserDirectory(database: database, logger: logger),
-                supportsWriteProtectionOfDeletedSecrets: true,
                 tearDown: { try? FileManager.default.removeItem(atPath: directory) }
             )
         }

@@ -162,8 +162,6 @@ struct ReachWalk {
         try await record(.disconnect) { try await http(.disconnect, "DELETE", "/v1/auth/gmail-tokens", user: "user-3", expect: 200) }
         try await record(.disconnect) { try await http(.disconnect, "DELETE", "/v1/auth/gmail-tokens", user: "user-4", expect: 200) }
         log.busDown = false
-        // A later invocation deletes what a disconnect kept only once its mark is old enough.
-        for user in ["user-3", "user-4"] { try await rewrite(user) { $0.updatedAt -= TokenVault.sweepDeleteAge + 1 } }
         try await record(.freshToken) {
             let handler = try #require(try await assembly.eventHandlers(for: .freshToken).direct)
             let answer = String(decoding: await handler(Array(#"{"user_id":"user-3"}"#.utf8), context), as: UTF8.self)
@@ -269,8 +267,8 @@ struct RecordingGrants: GrantStore {
     func mark(_ user: String, attributes: [String: String], expected: GrantVersion?) async throws {
         log.grant(.mark); try await inner.mark(user, attributes: attributes, expected: expected)
     }
-    func delete(_ user: String, recoveryWindowDays: Int) async throws -> Date {
-        log.grant(.delete); return try await inner.delete(user, recoveryWindowDays: recoveryWindowDays)
+    func delete(_ user: String, expected: GrantVersion?, recoveryWindowDays: Int) async throws -> Date {
+        log.grant(.delete); return try await inner.delete(user, expected: expected, recoveryWindowDays: recoveryWindowDays)
     }
     func restore(_ user: String) async throws { log.grant(.restore); try await inner.restore(user) }
     func list(userPrefix: String, includeDeleted: Bool, cursor: String?, limit: Int) async throws -> GrantPage {

@@ -129,6 +129,28 @@ extension GrantStore {
 }
 
 extension GrantStoreContractTests {
+    /// A disconnect deletes the version it marked: a value written after it (a reconnect)
+    /// stands, readable and listed, whether the store conditions the delete or restores.
+    @Test(arguments: StoreFactory.allGrantStores)
+    func deleteOfAnOlderVersionLeavesTheNewerOne(_ factory: StoreFactory) async throws {
+        try await factory.withStores { stores in
+            let scope = GrantScope()
+            let user = scope.user("delete-cas")
+            let marked = try await stores.grants.create(user, value: "revoked", attributes: ["status": "revoked"])
+            let reconnected = try await stores.grants.replace(user, expected: marked, value: "reconnected", attributes: ["status": "active"])
+
+            await expectStoreError(.conflict) { try await stores.grants.delete(user, expected: marked, recoveryWindowDays: 7) }
+            let read = try await stores.grants.read(user)
+            #expect(read.value == "reconnected")
+            #expect(read.version == reconnected)
+            #expect(try await stores.grants.state(of: user).deletionDate == nil)
+            #expect(try await stores.grants.listAll(prefix: scope.prefix).map(\.user) == [user])
+
+            try await stores.grants.delete(user, expected: reconnected, recoveryWindowDays: 7)
+            #expect(try await stores.grants.state(of: user).isScheduledForDeletion)
+        }
+    }
+
     @Test(arguments: StoreFactory.allGrantStores)
     func deleteHidesFromReadAndListUntilRestored(_ factory: StoreFactory) async throws {
         try await factory.withStores { stores in

@@ -208,10 +208,6 @@ extension SecretStoreContractTests {
     @Test(arguments: StoreFactory.all)
     func writesToADeletedSecretAreRefused(_ factory: StoreFactory) async throws {
         try await factory.withStores { stores in
-            guard stores.supportsWriteProtectionOfDeletedSecrets else {
-                // moto accepts such writes where AWS refuses them: skip this case only.
-                try Test.cancel("\(factory) accepts writes to secrets scheduled for deletion")
-            }
             let name = Scope().name("deleted-write")
             let first = try await stores.secrets.createSecret(name: name, value: "1", tags: [:], clientRequestToken: newToken())
             _ = try await stores.secrets.deleteSecret(name: name, recoveryWindowDays: 30)

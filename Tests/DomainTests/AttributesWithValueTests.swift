@@ -62,9 +62,9 @@ private struct RecordingGrantStore: GrantStore {
         try await inner.mark(user, attributes: attributes, expected: expected)
     }
 
-    func delete(_ user: String, recoveryWindowDays: Int) async throws -> Date {
+    func delete(_ user: String, expected: GrantVersion?, recoveryWindowDays: Int) async throws -> Date {
         log.record("delete")
-        return try await inner.delete(user, recoveryWindowDays: recoveryWindowDays)
+        return try await inner.delete(user, expected: expected, recoveryWindowDays: recoveryWindowDays)
     }
 
     func restore(_ user: String) async throws {

@@ -49,7 +49,9 @@ struct MigrationProgressTests {
         func mark(_ user: String, attributes: [String: String], expected: GrantVersion?) async throws {
             try await base.mark(user, attributes: attributes, expected: expected)
         }
-        func delete(_ user: String, recoveryWindowDays: Int) async throws -> Date { try await base.delete(user, recoveryWindowDays: recoveryWindowDays) }
+        func delete(_ user: String, expected: GrantVersion?, recoveryWindowDays: Int) async throws -> Date {
+            try await base.delete(user, expected: expected, recoveryWindowDays: recoveryWindowDays)
+        }
         func restore(_ user: String) async throws { try await base.restore(user) }
         func list(userPrefix: String, includeDeleted: Bool, cursor: String?, limit: Int) async throws -> GrantPage {
             try await base.list(userPrefix: userPrefix, includeDeleted: includeDeleted, cursor: cursor, limit: limit)

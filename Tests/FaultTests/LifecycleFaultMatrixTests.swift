@@ -99,7 +99,7 @@ struct LifecycleFaultMatrixTests {
 
         /// The refresh run over `user` alone, later: its sweep publishes what a failed put left.
         func nextRun(_ user: UserID) async throws {
-            clock.advance(by: TokenVault.sweepDeleteAge + 1)
+            clock.advance(by: 60)
             let clock = clock
             let refresher = TokenRefresher(
                 vault: vault, google: google, clients: GoogleClients(ids: [google.clientID]), windowSeconds: 900, now: { clock.now }

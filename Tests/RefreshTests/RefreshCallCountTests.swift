@@ -13,7 +13,7 @@ struct RefreshCallCountTests {
         let proxy = try FaultProxy(upstream: moto.endpoint, dialect: .aws)
         let secrets = AWSSecretStore(client: try AWSTestClients.secretsManager(endpoint: proxy.url))
         let users = DynamoDBUserDirectory(client: try AWSTestClients.dynamoDB(endpoint: moto.endpoint), table: "paypulse-users")
-        let fixture = try RefreshFixture(StoreFactory.Stores(secrets: secrets, users: users, supportsWriteProtectionOfDeletedSecrets: false))
+        let fixture = try RefreshFixture(StoreFactory.Stores(secrets: secrets, users: users))
         return (proxy, secrets, fixture)
     }
 

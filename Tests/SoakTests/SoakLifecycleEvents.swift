@@ -7,9 +7,9 @@ import PayPulseDomain
 /// status the one before left, from the seeded `connected`) that ends where the grant ends.
 /// A lost event breaks the chain; so does one for a change that did not happen.
 enum SoakLifecycleEvents {
-    /// The violations, and the known race's occurrences (reported, not failed).
-    static func violations(_ deliveries: [[String: Any]], finalStates: [Int: FinalState]) -> (violations: [String], knownRaces: [String]) {
-        var violations: [String] = [], knownRaces: [String] = []
+    /// What breaks these rules, one line each.
+    static func violations(_ deliveries: [[String: Any]], finalStates: [Int: FinalState]) -> [String] {
+        var violations: [String] = []
         var byID: [String: [String: Any]] = [:]
         for delivery in deliveries {
             guard let detail = delivery["detail"] as? [String: Any], let id = detail["event_id"] as? String else {
@@ -41,20 +41,9 @@ enum SoakLifecycleEvents {
             case .present(let set, _): final = set.lifecycle?.deleteAfterPublishDays != nil ? "disconnected" : LifecycleEvent.Status(set).rawValue
             case nil: final = "?"
             }
-            guard final != status else { continue }
-            // The one race left open (issue 41's note): a reconnect written between a
-            // disconnect's last swap and its delete is deleted with it, after the disconnect's
-            // event and the reconnect's were both published. Reported, not failed, until the
-            // delete checks the version it took and restores a newer one.
-            let reconnectAfterDisconnect = events.count >= 2 && final == "disconnected"
-                && (events[events.count - 2]["status"] as? String) == "disconnected"
-            if reconnectAfterDisconnect {
-                knownRaces.append("\(id): a reconnect deleted by the disconnect it raced: \(chain(events))")
-                continue
-            }
-            violations.append("\(id): the grant ends \(final), its events end \(status): \(chain(events))")
+            if final != status { violations.append("\(id): the grant ends \(final), its events end \(status): \(chain(events))") }
         }
-        return (violations, knownRaces)
+        return violations
     }
 
     /// The kinds delivered, for the report.

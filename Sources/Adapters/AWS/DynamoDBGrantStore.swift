@@ -198,19 +198,31 @@ package struct DynamoDBGrantStore: GrantStore {
         return parts.joined(separator: " ")
     }
 
+    /// The version is part of the delete's condition: a newer value is never deleted.
     @discardableResult
-    package func delete(_ user: String, recoveryWindowDays: Int) async throws -> Date {
+    package func delete(_ user: String, expected: GrantVersion?, recoveryWindowDays: Int) async throws -> Date {
         guard (7...30).contains(recoveryWindowDays) else {
             throw StoreError.invalidRequest.with(message: "the recovery window must be 7 to 30 days, not \(recoveryWindowDays)")
         }
         let deletion = Date(timeIntervalSince1970: (now().timeIntervalSince1970 + Double(recoveryWindowDays * 86_400)).rounded(.up))
+        var placeholders = DynamoDBExpressionValues(
+            names: ["#user": DynamoDBGrantItem.user, "#purge": DynamoDBGrantItem.purgeAt],
+            values: [":purge": .integer(Int64(deletion.timeIntervalSince1970))]
+        )
+        var condition = "attribute_exists(#user) AND attribute_not_exists(#purge)"
+        if let expected {
+            guard let number = Int64(expected.rawValue) else {
+                throw StoreError.conflict.with(message: "version \(expected) is not one of this store's")
+            }
+            placeholders.names["#v"] = DynamoDBGrantItem.version
+            placeholders.values[":expected"] = .integer(number)
+            condition += " AND #v = :expected"
+        }
         try await conditionalUpdate(
-            user, update: "SET #purge = :purge", condition: "attribute_exists(#user) AND attribute_not_exists(#purge)",
-            placeholders: DynamoDBExpressionValues(
-                names: ["#user": DynamoDBGrantItem.user, "#purge": DynamoDBGrantItem.purgeAt],
-                values: [":purge": .integer(Int64(deletion.timeIntervalSince1970))]
-            ),
-            lost: .scheduledForDeletion
+            user, update: "SET #purge = :purge", condition: condition, placeholders: placeholders,
+            // Deleted at the version expected: this delete landed on an earlier attempt, or another's did.
+            lost: expected == nil ? .scheduledForDeletion : .conflict,
+            landed: { expected != nil && DynamoDBGrantItem.deletionDate(of: $0) != nil && DynamoDBGrantItem.version(of: $0) == expected }
         )
         return deletion
     }

@@ -12,7 +12,8 @@ import PayPulsePorts
 /// Each operation makes the calls the vault made before the port existed, in the same
 /// order: a read is one `GetSecretValue`, a compare-and-swap one `PutSecretValue`
 /// (``SecretStore/replaceCurrent(name:expected:value:)``), then `TagResource` when
-/// attributes are given.
+/// attributes are given; a conditional delete is `DeleteSecret`, `DescribeSecret`, and
+/// `RestoreSecret` when it took a newer version.
 package struct SecretsManagerGrantStore: GrantStore {
     /// The secret-name prefix of every grant.
     package static let prefix = "gmail/user/"
@@ -36,7 +37,7 @@ package struct SecretsManagerGrantStore: GrantStore {
         case .create: [.createSecret]
         case .replace: [.replaceCurrent, .tagResource]
         case .mark: [.tagResource]
-        case .delete: [.deleteSecret]
+        case .delete: [.deleteSecret, .describeSecret, .restoreSecret]
         case .restore: [.restoreSecret]
         case .list, .listDue, .findByAttribute: [.listSecrets]
         }
@@ -81,9 +82,13 @@ package struct SecretsManagerGrantStore: GrantStore {
         try await secrets.tagResource(name: Self.secretName(of: user), tags: attributes)
     }
 
+    /// Conditioned on `expected` as the secret store can (``SecretStore/deleteSecret(name:recoveryWindowDays:ifCurrent:)``):
+    /// on Secrets Manager a newer version the delete took is restored at once.
     @discardableResult
-    package func delete(_ user: String, recoveryWindowDays: Int) async throws -> Date {
-        try await secrets.deleteSecret(name: Self.secretName(of: user), recoveryWindowDays: recoveryWindowDays)
+    package func delete(_ user: String, expected: GrantVersion?, recoveryWindowDays: Int) async throws -> Date {
+        let name = Self.secretName(of: user)
+        guard let expected else { return try await secrets.deleteSecret(name: name, recoveryWindowDays: recoveryWindowDays) }
+        return try await secrets.deleteSecret(name: name, recoveryWindowDays: recoveryWindowDays, ifCurrent: SecretVersionID(expected.rawValue))
     }
 
     package func restore(_ user: String) async throws {

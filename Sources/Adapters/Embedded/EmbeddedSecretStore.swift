@@ -248,9 +248,22 @@ extension EmbeddedSecretStore {
     /// - Throws: ``StoreError/invalidRequest`` unless the window is 7–30 days,
     ///   ``StoreError/notFound``, ``StoreError/scheduledForDeletion`` when already deleted.
     package func deleteSecret(name: String, recoveryWindowDays: Int) async throws -> Date {
+        try await scheduleDeletion(of: name, recoveryWindowDays: recoveryWindowDays, ifCurrent: nil)
+    }
+
+    /// Checks that `expected` holds `AWSCURRENT` and deletes in one transaction: a newer
+    /// value is never deleted, not even for a moment.
+    package func deleteSecret(name: String, recoveryWindowDays: Int, ifCurrent expected: SecretVersionID) async throws -> Date {
+        try await scheduleDeletion(of: name, recoveryWindowDays: recoveryWindowDays, ifCurrent: expected)
+    }
+
+    private func scheduleDeletion(of name: String, recoveryWindowDays: Int, ifCurrent expected: SecretVersionID?) async throws -> Date {
         try SecretRules.check(recoveryWindowDays: recoveryWindowDays)
         let deletionDate = try await write { tables in
             _ = try tables.liveSecret(name)
+            if let expected, try tables.holder(of: .current, in: name) != expected {
+                throw StoreError.conflict.with(message: "AWSCURRENT of \(name) is no longer on \(expected)")
+            }
             let deletionDate = tables.now + Double(recoveryWindowDays) * 86_400
             try tables.setDeletion(of: name, deletedDate: tables.now, deletionDate: deletionDate)
             return deletionDate

@@ -143,7 +143,7 @@ package struct TokenRefresher: Sendable {
         }
         // The outbox's sweep: events a failed put left are published before anything else.
         if stored.tokenSet.lifecycle?.hasWork == true, vault.events != nil {
-            await vault.publishPending(of: user, stored.tokenSet, version: stored.version, sweeping: true)
+            await vault.publishPending(of: user, stored.tokenSet, version: stored.version)
             do {
                 guard let current = try await vault.current(of: user) else { return .skipped("disconnected meanwhile") }
                 stored = current
@@ -339,7 +339,7 @@ package struct TokenRefresher: Sendable {
             // Events a failed put left (perhaps a disconnect's, which then deletes the grant) go first.
             if !flushed, current.tokenSet.lifecycle?.hasWork == true, vault.events != nil {
                 flushed = true
-                await vault.publishPending(of: user, current.tokenSet, version: current.version, sweeping: true)
+                await vault.publishPending(of: user, current.tokenSet, version: current.version)
                 continue  // read what the outbox left (or find the grant deleted)
             }
             let set = current.tokenSet
