@@ -299,7 +299,7 @@ let package = Package(
             ]
         ),
         .testTarget(
-            name: "RuntimeTests", dependencies: ["PayPulseCoding", "PayPulseApp", "PayPulseRuntime", "PayPulseHandlers", "PayPulseTestSupport", "PayPulseTransport"]
+            name: "RuntimeTests", dependencies: ["PayPulseCoding", "PayPulseApp", "PayPulseRuntime", "PayPulseHandlers", "PayPulseTestSupport", "PayPulseTransport", "PayPulseFakeGoogle"]
         ),
         .testTarget(
             name: "ReplayTests",

@@ -10,10 +10,8 @@ overwritten by a refresh that had read the set before it. The tests' compare-and
 proofs need AWS's promise, so every request takes one lock, except SQS's: a long poll
 waits up to 20 s and must not hold the others back.
 
-moto also takes writes to a secret scheduled for deletion (a value, a stage move, tags),
-which AWS refuses with InvalidRequestException: a soak saw a reconnect's value land on a
-grant a disconnect had just deleted, and end deleted with its events saying connected.
-They are refused here as AWS refuses them.
+moto also takes writes to a secret scheduled for deletion, which AWS refuses with
+InvalidRequestException; they are refused here too (docs/RELIABILITY.md: what a soak saw).
 
 Arguments as moto_server's (-H HOST -p PORT).
 """

@@ -6,6 +6,7 @@ import Musl
 import Darwin
 #endif
 
+import PayPulseFakeGoogle
 @testable import PayPulseHandlers
 @testable import PayPulseRuntime
 
@@ -21,10 +22,12 @@ final class TestPipe {
     private var writeOpen = true
 
     init() throws {
-        var fds: [Int32] = [0, 0]
-        guard pipe(&fds) == 0 else { throw PipeError.failed }
-        read = fds[0]
-        write = fds[1]
+        // Close-on-exec from the start (a socket pair: Swift does not import pipe2), so a
+        // server another suite spawns meanwhile cannot inherit the write end and keep
+        // ``readToEnd()`` waiting for an end that never comes.
+        guard let ends = PortableSocket.closeOnExecPair() else { throw PipeError.failed }
+        read = ends.0
+        write = ends.1
     }
 
     /// Everything written so far; close the write end first or this waits forever.
