@@ -193,7 +193,7 @@ extension TokenVault {
             do {
                 try await grants.delete(user.rawValue, expected: marked.version, recoveryWindowDays: recoveryWindowDays)
             } catch let error as StoreError where error == .conflict {
-                return  // reconnected after the mark: the new grant stands
+                // Reconnected after the mark: the new grant stands.
             }
             return
         }

@@ -175,19 +175,24 @@ package struct DynamoDBGrantStore: GrantStore {
         let merged = DynamoDBGrantItem.attributes(of: item).merging(attributes) { $1 }
         let written = DynamoDBGrantItem.lastWritten(of: item) ?? now()
         var placeholders = DynamoDBExpressionValues(names: ["#user": DynamoDBGrantItem.user])
-        var condition = "attribute_exists(#user)"
-        if let expected, let number = Int64(expected.rawValue) {
-            // The value may move between the read above and this write: condition on it too.
-            placeholders.names["#v"] = DynamoDBGrantItem.version
-            placeholders.values[":expected"] = .integer(number)
-            condition += " AND #v = :expected"
-        }
+        // The value may move between the read above and this write: condition on it too.
+        let condition = "attribute_exists(#user)" + (try Self.versionClause(expected, into: &placeholders))
         let clauses = DynamoDBGrantItem.setAttributes(attributes, into: &placeholders)
         let index = DynamoDBDueIndex.clauses(user: user, due: due.dueDate(merged, written), into: &placeholders)
         try await conditionalUpdate(
             user, update: Self.update(set: clauses + index.set, remove: index.remove), condition: condition,
             placeholders: placeholders, lost: expected == nil ? .notFound : .conflict
         )
+    }
+
+    /// ` AND #v = :expected` for a write only while `expected` is current; nothing without one.
+    /// - Throws: ``StoreError/conflict`` for a version this store never wrote.
+    private static func versionClause(_ expected: GrantVersion?, into placeholders: inout DynamoDBExpressionValues) throws -> String {
+        guard let expected else { return "" }
+        guard let number = Int64(expected.rawValue) else { throw StoreError.conflict.with(message: "version \(expected) is not one of this store's") }
+        placeholders.names["#v"] = DynamoDBGrantItem.version
+        placeholders.values[":expected"] = .integer(number)
+        return " AND #v = :expected"
     }
 
     /// `SET ... REMOVE ...`, either part left out when empty.
@@ -209,15 +214,7 @@ package struct DynamoDBGrantStore: GrantStore {
             names: ["#user": DynamoDBGrantItem.user, "#purge": DynamoDBGrantItem.purgeAt],
             values: [":purge": .integer(Int64(deletion.timeIntervalSince1970))]
         )
-        var condition = "attribute_exists(#user) AND attribute_not_exists(#purge)"
-        if let expected {
-            guard let number = Int64(expected.rawValue) else {
-                throw StoreError.conflict.with(message: "version \(expected) is not one of this store's")
-            }
-            placeholders.names["#v"] = DynamoDBGrantItem.version
-            placeholders.values[":expected"] = .integer(number)
-            condition += " AND #v = :expected"
-        }
+        let condition = "attribute_exists(#user) AND attribute_not_exists(#purge)" + (try Self.versionClause(expected, into: &placeholders))
         try await conditionalUpdate(
             user, update: "SET #purge = :purge", condition: condition, placeholders: placeholders,
             // Deleted at the version expected: this delete landed on an earlier attempt, or another's did.
