@@ -257,6 +257,11 @@ struct InvariantChecker {
                 user: look.user, rule: rule,
                 detail: "\(e.event!.kind) \(e.tag) answered 202 after store-tokens \(w.sent!.call) ended, yet its set reads \(set.status.rawValue)"
                     + (set.verified ? "" : " (unverified)")
+                    // What tells the causes apart: the handler's own count, the event's age
+                    // against the set's proof, and whether Google was reached at the store.
+                    + "; the handler said \(e.handlerSaid ?? "nothing"), iat \(Int64(e.event!.issuedAt.timeIntervalSince1970)), "
+                    + "set proved at \(set.verifiedAt.map { String(Int64($0.timeIntervalSince1970)) } ?? "never")"
+                    + (w.storedUnverified ? ", the store went in unverified" : "")
             )
         }
         // An account event issued later (by `iat`, whenever delivered) may have won: one of the

@@ -60,4 +60,13 @@ struct SoakJudgeTests {
         #expect(!report.text.contains("history of user 0"))
         #expect(!report.text.contains(store.sent!.accessToken), "no token in the report")
     }
+
+    @Test("the report reads what the security-events handler did from its log line, in either log format")
+    func handlerSaid() {
+        let json = #"{"timestamp":"t","level":"INFO","message":"security event received","grants_changed":"0","grants_stale":"1","grants_unchanged":"2"}"#
+        #expect(SoakWorkload.handlerSaid("first line\n" + json + "\n") == "changed 0, unchanged 2, stale 1")
+        #expect(SoakWorkload.handlerSaid("info: security event received grants_changed=1 grants_unchanged=0 grants_stale=0") == "changed 1, unchanged 0, stale 0")
+        #expect(SoakWorkload.handlerSaid("security event delivered again; acted on before") == "its ledger holds the token already")
+        #expect(SoakWorkload.handlerSaid("security event token refused") == nil)
+    }
 }

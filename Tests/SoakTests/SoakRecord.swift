@@ -92,6 +92,12 @@ struct SoakRecord: Sendable {
     var isSeed = false
     /// The last lines of standard error, kept only for failed runs.
     var failureDetail: String?
+    /// For a security event: what the handler said it did (grants changed, unchanged,
+    /// stale), from its log, so a report can tell a missed grant from a stale verdict.
+    var handlerSaid: String?
+    /// For store-tokens: Google could not be asked, so the set went in unverified (the app's
+    /// tokens, no Google account) for the next refresh run to prove.
+    var storedUnverified = false
 
     /// A store-tokens that answered 201.
     var isStored: Bool { function == .storeTokens && httpStatus == 201 }

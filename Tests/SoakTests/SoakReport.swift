@@ -42,7 +42,8 @@ struct SoakReport {
         lines.append("  security events: " + SentEvent.Kind.allCases.map { kind in "\(kind) \(events.filter { $0.event?.kind == kind }.count)" }.joined(separator: ", ")
             + "; \(events.filter { $0.event?.redelivery == true }.count) delivered again, \(events.filter(\.eventUnrecorded).count) acted on but not recorded")
         lines.append("  store-tokens 409: \(storeConflicts.count) (target 0), 503: \(count(.storeTokens, 503)); "
-            + "disconnect 409: \(count(.disconnect, 409)), 503: \(count(.disconnect, 503))")
+            + "disconnect 409: \(count(.disconnect, 409)), 503: \(count(.disconnect, 503)); "
+            + "stored unverified (Google not reached): \(operations.filter(\.storedUnverified).count)")
         let summaries = operations.compactMap(\.summary)
         let stormSummaries = operations.filter(\.isStorm).compactMap(\.summary)
         func total(_ field: KeyPath<RefreshSummary, Int>, of summaries: [RefreshSummary]) -> Int { summaries.reduce(0) { $0 + $1[keyPath: field] } }
@@ -81,14 +82,17 @@ struct SoakReport {
         for user in users {
             lines.append("  history of user \(user) (ms from the run's first call):")
             var entries: [(start: Int64, text: String)] = records.filter { $0.user == user }.map { record in
-                let what = record.event.map { "\($0.kind)\($0.redelivery ? " again" : "")" } ?? record.sent.map { "call \($0.call)" } ?? ""
-                return (ms(record.started), "\(record.function.rawValue) \(record.tag) \(what) \(ms(record.started))-\(ms(record.ended)): \(record.outcome)")
+                let what = record.event.map { "\($0.kind)\($0.redelivery ? " again" : "") iat \(Int64($0.issuedAt.timeIntervalSince1970))" } ?? record.sent.map { "call \($0.call)" } ?? ""
+                let said = record.handlerSaid.map { " (\($0))" } ?? (record.storedUnverified ? " (stored unverified)" : "")
+                return (ms(record.started), "\(record.function.rawValue) \(record.tag) \(what) \(ms(record.started))-\(ms(record.ended)): \(record.outcome)\(said)")
             }
             entries += samples.filter { $0.user == user }.map { sample in
                 let state: String
                 switch sample.state {
                 case .absent: state = "absent"
-                case .present(let set, _): state = "status \(set.status.rawValue), verified \(set.verified), access token of \(Self.call(of: set, in: records) ?? "no call")"
+                case .present(let set, _):
+                    state = "status \(set.status.rawValue), verified \(set.verified), access token of \(Self.call(of: set, in: records) ?? "no call")"
+                        + ", proved at \(set.verifiedAt.map { String(Int64($0.timeIntervalSince1970)) } ?? "never")"
                 }
                 return (ms(sample.started), "sample \(ms(sample.started))-\(ms(sample.ended)): \(state)")
             }

@@ -143,6 +143,10 @@ struct SoakWorkload: Sendable {
         )
         let response = try? JSONSerialization.jsonObject(with: Data(result.stdout.utf8)) as? [String: Any]
         record.eventUnrecorded = function == .securityEvents && result.stderr.contains("applied but not recorded")
+        if function == .securityEvents {
+            record.handlerSaid = Self.handlerSaid(result.stderr)
+        }
+        record.storedUnverified = function == .storeTokens && result.stderr.contains("storing it unverified")
         if function == .tokenRefresh {
             record.summary = try? JSONDecoder().decode(RefreshSummary.self, from: Data(result.stdout.utf8))
         } else {
@@ -158,5 +162,18 @@ struct SoakWorkload: Sendable {
             record.failureDetail = String(result.stderr.suffix(1500)) + " | stdout: " + String(result.stdout.prefix(500))
         }
         return record
+    }
+
+    /// The counts the security-events handler logs with "security event received", or that
+    /// its ledger answered for it (a token delivered before).
+    static func handlerSaid(_ stderr: String) -> String? {
+        if stderr.contains("security event delivered again") { return "its ledger holds the token already" }
+        guard let line = stderr.split(separator: "\n").last(where: { $0.contains("security event received") }) else { return nil }
+        let counts = ["grants_changed", "grants_unchanged", "grants_stale"].compactMap { key -> String? in
+            guard let range = line.range(of: key) else { return nil }
+            let digits = line[range.upperBound...].drop { !$0.isNumber }.prefix { $0.isNumber }
+            return "\(key.dropFirst("grants_".count)) \(digits)"
+        }
+        return counts.joined(separator: ", ")
     }
 }
