@@ -80,8 +80,8 @@ def measure(args, work: str, results: dict) -> float:
     """Starts the servers both sides talk to, runs the chosen sections into `results`, stops the
     servers (last first, however the run ends); returns when the measurements started."""
     with contextlib.ExitStack() as running:
-        def started(server):
-            running.callback(server.stop)
+        def started(server):  # moto, the fake Google, the floor's relay, nginx
+            running.callback(procs.stop, server.proc)
             return server
         moto, google = map(started, procs.start_servers(work))
         upstreams = {"aws": moto.port, "google": google.port}

@@ -74,9 +74,6 @@ class Recorder:
             fh.seek(parts[0][0])
             return fh.read(parts[-1][1] - parts[0][0])
 
-    def stop(self) -> None:
-        procs.stop(self.proc)
-
 
 def _requests(name: str, data: bytes, parts: list, statuses: list) -> list[dict]:
     """The requests in one connection's bytes, each with the time the piece ending its head

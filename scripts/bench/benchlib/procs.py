@@ -171,9 +171,6 @@ class Server:
         request = urllib.request.Request(self.url + path, method=method, data=data)
         return urllib.request.urlopen(request, timeout=timeout).read()
 
-    def stop(self) -> None:
-        stop(self.proc)
-
 
 def start_servers(log_dir: str) -> tuple[Server, Server]:
     """moto as the tests run it (scripts/moto-server.py: one request at a time, and why), and

@@ -125,6 +125,3 @@ class Terminator:
                     entry["handshakes"] += 1
                     entry["resumed"] += fields[3] == "r"
         return counts
-
-    def stop(self) -> None:
-        procs.stop(self.proc)

@@ -30,7 +30,7 @@ class RuntimeAPI(ThreadingHTTPServer):
         self.address = f"127.0.0.1:{self.server_address[1]}"
         threading.Thread(target=self.serve_forever, daemon=True).start()
 
-    def stop(self) -> None:
+    def __exit__(self, *_) -> None:  # `with RuntimeAPI(...) as api:` serves until the block ends
         self.stopping.set()
         self.shutdown()
         self.server_close()
@@ -158,22 +158,21 @@ class Warm:
         return result
 
     def _swift(self, setup, loop, marks, log, record) -> tuple[dict, list, int]:
-        api = RuntimeAPI(loop["events"], marks, self.moto.proc.pid, log, record)
         timed = procs.Timed(setup.command("swift", loop["function"]))
-        proc, api.pid = timed.start(setup.swift_env(extra={
-            "AWS_LAMBDA_RUNTIME_API": api.address, "AWS_LAMBDA_FUNCTION_NAME": loop["function"],
-            "AWS_LAMBDA_FUNCTION_MEMORY_SIZE": "512"}))
-        try:
-            while not api.finished.wait(1):
-                if proc.poll() is not None:
-                    raise SystemExit(f"warm {loop['function']}: exited with {proc.returncode}")
-            os.kill(api.pid, signal.SIGTERM)  # the function itself; GNU time then reports and exits
-            proc.wait(timeout=30)
-        finally:
-            if proc.poll() is None:
-                os.kill(api.pid, signal.SIGKILL)
-                proc.wait()
-            api.stop()
+        with RuntimeAPI(loop["events"], marks, self.moto.proc.pid, log, record) as api:
+            proc, api.pid = timed.start(setup.swift_env(extra={
+                "AWS_LAMBDA_RUNTIME_API": api.address, "AWS_LAMBDA_FUNCTION_NAME": loop["function"],
+                "AWS_LAMBDA_FUNCTION_MEMORY_SIZE": "512"}))
+            try:
+                while not api.finished.wait(1):
+                    if proc.poll() is not None:
+                        raise SystemExit(f"warm {loop['function']}: exited with {proc.returncode}")
+                os.kill(api.pid, signal.SIGTERM)  # the function; GNU time then reports and exits
+                proc.wait(timeout=30)
+            finally:
+                if proc.poll() is None:
+                    os.kill(api.pid, signal.SIGKILL)
+                    proc.wait()
         if api.errors:
             raise SystemExit(f"warm {loop['function']}: /error posts: {api.errors[:2]}")
         return api.readings, api.statuses, timed.usage()[0]
@@ -226,12 +225,10 @@ class Warm:
             for loop, capture in zip(self.loops, captures):
                 spans = {name: (capture.marks[start], capture.marks[end], end - start)
                          for name, start, end, _ in loop["phases"]}
-                api = RuntimeAPI(loop["events"])  # the Runtime API's side of the replay
-                try:
-                    replayed = floor.replay(self.setup, capture, spans, os.path.join(
-                        self.work, f"replay-{loop['function']}.txt"), f"http://{api.address}")
-                finally:
-                    api.stop()
+                path = os.path.join(self.work, f"replay-{loop['function']}.txt")
+                with RuntimeAPI(loop["events"]) as api:  # the Runtime API's side of the replay
+                    replayed = floor.replay(self.setup, capture, spans, path,
+                                            f"http://{api.address}")
                 for phase, figures in replayed.items():
                     per_phase.setdefault(phase, []).append(figures)
         return {phase: floor.medians(rows) for phase, rows in per_phase.items()}
