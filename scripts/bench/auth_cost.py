@@ -1,18 +1,14 @@
 #!/usr/bin/env python3
 """What verifying a token costs a cold function, by PAYPULSE_AUTH_MODE (issue 25, point 7).
 
-Runs the built user-profile cold (one process, one event on standard input, the embedded
-store, the manifest's user seeded) with the same request under each mode:
-  hs256  the development key's HS256 token (`paypulse jwt`);
-  jwks   RS256 and ES256 tokens PyJWT signed (Tests/Fixtures/pyjwt_issuer.py), the JWKS
-         on a loopback HTTP server that counts its fetches (a cold process must make one).
-Prints, per mode: instructions of one cold invocation under callgrind (when valgrind is
-installed; stable on a shared machine) and the median wall time of --runs cold invocations
-(loopback, not production), each with its ratio to hs256. It asserts nothing but that every
-invocation answered 200 and each cold jwks process fetched the keys exactly once.
+Runs the built user-profile cold (one process, one event on stdin, the embedded store) with the
+same request under hs256 (`paypulse jwt`'s token) and jwks (RS256 and ES256 tokens PyJWT signed,
+Tests/Fixtures/pyjwt_issuer.py; the JWKS on a loopback server that counts its fetches). Prints
+per mode the instructions of one invocation under callgrind (when valgrind is installed: stable
+on a shared machine) and the median wall time of --runs, each against hs256. Asserts only that
+every invocation answered 200 and each cold jwks process fetched the keys exactly once.
 
 Usage: scripts/bench/auth_cost.py [--bin-dir DIR] [--cli-dir .build/debug] [--runs 15]
-(callgrind runs a copy without debug info)
 """
 import argparse, http.server, json, os, re, shutil, statistics, subprocess, sys, tempfile
 import threading, time

@@ -1,10 +1,8 @@
 #!/usr/bin/env python3
-"""The bench's stand-in for Google's token endpoint, on a free port of 127.0.0.1 it announces.
-POST /token, a form: 400 invalid_request unless it has client_id, refresh_token and
-grant_type=refresh_token; 400 invalid_grant for a refresh_token starting "revoked"; else 200,
-a new access token. GET /stats[?reset=1]: /token's outcomes so far (then zeroed). HTTP/1.1
-kept alive, a thread per connection; TCP_NODELAY and one write per answer (written whole
-here, so nothing is logged), or Nagle meets delayed ACKs: ~40 ms a request."""
+"""The bench's stand-in for Google's token endpoint (POST /token) on a free port of 127.0.0.1 it
+announces; GET /stats[?reset=1]: /token's outcomes so far (then zeroed). TCP_NODELAY and one
+write per answer (written whole here, so nothing is logged), or Nagle meets delayed ACKs: ~40 ms
+a request."""
 
 import json, threading
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer

@@ -1,9 +1,7 @@
-"""The exchange floor of our own calls, without a copy of the product's requests: the requests
-one of our runs makes are recorded as they pass (floor/record_relay.py in front of moto and the
-fake Google, behind nginx in the HTTPS mode; the scripted Runtime API records its own), then
-replayed in the same order through libcurl with one reused easy handle (floor/replay_curl.c),
-in the same mode, from the same state of moto. The replayer measures its own CPU (getrusage)
-between the marks. Nothing here knows what a request means: the method, target, headers and
+"""The exchange floor of our own calls (docs/performance.md, "How it measures"): the requests one
+of our runs makes, recorded as they pass (floor/record_relay.py; the scripted Runtime API
+records its own), replayed in order through libcurl on one reused easy handle
+(floor/replay_curl.c). Nothing here knows what a request means: method, target, headers and
 body go back as captured, framing headers left to libcurl as our client leaves them."""
 
 import bisect, http.client, io, os, subprocess, sys

@@ -1,10 +1,8 @@
-"""The processes the bench starts and measures, and the statistics it takes of them. Standard
-library only: peer_warm_loop.py imports it beside the peer's own modules.
-
-A child's peak RSS and CPU come from GNU time, which forks the command from its own small
-process: a child that Python spawns directly inherits the Python process's high-water mark in
-wait4's ru_maxrss (the kernel keeps the pre-exec peak, and a vfork'ed child's is the parent's),
-so a 5 MB program would show as 78 MB."""
+"""The processes the bench starts and measures, and their statistics. Standard library only:
+peer_warm_loop.py imports it beside the peer's modules. Peak RSS and CPU come from GNU time,
+which forks the command from its own small process: wait4's ru_maxrss of a child Python spawns
+holds the Python process's high-water mark (the kernel keeps the pre-exec peak), so a 5 MB
+program would show as 78 MB."""
 
 import json, math, os, re, statistics, subprocess, sys, tempfile, time, urllib.request
 from collections import namedtuple
@@ -61,9 +59,8 @@ def settled_size(path: str, quiet: float = 0.02, limit: float = 1.0) -> int:
 
 def reading(pid: int, moto_pid: int, log: str | None = None) -> list:
     """At a mark, the measured process idle: [time, its CPU, moto's CPU], and with `log` (the
-    HTTPS mode's access log) its size, taken first: nginx writes a request's line just after
-    the answer, so on a loaded machine a client can ask for its next event before the line is
-    there; the size is read once it holds."""
+    HTTPS mode's access log) its size, read first and once it holds: nginx logs a request just
+    after answering it, so a client can ask for its next event before the line is there."""
     size = [settled_size(log)] if log else []
     return [time.perf_counter(), cpu_seconds(pid), cpu_seconds(moto_pid), *size]
 

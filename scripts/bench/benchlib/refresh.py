@@ -1,11 +1,8 @@
 """Refresh runs: N due grants seeded in moto in each side's format, then one fresh process of
-the refresh job with the scheduled event on stdin: wall time, grants per second, the job's CPU
-per grant and peak RSS, moto's and the fake Google's CPU meanwhile. Every run is checked: all
-grants refreshed, Google asked N times, a sample holds the new token (on the DynamoDB token
-store, whose values are sealed: a sample's item was written again).
-
-Sides: `swift` and `python` on Secrets Manager, and `swift-dynamodb`, our same job with
-PAYPULSE_STORE=dynamodb (grants in a DynamoDB table, KMS envelope encryption, all on moto)."""
+the refresh job, the scheduled event on its stdin, every run checked (docs/performance.md, "How
+it measures"; on DynamoDB, whose values are sealed, a sampled item must be written again).
+Sides: `swift` and `python` (the peer) on Secrets Manager, `swift-dynamodb` ours on DynamoDB +
+KMS (PAYPULSE_STORE=dynamodb)."""
 
 import json, os, random, sys
 

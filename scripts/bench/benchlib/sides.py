@@ -1,10 +1,7 @@
 """How each side is run and fed: the commands and their environment (built from nothing, so no
-variable of the calling shell leaks in), the events (the same bytes for both: HTTP API 2.0
-requests with an HS256 JWT our CLI signs, and an EventBridge scheduled event), and what moto
-holds before a measurement. Ours is seeded by our own code (`paypulse setup`, `client-id`,
-`bench-seed users|grants`: the store's adapters and formats, KMS envelope encryption on the
-DynamoDB token store); only the peer's token sets, in its own JSON, are written here through
-boto3 (the peer's SDK, in the bench's venv)."""
+variable of the calling shell leaks in), the events (the same bytes for both sides), and what
+moto holds before a measurement: ours seeded by our own code (`paypulse setup`, `client-id`,
+`bench-seed`: the store's own formats), only the peer's token sets written here, through boto3."""
 
 import json, os, subprocess, time, uuid
 from concurrent.futures import ThreadPoolExecutor
@@ -135,12 +132,10 @@ class Setup:
             self.paypulse("bench-seed", "users", *users)
 
     def due_grants(self, moto: "Moto", count: int, side: str) -> tuple[float, str | None]:
-        """`count` due grants of `side`; the seconds it took and, on swift-dynamodb, the KMS
-        key made for them. Ours (`paypulse bench-seed grants`, sealed in their items on
-        DynamoDB) are written now with Google's 3599 s token, as a refresh leaves them: the
-        listing reads a grant's expiry from when its value was written, which a seed cannot
-        backdate, so our runs take them with REFRESH_WINDOW_SECONDS=3600 and all are due, as
-        all of the peer's (expired ten minutes ago) are."""
+        """`count` due grants of `side`; the seconds it took and, on swift-dynamodb, the KMS key
+        made for them. Ours are written now with Google's 3599 s token, as a refresh leaves them
+        (a seed cannot backdate the write a grant's expiry is read from), so our runs take them
+        with REFRESH_WINDOW_SECONDS=3600: all due, as all of the peer's (expired 10 min ago) are."""
         started, key_id, env = time.perf_counter(), None, None
         if side == "swift-dynamodb":
             key_id = moto.kms.create_key(Description="paypulse bench", KeyUsage="ENCRYPT_DECRYPT",

@@ -1,10 +1,7 @@
-"""The HTTPS mode (`run.py --tls`): moto and the fake Google behind nginx, which terminates TLS
-with a certificate for 127.0.0.1 signed by a CA made here with the openssl command, and keeps
-client connections open as AWS's and Google's endpoints do (whatever the plain server behind
-does: moto closes every connection). nginx runs as the current user, every file of it under one
-folder of the run. Its access log names each request's connection and that connection's request
-count, so new TLS handshakes are counted there: a request that is its connection's first is
-one handshake."""
+"""The HTTPS mode (`run.py --tls`): moto and the fake Google behind nginx (run as the current
+user, its files in the run's folder) with a certificate for 127.0.0.1 from a CA made here,
+keeping client connections open as AWS's and Google's endpoints do (moto closes every one).
+A request that is its connection's first in nginx's access log is one new TLS handshake."""
 
 import os, shutil, socket, subprocess
 

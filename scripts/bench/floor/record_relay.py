@@ -1,10 +1,9 @@
 #!/usr/bin/env python3
-"""A recording TCP relay for the exchange floor (benchlib/floor.py): each listener on 127.0.0.1
-forwards every connection, byte for byte, to its upstream port on 127.0.0.1 and closes its side
-when the other closes (a server that closes every connection is still seen to do so). It writes
-what passes to DIR, each connection's two directions to CONNECTION.NAME.in and .out, and per
-piece read a line "CONNECTION NAME in|out START END CLOCK_MONOTONIC" to DIR/index. It knows
-nothing of HTTP: floor.py reads the files back as requests and answers.
+"""A recording TCP relay for the exchange floor (benchlib/floor.py, which reads what it wrote back
+as requests and answers): each listener on 127.0.0.1 forwards every connection byte for byte to
+its upstream port on 127.0.0.1, closing its side when the other closes. It writes a connection's
+two directions to DIR/CONNECTION.NAME.in and .out, and per piece read a line
+"CONNECTION NAME in|out START END CLOCK_MONOTONIC" to DIR/index.
 
     record_relay.py DIR aws=PORT google=PORT    # prints "NAME PORT" per listener, then "ready"
 """
