@@ -1,17 +1,8 @@
 #!/usr/bin/env python3
-"""moto_server, with each request handled whole before the next one starts.
-
-AWS makes a conditional write atomic per item (DynamoDB's ConditionExpression, Secrets
-Manager's version stages): of two writers that read the same version, one wins. moto
-checks the condition and applies the write in separate steps, on a thread per request,
-so on a loaded machine both can pass: 8 racing UpdateItems on one version had two winners
-in 33 of 300 rounds here with other work on both cores, and a soak read a 201's token set
-overwritten by a refresh that had read the set before it. The tests' compare-and-swap
-proofs need AWS's promise, so every request takes one lock, except SQS's: a long poll
-waits up to 20 s and must not hold the others back.
-
-moto also takes writes to a secret scheduled for deletion, which AWS refuses with
-InvalidRequestException; they are refused here too (docs/RELIABILITY.md: what a soak saw).
+"""moto_server as AWS behaves where the tests' proofs need it: each request handled whole before
+the next one starts (a conditional write atomic per item; SQS's long polls, up to 20 s, exempt),
+and writes to a secret scheduled for deletion refused with InvalidRequestException. Why, and
+what plain moto did: docs/testing.md and docs/RELIABILITY.md.
 
 Arguments as moto_server's (-H HOST -p PORT).
 """
