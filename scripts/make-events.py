@@ -1,19 +1,13 @@
 #!/usr/bin/env python3
 """Writes events/<function>/<case>.json and <case>.expected.json, plus events/manifest.json,
-from the case table scripts/event-cases.json (its "about" says how a case reads).
-
-Each event starts from a raw `sam local generate-event` sample in events/samples/ (payload
-2.0 `http-api-proxy` or 1.0 `aws-proxy`) and only gets what a real request adds: the
-method, the Authorization and Content-Type headers, and a base64 body. JWTs are HS256,
-signed with the documented development key, with exp 2100-01-01.
+from the case table scripts/event-cases.json (its "about" says how a case reads, and
+events/README.md what the files hold): raw `sam local generate-event` samples with what a real
+request adds, and answers written by hand from the contract, never captured from the code.
 
 The JWTs are signed here, by `forged` below, and not by `paypulse jwt` (the one signer the
 other scripts use): these events are the replay tests' oracle, so nothing in them may come
 from the code under test. A signer shared with the product would let a fault in its
 encoding (claim names, base64url, the signing input) pass as both the token and the check.
-
-The expected responses are written by hand in the case table from the contract (openapi.yaml
-and docs/functions.md), never captured from the code under test.
 Run: python3 scripts/make-events.py
 """
 import base64, hashlib, hmac, json, os
