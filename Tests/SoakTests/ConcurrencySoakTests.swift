@@ -96,10 +96,10 @@ private func soak(issuerKeys: Bool = false, on makeBackend: (FakeGoogleServer) a
     defer { try? FileManager.default.removeItem(at: scratch) }
     let started = ContinuousClock.now
     let deadline = started + .milliseconds(Int(seconds * 1000))
-    async let writers = SoakWorkers.run(count: workers, seed: seed, until: deadline, scratch: scratch) { tag, runner, random in
-        try workload.runOne(tag: tag, runner: runner, using: &random)
+    async let writers = SoakWorkers.run(count: workers, seed: seed, until: deadline, scratch: scratch) { tag, iteration, runner, random in
+        try workload.runOne(tag: tag, iteration: iteration, runner: runner, using: &random)
     }
-    async let storm = SoakWorkers.run(count: stormWorkers, prefix: "s", seed: ~seed, until: deadline, scratch: scratch) { tag, runner, random in
+    async let storm = SoakWorkers.run(count: stormWorkers, prefix: "s", seed: ~seed, until: deadline, scratch: scratch) { tag, _, runner, random in
         try workload.runStorm(tag: tag, runner: runner, using: &random)
     }
     async let sampled = sample(backend, until: deadline, seed: seed)

@@ -5,10 +5,10 @@ import Synchronization
 /// on the two-thread concurrency pool), each running operations until the deadline.
 enum SoakWorkers {
     /// Runs `count` workers until `deadline`; returns every record and the harness errors.
-    /// Worker `n` tags its operations `<prefix><n>i<iteration>`.
+    /// Worker `n` tags its operations `<prefix><n>i<iteration>` and passes the iteration.
     static func run(
         count: Int, prefix: String = "w", seed: UInt64, until deadline: ContinuousClock.Instant, scratch: URL,
-        operation: @escaping @Sendable (_ tag: String, SpawnedFunction, inout SplitMix64) throws -> SoakRecord
+        operation: @escaping @Sendable (_ tag: String, _ iteration: Int, SpawnedFunction, inout SplitMix64) throws -> SoakRecord
     ) async -> (records: [SoakRecord], errors: [String]) {
         let collected = Mutex<(records: [SoakRecord], errors: [String])>(([], []))
         await withCheckedContinuation { (finished: CheckedContinuation<Void, Never>) in
@@ -22,7 +22,7 @@ enum SoakWorkers {
                         let runner = try SpawnedFunction(scratch: scratch.appendingPathComponent("\(prefix)\(worker)"))
                         var iteration = 0
                         while ContinuousClock.now < deadline {
-                            let record = try operation("\(prefix)\(worker)i\(iteration)", runner, &random)
+                            let record = try operation("\(prefix)\(worker)i\(iteration)", iteration, runner, &random)
                             collected.withLock { $0.records.append(record) }
                             iteration += 1
                         }
