@@ -260,7 +260,7 @@ struct InvariantChecker {
                     // What tells the causes apart: the handler's own count, the event's age
                     // against the set's proof, and whether Google was reached at the store.
                     + "; the handler said \(e.handlerSaid ?? "nothing"), iat \(Int64(e.event!.issuedAt.timeIntervalSince1970)), "
-                    + "set proved at \(set.verifiedAt.map { String(Int64($0.timeIntervalSince1970)) } ?? "never")"
+                    + "set proved at \(set.provedAtText)"
                     + (w.storedUnverified ? ", the store went in unverified" : "")
             )
         }

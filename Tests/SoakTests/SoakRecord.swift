@@ -183,3 +183,9 @@ struct SoakRecord: Sendable {
         return "unreadable"
     }
 }
+
+extension GmailTokenSet {
+    /// When Google last proved the set, in whole seconds since 1970, as the soak's report
+    /// and violations print it beside an event's `iat`.
+    var provedAtText: String { verifiedAt.map { String(Int64($0.timeIntervalSince1970)) } ?? "never" }
+}

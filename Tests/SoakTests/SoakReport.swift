@@ -92,7 +92,7 @@ struct SoakReport {
                 case .absent: state = "absent"
                 case .present(let set, _):
                     state = "status \(set.status.rawValue), verified \(set.verified), access token of \(Self.call(of: set, in: records) ?? "no call")"
-                        + ", proved at \(set.verifiedAt.map { String(Int64($0.timeIntervalSince1970)) } ?? "never")"
+                        + ", proved at \(set.provedAtText)"
                 }
                 return (ms(sample.started), "sample \(ms(sample.started))-\(ms(sample.ended)): \(state)")
             }

@@ -95,8 +95,7 @@ struct SoakWorkload: Sendable {
 
     /// Runs one operation on `runner`, chosen at random after ``openingRolls``, and records it.
     func runOne(tag: String, iteration: Int, runner: SpawnedFunction, using random: inout some RandomNumberGenerator) throws -> SoakRecord {
-        let drawn = Int.random(in: 0..<100, using: &random)
-        let roll = iteration < Self.openingRolls.count ? Self.openingRolls[iteration] : drawn
+        let roll = iteration < Self.openingRolls.count ? Self.openingRolls[iteration] : Int.random(in: 0..<100, using: &random)
         let user = Bool.random(using: &random) ? Int.random(in: 0..<Self.hotUsers, using: &random) : Int.random(in: 0..<Self.userCount, using: &random)
         switch roll {
         case 0..<40:
