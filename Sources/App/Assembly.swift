@@ -82,6 +82,19 @@ package struct Assembly: Sendable {
         return wrappers.ledger(DynamoDBSecurityEventLedger(client: try dynamoDB(aws), table: configuration.securityEventsTable))
     }
 
+    /// Google's latest word on each Google account (``GoogleAccountWords``): the
+    /// `google_account_words` table of the embedded store, or items of the security-events
+    /// table on both AWS stores.
+    package func googleAccountWords() throws -> any GoogleAccountWords {
+        guard let aws = configuration.aws else { return wrappers.words(EmbeddedGoogleAccountWords(database: try embedded())) }
+        return wrappers.words(DynamoDBGoogleAccountWords(client: try dynamoDB(aws), table: configuration.securityEventsTable))
+    }
+
+    /// What a vault consults Google's word with: the words, and a purge's recovery window.
+    package func googleWordCheck() throws -> GoogleWordCheck {
+        GoogleWordCheck(words: try googleAccountWords(), recoveryWindowDays: configuration.disconnectRecoveryDays)
+    }
+
     /// Each user's allowance of store-tokens posts (``AppConfiguration/storeTokensPerMinute``):
     /// the `request_quotas` table of the embedded store, or the DynamoDB table
     /// ``AppConfiguration/requestQuotasTable`` on both AWS stores.
@@ -212,6 +225,8 @@ package struct PortWrappers: Sendable {
     package var states: @Sendable (any GrantStates) -> any GrantStates = { $0 }
     /// Around each ``SecurityEventLedger``.
     package var ledger: @Sendable (any SecurityEventLedger) -> any SecurityEventLedger = { $0 }
+    /// Around each ``GoogleAccountWords``.
+    package var words: @Sendable (any GoogleAccountWords) -> any GoogleAccountWords = { $0 }
     /// Around each ``RequestQuota``.
     package var quota: @Sendable (any RequestQuota) -> any RequestQuota = { $0 }
     /// Around (or instead of) each ``LifecycleEventBus``.

@@ -40,9 +40,10 @@ extension Assembly {
 
     /// `TokenVault.store`: read; create, or restore and mark; replace (then, on a store that
     /// tags apart from the value, the state, to re-tag if overtaken); each post counted first.
+    /// Then Google's word on the account, and a mark (or a purge's delete) when it overrules.
     static let storeTokensReach = FunctionOperations(
-        grants: [.read, .create, .restore, .mark, .replace, .state], readsUsers: false, secrets: [.jwtKey, .googleClientID], countsPosts: true,
-        publishesEvents: true
+        grants: [.read, .create, .restore, .mark, .replace, .state, .delete], readsUsers: false, secrets: [.jwtKey, .googleClientID],
+        countsPosts: true, publishesEvents: true, readsGoogleWord: true
     )
 
     private func storeTokens(metrics: any MetricsSink) async throws -> EventHandlers {
@@ -50,7 +51,10 @@ extension Assembly {
         let guardian = try await requestGuard(secrets)
         let clients = CachedGoogleClients(secrets: secrets, secretID: configuration.google.clientIDSecretID)
         let verifier = GrantVerifier(google: google, clients: { try await clients.value() }, health: OAuthClientHealth(google: google))
-        let vault = TokenVault(grants: grants, digester: { try await clients.value().tokenDigester }, events: try lifecyclePublisher(metrics: metrics))
+        let vault = TokenVault(
+            grants: grants, digester: { try await clients.value().tokenDigester }, events: try lifecyclePublisher(metrics: metrics),
+            googleWord: try googleWordCheck()
+        )
         let handler = StoreTokensHandler(guardian: guardian, quota: try requestQuota(), vault: vault, verifier: verifier)
         return EventHandlers(http: handler.handle)
     }
@@ -82,15 +86,19 @@ extension Assembly {
         return EventHandlers(http: handler.handle)
     }
 
-    /// `TokenRefresher.freshTokenSet`: read, and replace when due.
+    /// `TokenRefresher.freshTokenSet`: read, Google's word on the account (a replace, or a
+    /// purge's delete, when it overrules), and replace when due.
     /// With events pending, publish them first (and delete a disconnected grant they held).
     static let freshTokenReach = FunctionOperations(
-        grants: [.read, .replace, .state, .delete], readsUsers: false, secrets: [.googleClientID], publishesEvents: true
+        grants: [.read, .replace, .state, .delete], readsUsers: false, secrets: [.googleClientID], publishesEvents: true, readsGoogleWord: true
     )
 
     private func freshToken(metrics: any MetricsSink) throws -> EventHandlers {
         let clients = CachedGoogleClients(secrets: try secretStore(), secretID: configuration.google.clientIDSecretID)
-        let vault = TokenVault(grants: try grantStore(), digester: { try await clients.value().tokenDigester }, events: try lifecyclePublisher(metrics: metrics))
+        let vault = TokenVault(
+            grants: try grantStore(), digester: { try await clients.value().tokenDigester }, events: try lifecyclePublisher(metrics: metrics),
+            googleWord: try googleWordCheck()
+        )
         let refresher = TokenRefresher(
             vault: vault, google: googleOAuth(),
             clients: { try await clients.value() },
@@ -102,8 +110,10 @@ extension Assembly {
     /// `RefreshJob` (listDue) and `TokenRefresher.refreshIfDue`: read, replace, or mark a
     /// grant Google refused; the outbox's sweep, which deletes a disconnected grant once its
     /// event is out.
+    /// Google's word recorded on accounts lately, applied to the grants found by account.
     static let tokenRefreshReach = FunctionOperations(
-        grants: [.listDue, .read, .replace, .mark, .state, .delete], readsUsers: false, secrets: [.googleClientID], publishesEvents: true
+        grants: [.listDue, .findByAttribute, .read, .replace, .mark, .state, .delete], readsUsers: false, secrets: [.googleClientID],
+        publishesEvents: true, readsGoogleWord: true
     )
 
     /// A job per run: the client IDs are read once per run, so a rotated secret is picked up
@@ -111,15 +121,16 @@ extension Assembly {
     private func tokenRefresh(metrics: any MetricsSink) throws -> EventHandlers {
         let secrets = try secretStore(), grants = try grantStore(), google = googleOAuth(), settings = configuration.refresh
         let clientIDSecret = configuration.google.clientIDSecretID
-        let events = try lifecyclePublisher(metrics: metrics)
+        let events = try lifecyclePublisher(metrics: metrics), googleWord = try googleWordCheck()
         let handler = TokenRefreshHandler(metrics: metrics) {
             let clients = try await GoogleClients.load(from: secrets, secretID: clientIDSecret)
+            let vault = TokenVault(grants: grants, digester: { clients.tokenDigester }, events: events, googleWord: googleWord)
             let refresher = TokenRefresher(
-                vault: TokenVault(grants: grants, digester: { clients.tokenDigester }, events: events), google: google, clients: clients,
-                windowSeconds: settings.windowSeconds,
+                vault: vault, google: google, clients: clients, windowSeconds: settings.windowSeconds,
                 keepAliveSeconds: settings.keepAlive, limiter: WriteRateLimiter(writesPerSecond: settings.maxWritesPerSecond)
             )
-            return RefreshJob(grants: grants, refresher: refresher, settings: settings)
+            let catchUp = GoogleAccountEvents(vault: vault, recoveryWindowDays: googleWord.recoveryWindowDays, words: googleWord.words)
+            return RefreshJob(grants: grants, refresher: refresher, settings: settings, googleWord: catchUp)
         }
         return EventHandlers(scheduled: { event, context in try await handler.handle(detail: event.detail, context: context) })
     }
@@ -129,7 +140,7 @@ extension Assembly {
     /// overtaken), or mark revoked and delete (a purge); the ledger of events acted on.
     static let securityEventsReach = FunctionOperations(
         grants: [.findByAttribute, .read, .replace, .mark, .state, .delete], readsUsers: false, secrets: [.googleClientID],
-        recordsSecurityEvents: true, publishesEvents: true
+        recordsSecurityEvents: true, publishesEvents: true, readsGoogleWord: true
     )
 
     /// No PayPulse JWT: the token is its own credential, verified under Google's RISC keys
@@ -141,7 +152,7 @@ extension Assembly {
             verifier: SecurityEventVerifier(keys: securityEventKeys(), clientIDs: { try await clients.value().ids }),
             events: GoogleAccountEvents(
                 vault: TokenVault(grants: grants, digester: { try await clients.value().tokenDigester }, events: try lifecyclePublisher(metrics: metrics)),
-                recoveryWindowDays: configuration.disconnectRecoveryDays
+                recoveryWindowDays: configuration.disconnectRecoveryDays, words: try googleAccountWords()
             ),
             ledger: try securityEventLedger(), metrics: metrics
         )

@@ -30,12 +30,16 @@ package struct FunctionOperations: Sendable, Equatable {
     package var countsPosts: Bool
     /// Whether it changes grants, and so publishes their lifecycle events (``LifecycleEventBus``).
     package var publishesEvents: Bool
+    /// Whether it reads Google's word on accounts (``GoogleAccountWords``); with
+    /// ``recordsSecurityEvents``, it records it too.
+    package var readsGoogleWord: Bool
 
     /// Declares a reach.
     package init(
         grants: Set<GrantOperation>, readsUsers: Bool, secrets: [ConfigurationSecret], recordsSecurityEvents: Bool = false, countsPosts: Bool = false,
-        publishesEvents: Bool = false
+        publishesEvents: Bool = false, readsGoogleWord: Bool = false
     ) {
+        self.readsGoogleWord = readsGoogleWord
         self.grants = grants
         self.readsUsers = readsUsers
         self.secrets = secrets
@@ -57,7 +61,9 @@ package struct FunctionOperations: Sendable, Equatable {
             grant(AWSSecretStore.operations(for: .getSecretValue)) { _ in resource }
         }
         if readsUsers { grant(DynamoDBUserDirectory.userOperations) { _ in .usersTable } }
-        if recordsSecurityEvents { grant([DynamoDBClient.getItemOperation, DynamoDBClient.putItemOperation]) { _ in .securityEventsTable } }
+        if recordsSecurityEvents { grant(DynamoDBSecurityEventLedger.operations) { _ in .securityEventsTable } }
+        if readsGoogleWord { grant(DynamoDBGoogleAccountWords.readOperations) { _ in .securityEventsTable } }
+        if readsGoogleWord, recordsSecurityEvents { grant(DynamoDBGoogleAccountWords.recordOperations) { _ in .securityEventsTable } }
         if countsPosts { grant(DynamoDBRequestQuota.operations) { _ in .requestQuotasTable } }
         if publishesEvents { grant([EventBridgeBus.putEventsOperation]) { _ in .eventBus } }
         for operation in grants.sorted() {

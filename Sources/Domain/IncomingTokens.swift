@@ -1,3 +1,9 @@
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
+import Foundation
+#endif
+
 /// A token set to store for the app's connect request, already validated; after
 /// verification its fields are Google's answer, otherwise what the app sent.
 package struct IncomingTokens: Sendable, Equatable {
@@ -22,12 +28,15 @@ package struct IncomingTokens: Sendable, Equatable {
     package var clientID: String?
     /// Whether Google confirmed ``refreshToken`` (always `true` when none is sent).
     package var verified: Bool
+    /// When Google answered the proof of ``refreshToken`` (our clock on its answer), the
+    /// grant's `verified_at` whenever the write lands; `nil` when Google did not prove it.
+    package var provedAt: Date?
 
     /// Creates validated input.
     package init(
         accessToken: String, refreshToken: String? = nil, expiresIn: Int = 3600, scopes: [String]? = nil, email: String? = nil,
         tokenType: String = "Bearer", subject: String? = nil, emailVerified: Bool? = nil, clientID: String? = nil,
-        verified: Bool = true
+        verified: Bool = true, provedAt: Date? = nil
     ) {
         self.accessToken = accessToken
         self.refreshToken = refreshToken
@@ -39,6 +48,7 @@ package struct IncomingTokens: Sendable, Equatable {
         self.emailVerified = emailVerified
         self.clientID = clientID
         self.verified = verified
+        self.provedAt = provedAt
     }
 }
 

@@ -48,9 +48,12 @@ extension GmailTokenSet {
     package static func merging(_ incoming: IncomingTokens, over previous: GmailTokenSet?, now: Date) -> (GmailTokenSet, StoreOutcome) {
         let expiresAt = now.addingTimeInterval(Double(incoming.expiresIn))
         let incomingScope = incoming.scopes?.joined(separator: " ")
-        // Only a refresh token is proved at Google: a set without one is the app's word.
+        // Only a refresh token is proved at Google: a set without one is the app's word. The
+        // proof is dated by Google's answer, not by this write: a write that lands late (a
+        // retry after a lost race, a slow store) must not outdate an event Google issued
+        // after it answered.
         let confirmed = incoming.verified && incoming.refreshToken != nil
-        let verifiedAt: Date? = confirmed ? now : nil
+        let verifiedAt: Date? = confirmed ? incoming.provedAt ?? now : nil
         guard let previous else {
             let set = GmailTokenSet(
                 accessToken: incoming.accessToken, refreshToken: incoming.refreshToken, tokenType: incoming.tokenType,
@@ -68,7 +71,11 @@ extension GmailTokenSet {
             var set = GmailTokenSet(
                 accessToken: incoming.accessToken, refreshToken: keepsRefreshToken ? previous.refreshToken : incoming.refreshToken,
                 tokenType: incoming.tokenType, expiresAt: expiresAt, scope: incomingScope ?? previous.scope,
-                googleEmail: incoming.email ?? previous.googleEmail, googleSubject: incoming.subject ?? previous.googleSubject,
+                googleEmail: incoming.email ?? previous.googleEmail,
+                // A grant Google ended keeps its account only for a token Google proves: an
+                // unproved one may be another account's, and Google's word on the old account
+                // must not follow it.
+                googleSubject: incoming.subject ?? (previous.status == .active || keepsRefreshToken ? previous.googleSubject : nil),
                 emailVerified: incoming.email == nil ? previous.emailVerified : incoming.emailVerified,
                 // The kept refresh token keeps the client that holds it.
                 googleClientID: keepsRefreshToken ? previous.googleClientID : incoming.clientID,

@@ -95,6 +95,12 @@ extension TokenSetTags {
             || tags[refreshable] == "false"
     }
 
+    /// Whether a listing's tags show a usable grant whose refresh token has no digests (one
+    /// stored before the deployment had a digest key): `token-revoked` cannot find it yet.
+    package static func lacksDigests(_ tags: [String: String]) -> Bool {
+        tags[refreshable] == "true" && tags[IndexedGrantAttribute.refreshTokenPrefix.rawValue] == nil
+    }
+
     /// Whether a listing's tags show lifecycle events waiting to be published.
     package static func hasPendingEvents(_ tags: [String: String]) -> Bool { tags[outbox] == "pending" }
 

@@ -38,6 +38,9 @@ package struct TokenVault: Sendable {
     let digester: @Sendable () async throws -> RefreshTokenDigester?
     /// Where the grants' lifecycle events go; `nil` (no bus configured) records none.
     package let events: LifecyclePublisher?
+    /// Google's word on each account, which every write of a usable grant consults
+    /// (``honourGoogle(_:written:)``); `nil` consults nothing.
+    package let googleWord: GoogleWordCheck?
 
     /// How often a tag write or a revoked mark that lost a compare-and-swap reads again and
     /// retries at once, without waiting: the winner's value is already stored, and these
@@ -56,13 +59,17 @@ package struct TokenVault: Sendable {
     ///     disconnect's mark) keeps their digests as they are.
     ///   - events: where each change's lifecycle event goes (``LifecycleOutbox``); `nil`
     ///     records none.
+    ///   - googleWord: Google's word on each account, consulted after every write of a
+    ///     usable grant; `nil` consults none.
     package init(
         grants: any GrantStore, now: @escaping @Sendable () -> Date = { Date() }, lostRace: RetryPolicy = .lostRace,
         random: @escaping @Sendable () -> Double = { Double.random(in: 0...1) },
-        digester: @escaping @Sendable () async throws -> RefreshTokenDigester? = { nil }, events: LifecyclePublisher? = nil
+        digester: @escaping @Sendable () async throws -> RefreshTokenDigester? = { nil }, events: LifecyclePublisher? = nil,
+        googleWord: GoogleWordCheck? = nil
     ) {
         self.grants = grants
         self.events = events
+        self.googleWord = googleWord
         self.now = now
         self.lostRace = lostRace
         self.random = random
@@ -175,51 +182,67 @@ extension TokenVault {
     /// to write (409, 503) leaves a set that reads as not connected, never the old grant
     /// shown as connected. The reconnect re-tags the restored set from its value: a writer
     /// overtaken by the mark may have tagged after it, before the delete.
+    ///
+    /// The mark leaves the set verified: Google's word (or the user's) is final, so the
+    /// refresh run never takes a marked set and writes it active again.
+    /// - Parameter judging: whether the set read may be disconnected, judged on the very set
+    ///   the mark swaps (a purge: the account and the event's age); a set it refuses is left
+    ///   as it is, and so is every later one.
+    /// - Returns: whether this call marked the grant (`false`: it refused the set, or the
+    ///   set was gone or already disconnecting).
     /// - Throws: `StoreError.notFound` / `.scheduledForDeletion` when nothing is connected;
     ///   `StoreError.conflict` when the mark kept losing races.
+    @discardableResult
     package func disconnect(
-        _ user: UserID, recoveryWindowDays: Int, event: LifecycleEvent.Kind = .disconnected, reason: String = "user_disconnected"
-    ) async throws {
+        _ user: UserID, recoveryWindowDays: Int, event: LifecycleEvent.Kind = .disconnected, reason: String = "user_disconnected",
+        judging: @escaping @Sendable (GmailTokenSet) -> Bool = { _ in true }
+    ) async throws -> Bool {
         guard events != nil else {
-            try await markRevoked(user) { set in
-                guard set.status != .revoked else { return nil }
+            let settled = try await markRevoked(user, judging: judging) { set in
+                guard set.status != .revoked || !set.verified else { return nil }
                 var marked = set
                 marked.status = .revoked
+                marked.verified = true
                 marked.updatedAt = now()
                 return marked
             }
+            guard settled != .absent else { return false }
             // Deletes the revoked set read, never a reconnect written since the mark.
-            guard let marked = try await current(of: user), marked.tokenSet.status == .revoked else { return }
+            guard let marked = try await current(of: user), marked.tokenSet.status == .revoked, judging(marked.tokenSet) else { return false }
             do {
                 try await grants.delete(user.rawValue, expected: marked.version, recoveryWindowDays: recoveryWindowDays)
+                return true
             } catch let error as StoreError where error == .conflict {
-                // Reconnected after the mark: the new grant stands.
+                return false  // reconnected after the mark: the new grant stands
             }
-            return
         }
         // With a bus, the mark carries the event and the deletion, done once the event is out
         // (``publishPending(of:_:version:)``): a deleted grant could not publish it later.
-        try await markRevoked(user) { set in
+        let settled = try await markRevoked(user, judging: judging) { set in
             guard set.lifecycle?.deleteAfterPublishDays == nil else { return nil }  // an earlier attempt's mark
             var marked = set
             marked.status = .revoked
+            marked.verified = true
             marked.updatedAt = now()
             marked = marked.recording(event, reason: reason, user: user, previous: LifecycleEvent.Status(set), status: .disconnected, at: now())
             marked.lifecycle?.deleteAfterPublishDays = recoveryWindowDays
             return marked
         }
+        guard settled != .absent else { return false }
         _ = try await flush(user)
+        return settled == .changed
     }
 
     /// The user's disconnect must win over refreshes in flight, as the user's new tokens do:
     /// the mark re-reads at once after a lost swap, and once those re-reads are spent (a
     /// refresh storm kept writing), waits and tries again under ``RetryPolicy/lostRace``.
-    private func markRevoked(_ user: UserID, change: @escaping @Sendable (GmailTokenSet) -> GmailTokenSet?) async throws {
+    private func markRevoked(
+        _ user: UserID, judging: @escaping @Sendable (GmailTokenSet) -> Bool, change: @escaping @Sendable (GmailTokenSet) -> GmailTokenSet?
+    ) async throws -> Settled {
         do {
-            try await lostRace.run({ _ -> AttemptResult<Void, any Error> in
+            return try await lostRace.run({ _ -> AttemptResult<Settled, any Error> in
                 do {
-                    _ = try await settle(user, doing: "disconnecting; try again", change: change)
-                    return .success(())
+                    return .success(try await settle(user, where: judging, doing: "disconnecting; try again", change: change))
                 } catch let error as StoreError where error == .conflict {
                     return .failure(error, retryable: true)
                 } catch {
@@ -307,6 +330,27 @@ extension TokenVault {
             guard exhausted.failure is LostRace else { throw exhausted.failure }
             throw StoreError.conflict.with(message: "the grant of user \(user) kept changing while storing; try again")
         }
+    }
+
+    /// ``store(_:for:)``, then Google's word on the stored account consulted
+    /// (``honourGoogle(_:written:)``): an event Google issued after it proved these tokens,
+    /// delivered while this write was in flight or hidden from its receiver by a lagging
+    /// listing, is applied now.
+    /// - Throws: ``GoogleWordOverruled`` when Google's newer word refused the grant just
+    ///   stored; what ``store(_:for:)`` throws. A word that cannot be read is left to the
+    ///   refresh run (`onUnreadWord` is told), and the store stands.
+    package func storeHonouringGoogle(
+        _ incoming: IncomingTokens, for user: UserID, onUnreadWord: (any Error) -> Void = { _ in }
+    ) async throws -> StoreResult {
+        let result = try await store(incoming, for: user)
+        do {
+            try await honourGoogle(user, written: result.tokenSet)
+        } catch let overruled as GoogleWordOverruled {
+            throw overruled
+        } catch {
+            onUnreadWord(error)
+        }
+        return result
     }
 
     /// One read and one write; `nil` when another writer (or a disconnect) came in between,

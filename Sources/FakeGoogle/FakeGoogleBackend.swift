@@ -15,6 +15,7 @@ final class FakeGoogleBackend: Sendable {
         let transmitter = FakeGoogleRISCTransmitter(clientIDs: clientIDs, transport: transport)
         risc = FakeGoogleRISC(clientIDs: clientIDs, transmitter: transmitter)
         riscKeys = FakeGoogleRISCKeys(transmitter: transmitter)
+        risc.follow { [weak self] event in self?.state.withLock { $0.grants.follow(event) } }
     }
 
     func handle(_ raw: ScriptedHTTPServer.Request) -> ScriptedHTTPServer.Action {

@@ -30,6 +30,8 @@ struct FakeGoogleGrants: Sendable {
     private(set) var invalidGrantRefreshTokens: [String] = []
     /// Refresh tokens refused as issued to another client, in order (repeats included).
     private(set) var foreignRefreshTokens: [String] = []
+    /// The accounts (subjects) Google disabled and has not enabled again.
+    private(set) var disabledSubjects: Set<String> = []
 
     init(clientIDs: [String]) { self.clientIDs = clientIDs }
 
@@ -59,6 +61,25 @@ struct FakeGoogleGrants: Sendable {
     /// account, the token expired unused, the password changed.
     mutating func invalidate(refreshToken: String) {
         if let index = byRefreshToken[refreshToken] { grants[index].revoked = true }
+    }
+
+    /// Google's own state follows the security events it sends, as at Google: `tokens-revoked`
+    /// and `account-purged` end every grant the account has now (a grant added later, the
+    /// user's new consent, lives), `token-revoked` ends the grant of that refresh token, and
+    /// `account-disabled` refuses every refresh of the account until `account-enabled`.
+    mutating func follow(_ event: FakeGoogleSecurityEvent) {
+        switch (event.type, event.subject) {
+        case (.tokensRevoked, .account(let sub)), (.accountPurged, .account(let sub)):
+            for index in grants.indices where grants[index].account.subject == sub { grants[index].revoked = true }
+        case (.accountDisabled, .account(let sub)):
+            disabledSubjects.insert(sub)
+        case (.accountEnabled, .account(let sub)):
+            disabledSubjects.remove(sub)
+        case (.tokenRevoked, .refreshToken(let token, _)):
+            invalidate(refreshToken: token)
+        default:
+            break
+        }
     }
 
     /// Successful refreshes of the grant `refreshToken` names (any of its refresh tokens).
@@ -117,6 +138,10 @@ struct FakeGoogleGrants: Sendable {
         guard !grants[index].revoked else {
             invalidGrantRefreshTokens.append(refreshToken)
             return .error(400, "invalid_grant", "Token has been expired or revoked.")
+        }
+        if let subject = grants[index].account.subject, disabledSubjects.contains(subject) {
+            invalidGrantRefreshTokens.append(refreshToken)
+            return .error(400, "invalid_grant", "Account has been disabled.")
         }
         issued += 1
         let accessToken = "ya29.fake-\(issued)"

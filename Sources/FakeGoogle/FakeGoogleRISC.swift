@@ -14,7 +14,8 @@ import Synchronization
 /// Events go out through ``send(_:to:audience:)`` as Google sends them: signed by the
 /// ``transmitter``, to the stream's receiver, only event types the stream asked for, nothing
 /// while it is disabled (and nothing kept for later); `stream:verify` pushes a
-/// `verification` event with its `state`. Thread-safe.
+/// `verification` event with its `state`. Each event sent first changes what the fake's token
+/// endpoint answers, as Google's own state does (``FakeGoogleGrants/follow(_:)``). Thread-safe.
 package final class FakeGoogleRISC: Sendable {
     /// The stream as registered.
     package struct Stream: Sendable, Equatable {
@@ -49,10 +50,17 @@ package final class FakeGoogleRISC: Sendable {
     private let clientIDs: [String]
     /// Signs and pushes the events.
     package let transmitter: FakeGoogleRISCTransmitter
+    /// What Google itself does on an event before it tells anyone (``FakeGoogleGrants/follow(_:)``).
+    private let follower = Mutex<(@Sendable (FakeGoogleSecurityEvent) -> Void)?>(nil)
 
     init(clientIDs: [String], transmitter: FakeGoogleRISCTransmitter) {
         self.clientIDs = clientIDs
         self.transmitter = transmitter
+    }
+
+    /// Has `effect` run on each event before it is sent: the token endpoint's own state.
+    func follow(_ effect: @escaping @Sendable (FakeGoogleSecurityEvent) -> Void) {
+        follower.withLock { $0 = effect }
     }
 
     /// Lets `account` call the API (with the role, unless it says otherwise).
@@ -85,6 +93,9 @@ package final class FakeGoogleRISC: Sendable {
     /// - Returns: The delivery: its `jti`, every attempt's status, and its outcome.
     @discardableResult
     package func send(_ event: FakeGoogleSecurityEvent, to receiver: String? = nil, audience: String? = nil) async -> FakeGoogleRISCDelivery {
+        // Google's own state changes first, whoever hears of it: its token endpoint refuses
+        // what the event ended, delivered or not.
+        follower.withLock { $0 }?(event)
         let (stream, status) = state.withLock { ($0.stream, $0.status) }
         var delivery = FakeGoogleRISCDelivery(jti: nil, type: event.type, receiver: nil, attempts: [], outcome: .noReceiver)
         if stream != nil, status == "disabled" {

@@ -13,9 +13,10 @@ import PayPulseRuntime
 /// (RFC 8935 push delivery). The body is one Security Event Token; the token is the
 /// credential, so no PayPulse JWT is asked for.
 ///
-/// - A valid token is 202, also for an event this backend does not act on; its events are
-///   applied to the account's grants (``GoogleAccountEvents``) unless its `jti` was
-///   acted on before (``SecurityEventLedger``).
+/// - A valid token is 202, also for an event this backend does not act on. Its word on each
+///   Google account is recorded first (``GoogleAccountEvents/remember(_:issuedAt:)``); then
+///   its `jti` is claimed (``SecurityEventLedger``), and unless another copy holds it, its
+///   events are applied to the account's grants (``GoogleAccountEvents``).
 /// - An invalid one is 400 with RFC 8935's `{"err", "description"}`: Google does not
 ///   deliver it again.
 /// - Google's keys out of reach, or the store failing while acting, is 503 with nothing
@@ -25,6 +26,11 @@ package struct SecurityEventsHandler: APIRouteHandler {
     /// How long an acted-on event's `jti` is remembered: longer than Google keeps
     /// redelivering an event it did not see accepted.
     package static let rememberedFor: TimeInterval = 30 * 86_400
+
+    /// How long a claim keeps other copies of an event from acting: longer than one
+    /// delivery's work, so a receiver that died mid-way is taken over by a later redelivery
+    /// (and its account's word by the refresh run meanwhile).
+    package static let claimLease: TimeInterval = 300
 
     let verifier: SecurityEventVerifier
     let events: GoogleAccountEvents
@@ -72,13 +78,25 @@ package struct SecurityEventsHandler: APIRouteHandler {
         }
 
         logger[metadataKey: "jti"] = "\(token.jti)"
+        // Google's word on each account first, before any grant is looked for: a grant the
+        // listing cannot show yet, or whose write is in flight, meets it when it is written or
+        // at the next refresh run. Recording it again for a redelivery changes nothing.
+        for event in token.events {
+            do {
+                try await events.remember(event, issuedAt: token.issuedAt)
+            } catch {
+                logger.error("Google's word not recorded; Google delivers the event again", metadata: ["event": "\(event.type.uri)", "error": "\(error)"])
+                throw .securityEventUnfinished
+            }
+        }
+        // One copy acts: a second delivery of the same event, at once or later, finds the claim.
         do {
-            if try await ledger.contains(token.jti) {
-                logger.info("security event delivered again; acted on before")
+            guard try await ledger.claim(token.jti, until: now().addingTimeInterval(Self.claimLease)) else {
+                logger.info("security event delivered again; acted on before, or being acted on")
                 return Self.accepted
             }
         } catch {
-            logger.error("the security event ledger cannot be read", metadata: ["error": "\(error)"])
+            logger.error("the security event ledger cannot be written", metadata: ["error": "\(error)"])
             throw .upstreamUnavailable
         }
         for event in token.events {
@@ -87,6 +105,8 @@ package struct SecurityEventsHandler: APIRouteHandler {
                 applied = try await events.apply(event, issuedAt: token.issuedAt, logger: logger)
             } catch {
                 logger.error("security event not applied; Google delivers it again", metadata: ["event": "\(event.type.uri)", "error": "\(error)"])
+                // Released, so the redelivery acts; if this fails too, the lease runs out.
+                try? await ledger.release(token.jti)
                 throw .securityEventUnfinished
             }
             logger.info("security event received", metadata: [

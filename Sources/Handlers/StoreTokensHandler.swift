@@ -52,7 +52,16 @@ package struct StoreTokensHandler: APIRouteHandler {
 
         let result: TokenVault.StoreResult
         do {
-            result = try await vault.store(incoming, for: user.userID)
+            result = try await vault.storeHonouringGoogle(incoming, for: user.userID) { error in
+                logger.error("Google's word on the account could not be read after the store; the refresh run applies it", metadata: [
+                    "error": "\(error)",
+                ])
+            }
+        } catch let overruled as GoogleWordOverruled {
+            // Google spoke after it proved these tokens (its event came while this write was
+            // in flight): what it said stands, as if Google had refused the proof.
+            logger.info("store-tokens refused: Google's newer word on the account", metadata: ["status": "\(overruled.status?.rawValue ?? "deleted")"])
+            throw .invalidGrant
         } catch let error as StoreError {
             logger.error("store-tokens failed", metadata: ["error": "\(error)"])
             throw APIError(storeError: error)

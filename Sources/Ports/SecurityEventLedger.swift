@@ -9,14 +9,26 @@ import Foundation
 /// between two deliveries of one event (a user reconnects after `tokens-revoked`); acting
 /// again would undo that.
 ///
-/// The receiver asks ``contains(_:)`` first, acts, and then ``record(_:until:)``s: an event
-/// whose acting failed is not recorded, so Google's redelivery does the work.
+/// The receiver ``claim(_:until:)``s the `jti` for a short lease first (a conditional write,
+/// so of two copies delivered at once only one acts), acts, and then ``record(_:until:)``s it
+/// for good: an event whose acting failed is released (``release(_:)``), so Google's
+/// redelivery does the work; one whose receiver died keeps its lease until it expires.
 package protocol SecurityEventLedger: Sendable {
+    /// Records `jti` until `expiry` unless a live record (a claim or a record) is there.
+    /// - Returns: whether this call wrote it: `false` means another copy has it.
+    /// - Throws: `StoreError` when the ledger cannot be written.
+    func claim(_ jti: String, until expiry: Date) async throws -> Bool
+
+    /// Removes `jti`'s claim, so a redelivery acts.
+    /// - Throws: `StoreError` when the ledger cannot be written.
+    func release(_ jti: String) async throws
+
     /// Whether `jti` was recorded and its record has not expired.
     /// - Throws: `StoreError` when the ledger cannot be read.
     func contains(_ jti: String) async throws -> Bool
 
-    /// Records `jti` until `expiry` (a conditional write: a record already there stays).
+    /// Records `jti` until `expiry`, replacing its claim (a record already there stays, or is
+    /// extended).
     /// - Throws: `StoreError` when the ledger cannot be written.
     func record(_ jti: String, until expiry: Date) async throws
 

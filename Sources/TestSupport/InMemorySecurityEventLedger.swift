@@ -10,10 +10,11 @@ import PayPulsePorts
 /// and a scripted fault.
 package actor InMemorySecurityEventLedger: SecurityEventLedger {
     private var expiries: [String: Date] = [:]
+    private var claims: [String: Date] = [:]
     private var latest: [String: RecordedSecurityEvent] = [:]
     private let now: @Sendable () -> Date
     private var fault: StoreError?
-    /// Every call, in order: `contains(<jti>)` and `record(<jti>)`.
+    /// Every call, in order: `contains(<jti>)`, `claim(<jti>)`, `release(<jti>)` and `record(<jti>)`.
     package private(set) var calls: [String] = []
 
     /// An empty ledger whose records expire by `now`.
@@ -32,7 +33,21 @@ package actor InMemorySecurityEventLedger: SecurityEventLedger {
 
     package func contains(_ jti: String) throws -> Bool {
         try enter("contains(\(jti))", jti)
-        return records[jti] != nil
+        return isLive(jti)
+    }
+
+    private func isLive(_ jti: String) -> Bool { records[jti] != nil || claims[jti].map { $0 > now() } == true }
+
+    package func claim(_ jti: String, until expiry: Date) throws -> Bool {
+        try enter("claim(\(jti))", jti)
+        guard !isLive(jti) else { return false }
+        claims[jti] = expiry
+        return true
+    }
+
+    package func release(_ jti: String) throws {
+        try enter("release(\(jti))", jti)
+        claims[jti] = nil
     }
 
     package func record(_ jti: String, until expiry: Date) async throws {
@@ -43,6 +58,7 @@ package actor InMemorySecurityEventLedger: SecurityEventLedger {
     // be handed the default, which keeps no events.
     package func record(_ jti: String, events: [RecordedSecurityEvent], until expiry: Date) async throws {
         try enter("record(\(jti))", jti)
+        claims[jti] = nil
         guard records[jti] == nil else { return }
         expiries[jti] = expiry
         for event in events where (latest[event.subject]?.receivedAt ?? .distantPast) <= event.receivedAt { latest[event.subject] = event }

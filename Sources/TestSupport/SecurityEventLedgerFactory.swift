@@ -17,12 +17,15 @@ package struct SecurityEventLedgerFactory: Sendable, CustomStringConvertible {
     package struct Made: Sendable {
         /// The ledger under test, empty.
         package var ledger: any SecurityEventLedger
+        /// Google's word on accounts, in the same table or file as the ledger, empty.
+        package var words: any GoogleAccountWords
         /// Releases what the factory made (e.g. removes a temporary directory).
         package var tearDown: @Sendable () async -> Void
 
-        /// Wraps a ledger and how to release it.
-        package init(ledger: any SecurityEventLedger, tearDown: @escaping @Sendable () async -> Void = {}) {
+        /// Wraps a ledger, its words and how to release them.
+        package init(ledger: any SecurityEventLedger, words: any GoogleAccountWords, tearDown: @escaping @Sendable () async -> Void = {}) {
             self.ledger = ledger
+            self.words = words
             self.tearDown = tearDown
         }
     }
@@ -50,9 +53,14 @@ package struct SecurityEventLedgerFactory: Sendable, CustomStringConvertible {
 
     /// Makes a ledger on `now`, runs `body` with it and tears it down, also when `body` throws.
     package func withLedger<T>(now: @escaping @Sendable () -> Date, _ body: (any SecurityEventLedger) async throws -> T) async throws -> T {
+        try await withMade(now: now) { try await body($0.ledger) }
+    }
+
+    /// Makes a ledger and its words on `now`, runs `body` with them and tears them down.
+    package func withMade<T>(now: @escaping @Sendable () -> Date, _ body: (Made) async throws -> T) async throws -> T {
         let made = try await make(now)
         do {
-            let result = try await body(made.ledger)
+            let result = try await body(made)
             await made.tearDown()
             return result
         } catch {
@@ -67,7 +75,7 @@ package struct SecurityEventLedgerFactory: Sendable, CustomStringConvertible {
     /// The in-memory ledger the handler unit tests use: the contract keeps it honest.
     package static var inMemory: SecurityEventLedgerFactory {
         SecurityEventLedgerFactory(name: "in-memory") { now in
-            Made(ledger: InMemorySecurityEventLedger(now: now))
+            Made(ledger: InMemorySecurityEventLedger(now: now), words: InMemoryGoogleAccountWords(now: now))
         } unreachable: {
             let ledger = InMemorySecurityEventLedger()
             await ledger.setFault(.unavailable)
@@ -83,6 +91,7 @@ package struct SecurityEventLedgerFactory: Sendable, CustomStringConvertible {
             let database = try EmbeddedDatabase(stateDirectory: directory, logger: logger)
             return Made(
                 ledger: EmbeddedSecurityEventLedger(database: database, logger: logger, now: now),
+                words: EmbeddedGoogleAccountWords(database: database, now: now),
                 tearDown: { try? FileManager.default.removeItem(atPath: directory) }
             )
         }, unreachable: nil)
@@ -94,9 +103,10 @@ package struct SecurityEventLedgerFactory: Sendable, CustomStringConvertible {
     package static var dynamoDB: SecurityEventLedgerFactory {
         SecurityEventLedgerFactory(name: "dynamodb-on-moto") { now in
             let client = try AWSTestClients.dynamoDB(endpoint: try await MotoServer.shared().endpoint)
-            let ledger = DynamoDBSecurityEventLedger(client: client, table: "events-\(UUID().uuidString.lowercased())", now: now)
+            let table = "events-\(UUID().uuidString.lowercased())"
+            let ledger = DynamoDBSecurityEventLedger(client: client, table: table, now: now)
             try await ledger.createTableIfNeeded()
-            return Made(ledger: ledger)
+            return Made(ledger: ledger, words: DynamoDBGoogleAccountWords(client: client, table: table, now: now))
         } unreachable: {
             let endpoint = "http://127.0.0.1:\(try RefusingLoopbackPort.make())"
             return DynamoDBSecurityEventLedger(client: try AWSTestClients.dynamoDB(endpoint: endpoint), table: "events-unreachable")

@@ -28,6 +28,7 @@ struct FunctionReachTests {
             #expect(seen.recordsSecurityEvents == declared.recordsSecurityEvents, "\(name.rawValue): uses the security-event ledger \(seen.recordsSecurityEvents)")
             #expect(seen.countsPosts == declared.countsPosts, "\(name.rawValue): counts posts \(seen.countsPosts)")
             #expect(seen.publishesEvents == declared.publishesEvents, "\(name.rawValue): publishes events \(seen.publishesEvents)")
+            #expect(seen.readsGoogleWord == declared.readsGoogleWord, "\(name.rawValue): reads Google's word \(seen.readsGoogleWord)")
         }
     }
 }
@@ -40,6 +41,7 @@ struct Reach: Sendable {
     var recordsSecurityEvents = false
     var countsPosts = false
     var publishesEvents = false
+    var readsGoogleWord = false
 }
 
 /// The calls of the function running now.
@@ -53,6 +55,7 @@ final class ReachLog: @unchecked Sendable {
     func ledger() { lock.withLock { reach.recordsSecurityEvents = true } }
     func quota() { lock.withLock { reach.countsPosts = true } }
     func events() { lock.withLock { reach.publishesEvents = true } }
+    func words() { lock.withLock { reach.readsGoogleWord = true } }
     /// While set, the bus fails every put, so events stay pending in their grants.
     var busDown: Bool {
         get { lock.withLock { down } }
@@ -98,6 +101,7 @@ struct ReachWalk {
         wrappers.secrets = { CallRecordingSecretStore($0, log: secretCalls) }
         wrappers.google = { _ in google }
         wrappers.ledger = { RecordingLedger(inner: $0, log: log) }
+        wrappers.words = { RecordingWords(inner: $0, log: log) }
         wrappers.quota = { RecordingQuota(inner: $0, log: log) }
         wrappers.events = { RecordingBus(inner: $0, log: log) }
         assembly = plain.wrapping(wrappers)
@@ -120,6 +124,7 @@ struct ReachWalk {
             seen[name, default: Reach()].recordsSecurityEvents = seen[name, default: Reach()].recordsSecurityEvents || reach.recordsSecurityEvents
             seen[name, default: Reach()].countsPosts = seen[name, default: Reach()].countsPosts || reach.countsPosts
             seen[name, default: Reach()].publishesEvents = seen[name, default: Reach()].publishesEvents || reach.publishesEvents
+            seen[name, default: Reach()].readsGoogleWord = seen[name, default: Reach()].readsGoogleWord || reach.readsGoogleWord
         }
         try await record(.storeTokens) { try await connect("user-1", "1//one", expect: 201) }
         try await record(.storeTokens) { try await connect("user-1", "1//one", expect: 200) }
@@ -190,6 +195,27 @@ struct ReachWalk {
         for token in signed.tokens {
             try await record(.securityEvents) { try await push(token) }
         }
+        // Google's word recorded on accounts whose grants the receiver did not reach (a lagging
+        // listing): a reconnect Google proved before the purge is refused and deleted; a
+        // refresh run applies a word to the grants found by account; fresh-token applies its own.
+        try await record(.storeTokens) { try await connect("user-1", "1//one", expect: 400) }
+        google.addGrant("1//five", subject: "110000000000000000005", email: "five@gmail.com")
+        google.addGrant("1//six", subject: "110000000000000000006", email: "six@gmail.com")
+        try await record(.storeTokens) { try await connect("user-5", "1//five", expect: 201) }
+        try await record(.storeTokens) { try await connect("user-6", "1//six", expect: 201) }
+        let words = try plain.googleAccountWords(), now = Date()
+        try await words.record(.disabled, issuedAt: now, for: "110000000000000000005")
+        try await words.record(.disabled, issuedAt: now, for: "110000000000000000006")
+        try await record(.freshToken) {
+            let handler = try #require(try await assembly.eventHandlers(for: .freshToken).direct)
+            let answer = String(decoding: await handler(Array(#"{"user_id":"user-5"}"#.utf8), context), as: UTF8.self)
+            #expect(answer.contains("disabled"), "fresh-token for a disabled account: \(answer)")
+        }
+        try await record(.tokenRefresh) {
+            let handler = try #require(try await assembly.eventHandlers(for: .tokenRefresh, metrics: DiscardedMetrics()).scheduled)
+            _ = try await handler(ScheduledEvent(), context)
+        }
+        #expect(try GmailTokenSet.decode(try await plain.grantStore().read("user-6").value).status == .disabled)
         return seen
     }
 
@@ -227,7 +253,7 @@ struct ReachWalk {
         )
         let handler = try #require(try await assembly.eventHandlers(for: name).http)
         let response = await handler(request, context)
-        #expect((200..<300).contains(response.status), "\(name.rawValue) \(method) for \(user): \(response.body)")
+        #expect(status >= 400 ? response.status == status : (200..<300).contains(response.status), "\(name.rawValue) \(method) for \(user): \(response.body)")
     }
 }
 
@@ -235,7 +261,20 @@ struct ReachWalk {
 struct RecordingLedger: SecurityEventLedger {
     let inner: any SecurityEventLedger, log: ReachLog
     func contains(_ jti: String) async throws -> Bool { log.ledger(); return try await inner.contains(jti) }
+    func claim(_ jti: String, until expiry: Date) async throws -> Bool { log.ledger(); return try await inner.claim(jti, until: expiry) }
+    func release(_ jti: String) async throws { log.ledger(); try await inner.release(jti) }
     func record(_ jti: String, until expiry: Date) async throws { log.ledger(); try await inner.record(jti, until: expiry) }
+}
+
+/// Records that Google's word on accounts is read.
+struct RecordingWords: GoogleAccountWords {
+    let inner: any GoogleAccountWords, log: ReachLog
+    func word(of subject: String) async throws -> GoogleAccountWord { log.words(); return try await inner.word(of: subject) }
+    func record(_ kind: GoogleAccountWord.Kind, issuedAt: Date, for subject: String) async throws {
+        log.words()
+        try await inner.record(kind, issuedAt: issuedAt, for: subject)
+    }
+    func accounts(spokenOfSince date: Date) async throws -> [String] { log.words(); return try await inner.accounts(spokenOfSince: date) }
 }
 
 /// Records that posts are counted.

@@ -33,7 +33,7 @@ struct HandlerFixture {
     var vault: TokenVault { TokenVault(secrets: secrets, now: { HandlerFixture.now }) }
     var verifier: GrantVerifier {
         let clients = GoogleClients(ids: [google.clientID])
-        return GrantVerifier(google: google, clients: { clients }, health: OAuthClientHealth(google: google))
+        return GrantVerifier(google: google, clients: { clients }, health: OAuthClientHealth(google: google), now: { HandlerFixture.now })
     }
     var storeTokens: StoreTokensHandler { StoreTokensHandler(guardian: guardian, quota: InMemoryRequestQuota(), vault: vault, verifier: verifier) }
     var userProfile: UserProfileHandler { UserProfileHandler(guardian: guardian, users: users, grants: vault.grants) }

@@ -149,7 +149,7 @@ struct SecurityEventsHandlerTests {
         await bench.ledger.setFault(.unavailable)
         #expect(await bench.post(signed.tokens[0]).status == 503)
         #expect(try await bench.status() == .active)
-        // A ledger that reads but cannot write: the event is acted on and accepted, and the failure logged.
+        // A ledger that claims but cannot record: the event is acted on and accepted, and the failure logged.
         let flaky = FlakyLedger()
         let handler = SecurityEventsHandler(
             verifier: SecurityEventVerifier(keys: Bench.keys(bench.google), clientIDs: { [Self.client] }),
@@ -196,9 +196,11 @@ struct SecurityEventsHandlerTests {
         #expect(await bench.ledger.records["jti-halfway"] != nil)
     }
 
-    /// Reads as empty, refuses every write.
+    /// Claims, then refuses to record for good.
     private struct FlakyLedger: SecurityEventLedger {
         func contains(_ jti: String) async throws -> Bool { false }
+        func claim(_ jti: String, until expiry: Date) async throws -> Bool { true }
+        func release(_ jti: String) async throws {}
         func record(_ jti: String, until expiry: Date) async throws { throw StoreError.unavailable }
     }
 }

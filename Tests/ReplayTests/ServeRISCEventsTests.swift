@@ -37,6 +37,15 @@ struct ServeRISCEventsTests {
         )
         #expect(Self.fields(tokenRevoked)["receiver_status"] as? Int == 202, "\(tokenRevoked.bodyText)")
         #expect(try await Self.connected(server) == false)
+        // The stand-in follows its own event, as Google does: the revoked token is refused,
+        // until the user signs in again (a new consent for the stand-in's grant).
+        let refused = try await ServeRequests.connectLocalGrant(to: server)
+        #expect(refused.status == 400 && refused.bodyText.contains("invalid_grant"), "\(refused.bodyText)")
+        let consent = try await CurlHTTPClient().execute(HTTPRequest(
+            method: "POST", url: server.baseURL + "/fake-google/grants", headers: ["Content-Type": "application/json"],
+            body: Array(#"{"refresh_token": "1//local-dev-refresh", "sub": "108234567890123456789", "email": "jane.smith@gmail.com"}"#.utf8)
+        ))
+        #expect(consent.status == 201, "\(consent.bodyText)")
         #expect(try await ServeRequests.connectLocalGrant(to: server).status == 201)
         #expect(try await Self.connected(server) == true)
 

@@ -18,8 +18,12 @@ package struct DynamoDBSecurityEventLedger: SecurityEventLedger {
     /// The expiry attribute, the table's time to live.
     package static let expiresAtAttribute = "expires_at"
 
-    /// What ``contains(_:)`` and ``record(_:until:)`` call, both on the table.
-    package static let operations = [DynamoDBClient.getItemOperation, DynamoDBClient.putItemOperation]
+    /// Present (`true`) on a claim: a record that replaces it.
+    package static let leaseAttribute = "lease"
+
+    /// What the receiver calls, all on the table: claim and record (`PutItem`), release
+    /// (`DeleteItem`), ``contains(_:)`` (`GetItem`).
+    package static let operations = [DynamoDBClient.getItemOperation, DynamoDBClient.putItemOperation, DynamoDBClient.deleteItemOperation]
 
     let client: DynamoDBClient
     let table: String
@@ -62,12 +66,42 @@ package struct DynamoDBSecurityEventLedger: SecurityEventLedger {
         return expiresAt > now().timeIntervalSince1970
     }
 
+    /// Claims `jti` until `expiry` with a conditional `PutItem`: it writes when no item is
+    /// there or the one there has expired.
+    /// - Returns: `false` when a live claim or record is there (it stays).
+    /// - Throws: ``StoreError``: `invalid_request` for an empty `jti` or an expiry beyond any
+    ///   date, `unavailable` when DynamoDB cannot be reached.
+    package func claim(_ jti: String, until expiry: Date) async throws -> Bool {
+        try await put(jti, until: expiry, lease: true, condition: "attribute_not_exists(#jti) OR #expires <= :now")
+    }
+
+    /// Deletes `jti`'s item while it is a claim.
+    /// - Throws: ``StoreError`` when DynamoDB cannot be reached.
+    package func release(_ jti: String) async throws {
+        try Self.check(jti)
+        do {
+            try await client.deleteItem(
+                table: table, key: [Self.jtiAttribute: .string(jti)], condition: "attribute_exists(#lease)",
+                placeholders: DynamoDBExpressionValues(names: ["#lease": Self.leaseAttribute])
+            )
+        } catch let refused as AWSError where refused.isConditionalCheckFailed {
+            return  // recorded for good meanwhile, or never claimed
+        } catch {
+            throw StoreError(mapping: error)
+        }
+    }
+
     /// Records `jti` until `expiry` with a conditional `PutItem`: it writes when no item is
-    /// there or the one there has expired; a failed condition means a live record is there,
-    /// which stays, and is success.
+    /// there, the one there has expired, or it is a claim; a failed condition means a live
+    /// record is there, which stays, and is success.
     /// - Throws: ``StoreError``: `invalid_request` for an empty `jti` or an expiry beyond any
     ///   date, `unavailable` when DynamoDB cannot be reached.
     package func record(_ jti: String, until expiry: Date) async throws {
+        _ = try await put(jti, until: expiry, lease: false, condition: "attribute_not_exists(#jti) OR #expires <= :now OR attribute_exists(#lease)")
+    }
+
+    /// One conditional `PutItem` of `jti`; `false` when the condition failed.
+    private func put(_ jti: String, until expiry: Date, lease: Bool, condition: String) async throws -> Bool {
         try Self.check(jti)
         // Whole seconds, as DynamoDB's time to live reads them; up, so a record never ends early.
         let expiresAt = expiry.timeIntervalSince1970.rounded(.up)
@@ -76,16 +110,17 @@ package struct DynamoDBSecurityEventLedger: SecurityEventLedger {
         }
         // Down: `expires_at <= :now` with whole-second expiries is then exactly "expired by now".
         let now = Int64(self.now().timeIntervalSince1970.rounded(.down))
+        var item: DynamoDBItem = [Self.jtiAttribute: .string(jti), Self.expiresAtAttribute: .integer(Int64(expiresAt))]
+        if lease { item[Self.leaseAttribute] = .bool(true) }
+        var names = ["#jti": Self.jtiAttribute, "#expires": Self.expiresAtAttribute]
+        if condition.contains("#lease") { names["#lease"] = Self.leaseAttribute }
         do {
             try await client.putItem(
-                table: table, item: [Self.jtiAttribute: .string(jti), Self.expiresAtAttribute: .integer(Int64(expiresAt))],
-                condition: "attribute_not_exists(#jti) OR #expires <= :now",
-                placeholders: DynamoDBExpressionValues(
-                    names: ["#jti": Self.jtiAttribute, "#expires": Self.expiresAtAttribute], values: [":now": .integer(now)]
-                )
+                table: table, item: item, condition: condition, placeholders: DynamoDBExpressionValues(names: names, values: [":now": .integer(now)])
             )
+            return true
         } catch let error as AWSError where error.isConditionalCheckFailed {
-            return
+            return false
         } catch {
             throw StoreError(mapping: error)
         }

@@ -6,9 +6,10 @@ import PayPulsePorts
 /// so names are case-sensitive as in Secrets Manager.
 enum EmbeddedSchema {
     /// The schema version this code writes. 2 added `security_events`, 3
-    /// `security_event_latest`, 4 `request_quotas`, 5 `lifecycle_events`; ``create`` is
+    /// `security_event_latest`, 4 `request_quotas`, 5 `lifecycle_events`, 6
+    /// `security_event_claims` and `google_account_words`; ``create`` is
     /// idempotent, so an older file is brought up by running it again.
-    static let version = 5
+    static let version = 6
 
     /// Creates the tables. Idempotent, and run inside `BEGIN IMMEDIATE` so that two
     /// processes opening a new file at once do not both migrate it.
@@ -65,6 +66,23 @@ enum EmbeddedSchema {
             expires_at REAL NOT NULL
         );
         CREATE INDEX IF NOT EXISTS security_events_expires_at ON security_events (expires_at);
+
+        -- The security events being acted on (claimed, not yet recorded), until their lease ends.
+        CREATE TABLE IF NOT EXISTS security_event_claims (
+            jti        TEXT PRIMARY KEY NOT NULL,
+            expires_at REAL NOT NULL
+        );
+
+        -- Google's latest word on each Google account (EmbeddedGoogleAccountWords): one row
+        -- per account and kind, the latest iat; recorded_at finds what the refresh run applies.
+        CREATE TABLE IF NOT EXISTS google_account_words (
+            subject     TEXT NOT NULL,
+            kind        TEXT NOT NULL,
+            issued_at   REAL NOT NULL,
+            recorded_at REAL NOT NULL,
+            PRIMARY KEY (subject, kind)
+        );
+        CREATE INDEX IF NOT EXISTS google_account_words_recorded_at ON google_account_words (recorded_at);
 
         -- Each Google account's latest security event, for the local console.
         CREATE TABLE IF NOT EXISTS security_event_latest (

@@ -34,16 +34,47 @@ package struct EmbeddedSecurityEventLedger: SecurityEventLedger {
         self.now = now
     }
 
-    /// Whether `jti` was recorded and its record has not expired.
+    /// Whether `jti` was recorded (or is claimed) and its record has not expired.
     /// - Throws: ``StoreError/invalidRequest`` for an empty `jti`; ``StoreError/unavailable``
     ///   when the database cannot be read.
     package func contains(_ jti: String) async throws -> Bool {
         try Self.check(jti)
         let now = self.now().timeIntervalSince1970
         return try await database.read { connection in
-            try connection.queryFirst(
-                "SELECT 1 FROM security_events WHERE jti = ?1 AND expires_at > ?2", [.text(jti), .real(now)]
-            ) { _ in true } ?? false
+            try Self.isLive(jti, now: now, in: connection)
+        }
+    }
+
+    private static func isLive(_ jti: String, now: Double, in connection: SQLiteConnection) throws -> Bool {
+        try connection.queryFirst(
+            """
+            SELECT 1 FROM security_events WHERE jti = ?1 AND expires_at > ?2
+            UNION ALL SELECT 1 FROM security_event_claims WHERE jti = ?1 AND expires_at > ?2
+            """, [.text(jti), .real(now)]
+        ) { _ in true } ?? false
+    }
+
+    /// Claims `jti` until `expiry` unless a live record or claim is there, in one transaction.
+    /// - Returns: whether this call claimed it.
+    /// - Throws: ``StoreError/invalidRequest`` for an empty `jti`; ``StoreError/unavailable``.
+    package func claim(_ jti: String, until expiry: Date) async throws -> Bool {
+        try Self.check(jti)
+        let now = self.now().timeIntervalSince1970
+        return try await database.write { connection in
+            guard try !Self.isLive(jti, now: now, in: connection) else { return false }
+            try connection.run(
+                "INSERT OR REPLACE INTO security_event_claims (jti, expires_at) VALUES (?1, ?2)", [.text(jti), .real(expiry.timeIntervalSince1970)]
+            )
+            return true
+        }
+    }
+
+    /// Removes `jti`'s claim.
+    /// - Throws: ``StoreError/unavailable`` when the database cannot be written.
+    package func release(_ jti: String) async throws {
+        try Self.check(jti)
+        _ = try await database.write { connection in
+            try connection.run("DELETE FROM security_event_claims WHERE jti = ?1", [.text(jti)])
         }
     }
 
@@ -71,6 +102,7 @@ package struct EmbeddedSecurityEventLedger: SecurityEventLedger {
                 """,
                 [.text(jti), .real(expiresAt), .real(now)]
             ) > 0
+            try connection.run("DELETE FROM security_event_claims WHERE jti = ?1 OR expires_at <= ?2", [.text(jti), .real(now)])
             for event in events where written {
                 try connection.run(
                     """

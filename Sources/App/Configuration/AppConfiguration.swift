@@ -174,7 +174,8 @@ extension AppConfiguration {
             maxWritesPerSecond: try reader.integer("REFRESH_MAX_WRITES_PER_SECOND", default: 20, range: RefreshSettings.acceptedWritesPerSecond),
             stopMarginSeconds: try reader.integer("REFRESH_STOP_MARGIN_SECONDS", default: 30, range: 0...900),
             // At most 30 days: Google expires a refresh token left unused for six months.
-            mode: mode, keepAliveSeconds: try reader.integer("KEEPALIVE_SECONDS", default: 86_400, range: 1...2_592_000)
+            mode: mode, keepAliveSeconds: try reader.integer("KEEPALIVE_SECONDS", default: 86_400, range: 1...2_592_000),
+            googleWordLagSeconds: try reader.integer("GOOGLE_WORD_LAG_SECONDS", default: 600, range: 60...86_400)
         )
         self.disconnectRecoveryDays = try reader.integer("DISCONNECT_RECOVERY_DAYS", default: 7, range: 7...30)
         if let bus = reader.value("PAYPULSE_EVENT_BUS") {

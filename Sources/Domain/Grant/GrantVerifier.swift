@@ -1,3 +1,8 @@
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
+import Foundation
+#endif
 import Logging
 import PayPulsePorts
 
@@ -33,15 +38,21 @@ package struct GrantVerifier: Sendable {
     let google: any GoogleOAuth
     let clients: @Sendable () async throws -> GoogleClients
     let health: OAuthClientHealth
+    let now: @Sendable () -> Date
 
     /// Creates a verifier.
     /// - Parameters:
     ///   - clients: our OAuth clients (from their secret, e.g. ``CachedGoogleClients/value()``).
     ///   - health: tells a foreign grant from a broken client; shared across requests.
-    package init(google: any GoogleOAuth, clients: @escaping @Sendable () async throws -> GoogleClients, health: OAuthClientHealth) {
+    ///   - now: the clock that dates Google's answer (``IncomingTokens/provedAt``).
+    package init(
+        google: any GoogleOAuth, clients: @escaping @Sendable () async throws -> GoogleClients, health: OAuthClientHealth,
+        now: @escaping @Sendable () -> Date = { Date() }
+    ) {
         self.google = google
         self.clients = clients
         self.health = health
+        self.now = now
     }
 
     /// Verifies `incoming`, which must carry a refresh token; its ``IncomingTokens/clientID``
@@ -76,6 +87,7 @@ package struct GrantVerifier: Sendable {
             return Result(tokens: unverified, reason: reason)
         }
 
+        let provedAt = now()
         if let identity = grant.identity, !identity.isIssued(to: clientID) {
             logger.warning("Google's id_token names another audience; refusing the grant as another client's")
             throw .foreignClient
@@ -87,7 +99,7 @@ package struct GrantVerifier: Sendable {
             // account: the app's address stays, as the unconfirmed hint it is (no subject, no
             // email_verified), as when Google could not be asked at all.
             email: grant.identity.map(\.email) ?? incoming.email, tokenType: grant.tokenType, subject: grant.identity?.subject,
-            emailVerified: grant.identity?.emailVerified, clientID: clientID, verified: true
+            emailVerified: grant.identity?.emailVerified, clientID: clientID, verified: true, provedAt: provedAt
         )
         return Result(tokens: verified, reason: nil)
     }

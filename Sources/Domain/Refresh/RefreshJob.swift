@@ -16,20 +16,49 @@ package struct RefreshJob: Sendable {
     let refresher: TokenRefresher
     let settings: RefreshSettings
     let userPrefix: String
+    /// Applies Google's recorded word on accounts (``GoogleAccountEvents/applyWord(of:logger:)``);
+    /// `nil` applies none.
+    let googleWord: GoogleAccountEvents?
     let now: @Sendable () -> Date
 
     /// Creates a job.
-    /// - Parameter userPrefix: what to list: `""` (everyone), or a prefix that narrows the
-    ///   run to the user ids starting with it.
+    /// - Parameters:
+    ///   - userPrefix: what to list: `""` (everyone), or a prefix that narrows the run to
+    ///     the user ids starting with it.
+    ///   - googleWord: each run first applies the word Google gave on accounts within
+    ///     ``RefreshSettings/googleWordLagSeconds`` to the grants the listing shows by then.
     package init(
         grants: any GrantStore, refresher: TokenRefresher, settings: RefreshSettings, userPrefix: String = "",
-        now: @escaping @Sendable () -> Date = { Date() }
+        googleWord: GoogleAccountEvents? = nil, now: @escaping @Sendable () -> Date = { Date() }
     ) {
         self.grants = grants
         self.refresher = refresher
         self.settings = settings
         self.userPrefix = userPrefix
+        self.googleWord = googleWord
         self.now = now
+    }
+
+    /// The catch-up for Google's events whose receiver a lagging listing hid a grant from:
+    /// the word recorded on each account within the lag bound is applied again to the grants
+    /// the listing shows now (applying it again changes nothing that is already so). Only the
+    /// first shard's run does it, so n shards do it once. Best effort: a failure is logged,
+    /// and the next run, whose window still holds the word, tries again.
+    private func applyRecentWord(shard: Shard, logger: Logger) async {
+        guard let googleWord, let words = googleWord.words, shard.index == 0 else { return }
+        do {
+            let accounts = try await words.accounts(spokenOfSince: now().addingTimeInterval(-Double(settings.googleWordLagSeconds)))
+            for account in accounts {
+                let applied = try await googleWord.applyWord(of: account, logger: logger)
+                if !applied.changed.isEmpty {
+                    logger.notice("Google's recorded word applied to grants its event had not reached", metadata: [
+                        "grants_changed": "\(applied.changed.count)",
+                    ])
+                }
+            }
+        } catch {
+            logger.error("Google's recorded word could not be applied this run; the next run tries again", metadata: ["error": "\(error)"])
+        }
     }
 
     private struct Candidate {
@@ -46,6 +75,7 @@ package struct RefreshJob: Sendable {
     package func run(shard: Shard = .all, deadline: ContinuousClock.Instant?, logger: Logger) async throws -> RefreshSummary {
         let started = ContinuousClock.now
         var summary = RefreshSummary()
+        await applyRecentWord(shard: shard, logger: logger)
         let due = try await listDue(shard: shard, summary: &summary, deadline: deadline)
         summary.due = due.count
 
@@ -114,6 +144,8 @@ package struct RefreshJob: Sendable {
         let horizon = now().addingTimeInterval(Double(settings.windowSeconds))
         let idleSince = settings.keepAlive.map { now().addingTimeInterval(-Double($0)) }
         let dueBy = settings.dueBy(now: now())
+        // With a digest key, a usable grant listed without digests is read and stamped.
+        let stamps = (try? await refresher.vault.digester()) != nil
         var due: [Candidate] = []
         var cursor: String?
         repeat {
@@ -125,6 +157,10 @@ package struct RefreshJob: Sendable {
                 summary.scanned += 1
                 // The outbox's sweep: a grant with events pending is read whatever its state.
                 if TokenSetTags.hasPendingEvents(grant.attributes) {
+                    due.append(Candidate(user: user, expiry: nil, tags: grant.attributes))
+                    continue
+                }
+                if stamps, TokenSetTags.lacksDigests(grant.attributes) {
                     due.append(Candidate(user: user, expiry: nil, tags: grant.attributes))
                     continue
                 }

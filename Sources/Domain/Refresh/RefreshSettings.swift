@@ -16,16 +16,23 @@ package struct RefreshSettings: Sendable, Equatable {
     /// In ``RefreshMode/keepalive``, a grant is due once its last refresh or verification
     /// is this old (`KEEPALIVE_SECONDS`).
     package var keepAliveSeconds: Int
+    /// How far back a run applies Google's recorded word on accounts to the grants the
+    /// listing shows (`GOOGLE_WORD_LAG_SECONDS`): longer than a listing may lag behind a
+    /// write (Secrets Manager: five minutes) plus the schedule's interval, so every event
+    /// whose receiver a listing hid a grant from meets a run that sees the grant.
+    package var googleWordLagSeconds: Int
 
     /// The `REFRESH_MAX_WRITES_PER_SECOND` values the configuration accepts.
     package static let acceptedWritesPerSecond = 1...10_000
 
     /// Creates settings (defaults: 900 s window, 8 at once, 20 writes/s, 30 s margin,
-    /// eager, a day's keep-alive).
+    /// eager, a day's keep-alive,
+    /// ten minutes of Google's word).
     package init(
         windowSeconds: Int = 900, concurrency: Int = 8, maxWritesPerSecond: Int = 20, stopMarginSeconds: Int = 30,
-        mode: RefreshMode = .eager, keepAliveSeconds: Int = 86_400
+        mode: RefreshMode = .eager, keepAliveSeconds: Int = 86_400, googleWordLagSeconds: Int = 600
     ) {
+        self.googleWordLagSeconds = googleWordLagSeconds
         self.windowSeconds = windowSeconds
         self.concurrency = concurrency
         self.maxWritesPerSecond = maxWritesPerSecond

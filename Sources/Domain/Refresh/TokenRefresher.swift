@@ -126,9 +126,13 @@ package struct TokenRefresher: Sendable {
         }
     }
 
-    /// - Parameter read: the set as just read, when the caller has it (no second read).
+    /// - Parameters:
+    ///   - read: the set as just read, when the caller has it (no second read).
+    ///   - consultsGoogle: whether Google's word on the account is read after the write
+    ///     (``TokenVault/honourGoogle(_:written:)``); fresh-token reads it before instead.
     private func refresh(
-        _ user: UserID, when rule: DueRule, listedTags: [String: String]?, read: TokenVault.Stored? = nil, logger: Logger
+        _ user: UserID, when rule: DueRule, listedTags: [String: String]?, read: TokenVault.Stored? = nil, consultsGoogle: Bool = true,
+        logger: Logger
     ) async throws(ConfigurationFailure) -> Outcome {
         var stored: TokenVault.Stored
         if let read {
@@ -162,6 +166,11 @@ package struct TokenRefresher: Sendable {
         guard set.status == .active || !set.verified else { return await skip(set.status.rawValue) }
         guard let refreshToken = set.refreshToken, !refreshToken.isEmpty else { return await skip("no refresh token") }
         guard !set.verified || isDue(set, rule) else {
+            // A grant stored before the deployment had a digest key gets its digests now (the
+            // vault stamps every write), so Google's `token-revoked` can find it.
+            if set.refreshTokenDigests == nil, (try? await vault.digester()) != nil {
+                return await write(set, user: user, expected: stored.version, success: .skipped("digests stamped"), logger: logger)
+            }
             return await skip("not due")
         }
 
@@ -237,7 +246,27 @@ package struct TokenRefresher: Sendable {
         // The tags the replaced version carries: the listing's when it agrees with the value
         // read, else none known (then the write tags).
         let tagged = listedTags.map { TokenSetTags.stillDescribe($0, set) ? $0 : nil } ?? TokenSetTags.tags(for: set)
-        return await write(renewed, user: user, expected: stored.version, tagged: tagged, success: .refreshed(renewed), logger: logger)
+        let outcome = await write(renewed, user: user, expected: stored.version, tagged: tagged, success: .refreshed(renewed), logger: logger)
+        guard consultsGoogle, case .refreshed = outcome else { return outcome }
+        return await honouringGoogle(outcome, user: user, written: renewed, logger: logger)
+    }
+
+    /// `outcome`, a refresh written as `renewed`, unless Google's word on the account, read
+    /// after the write, overrules it (an event issued after Google answered this refresh).
+    private func honouringGoogle(_ outcome: Outcome, user: UserID, written renewed: GmailTokenSet, logger: Logger) async -> Outcome {
+        do {
+            try await vault.honourGoogle(user, written: renewed)
+            return outcome
+        } catch let overruled as GoogleWordOverruled {
+            logger.notice("Google's recorded word overrules the refresh just written", metadata: [
+                "user_id": "\(user)", "status": "\(overruled.status?.rawValue ?? "deleted")",
+            ])
+            return overruled.status == .revoked ? .revoked : .skipped("Google's word: \(overruled.status?.rawValue ?? "purged")")
+        } catch {
+            // The refresh stands; the next run's catch-up applies the word (RefreshJob).
+            logger.error("Google's word on the account could not be read after a refresh", metadata: ["user_id": "\(user)", "error": "\(error)"])
+            return outcome
+        }
     }
 
     /// A write whose value landed but whose tagging failed leaves tags that say "due"
@@ -327,7 +356,7 @@ package struct TokenRefresher: Sendable {
     /// not refreshed again, however wide the window.
     /// - Throws: ``FreshTokenError``, or ``ConfigurationFailure``.
     package func freshTokenSet(for user: UserID, logger: Logger) async throws -> GmailTokenSet {
-        var flushed = false
+        var flushed = false, consulted = false
         for _ in 0...Self.rereadsAfterLostSwap {
             let current: TokenVault.Stored?
             do {
@@ -343,11 +372,25 @@ package struct TokenRefresher: Sendable {
                 continue  // read what the outbox left (or find the grant deleted)
             }
             let set = current.tokenSet
+            // Google's word on the account first (one read): a disabled or hijacked account's
+            // token is never handed out, even while a lagging listing hid the grant from the
+            // receiver of Google's event.
+            if !consulted {
+                consulted = true
+                do {
+                    try await vault.honourGoogle(user, written: set)
+                } catch is GoogleWordOverruled {
+                    continue  // read what Google's word left
+                } catch {
+                    logger.error("Google's word on the account cannot be read; no token handed out", metadata: ["error": "\(error)"])
+                    throw FreshTokenError.unavailable
+                }
+            }
             if set.status == .revoked { throw FreshTokenError.revoked }
             if set.status == .rejected { throw FreshTokenError.rejected }
             if set.status == .disabled { throw FreshTokenError.disabled }
             if set.expiresAt > now().addingTimeInterval(Double(windowSeconds)) || isJustRefreshed(set) { return set }
-            switch try await refresh(user, when: .expiring, listedTags: nil, read: current, logger: logger) {
+            switch try await refresh(user, when: .expiring, listedTags: nil, read: current, consultsGoogle: false, logger: logger) {
             case .refreshed(let renewed): return renewed
             case .conflict: continue  // newer tokens are stored: read them
             case .revoked: throw FreshTokenError.revoked

@@ -59,15 +59,73 @@ package struct GoogleAccountEvents: Sendable {
 
     let vault: TokenVault
     let recoveryWindowDays: Int
+    /// Where Google's word on each account is kept (``remember(_:issuedAt:)``); `nil` keeps none.
+    let words: (any GoogleAccountWords)?
     let now: @Sendable () -> Date
 
     /// Creates the actions over `vault`.
-    /// - Parameter recoveryWindowDays: the recovery window of a purged account's grants, as
-    ///   a disconnect's (`DISCONNECT_RECOVERY_DAYS`).
-    package init(vault: TokenVault, recoveryWindowDays: Int, now: @escaping @Sendable () -> Date = { Date() }) {
+    /// - Parameters:
+    ///   - recoveryWindowDays: the recovery window of a purged account's grants, as a
+    ///     disconnect's (`DISCONNECT_RECOVERY_DAYS`).
+    ///   - words: where the receiver records Google's word on each account before it looks
+    ///     for the account's grants.
+    package init(
+        vault: TokenVault, recoveryWindowDays: Int, words: (any GoogleAccountWords)? = nil, now: @escaping @Sendable () -> Date = { Date() }
+    ) {
         self.vault = vault
         self.recoveryWindowDays = recoveryWindowDays
+        self.words = words
         self.now = now
+    }
+
+    /// Records what `event` says of its Google account, before anything looks for the
+    /// account's grants: a grant a lagging listing hides now, or one whose write is still in
+    /// flight, then meets this word when it is written (``TokenVault/honourGoogle(_:written:)``)
+    /// or at the next refresh run (``applyWord(of:logger:)``). Events that name no account,
+    /// or that do nothing, record nothing.
+    /// - Throws: `StoreError` when the record cannot be written: the caller answers so that
+    ///   Google delivers the event again.
+    package func remember(_ event: SecurityEvent, issuedAt: Date) async throws {
+        guard let words, case .googleAccount(let account) = event.subject, let kind = Change.Kind(event.type) else { return }
+        try await words.record(kind.word, issuedAt: issuedAt, for: account.subject)
+    }
+
+    /// Applies Google's recorded word on `subject` to every grant the listing shows for it:
+    /// the refresh run's catch-up for events whose receiver found no grant (``remember(_:issuedAt:)``).
+    /// - Throws: `StoreError` when the store or the record fails.
+    package func applyWord(of subject: String, logger: Logger) async throws -> Applied {
+        guard let words else { return Applied() }
+        let word = try await words.word(of: subject)
+        let users = try await vault.grants.users(with: .googleSubject, equalTo: subject)
+        var applied = Applied()
+        for (kind, issuedAt) in word.events {
+            let done = try await apply(Change(kind: Change.Kind(kind), issuedAt: issuedAt, reason: kind.reason), to: users, logger: logger) {
+                $0.googleSubject == subject
+            }
+            applied.changed += done.changed
+            applied.unchanged += done.unchanged
+            applied.stale += done.stale
+        }
+        return applied
+    }
+
+    /// Applies Google's recorded word on the account of `set`, just written for `user`, to
+    /// that grant: what a write consults (``TokenVault/honourGoogle(_:written:)``).
+    /// - Returns: whether the word changed the grant.
+    /// - Throws: `StoreError` when the store or the record fails.
+    func applyWord(to user: UserID, written set: GmailTokenSet) async throws -> Bool {
+        guard let words, let subject = set.googleSubject else { return false }
+        let word = try await words.word(of: subject)
+        var changed = false, known = set
+        for (kind, issuedAt) in word.events {
+            let change = Change(kind: Change.Kind(kind), issuedAt: issuedAt, reason: kind.reason)
+            // Judged on the set just written first: a word that leaves it as it is (stale, or
+            // an `enabled` on a usable grant) costs no store call.
+            guard case .change(let after) = change.verdict(on: known, at: now()) else { continue }
+            known = after
+            if try await apply(change, to: user, where: { $0.googleSubject == subject }) == .changed { changed = true }
+        }
+        return changed
     }
 
     /// Applies `event`, issued by Google at `issuedAt` (the token's `iat`), to the grants of
@@ -102,7 +160,7 @@ package struct GoogleAccountEvents: Sendable {
 
     /// Applies `change` to each of `users` whose stored set still `matches` the event.
     private func apply(
-        _ change: Change, to users: [String], logger: Logger, where matches: @Sendable (GmailTokenSet) -> Bool
+        _ change: Change, to users: [String], logger: Logger, where matches: @escaping @Sendable (GmailTokenSet) -> Bool
     ) async throws -> Applied {
         var applied = Applied()
         for raw in users {
@@ -137,6 +195,25 @@ package struct GoogleAccountEvents: Sendable {
                 case .accountEnabled: self = .enable
                 case .accountPurged: self = .purge
                 case .tokenRevoked, .sessionsRevoked, .accountCredentialChangeRequired, .verification, .other: return nil
+                }
+            }
+
+            init(_ kind: GoogleAccountWord.Kind) {
+                switch kind {
+                case .revoked: self = .revoke
+                case .disabled: self = .disable
+                case .enabled: self = .enable
+                case .purged: self = .purge
+                }
+            }
+
+            /// What Google's word on the account keeps of it.
+            var word: GoogleAccountWord.Kind {
+                switch self {
+                case .revoke: .revoked
+                case .disable: .disabled
+                case .enable: .enabled
+                case .purge: .purged
                 }
             }
         }
@@ -193,7 +270,7 @@ package struct GoogleAccountEvents: Sendable {
     }
 
     /// Changes one user's grant if its value still `matches` the event and the event is not stale.
-    private func apply(_ change: Change, to user: UserID, where matches: (GmailTokenSet) -> Bool) async throws -> Outcome {
+    private func apply(_ change: Change, to user: UserID, where matches: @escaping @Sendable (GmailTokenSet) -> Bool) async throws -> Outcome {
         guard change.kind == .purge else {
             var stale = false
             let settled = try await vault.settle(user, where: matches, doing: "a security event was applied") { set in
@@ -208,14 +285,32 @@ package struct GoogleAccountEvents: Sendable {
             }
             return settled == .changed ? .changed : stale ? .stale : .unchanged
         }
-        // Purged: deleted as a disconnect deletes (its revoked mark rereads on a lost swap).
-        guard let stored = try await vault.current(of: user), matches(stored.tokenSet) else { return .unchanged }
-        if change.verdict(on: stored.tokenSet, at: now()) == .stale { return .stale }
+        // Purged: deleted as a disconnect deletes. The account and the event's age are judged
+        // on the very set the mark swaps (rereading after a lost swap), so a switch to another
+        // account, or a reconnect Google proved after the event, written meanwhile, stands.
+        let clock = now
+        let judged: @Sendable (GmailTokenSet) -> Bool = { set in matches(set) && change.verdict(on: set, at: clock()) != .stale }
         do {
-            try await vault.disconnect(user, recoveryWindowDays: recoveryWindowDays, event: .purged, reason: change.reason)
-            return .changed
+            let marked = try await vault.disconnect(
+                user, recoveryWindowDays: recoveryWindowDays, event: .purged, reason: change.reason, judging: judged
+            )
+            if marked { return .changed }
         } catch let error as StoreError where error == .notFound || error == .scheduledForDeletion {
             return .unchanged
+        }
+        guard let stored = try await vault.current(of: user), matches(stored.tokenSet) else { return .unchanged }
+        return change.verdict(on: stored.tokenSet, at: now()) == .stale ? .stale : .unchanged
+    }
+}
+
+extension GoogleAccountWord.Kind {
+    /// The reason a lifecycle event gives when this word acts: the event type's, in snake case.
+    var reason: String {
+        switch self {
+        case .revoked: "tokens_revoked"
+        case .disabled: "account_disabled"
+        case .enabled: "account_enabled"
+        case .purged: "account_purged"
         }
     }
 }
