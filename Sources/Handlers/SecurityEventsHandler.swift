@@ -13,9 +13,9 @@ import PayPulseRuntime
 /// (RFC 8935 push delivery). The body is one Security Event Token; the token is the
 /// credential, so no PayPulse JWT is asked for.
 ///
-/// - A valid token is 202, also for an event this backend does not act on. Its word on each
-///   Google account is recorded first (``GoogleAccountEvents/remember(_:issuedAt:)``); then
-///   its `jti` is claimed (``SecurityEventLedger``), and unless another copy holds it, its
+/// - A valid token is 202, also for an event this backend does not act on. Its `jti` is
+///   claimed first (``SecurityEventLedger``); unless another copy holds it, its word on each
+///   Google account is recorded (``GoogleAccountEvents/remember(_:issuedAt:)``) before its
 ///   events are applied to the account's grants (``GoogleAccountEvents``).
 /// - An invalid one is 400 with RFC 8935's `{"err", "description"}`: Google does not
 ///   deliver it again.
@@ -78,17 +78,6 @@ package struct SecurityEventsHandler: APIRouteHandler {
         }
 
         logger[metadataKey: "jti"] = "\(token.jti)"
-        // Google's word on each account first, before any grant is looked for: a grant the
-        // listing cannot show yet, or whose write is in flight, meets it when it is written or
-        // at the next refresh run. Recording it again for a redelivery changes nothing.
-        for event in token.events {
-            do {
-                try await events.remember(event, issuedAt: token.issuedAt)
-            } catch {
-                logger.error("Google's word not recorded; Google delivers the event again", metadata: ["event": "\(event.type.uri)", "error": "\(error)"])
-                throw .securityEventUnfinished
-            }
-        }
         // One copy acts: a second delivery of the same event, at once or later, finds the claim.
         do {
             guard try await ledger.claim(token.jti, until: now().addingTimeInterval(Self.claimLease)) else {
@@ -98,6 +87,18 @@ package struct SecurityEventsHandler: APIRouteHandler {
         } catch {
             logger.error("the security event ledger cannot be written", metadata: ["error": "\(error)"])
             throw .upstreamUnavailable
+        }
+        // Google's word on each account next, before any grant is looked for: a grant the
+        // listing cannot show yet, or whose write is in flight, meets it when it is written or
+        // at the next refresh run. (After the claim: a copy delivered again records nothing.)
+        for event in token.events {
+            do {
+                try await events.remember(event, issuedAt: token.issuedAt)
+            } catch {
+                logger.error("Google's word not recorded; Google delivers the event again", metadata: ["event": "\(event.type.uri)", "error": "\(error)"])
+                try? await ledger.release(token.jti)
+                throw .securityEventUnfinished
+            }
         }
         for event in token.events {
             let applied: GoogleAccountEvents.Applied

@@ -23,21 +23,34 @@ package struct GoogleAccountWord: Sendable, Equatable {
         case purged
     }
 
-    /// The latest `iat` of each kind.
+    /// The latest `iat` of each kind; of `disabled` and `enabled`, only the account's latest
+    /// state is kept (the other is dropped), so two state events issued in the same second
+    /// end on the one delivered last, as the receiver applies them.
     package private(set) var issuedAt: [Kind: Date]
 
-    /// A word with the given latest issue times.
+    /// A word with the given latest issue times (of a `disabled` and an `enabled`, the later
+    /// is kept; of two in the same second, `disabled`).
     package init(issuedAt: [Kind: Date] = [:]) {
-        self.issuedAt = issuedAt
+        var issued = issuedAt
+        if let disabled = issued[.disabled], let enabled = issued[.enabled] { issued[enabled > disabled ? .disabled : .enabled] = nil }
+        self.issuedAt = issued
     }
 
     /// The latest `kind` event's issue time, if any.
     package subscript(_ kind: Kind) -> Date? { issuedAt[kind] }
 
-    /// This word with `kind` issued at `date` taken in, unless a later one of that kind is known.
+    /// This word with `kind` issued at `date` taken in, unless Google said later: a later
+    /// event of that kind, or for the account's state, a later state event (one of the same
+    /// second is replaced: the later delivery wins).
     package func recording(_ kind: Kind, at date: Date) -> GoogleAccountWord {
         var word = self
-        if let known = issuedAt[kind], known >= date { return word }
+        if let other = kind.otherState {
+            if let known = issuedAt[other], known > date { return word }
+            if let known = issuedAt[kind], known > date { return word }
+            word.issuedAt[other] = nil
+        } else if let known = issuedAt[kind], known >= date {
+            return word
+        }
         word.issuedAt[kind] = date
         return word
     }
@@ -50,6 +63,15 @@ package struct GoogleAccountWord: Sendable, Equatable {
 }
 
 extension GoogleAccountWord.Kind {
+    /// For a state event (`disabled`, `enabled`), the other state; `nil` otherwise.
+    package var otherState: Self? {
+        switch self {
+        case .disabled: .enabled
+        case .enabled: .disabled
+        case .revoked, .purged: nil
+        }
+    }
+
     /// Among events issued in the same second, the order that ends on the stricter word.
     fileprivate var order: Int {
         switch self {

@@ -18,8 +18,14 @@ struct GoogleAccountWordsContractTests {
             try await made.words.record(.enabled, issuedAt: t0.addingTimeInterval(30), for: subject)
             try await made.words.record(.revoked, issuedAt: t0.addingTimeInterval(10), for: subject)
             let word = try await made.words.word(of: subject)
-            #expect(word[.disabled] == t0 && word[.enabled] == t0.addingTimeInterval(30) && word[.revoked] == t0.addingTimeInterval(10))
-            #expect(word.events.map(\.kind) == [.disabled, .revoked, .enabled])
+            #expect(word[.disabled] == nil && word[.enabled] == t0.addingTimeInterval(30) && word[.revoked] == t0.addingTimeInterval(10))
+            #expect(word.events.map(\.kind) == [.revoked, .enabled], "the account's latest state only")
+            // An older disable changes nothing; one of the same second, delivered later, wins.
+            try await made.words.record(.disabled, issuedAt: t0.addingTimeInterval(20), for: subject)
+            #expect(try await made.words.word(of: subject)[.enabled] == t0.addingTimeInterval(30))
+            try await made.words.record(.disabled, issuedAt: t0.addingTimeInterval(30), for: subject)
+            let latest = try await made.words.word(of: subject)
+            #expect(latest[.disabled] == t0.addingTimeInterval(30) && latest[.enabled] == nil)
             #expect(try await made.words.word(of: subject + "0") == GoogleAccountWord(), "another account has no word")
         }
     }

@@ -54,14 +54,20 @@ package struct DynamoDBGoogleAccountWords: GoogleAccountWords {
         guard !subject.isEmpty else { throw StoreError.invalidRequest.with(message: "an empty Google account") }
         let expires = Int64((now().timeIntervalSince1970 + googleAccountWordsKeptFor).rounded(.up))
         let iat = DynamoDBValue.number(String(issuedAt.timeIntervalSince1970))
+        // A state event replaces the other state unless that one is later; any other kind only
+        // moves forward.
+        var names = ["#kind": kind.rawValue, "#expires": DynamoDBSecurityEventLedger.expiresAtAttribute]
+        var update = "SET #kind = :iat, #expires = :expires", condition = "attribute_not_exists(#kind) OR #kind < :iat"
+        if let other = kind.otherState {
+            names["#other"] = other.rawValue
+            update += " REMOVE #other"
+            condition = "(attribute_not_exists(#kind) OR #kind <= :iat) AND (attribute_not_exists(#other) OR #other <= :iat)"
+        }
         do {
             try await client.updateItem(
                 table: table, key: [DynamoDBSecurityEventLedger.jtiAttribute: .string(Self.accountKey(subject))],
-                update: "SET #kind = :iat, #expires = :expires", condition: "attribute_not_exists(#kind) OR #kind < :iat",
-                placeholders: DynamoDBExpressionValues(
-                    names: ["#kind": kind.rawValue, "#expires": DynamoDBSecurityEventLedger.expiresAtAttribute],
-                    values: [":iat": iat, ":expires": .integer(expires)]
-                )
+                update: update, condition: condition,
+                placeholders: DynamoDBExpressionValues(names: names, values: [":iat": iat, ":expires": .integer(expires)])
             )
         } catch let error as AWSError where error.isConditionalCheckFailed {
             // A later event of this kind is kept: nothing to take in. Still noted as spoken of,
@@ -69,7 +75,7 @@ package struct DynamoDBGoogleAccountWords: GoogleAccountWords {
         } catch {
             throw StoreError(mapping: error)
         }
-        try await StoreError.mapping {
+        _ = try await StoreError.mapping {
             try await client.updateItem(
                 table: table, key: [DynamoDBSecurityEventLedger.jtiAttribute: .string(Self.spokenKey(Self.bucket(of: now())))],
                 update: "SET #subject = :iat, #expires = :expires",

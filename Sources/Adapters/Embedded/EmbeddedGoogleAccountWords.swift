@@ -38,6 +38,20 @@ package struct EmbeddedGoogleAccountWords: GoogleAccountWords {
         guard !subject.isEmpty else { throw StoreError.invalidRequest.with(message: "an empty Google account") }
         let now = self.now().timeIntervalSince1970
         _ = try await database.write { connection in
+            // A state event replaces the other state unless that one is later.
+            if let other = kind.otherState {
+                let later = try connection.queryFirst(
+                    "SELECT 1 FROM google_account_words WHERE subject = ?1 AND kind = ?2 AND issued_at > ?3",
+                    [.text(subject), .text(other.rawValue), .real(issuedAt.timeIntervalSince1970)]
+                ) { _ in true } ?? false
+                if later {
+                    try connection.run(
+                        "UPDATE google_account_words SET recorded_at = ?3 WHERE subject = ?1 AND kind = ?2", [.text(subject), .text(other.rawValue), .real(now)]
+                    )
+                    return
+                }
+                try connection.run("DELETE FROM google_account_words WHERE subject = ?1 AND kind = ?2", [.text(subject), .text(other.rawValue)])
+            }
             // Recorded again even when a later iat stays, so the refresh run applies it once more.
             try connection.run(
                 """
