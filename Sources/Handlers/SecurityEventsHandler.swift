@@ -78,8 +78,13 @@ package struct SecurityEventsHandler: APIRouteHandler {
         }
 
         logger[metadataKey: "jti"] = "\(token.jti)"
-        // One copy acts: a second delivery of the same event, at once or later, finds the claim.
+        // One copy acts: a delivery of an event acted on before reads its record (and writes
+        // nothing); a second copy delivered while the first acts finds the first's claim.
         do {
+            if try await ledger.contains(token.jti) {
+                logger.info("security event delivered again; acted on before")
+                return Self.accepted
+            }
             guard try await ledger.claim(token.jti, until: now().addingTimeInterval(Self.claimLease)) else {
                 logger.info("security event delivered again; acted on before, or being acted on")
                 return Self.accepted

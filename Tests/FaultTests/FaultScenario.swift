@@ -272,7 +272,10 @@ enum FaultScenario: String, CaseIterable, Sendable {
     /// Wired as the composition root wires it: the client ID read through the proxied store.
     private func verifier(_ bench: FaultBench) -> GrantVerifier {
         let clients = CachedGoogleClients(secrets: bench.proxiedSecrets, secretID: FaultBench.clientIDSecret)
-        return GrantVerifier(google: bench.proxiedGoogle, clients: { try await clients.value() }, health: OAuthClientHealth(google: bench.proxiedGoogle))
+        let now = bench.now
+        return GrantVerifier(
+            google: bench.proxiedGoogle, clients: { try await clients.value() }, health: OAuthClientHealth(google: bench.proxiedGoogle), now: { now }
+        )
     }
 
     /// Wired as the composition root wires it: the client ID read once per run, then the job
