@@ -105,6 +105,14 @@ package struct APIError: Error, Sendable, Equatable {
         headers: ["retry-after": "1"]
     )
 
+    /// 503: another copy of the security event is being acted on: Google delivers it again,
+    /// and a delivery after that copy recorded it is 202.
+    package static let securityEventInFlight = APIError(
+        status: 503, code: "upstream_unavailable",
+        message: "Another delivery of this security event is being acted on. Deliver it again later.",
+        headers: ["retry-after": "5"]
+    )
+
     /// 503: a security event cannot be checked now (Google's keys or our client IDs out of
     /// reach): Google delivers it again.
     package static let securityEventKeysUnavailable = APIError(

@@ -14,9 +14,10 @@ import PayPulseRuntime
 /// credential, so no PayPulse JWT is asked for.
 ///
 /// - A valid token is 202, also for an event this backend does not act on. Its `jti` is
-///   claimed first (``SecurityEventLedger``); unless another copy holds it, its word on each
-///   Google account is recorded (``GoogleAccountEvents/remember(_:issuedAt:)``) before its
-///   events are applied to the account's grants (``GoogleAccountEvents``).
+///   claimed first (``SecurityEventLedger``), then its word on each Google account is
+///   recorded (``GoogleAccountEvents/remember(_:issuedAt:)``) before its events are applied
+///   to the account's grants (``GoogleAccountEvents``). A copy delivered while another acts
+///   on it is 503: Google delivers it again, and it is 202 once the event is recorded.
 /// - An invalid one is 400 with RFC 8935's `{"err", "description"}`: Google does not
 ///   deliver it again.
 /// - Google's keys out of reach, or the store failing while acting, is 503 with nothing
@@ -79,18 +80,26 @@ package struct SecurityEventsHandler: APIRouteHandler {
 
         logger[metadataKey: "jti"] = "\(token.jti)"
         // One copy acts: a delivery of an event acted on before reads its record (and writes
-        // nothing); a second copy delivered while the first acts finds the first's claim.
+        // nothing); a second copy delivered while the first acts finds the first's claim and
+        // is answered 503, so Google delivers it again until the event is recorded (were the
+        // first copy's receiver to die, a 202 here would lose the event).
+        let claimant = UUID().uuidString
         do {
             if try await ledger.contains(token.jti) {
                 logger.info("security event delivered again; acted on before")
                 return Self.accepted
             }
-            guard try await ledger.claim(token.jti, until: now().addingTimeInterval(Self.claimLease)) else {
-                logger.info("security event delivered again; acted on before, or being acted on")
-                return Self.accepted
+            guard try await ledger.claim(token.jti, by: claimant, until: now().addingTimeInterval(Self.claimLease)) else {
+                logger.notice("security event delivered again while another copy acts on it; Google delivers it again")
+                throw APIError.securityEventInFlight
             }
+        } catch let inFlight as APIError {
+            throw inFlight
         } catch {
+            // The claim may have been written and its answer lost: released, so it does not
+            // hold the redelivery off for the whole lease.
             logger.error("the security event ledger cannot be written", metadata: ["error": "\(error)"])
+            try? await ledger.release(token.jti, by: claimant)
             throw .upstreamUnavailable
         }
         // Google's word on each account next, before any grant is looked for: a grant the
@@ -101,7 +110,7 @@ package struct SecurityEventsHandler: APIRouteHandler {
                 try await events.remember(event, issuedAt: token.issuedAt)
             } catch {
                 logger.error("Google's word not recorded; Google delivers the event again", metadata: ["event": "\(event.type.uri)", "error": "\(error)"])
-                try? await ledger.release(token.jti)
+                try? await ledger.release(token.jti, by: claimant)
                 throw .securityEventUnfinished
             }
         }
@@ -112,7 +121,7 @@ package struct SecurityEventsHandler: APIRouteHandler {
             } catch {
                 logger.error("security event not applied; Google delivers it again", metadata: ["event": "\(event.type.uri)", "error": "\(error)"])
                 // Released, so the redelivery acts; if this fails too, the lease runs out.
-                try? await ledger.release(token.jti)
+                try? await ledger.release(token.jti, by: claimant)
                 throw .securityEventUnfinished
             }
             logger.info("security event received", metadata: [

@@ -9,21 +9,25 @@ import Foundation
 /// between two deliveries of one event (a user reconnects after `tokens-revoked`); acting
 /// again would undo that.
 ///
-/// The receiver ``claim(_:until:)``s the `jti` for a short lease first (a conditional write,
+/// The receiver ``claim(_:by:until:)``s the `jti` for a short lease first (a conditional write,
 /// so of two copies delivered at once only one acts), acts, and then ``record(_:until:)``s it
-/// for good: an event whose acting failed is released (``release(_:)``), so Google's
+/// for good: an event whose acting failed is released (``release(_:by:)``), so Google's
 /// redelivery does the work; one whose receiver died keeps its lease until it expires.
+///
+/// A claim names its claimant (one per delivery), so a claim written whose answer was lost
+/// is the claimant's own when it asks again, and a release removes only its own claim.
 package protocol SecurityEventLedger: Sendable {
-    /// Records `jti` until `expiry` unless a live record (a claim or a record) is there.
-    /// - Returns: whether this call wrote it: `false` means another copy has it.
+    /// Claims `jti` for `claimant` until `expiry` unless a live record, or another
+    /// claimant's live claim, is there.
+    /// - Returns: whether `claimant` holds it now: `false` means another copy has it.
     /// - Throws: `StoreError` when the ledger cannot be written.
-    func claim(_ jti: String, until expiry: Date) async throws -> Bool
+    func claim(_ jti: String, by claimant: String, until expiry: Date) async throws -> Bool
 
-    /// Removes `jti`'s claim, so a redelivery acts.
+    /// Removes `jti`'s claim if `claimant` holds it, so a redelivery acts.
     /// - Throws: `StoreError` when the ledger cannot be written.
-    func release(_ jti: String) async throws
+    func release(_ jti: String, by claimant: String) async throws
 
-    /// Whether `jti` was recorded and its record has not expired.
+    /// Whether `jti` was recorded (a claim is not a record) and its record has not expired.
     /// - Throws: `StoreError` when the ledger cannot be read.
     func contains(_ jti: String) async throws -> Bool
 

@@ -10,7 +10,7 @@ import PayPulsePorts
 /// and a scripted fault.
 package actor InMemorySecurityEventLedger: SecurityEventLedger {
     private var expiries: [String: Date] = [:]
-    private var claims: [String: Date] = [:]
+    private var claims: [String: (claimant: String, expiry: Date)] = [:]
     private var latest: [String: RecordedSecurityEvent] = [:]
     private let now: @Sendable () -> Date
     private var fault: StoreError?
@@ -33,21 +33,26 @@ package actor InMemorySecurityEventLedger: SecurityEventLedger {
 
     package func contains(_ jti: String) throws -> Bool {
         try enter("contains(\(jti))", jti)
-        return isLive(jti)
+        return records[jti] != nil
     }
 
-    private func isLive(_ jti: String) -> Bool { records[jti] != nil || claims[jti].map { $0 > now() } == true }
+    /// Whether a live record, or a live claim by anyone but `claimant`, is there.
+    private func isLive(_ jti: String, except claimant: String) -> Bool {
+        guard records[jti] == nil else { return true }
+        guard let claim = claims[jti], claim.expiry > now() else { return false }
+        return claim.claimant != claimant
+    }
 
-    package func claim(_ jti: String, until expiry: Date) throws -> Bool {
+    package func claim(_ jti: String, by claimant: String, until expiry: Date) throws -> Bool {
         try enter("claim(\(jti))", jti)
-        guard !isLive(jti) else { return false }
-        claims[jti] = expiry
+        guard !isLive(jti, except: claimant) else { return false }
+        claims[jti] = (claimant, expiry)
         return true
     }
 
-    package func release(_ jti: String) throws {
+    package func release(_ jti: String, by claimant: String) throws {
         try enter("release(\(jti))", jti)
-        claims[jti] = nil
+        if claims[jti]?.claimant == claimant { claims[jti] = nil }
     }
 
     package func record(_ jti: String, until expiry: Date) async throws {

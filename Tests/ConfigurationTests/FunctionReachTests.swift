@@ -261,8 +261,11 @@ struct ReachWalk {
 struct RecordingLedger: SecurityEventLedger {
     let inner: any SecurityEventLedger, log: ReachLog
     func contains(_ jti: String) async throws -> Bool { log.ledger(); return try await inner.contains(jti) }
-    func claim(_ jti: String, until expiry: Date) async throws -> Bool { log.ledger(); return try await inner.claim(jti, until: expiry) }
-    func release(_ jti: String) async throws { log.ledger(); try await inner.release(jti) }
+    func claim(_ jti: String, by claimant: String, until expiry: Date) async throws -> Bool {
+        log.ledger()
+        return try await inner.claim(jti, by: claimant, until: expiry)
+    }
+    func release(_ jti: String, by claimant: String) async throws { log.ledger(); try await inner.release(jti, by: claimant) }
     func record(_ jti: String, until expiry: Date) async throws { log.ledger(); try await inner.record(jti, until: expiry) }
 }
 

@@ -44,23 +44,27 @@ struct GoogleAccountWordsContractTests {
         }
     }
 
-    @Test("a claim is taken once; a record replaces it; a released or expired claim can be taken again", arguments: SecurityEventLedgerFactory.all)
+    @Test("a claim is taken once and again by its claimant; a record replaces it; a released or expired claim can be taken again", arguments: SecurityEventLedgerFactory.all)
     func claims(_ factory: SecurityEventLedgerFactory) async throws {
         let clock = MovingClock()
         try await factory.withMade(now: { clock.now }) { made in
             let jti = "jti-\(UUID().uuidString)", ledger = made.ledger
-            #expect(try await ledger.claim(jti, until: clock.now.addingTimeInterval(300)))
-            #expect(try await !ledger.claim(jti, until: clock.now.addingTimeInterval(300)), "a second copy finds the claim")
-            #expect(try await ledger.contains(jti))
-            try await ledger.release(jti)
-            #expect(try await ledger.claim(jti, until: clock.now.addingTimeInterval(300)), "released: the redelivery acts")
+            let lease = { clock.now.addingTimeInterval(300) }
+            #expect(try await ledger.claim(jti, by: "first", until: lease()))
+            #expect(try await ledger.claim(jti, by: "first", until: lease()), "the claimant asking again (its answer lost) holds it")
+            #expect(try await !ledger.claim(jti, by: "second", until: lease()), "a second copy finds the claim")
+            #expect(try await !ledger.contains(jti), "a claim is not a record")
+            try await ledger.release(jti, by: "second")
+            #expect(try await !ledger.claim(jti, by: "second", until: lease()), "a release by another claimant leaves the claim")
+            try await ledger.release(jti, by: "first")
+            #expect(try await ledger.claim(jti, by: "second", until: lease()), "released: the redelivery acts")
             clock.advance(by: 301)
-            #expect(try await ledger.claim(jti, until: clock.now.addingTimeInterval(300)), "a lease that ran out: taken over")
+            #expect(try await ledger.claim(jti, by: "third", until: lease()), "a lease that ran out: taken over")
             try await ledger.record(jti, until: clock.now.addingTimeInterval(86_400))
             clock.advance(by: 600)
             #expect(try await ledger.contains(jti), "the record outlives the claim's lease")
-            #expect(try await !ledger.claim(jti, until: clock.now.addingTimeInterval(300)))
-            try await ledger.release(jti)
+            #expect(try await !ledger.claim(jti, by: "third", until: lease()), "a record is never claimed, not even by its claimant")
+            try await ledger.release(jti, by: "third")
             #expect(try await ledger.contains(jti), "a release leaves a record for good")
         }
     }

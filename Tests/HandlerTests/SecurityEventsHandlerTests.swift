@@ -199,8 +199,8 @@ struct SecurityEventsHandlerTests {
     /// Claims, then refuses to record for good.
     private struct FlakyLedger: SecurityEventLedger {
         func contains(_ jti: String) async throws -> Bool { false }
-        func claim(_ jti: String, until expiry: Date) async throws -> Bool { true }
-        func release(_ jti: String) async throws {}
+        func claim(_ jti: String, by claimant: String, until expiry: Date) async throws -> Bool { true }
+        func release(_ jti: String, by claimant: String) async throws {}
         func record(_ jti: String, until expiry: Date) async throws { throw StoreError.unavailable }
     }
 }

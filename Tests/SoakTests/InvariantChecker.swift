@@ -47,8 +47,9 @@ struct Violation: Sendable, CustomStringConvertible {
 ///
 /// Operations overlap, so the order of their effects is known only where one ended before
 /// another started (`a.ended < b.started`, monotonic clock): then `a`'s effect is earlier.
-/// For an observation O, let W be the user's store-tokens calls that answered 201 (the seed
-/// included) and D the disconnects that answered 200, both started before O ended (only
+/// For an observation O, let W be the user's store-tokens calls that wrote (201, or 400
+/// overruled by Google's word; the seed included) and D the disconnects that answered 200,
+/// both started before O ended (only
 /// those can have taken effect). "Surely before O" means ended before O started.
 ///
 /// 1. **Absent** is allowed only if some `d` in D was not followed by any `w` in W that is
@@ -76,17 +77,17 @@ struct Violation: Sendable, CustomStringConvertible {
 ///    A reconnect that restored a secret tags it `revoked` whatever its value says, so a
 ///    restored state's tags agree with its value marked revoked.
 /// 6. **Revocations**: the refresh runs together reported no more `revoked` grants than
-///    Google answered `invalid_grant`. A store-tokens of a grant Google already refused
-///    must not answer 201.
+///    Google answered `invalid_grant`, plus one per tokens-revoked event (a refresh that
+///    Google's recorded word overrules after its write). A store-tokens of a grant Google
+///    already refused must not answer 201.
 /// 7. **Security events**, each naming the user's Google account, act on whatever set
-///    holds that account when they run, through the compare-and-swap. So (2) also explains
-///    V `revoked` by a tokens-revoked delivery E, and V `disabled` by an account-disabled E
-///    (unverified only after an account-enabled one too), when E ended after `w` started
-///    and no accepted delivery of E's token recorded it before E started (E then found it
-///    recorded and did nothing: **a redelivery acts once**): a reconnect's set may be
-///    revoked by an event that overlaps or follows it, never by one that was over before
-///    it began (**no lost grant**, that is no stale application writing an older decision
-///    over it). And **no undone event**: when V comes from `w`
+///    holds that account when they run, through the compare-and-swap, and their word on
+///    the account is recorded first and consulted after every write of a usable set. So
+///    (2) also explains V `revoked` by a tokens-revoked delivery E, and V `disabled` by an
+///    account-disabled E (unverified only after an account-enabled one too), whenever E
+///    ran, as long as E is not older than V's proof (rule 8). A store-tokens the word
+///    overruled after its write answered 400; it counts as a store whose set never stays
+///    `active`. And **no undone event**: when V comes from `w`
 ///    and names the account, no disconnect overlapped, and a delivery E that surely acted
 ///    (202, and no other delivery of its token started before E ended, which could have
 ///    recorded it first) started after `w` ended and ended before O: V is `revoked` after
@@ -147,17 +148,34 @@ struct InvariantChecker {
             let user = profile.user!
             violations += resurrection(of: user, during: profile.started, profile.ended, history: byUser[user] ?? [], seenBy: "user-profile \(profile.tag)")
         }
+        for store in records where store.overruled {
+            // Overruled only by a word Google spoke about the account before the store ended,
+            // that revokes or disables, and not an hour old.
+            let spoken = records.contains { e in
+                (e.isEvent(.tokensRevoked) || e.isEvent(.accountDisabled)) && e.user == store.user && e.event?.late == false && e.started < store.ended
+            }
+            if !spoken {
+                violations.append(Violation(
+                    user: store.user, rule: "store overruled without Google's word",
+                    detail: "store-tokens \(store.tag) answered 400 for Google's newer word, but no revoking or disabling event came before it ended"
+                ))
+            }
+        }
         for store in records where store.function == .storeTokens && store.sent?.scriptedRevoked == true && store.httpStatus != 400 {
             violations.append(Violation(
                 user: store.user, rule: "dead grant not refused",
                 detail: "store-tokens \(store.sent!.call) of a grant Google refuses answered \(store.outcome), not 400"
             ))
         }
+        // A refresh Google's recorded word overrules after its write (a tokens-revoked issued
+        // after Google's answer) counts as revoked too: once per event at most, per account.
         let reportedRevoked = records.compactMap(\.summary).reduce(0) { $0 + $1.revoked }
-        if reportedRevoked > google.invalidGrantRefreshTokens.count {
+        let revokingEvents = Set(records.filter { $0.isEvent(.tokensRevoked) }.compactMap { $0.event?.jti }).count
+        if reportedRevoked > google.invalidGrantRefreshTokens.count + revokingEvents {
             violations.append(Violation(
                 user: nil, rule: "revoked without invalid_grant",
-                detail: "refresh runs reported \(reportedRevoked) revoked, Google answered invalid_grant \(google.invalidGrantRefreshTokens.count) times"
+                detail: "refresh runs reported \(reportedRevoked) revoked, Google answered invalid_grant \(google.invalidGrantRefreshTokens.count) times "
+                    + "and sent \(revokingEvents) tokens-revoked events"
             ))
         }
         return violations
@@ -170,7 +188,7 @@ struct InvariantChecker {
     /// value marked revoked.
     func check(_ look: Observation, history: [SoakRecord], atRest: Bool, restoredByReconnect: Bool = false) -> [Violation] {
         let user = look.user
-        let stores = history.filter { $0.isStored && $0.started < look.ended }
+        let stores = history.filter { $0.wrote && $0.started < look.ended }
         let disconnects = history.filter { $0.isDisconnected && $0.started < look.ended }
         let events = history.filter { $0.function == .securityEvents && $0.started < look.ended }
         let surelyBefore = { (record: SoakRecord) in record.ended < look.started }
@@ -188,7 +206,7 @@ struct InvariantChecker {
         case .present(let set, let tags):
             let unsuperseded = stores.filter { w in !stores.contains { w.endedBefore($0) && surelyBefore($0) } }
             let last = unsuperseded.filter { w in !disconnects.contains { w.endedBefore($0) && surelyBefore($0) } }
-            let fromLast = last.contains { comesFrom(set, $0, earlier: stores, events: events) }
+            let fromLast = last.contains { comesFrom(set, $0, earlier: stores, events: events, seenFrom: look.started) }
             if !fromLast && !revokedByDisconnect(set, look: look, candidates: unsuperseded, history: history, stores: stores, disconnects: disconnects) {
                 // A last store's set with a status nothing explains is unexplained too.
                 let lastSource = last.first { comesFrom(set, $0, earlier: stores, ignoringStatus: true) }
@@ -296,7 +314,7 @@ struct InvariantChecker {
     func resurrection(
         of user: Int, during started: ContinuousClock.Instant, _ ended: ContinuousClock.Instant, history: [SoakRecord], seenBy: String
     ) -> [Violation] {
-        let stores = history.filter(\.isStored)
+        let stores = history.filter(\.wrote)
         let settled = history.filter { d in
             d.isDisconnected && d.ended < started && !stores.contains { $0.ended > d.started && $0.started < ended }
         }
@@ -311,12 +329,13 @@ struct InvariantChecker {
 
     /// Whether `set` is what the 201 store `w` stored, or a refresh of it, or either marked
     /// revoked after Google said `invalid_grant` (with `ignoringStatus`, whatever its status).
-    /// `earlier`: the user's 201 stores, of which those started before `w` ended may have
+    /// `seenFrom`: when the look at `set` began. `earlier`: the user's 201 stores, of which those started before `w` ended may have
     /// left a refresh token or address that `w`'s merge kept. `events`: the user's security
     /// event deliveries, which explain a revoked or disabled status when they ended after
     /// `w` started (rule 7).
     func comesFrom(
-        _ set: GmailTokenSet, _ w: SoakRecord, earlier: [SoakRecord], events: [SoakRecord] = [], ignoringStatus: Bool = false
+        _ set: GmailTokenSet, _ w: SoakRecord, earlier: [SoakRecord], events: [SoakRecord] = [], ignoringStatus: Bool = false,
+        seenFrom: ContinuousClock.Instant? = nil
     ) -> Bool {
         guard let sent = w.sent, set.scope == sent.scope, set.tokenType == "Bearer" else { return false }
         let before = earlier.filter { $0.started < w.ended && $0.sent != nil }.map { $0.sent! }
@@ -350,13 +369,11 @@ struct InvariantChecker {
         }
         guard emailOK else { return false }
         if ignoringStatus { return true }
-        // A delivery whose token an earlier accepted one recorded did nothing (the ledger),
-        // nor did one older than the set's last proof: no event older than it revokes or
-        // disables a grant.
+        // Google's word is recorded before any grant is looked for and consulted after every
+        // write, so any delivery not older than the set's last proof explains it, whenever
+        // it ran; none older than that revokes or disables a grant.
         let actedAfter = { (kind: SentEvent.Kind) in
-            events.contains { e in
-                e.isEvent(kind) && e.ended > w.started && Self.notOlder(e, than: set) && !events.contains { $0.recordedBefore(e) }
-            }
+            events.contains { e in e.isEvent(kind) && Self.notOlder(e, than: set) }
         }
         // A store Google proved nothing at (no refresh token, or the seed) keeps the status of
         // a refused or disabled grant it merged over: an event or a refusal before it ended.
@@ -365,6 +382,9 @@ struct InvariantChecker {
         }
         switch set.status {
         case .active:
+            // A store Google's word overruled answered 400: its set is active only between its
+            // write and its reading of the word, while the store runs.
+            guard !w.overruled || seenFrom.map({ $0 < w.ended }) == true else { return false }
             return Int(set.expiresAt.timeIntervalSince(set.updatedAt).rounded()) == lifetime
         case .revoked:
             return (grant.map(google.invalidGrantRefreshTokens.contains) ?? false) || actedAfter(.tokensRevoked) || carried(.tokensRevoked)

@@ -137,25 +137,59 @@ struct InvariantCheckerTests {
         return set
     }
 
-    @Test("a reconnect's set is revoked or disabled only by an event that overlaps or follows it: no lost grant")
-    func eventsDoNotReachBack() {
-        let revoked = Self.state(Self.ofAccount(Self.verified("a"), status: .revoked))
-        #expect(Self.rules([Self.event(.tokensRevoked, 0, 1), Self.store("a", 2, 3)], revoked) == ["unexplained token set"])
-        #expect(Self.rules([Self.event(.tokensRevoked, 0, 3), Self.store("a", 2, 4)], revoked).isEmpty)
-        #expect(Self.rules([Self.store("a", 0, 1), Self.event(.tokensRevoked, 2, 3, status: 503)], revoked).isEmpty)
-        let disabled = Self.state(Self.ofAccount(Self.verified("a"), status: .disabled))
-        #expect(Self.rules([Self.event(.accountDisabled, 0, 1), Self.store("a", 2, 3)], disabled) == ["unexplained token set"])
-        #expect(Self.rules([Self.store("a", 0, 1), Self.event(.accountDisabled, 2, 3)], disabled).isEmpty)
-        #expect(Self.rules([Self.store("a", 0, 1), Self.event(.tokensRevoked, 2, 3)], disabled) == ["unexplained token set", "security event undone"])
-        // A redelivery of a token already accepted does nothing, unless its jti went unrecorded.
-        let first = Self.event(.tokensRevoked, 0, 1, jti: "j")
-        var unrecorded = first
-        unrecorded.eventUnrecorded = true
-        #expect(Self.rules([first, Self.store("a", 2, 3), Self.event(.tokensRevoked, 4, 5, jti: "j")], revoked) == ["unexplained token set"])
-        #expect(Self.rules([unrecorded, Self.store("a", 2, 3), Self.event(.tokensRevoked, 4, 5, jti: "j")], revoked).isEmpty)
+    /// Google's word is recorded before the receiver looks for grants and consulted after
+    /// every write, so an event over before a reconnect still judges the reconnect's set,
+    /// when it is not older than the set's proof by more than the leeway.
+    @Test("a reconnect's set is revoked or disabled by an event not older than its proof, whenever it ran: no lost grant, no lost word")
+    func eventsAgainstProof() {
+        let proved = { (status: GmailTokenSet.Status) -> FinalState in
+            var set = Self.ofAccount(Self.verified("a"), status: status)
+            set.verifiedAt = Self.now
+            return Self.state(set)
+        }
+        let stale = Self.now.addingTimeInterval(-3600), fresh = Self.now.addingTimeInterval(-30)
+        // Over before the store began: explains the status only within the leeway of the proof.
+        #expect(Self.rules([Self.event(.tokensRevoked, 0, 1, issuedAt: stale), Self.store("a", 2, 3)], proved(.revoked)) == ["unexplained token set"])
+        #expect(Self.rules([Self.event(.tokensRevoked, 0, 1, issuedAt: fresh), Self.store("a", 2, 3)], proved(.revoked)).isEmpty)
+        #expect(Self.rules([Self.event(.accountDisabled, 0, 1, issuedAt: stale), Self.store("a", 2, 3)], proved(.disabled)) == ["unexplained token set"])
+        #expect(Self.rules([Self.event(.accountDisabled, 0, 1, issuedAt: fresh), Self.store("a", 2, 3)], proved(.disabled)).isEmpty)
+        // Any delivery, even one that failed after recording the word; but of the right kind.
+        #expect(Self.rules([Self.store("a", 0, 1), Self.event(.tokensRevoked, 2, 3, status: 503)], proved(.revoked)).isEmpty)
+        #expect(Self.rules([Self.store("a", 0, 1), Self.event(.tokensRevoked, 2, 3)], proved(.disabled)) == ["unexplained token set", "security event undone"])
         let enabled = Self.state(Self.ofAccount(Self.verified("a"), status: .disabled, verified: false))
         #expect(Self.rules([Self.store("a", 0, 1), Self.event(.accountDisabled, 2, 3)], enabled) == ["unexplained token set"])
         #expect(Self.rules([Self.store("a", 0, 1), Self.event(.accountDisabled, 2, 3), Self.event(.accountEnabled, 4, 5)], enabled).isEmpty)
+    }
+
+    /// store-tokens answers 400 when Google's word, read after its write, overrules it: the
+    /// set it wrote stands as Google said (revoked or disabled), and never active.
+    @Test("a store the word overruled wrote a set that is revoked or disabled, never active, and its 400 is expected")
+    func overruledStore() {
+        var overruled = Self.store("b", 2, 4, status: 400)
+        overruled.overruled = true
+        #expect(overruled.unexpected == nil)
+        let refused = Self.store("b", 2, 4, status: 400)
+        #expect(refused.unexpected != nil, "a 400 to a live grant the word did not overrule")
+        var revoked = Self.ofAccount(Self.verified("b"), status: .revoked)
+        revoked.verifiedAt = Self.now
+        let history = [Self.store("a", 0, 1), Self.event(.tokensRevoked, 1, 2, issuedAt: Self.now), overruled]
+        #expect(Self.rules(history, Self.state(revoked)).isEmpty)
+        #expect(Self.rules([Self.store("a", 0, 1), Self.event(.tokensRevoked, 1, 2, issuedAt: Self.now), refused], Self.state(revoked))
+            == ["unexplained token set"], "a refused store wrote nothing")
+        var active = Self.ofAccount(Self.verified("b"))
+        active.verifiedAt = Self.now
+        #expect(Self.rules(history, Self.state(active)).contains("unexplained token set"))
+        // Active between its write and its reading of the word, while the store ran.
+        let seenDuring = Observation(user: 0, started: Self.at(3), ended: Self.at(3), state: Self.state(active), connected: true)
+        #expect(Self.checker(history).violations(finalStates: [0: Self.state(revoked)], samples: [seenDuring]).isEmpty)
+        #expect(Self.rules([Self.store("a", 0, 1), overruled], Self.state(revoked)).contains("store overruled without Google's word"))
+        // Its refresh is overruled too, and counts as revoked once per tokens-revoked event.
+        var run = SoakRecord(function: .tokenRefresh, started: Self.at(5), ended: Self.at(6), exitStatus: 0)
+        run.summary = RefreshSummary()
+        run.summary?.revoked = 1
+        #expect(Self.rules(history + [run], Self.state(revoked)).isEmpty)
+        run.summary?.revoked = 2
+        #expect(Self.rules(history + [run], Self.state(revoked)) == ["revoked without invalid_grant"])
     }
 
     @Test("an event that surely acted is not undone by a refresh writing back an active set: no resurrected grant")

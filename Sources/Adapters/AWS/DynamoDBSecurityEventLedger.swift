@@ -18,7 +18,7 @@ package struct DynamoDBSecurityEventLedger: SecurityEventLedger {
     /// The expiry attribute, the table's time to live.
     package static let expiresAtAttribute = "expires_at"
 
-    /// Present (`true`) on a claim: a record that replaces it.
+    /// Present on a claim, naming its claimant: a record replaces it.
     package static let leaseAttribute = "lease"
 
     /// What the receiver calls, all on the table: claim and record (`PutItem`), release
@@ -53,39 +53,41 @@ package struct DynamoDBSecurityEventLedger: SecurityEventLedger {
         try await client.createTableIfNeeded(Self.table(named: table), timeToLive: Self.expiresAtAttribute)
     }
 
-    /// Whether `jti` was recorded and its record has not expired (a consistent read).
+    /// Whether `jti` was recorded and its record has not expired (a consistent read); a claim
+    /// is not a record.
     /// - Throws: ``StoreError``: `invalid_request` for an empty `jti`, `unavailable` when
     ///   DynamoDB cannot be reached, `corrupt` for an item without a readable expiry.
     package func contains(_ jti: String) async throws -> Bool {
         try Self.check(jti)
         let item = try await StoreError.mapping { try await client.getItem(table: table, key: [Self.jtiAttribute: .string(jti)]) }
-        guard let item else { return false }
+        guard let item, item[Self.leaseAttribute] == nil else { return false }
         guard case .number(let text) = item[Self.expiresAtAttribute], let expiresAt = Double(text) else {
             throw StoreError.corrupt.with(message: "the security event item \(jti) lacks a numeric \(Self.expiresAtAttribute)")
         }
         return expiresAt > now().timeIntervalSince1970
     }
 
-    /// Claims `jti` until `expiry` with a conditional `PutItem`: it writes when no item is
-    /// there or the one there has expired.
-    /// - Returns: `false` when a live claim or record is there (it stays).
+    /// Claims `jti` for `claimant` until `expiry` with a conditional `PutItem`: it writes when
+    /// no item is there, the one there has expired, or it is `claimant`'s own claim (a retry
+    /// of a write whose answer was lost).
+    /// - Returns: `false` when a live record or another claimant's live claim is there (it stays).
     /// - Throws: ``StoreError``: `invalid_request` for an empty `jti` or an expiry beyond any
     ///   date, `unavailable` when DynamoDB cannot be reached.
-    package func claim(_ jti: String, until expiry: Date) async throws -> Bool {
-        try await put(jti, until: expiry, lease: true, condition: "attribute_not_exists(#jti) OR #expires <= :now")
+    package func claim(_ jti: String, by claimant: String, until expiry: Date) async throws -> Bool {
+        try await put(jti, until: expiry, claimant: claimant, condition: "attribute_not_exists(#jti) OR #expires <= :now OR #lease = :claimant")
     }
 
-    /// Deletes `jti`'s item while it is a claim.
+    /// Deletes `jti`'s item while it is `claimant`'s claim.
     /// - Throws: ``StoreError`` when DynamoDB cannot be reached.
-    package func release(_ jti: String) async throws {
+    package func release(_ jti: String, by claimant: String) async throws {
         try Self.check(jti)
         do {
             try await client.deleteItem(
-                table: table, key: [Self.jtiAttribute: .string(jti)], condition: "attribute_exists(#lease)",
-                placeholders: DynamoDBExpressionValues(names: ["#lease": Self.leaseAttribute])
+                table: table, key: [Self.jtiAttribute: .string(jti)], condition: "#lease = :claimant",
+                placeholders: DynamoDBExpressionValues(names: ["#lease": Self.leaseAttribute], values: [":claimant": .string(claimant)])
             )
         } catch let refused as AWSError where refused.isConditionalCheckFailed {
-            return  // recorded for good meanwhile, or never claimed
+            return  // recorded for good meanwhile, taken over, or never claimed
         } catch {
             throw StoreError(mapping: error)
         }
@@ -97,11 +99,12 @@ package struct DynamoDBSecurityEventLedger: SecurityEventLedger {
     /// - Throws: ``StoreError``: `invalid_request` for an empty `jti` or an expiry beyond any
     ///   date, `unavailable` when DynamoDB cannot be reached.
     package func record(_ jti: String, until expiry: Date) async throws {
-        _ = try await put(jti, until: expiry, lease: false, condition: "attribute_not_exists(#jti) OR #expires <= :now OR attribute_exists(#lease)")
+        _ = try await put(jti, until: expiry, claimant: nil, condition: "attribute_not_exists(#jti) OR #expires <= :now OR attribute_exists(#lease)")
     }
 
-    /// One conditional `PutItem` of `jti`; `false` when the condition failed.
-    private func put(_ jti: String, until expiry: Date, lease: Bool, condition: String) async throws -> Bool {
+    /// One conditional `PutItem` of `jti` (a claim when `claimant` is given); `false` when the
+    /// condition failed.
+    private func put(_ jti: String, until expiry: Date, claimant: String?, condition: String) async throws -> Bool {
         try Self.check(jti)
         // Whole seconds, as DynamoDB's time to live reads them; up, so a record never ends early.
         let expiresAt = expiry.timeIntervalSince1970.rounded(.up)
@@ -111,12 +114,16 @@ package struct DynamoDBSecurityEventLedger: SecurityEventLedger {
         // Down: `expires_at <= :now` with whole-second expiries is then exactly "expired by now".
         let now = Int64(self.now().timeIntervalSince1970.rounded(.down))
         var item: DynamoDBItem = [Self.jtiAttribute: .string(jti), Self.expiresAtAttribute: .integer(Int64(expiresAt))]
-        if lease { item[Self.leaseAttribute] = .bool(true) }
+        var values: DynamoDBItem = [":now": .integer(now)]
+        if let claimant {
+            item[Self.leaseAttribute] = .string(claimant)
+            values[":claimant"] = .string(claimant)
+        }
         var names = ["#jti": Self.jtiAttribute, "#expires": Self.expiresAtAttribute]
         if condition.contains("#lease") { names["#lease"] = Self.leaseAttribute }
         do {
             try await client.putItem(
-                table: table, item: item, condition: condition, placeholders: DynamoDBExpressionValues(names: names, values: [":now": .integer(now)])
+                table: table, item: item, condition: condition, placeholders: DynamoDBExpressionValues(names: names, values: values)
             )
             return true
         } catch let error as AWSError where error.isConditionalCheckFailed {

@@ -67,9 +67,11 @@ enum EmbeddedSchema {
         );
         CREATE INDEX IF NOT EXISTS security_events_expires_at ON security_events (expires_at);
 
-        -- The security events being acted on (claimed, not yet recorded), until their lease ends.
+        -- The security events being acted on (claimed, not yet recorded), by whom, until
+        -- their lease ends.
         CREATE TABLE IF NOT EXISTS security_event_claims (
             jti        TEXT PRIMARY KEY NOT NULL,
+            claimant   TEXT NOT NULL,
             expires_at REAL NOT NULL
         );
 

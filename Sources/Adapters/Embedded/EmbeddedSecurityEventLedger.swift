@@ -34,47 +34,52 @@ package struct EmbeddedSecurityEventLedger: SecurityEventLedger {
         self.now = now
     }
 
-    /// Whether `jti` was recorded (or is claimed) and its record has not expired.
+    /// Whether `jti` was recorded and its record has not expired; a claim is not a record.
     /// - Throws: ``StoreError/invalidRequest`` for an empty `jti`; ``StoreError/unavailable``
     ///   when the database cannot be read.
     package func contains(_ jti: String) async throws -> Bool {
         try Self.check(jti)
         let now = self.now().timeIntervalSince1970
         return try await database.read { connection in
-            try Self.isLive(jti, now: now, in: connection)
+            try connection.queryFirst(
+                "SELECT 1 FROM security_events WHERE jti = ?1 AND expires_at > ?2", [.text(jti), .real(now)]
+            ) { _ in true } ?? false
         }
     }
 
-    private static func isLive(_ jti: String, now: Double, in connection: SQLiteConnection) throws -> Bool {
+    /// Whether a live record of `jti`, or a live claim by anyone but `claimant`, is there.
+    private static func isLive(_ jti: String, now: Double, except claimant: String, in connection: SQLiteConnection) throws -> Bool {
         try connection.queryFirst(
             """
             SELECT 1 FROM security_events WHERE jti = ?1 AND expires_at > ?2
-            UNION ALL SELECT 1 FROM security_event_claims WHERE jti = ?1 AND expires_at > ?2
-            """, [.text(jti), .real(now)]
+            UNION ALL SELECT 1 FROM security_event_claims WHERE jti = ?1 AND expires_at > ?2 AND claimant IS NOT ?3
+            """, [.text(jti), .real(now), .text(claimant)]
         ) { _ in true } ?? false
     }
 
-    /// Claims `jti` until `expiry` unless a live record or claim is there, in one transaction.
-    /// - Returns: whether this call claimed it.
+    /// Claims `jti` for `claimant` until `expiry` unless a live record or another claimant's
+    /// live claim is there, in one transaction.
+    /// - Returns: whether `claimant` holds it now.
     /// - Throws: ``StoreError/invalidRequest`` for an empty `jti`; ``StoreError/unavailable``.
-    package func claim(_ jti: String, until expiry: Date) async throws -> Bool {
+    package func claim(_ jti: String, by claimant: String, until expiry: Date) async throws -> Bool {
         try Self.check(jti)
         let now = self.now().timeIntervalSince1970
         return try await database.write { connection in
-            guard try !Self.isLive(jti, now: now, in: connection) else { return false }
+            guard try !Self.isLive(jti, now: now, except: claimant, in: connection) else { return false }
             try connection.run(
-                "INSERT OR REPLACE INTO security_event_claims (jti, expires_at) VALUES (?1, ?2)", [.text(jti), .real(expiry.timeIntervalSince1970)]
+                "INSERT OR REPLACE INTO security_event_claims (jti, claimant, expires_at) VALUES (?1, ?2, ?3)",
+                [.text(jti), .text(claimant), .real(expiry.timeIntervalSince1970)]
             )
             return true
         }
     }
 
-    /// Removes `jti`'s claim.
+    /// Removes `jti`'s claim if `claimant` holds it.
     /// - Throws: ``StoreError/unavailable`` when the database cannot be written.
-    package func release(_ jti: String) async throws {
+    package func release(_ jti: String, by claimant: String) async throws {
         try Self.check(jti)
         _ = try await database.write { connection in
-            try connection.run("DELETE FROM security_event_claims WHERE jti = ?1", [.text(jti)])
+            try connection.run("DELETE FROM security_event_claims WHERE jti = ?1 AND claimant = ?2", [.text(jti), .text(claimant)])
         }
     }
 
