@@ -127,6 +127,21 @@ struct SecurityEventsHandlerTests {
         #expect(bench.lines.all.count == 1, "the redelivery is not counted as another event")
     }
 
+    @Test("a copy delivered while another acts on it is 503 and changes nothing; once that copy recorded it, 202")
+    func inFlightElsewhere() async throws {
+        let signed = try Self.sign(["https://schemas.openid.net/secevent/oauth/event-type/tokens-revoked"], jti: "jti-in-flight")
+        let bench = try await Bench(keySet: signed.jwks)
+        #expect(try await bench.ledger.claim("jti-in-flight", by: "another receiver", until: Date().addingTimeInterval(300)))
+        let response = await bench.post(signed.tokens[0])
+        #expect(response.status == 503)
+        #expect(response.headers["retry-after"] != nil, "Google is told to deliver it again")
+        #expect(try await bench.status() == .active, "the other copy acts, not this one")
+        #expect(bench.lines.all.isEmpty)
+        try await bench.ledger.record("jti-in-flight", until: Date().addingTimeInterval(86_400))
+        #expect(await bench.post(signed.tokens[0]).status == 202)
+        #expect(try await bench.status() == .active)
+    }
+
     @Test("an invalid token is 400 with RFC 8935's object, recorded nowhere, counted as invalid; GET is 405")
     func refused() async throws {
         let signed = try Self.sign(["https://schemas.openid.net/secevent/risc/event-type/account-disabled"])
