@@ -46,6 +46,28 @@ struct FaultProxyTests {
         #expect(proxy.plan.records.map(\.upstreamStatus) == [200, nil, 200, nil, 200, nil])
     }
 
+    @Test("a lagging listing answers empty without forwarding; a held request waits at its gate, then is forwarded")
+    func listingAndHold() async throws {
+        let upstream = try peer()
+        defer { upstream.stop() }
+        let proxy = try FaultProxy(upstream: upstream.url, dialect: .aws)
+        defer { proxy.stop() }
+        proxy.plan.inject(.emptyListing, at: .operation("ListSecrets", occurrence: 1))
+        let listed = try await send(proxy, "ListSecrets").get()
+        #expect(listed.status == 200 && String(decoding: listed.body, as: UTF8.self) == #"{"SecretList":[]}"#)
+        #expect(upstream.requests.isEmpty, "AWS never saw it")
+
+        let gate = ProxyGate()
+        proxy.plan.inject(.hold(gate), at: .operation("PutSecretValue", occurrence: 1))
+        async let held = send(proxy, "PutSecretValue")
+        #expect(await gate.waitUntilHeld())
+        try await Task.sleep(for: .milliseconds(100))
+        #expect(upstream.requests.isEmpty, "held: not forwarded before the gate opens")
+        gate.open()
+        #expect(try await held.get().status == 200)
+        #expect(upstream.requests.count == 1)
+    }
+
     @Test("AWS and Google answers of its own: 503 and throttling bodies")
     func answers() async throws {
         let upstream = try peer()

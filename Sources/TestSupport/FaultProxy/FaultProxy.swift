@@ -102,6 +102,11 @@ package final class FaultProxy: @unchecked Sendable {
                 return false
             case .deny:
                 guard client.write(deniedAnswer().serialized(connection: "keep-alive")) else { return false }
+            case .emptyListing:
+                guard client.write(Self.emptyListing(of: Self.operation(of: request)).serialized(connection: "keep-alive")) else { return false }
+            case .hold(let gate):
+                gate.pass()
+                guard let answer = forward(request, index: index), client.write(answer.serialized(connection: "keep-alive")) else { return false }
             }
         }
         return false
@@ -150,6 +155,14 @@ package final class FaultProxy: @unchecked Sendable {
             let body = #"{"error":"access_denied","error_description":"Forbidden."}"#
             return ProxyMessage(startLine: "HTTP/1.1 403 Forbidden", headers: [("Content-Type", "application/json; charset=utf-8")], body: Array(body.utf8))
         }
+    }
+
+    /// What AWS answers a listing that shows nothing: `ListSecrets` no secrets, a DynamoDB
+    /// `Query` or `Scan` no items.
+    static func emptyListing(of operation: String) -> ProxyMessage {
+        let body = operation == "ListSecrets" ? #"{"SecretList":[]}"# : #"{"Count":0,"Items":[],"ScannedCount":0}"#
+        let type = operation == "ListSecrets" ? "application/x-amz-json-1.1" : "application/x-amz-json-1.0"
+        return ProxyMessage(startLine: "HTTP/1.1 200 OK", headers: [("Content-Type", type)], body: Array(body.utf8))
     }
 
     /// `secretsmanager.PutSecretValue` → `PutSecretValue`; else the path: `/token` → `token`.

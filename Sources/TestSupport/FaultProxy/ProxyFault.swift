@@ -24,6 +24,14 @@ package enum ProxyFault: Sendable, Hashable, CustomStringConvertible {
     /// `AccessDeniedException`, Google 403. Not one of ``all(latency:)``: no store call of
     /// ours is refused so in a deployment that works.
     case deny
+    /// Answer a listing as empty without forwarding (`ListSecrets`: no secrets; DynamoDB
+    /// `Query` or `Scan`: no items), as a listing that lags behind the writes does: AWS says
+    /// `ListSecrets` may not show changes of the last five minutes, and an index is
+    /// eventually consistent. Not one of ``all(latency:)``.
+    case emptyListing
+    /// Hold the request at `gate` until the test opens it, then forward: a write in flight
+    /// while something else happens. Not one of ``all(latency:)``.
+    case hold(ProxyGate)
 
     /// Every kind once, for matrices (latency of `latency`).
     package static func all(latency: Duration = .milliseconds(200)) -> [ProxyFault] {
@@ -33,8 +41,8 @@ package enum ProxyFault: Sendable, Hashable, CustomStringConvertible {
     /// Whether the peer receives the request (and so may change state) under this fault.
     package var forwards: Bool {
         switch self {
-        case .latency, .resetAfterForward, .truncate, .stallAfterForward: true
-        case .status, .throttle, .resetBeforeForward, .stall, .deny: false
+        case .latency, .resetAfterForward, .truncate, .stallAfterForward, .hold: true
+        case .status, .throttle, .resetBeforeForward, .stall, .deny, .emptyListing: false
         }
     }
 
@@ -50,6 +58,8 @@ package enum ProxyFault: Sendable, Hashable, CustomStringConvertible {
         case .stall: "stall"
         case .stallAfterForward: "stall-after"
         case .deny: "deny"
+        case .emptyListing: "empty-listing"
+        case .hold: "hold"
         }
     }
 }
