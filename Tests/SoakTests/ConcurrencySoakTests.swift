@@ -85,7 +85,11 @@ private func soak(issuerKeys: Bool = false, on makeBackend: (FakeGoogleServer) a
     let label = backend.name + (issuerKeys ? "-jwks" : "")
     var eventRandom = SplitMix64(seed: seed ^ 0x5EC0_E7E7)
     let events = try SoakSecurityEvents(google: google, audience: google.clientID, using: &eventRandom)
-    let workload = SoakWorkload(label: label, jwts: jwts, google: google, environment: environment, events: events)
+    var receiverEnvironment = environment
+    receiverEnvironment["AWS_ENDPOINT_URL"] = backend.receiverEnvironment["AWS_ENDPOINT_URL"]
+    let workload = SoakWorkload(
+        label: label, jwts: jwts, google: google, environment: environment, receiverEnvironment: receiverEnvironment, events: events
+    )
 
     // Every user exists and is connected before the soak: the first connection
     // (CreateSecret) is not what the soak is about, and moto answers 500 to creations
@@ -108,6 +112,10 @@ private func soak(issuerKeys: Bool = false, on makeBackend: (FakeGoogleServer) a
     let operations = written.records + stormed.records
     let harnessErrors = written.errors + stormed.errors
     records += operations
+    // The next scheduled run, which applies what Google said while the receiver's listing lagged.
+    let finalRun = try await SpawnedProcess.offThePool { try workload.finalRefresh(runner: try SpawnedFunction(scratch: scratch.appendingPathComponent("final"))) }
+    records.append(finalRun)
+    #expect(finalRun.unexpected == nil, "the final refresh run: \(finalRun.unexpected ?? "") \(finalRun.failureDetail ?? "")")
 
     // The last sweep, as the next refresh run would make it: events a put left pending go
     // out, and grants a disconnect marked are deleted once theirs are.
@@ -126,7 +134,7 @@ private func soak(issuerKeys: Bool = false, on makeBackend: (FakeGoogleServer) a
     }
     let invalidGrants = google.invalidGrantRefreshTokens
     let checker = InvariantChecker(
-        records: records,
+        records: records, listingLags: backend.listingLags,
         google: GoogleFacts(
             issued: { google.issued(accessToken: $0, presenting: $1) }, invalidGrantRefreshTokens: invalidGrants,
             accountEmail: { SoakWorkload.user(ofRefreshToken: $0).map(SoakWorkload.googleEmail) }
@@ -185,6 +193,12 @@ private func soak(issuerKeys: Bool = false, on makeBackend: (FakeGoogleServer) a
     #expect(operations.contains { $0.function == .securityEvents && $0.event?.late == true && $0.httpStatus == 202 }, "no late security event was delivered")
     #expect(stormWorkers == 0 || stormed.records.compactMap(\.summary).contains { $0.refreshed > 0 }, "the refresh storm refreshed nothing")
     #expect(samples.count > 0, "no token set was sampled during the run")
+    if let faults = backend.faults {
+        let (hidden, held) = faults.played
+        print("soak \(backend.name): the receiver's listing hid its grants \(hidden) times; \(held) writes were held in flight")
+        print("soak \(backend.name): calls through the proxies: \(faults.held.plan.operationCounts.sorted { $0.key < $1.key }), the receiver's \(faults.lagging.plan.operationCounts.sorted { $0.key < $1.key })")
+        #expect(hidden > 0 && held > 0, "the lagging listing or the writes in flight never played")
+    }
 }
 
 /// Reads users' secrets in-process until `deadline` while the workers run (half of the

@@ -212,6 +212,25 @@ struct InvariantCheckerTests {
         #expect(Self.rules([Self.store("a", 0, 1), Self.event(.tokensRevoked, 2, 3)], other, issued: refreshed).isEmpty)
     }
 
+    @Test("a lagging listing: an event is owed once a refresh run that catches up on Google's word ran after it, not before")
+    func laggingListing() {
+        let active = Self.state(Self.ofAccount(Self.verified("a", access: "google-a2"), status: .active), tags: nil)
+        let refreshed = ["google-a2": "refresh-a"]
+        let history = [Self.store("a", 0, 1), Self.event(.tokensRevoked, 2, 3)]
+        let lagging = { (records: [SoakRecord]) in
+            var checker = Self.checker(records, issued: refreshed)
+            checker.listingLags = true
+            return checker.violations(finalStates: [0: active]).map(\.rule)
+        }
+        #expect(lagging(history).isEmpty, "no catch-up ran: the word waits")
+        var run = SoakRecord(function: .tokenRefresh, started: Self.at(4), ended: Self.at(5), exitStatus: 0)
+        run.summary = RefreshSummary()
+        #expect(lagging(history + [run]).isEmpty, "a run of another shard does not catch up")
+        run.catchesUp = true
+        #expect(lagging(history + [run]) == ["security event undone"])
+        #expect(Self.rules(history, active, issued: refreshed) == ["security event undone"], "without lag the event is owed at once")
+    }
+
     /// Google delivers late and out of order: the receiver leaves a grant alone when an event
     /// is older than its last proof, or than the latest account event applied to it.
     @Test("an event older than the set's last proof neither explains its status nor is owed; the latest account event wins")

@@ -11,6 +11,12 @@ import PayPulseTestSupport
 struct SoakBackend {
     let name: String
     let environment: [String: String]
+    /// What the security-events processes get: on moto, a listing that lags (see
+    /// ``AWSFaults``); on the embedded store ``environment``.
+    let receiverEnvironment: [String: String]
+    /// Whether the receiver's listing may not show a grant yet: the checker then owes an
+    /// event only once a refresh run that catches up on Google's word ran after it.
+    var listingLags: Bool { faults != nil }
     /// Where the configuration secrets (the client ID) live.
     let secrets: any SecretStore
     /// Where the token sets live, as the functions reach them: `secrets` through the Secrets
@@ -24,6 +30,8 @@ struct SoakBackend {
     let events: @Sendable () async throws -> (events: [[String: Any]], invalid: [String])
     /// Keeps a private server alive, removes a state directory.
     let cleanUp: () -> Void
+    /// The proxies that play AWS's lag and writes in flight, on moto; `nil` on the embedded store.
+    var faults: AWSFaults? = nil
 
     private static let quiet = Logger(label: "soak") { _ in SwiftLogNoOpLogHandler() }
 
@@ -52,7 +60,7 @@ struct SoakBackend {
         let secrets = EmbeddedSecretStore(database: database, logger: quiet)
         let table = EmbeddedLifecycleEvents(database: database)
         return SoakBackend(
-            name: "embedded", environment: environment, secrets: secrets, grants: SecretsManagerGrantStore(secrets),
+            name: "embedded", environment: environment, receiverEnvironment: environment, secrets: secrets, grants: SecretsManagerGrantStore(secrets),
             users: EmbeddedUserDirectory(database: database, logger: quiet), publisher: publisher(table),
             events: {
                 // As EventBridge would deliver them: source, detail type, the detail as an object.
@@ -69,13 +77,52 @@ struct SoakBackend {
     /// no other test, so nobody else's requests race ours there).
     static func moto(google: FakeGoogleServer) async throws -> SoakBackend {
         let (server, users, queue) = try await privateMoto()
-        var environment = awsEnvironment(google: google, endpoint: server.endpoint, bus: queue.bus)
+        let faults = try AWSFaults(moto: server, listing: "ListSecrets", writes: ["CreateSecret", "PutSecretValue", "TagResource"])
+        var environment = awsEnvironment(google: google, endpoint: faults.held.url, bus: queue.bus)
         environment["PAYPULSE_STORE"] = "aws"
         let secrets = AWSSecretStore(client: try AWSTestClients.secretsManager(endpoint: server.endpoint))
         return SoakBackend(
-            name: "moto", environment: environment, secrets: secrets, grants: SecretsManagerGrantStore(secrets),
-            users: users, publisher: try publisher(on: queue), events: { try queue.drain() }, cleanUp: { withExtendedLifetime(server) {} }
+            name: "moto", environment: environment, receiverEnvironment: faults.receiving(environment), secrets: secrets,
+            grants: SecretsManagerGrantStore(secrets), users: users, publisher: try publisher(on: queue), events: { try queue.drain() },
+            cleanUp: { withExtendedLifetime(server) {} }, faults: faults
         )
+    }
+
+    /// What AWS may do to the functions' calls, played by two proxies in front of moto: every
+    /// fourth write of each kind held for a moment (in flight while other processes act), and,
+    /// for the security-events processes only, every second listing empty (a grant the
+    /// listing does not show yet: ListSecrets lags up to five minutes, an index is eventually
+    /// consistent). The refresh runs and the harness see the listing as it is, so the run's
+    /// catch-up on Google's word finds what the receiver missed.
+    final class AWSFaults: Sendable {
+        /// Every function's way to moto.
+        let held: FaultProxy
+        /// The receiver's way: through ``held``, its listings lagging.
+        let lagging: FaultProxy
+
+        init(moto: MotoServer, listing: String, writes: [String]) throws {
+            let heldPlan = FaultPlan()
+            for write in writes { heldPlan.inject(.latency(.milliseconds(300)), at: .every(write, period: 4), persistent: true) }
+            held = try FaultProxy(upstream: moto.endpoint, dialect: .aws, plan: heldPlan, name: "held")
+            let laggingPlan = FaultPlan()
+            laggingPlan.inject(.emptyListing, at: .every(listing, period: 2), persistent: true)
+            lagging = try FaultProxy(upstream: held.url, dialect: .aws, plan: laggingPlan, name: "lagging")
+        }
+
+        /// How many listings the receiver was shown empty, and how many writes were held.
+        var played: (hidden: Int, held: Int) {
+            (lagging.plan.records.filter { $0.fault == .emptyListing }.count, held.plan.records.filter { $0.fault != nil }.count)
+        }
+
+        /// `environment` with the receiver's way to moto.
+        func receiving(_ environment: [String: String]) -> [String: String] {
+            environment.merging(["AWS_ENDPOINT_URL": lagging.url]) { $1 }
+        }
+
+        deinit {
+            lagging.stop()
+            held.stop()
+        }
     }
 
     /// The token sets in a DynamoDB table sealed under a KMS key, both on a moto_server of
@@ -90,13 +137,15 @@ struct SoakBackend {
             cipher: EnvelopeCipher(keys: DataKeyCache(service: kms, keyID: keyID)), due: .defaultRefresh
         )
         try await grants.createTableIfNeeded()
-        var environment = awsEnvironment(google: google, endpoint: server.endpoint, bus: queue.bus)
+        let faults = try AWSFaults(moto: server, listing: "Query", writes: ["PutItem", "UpdateItem"])
+        var environment = awsEnvironment(google: google, endpoint: faults.held.url, bus: queue.bus)
         environment["PAYPULSE_STORE"] = "dynamodb"
         environment["TOKENS_TABLE"] = TokenTable.name
         environment["PAYPULSE_KMS_KEY_ID"] = keyID
         return SoakBackend(
-            name: "dynamodb", environment: environment, secrets: AWSSecretStore(client: try AWSTestClients.secretsManager(endpoint: server.endpoint)),
-            grants: grants, users: users, publisher: try publisher(on: queue), events: { try queue.drain() }, cleanUp: { withExtendedLifetime(server) {} }
+            name: "dynamodb", environment: environment, receiverEnvironment: faults.receiving(environment),
+            secrets: AWSSecretStore(client: try AWSTestClients.secretsManager(endpoint: server.endpoint)), grants: grants, users: users,
+            publisher: try publisher(on: queue), events: { try queue.drain() }, cleanUp: { withExtendedLifetime(server) {} }, faults: faults
         )
     }
 

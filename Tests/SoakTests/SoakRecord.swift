@@ -86,6 +86,9 @@ struct SoakRecord: Sendable {
     /// security-events: acted on but its `jti` not recorded (the function logged so), so a
     /// later delivery of the same token may act again.
     var eventUnrecorded = false
+    /// A token-refresh of the first shard (or of everyone): it applies Google's recent word
+    /// to the grants the listing shows, before it refreshes.
+    var catchesUp = false
     /// A token-refresh of the storm workers, which run nothing else.
     var isStorm = false
     /// Written by the harness before the soak (the seed of each user), not by a process.

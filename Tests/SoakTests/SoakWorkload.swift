@@ -22,6 +22,8 @@ struct SoakWorkload: Sendable {
     let jwts: [String]
     let google: FakeGoogleServer
     let environment: [String: String]
+    /// What the security-events processes get (a listing that may lag, on moto).
+    let receiverEnvironment: [String: String]
     let events: SoakSecurityEvents
 
     static func userID(_ user: Int) -> String { "soak-user-\(user < 10 ? "0" : "")\(user)" }
@@ -146,15 +148,25 @@ struct SoakWorkload: Sendable {
         tag: String, runner: SpawnedFunction, environment: [String: String], using random: inout some RandomNumberGenerator
     ) throws -> SoakRecord {
         let shards = Bool.random(using: &random) ? 1 : Int.random(in: 2...4, using: &random)
-        let event = SoakEvents.tokenRefresh(shard: Int.random(in: 0..<shards, using: &random), of: shards)
-        return try run(.tokenRefresh, tag: tag, user: nil, event: event, runner: runner, environment: environment)
+        let shard = Int.random(in: 0..<shards, using: &random)
+        var record = try run(.tokenRefresh, tag: tag, user: nil, event: SoakEvents.tokenRefresh(shard: shard, of: shards), runner: runner, environment: environment)
+        record.catchesUp = shard == 0
+        return record
+    }
+
+    /// The refresh run the schedule would make next, over everyone, after the workers
+    /// stopped: Google's word the receiver's lagging listing missed is applied by then.
+    func finalRefresh(runner: SpawnedFunction) throws -> SoakRecord {
+        var record = try run(.tokenRefresh, tag: "final", user: nil, event: SoakEvents.tokenRefresh(shard: 0, of: 1), runner: runner)
+        record.catchesUp = true
+        return record
     }
 
     private func run(
         _ function: SoakFunction, tag: String, user: Int?, event: Data, sent: SentTokens? = nil, runner: SpawnedFunction,
         environment: [String: String]? = nil
     ) throws -> SoakRecord {
-        let result = try runner.run(function.rawValue, event: event, environment: environment ?? self.environment)
+        let result = try runner.run(function.rawValue, event: event, environment: environment ?? (function == .securityEvents ? receiverEnvironment : self.environment))
         var record = SoakRecord(
             function: function, user: user, tag: tag, started: result.started, ended: result.ended, exitStatus: result.exitStatus,
             signal: result.signal, sent: sent

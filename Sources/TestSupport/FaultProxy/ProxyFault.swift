@@ -72,11 +72,15 @@ package enum FaultTrigger: Sendable, Hashable, CustomStringConvertible {
     /// The n-th request of an operation: the action of `X-Amz-Target` (`PutSecretValue`,
     /// `GetItem`) or, without that header, the path without its slash (`token`, `revoke`).
     case operation(String, occurrence: Int)
+    /// Every `period`-th request of an operation (the `period`-th, twice that, ...), for a
+    /// soak's steady share of faults: inject it persistent, or it plays once.
+    case every(String, period: Int)
 
     package var description: String {
         switch self {
         case .request(let index): "request #\(index)"
         case .operation(let name, let occurrence): "\(name) #\(occurrence)"
+        case .every(let name, let period): "every \(period)th \(name)"
         }
     }
 
@@ -87,6 +91,8 @@ package enum FaultTrigger: Sendable, Hashable, CustomStringConvertible {
             persistent ? index >= wanted : index == wanted
         case .operation(let name, let wanted):
             name == operation && (persistent ? occurrence >= wanted : occurrence == wanted)
+        case .every(let name, let period):
+            name == operation && period > 0 && occurrence % period == 0
         }
     }
 }
