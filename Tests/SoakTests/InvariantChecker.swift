@@ -397,8 +397,10 @@ struct InvariantChecker {
         switch set.status {
         case .active:
             // A store Google's word overruled answered 400: its set is active only between its
-            // write and its reading of the word, while the store runs.
-            guard !w.overruled || seenFrom.map({ $0 < w.ended }) == true else { return false }
+            // write and its reading of the word, while the store runs, or once Google enabled
+            // the account it disabled again (and a refresh proved the grant).
+            let enabledSince = w.overruledTo == "disabled" && events.contains { $0.isEvent(.accountEnabled) && $0.ended > w.started }
+            guard !w.overruled || enabledSince || seenFrom.map({ $0 < w.ended }) == true else { return false }
             return Int(set.expiresAt.timeIntervalSince(set.updatedAt).rounded()) == lifetime
         case .revoked:
             return (grant.map(google.invalidGrantRefreshTokens.contains) ?? false) || actedAfter(.tokensRevoked) || carried(.tokensRevoked)

@@ -166,7 +166,7 @@ struct InvariantCheckerTests {
     @Test("a store the word overruled wrote a set that is revoked or disabled, never active, and its 400 is expected")
     func overruledStore() {
         var overruled = Self.store("b", 2, 4, status: 400)
-        overruled.overruled = true
+        overruled.overruledTo = "revoked"
         #expect(overruled.unexpected == nil)
         let refused = Self.store("b", 2, 4, status: 400)
         #expect(refused.unexpected != nil, "a 400 to a live grant the word did not overrule")
@@ -183,6 +183,14 @@ struct InvariantCheckerTests {
         let seenDuring = Observation(user: 0, started: Self.at(3), ended: Self.at(3), state: Self.state(active), connected: true)
         #expect(Self.checker(history).violations(finalStates: [0: Self.state(revoked)], samples: [seenDuring]).isEmpty)
         #expect(Self.rules([Self.store("a", 0, 1), overruled], Self.state(revoked)).contains("store overruled without Google's word"))
+        // Disabled by the word, then enabled by Google and proved by a refresh: active again.
+        var disabledStore = overruled
+        disabledStore.overruledTo = "disabled"
+        let disabling = [Self.store("a", 0, 1), Self.event(.accountDisabled, 1, 2, issuedAt: Self.now), disabledStore]
+        #expect(Self.rules(disabling, Self.state(active)).contains("unexplained token set"))
+        #expect(Self.rules(disabling + [Self.event(.accountEnabled, 5, 6, issuedAt: Self.now)], Self.state(active)).isEmpty)
+        #expect(Self.rules(history + [Self.event(.accountEnabled, 5, 6, issuedAt: Self.now)], Self.state(active)).contains("unexplained token set"),
+                "an enable does not bring back what tokens-revoked ended")
         // Its refresh is overruled too, and counts as revoked once per tokens-revoked event.
         var run = SoakRecord(function: .tokenRefresh, started: Self.at(5), ended: Self.at(6), exitStatus: 0)
         run.summary = RefreshSummary()

@@ -105,7 +105,9 @@ struct SoakRecord: Sendable {
     /// For store-tokens: answered 400 because Google's word on the account, read after the
     /// write, overruled it (an event issued after Google's proof): the set was written and
     /// then revoked or disabled as Google said.
-    var overruled = false
+    var overruled: Bool { overruledTo != nil }
+    /// What that word left the set: `revoked`, `disabled` (or `deleted`, for a purge).
+    var overruledTo: String?
 
     /// A security event answered 503 because another copy of it was being acted on: Google
     /// delivers it again, as it must.

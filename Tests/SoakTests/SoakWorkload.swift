@@ -177,7 +177,7 @@ struct SoakWorkload: Sendable {
             record.handlerSaid = Self.handlerSaid(result.stderr)
         }
         record.storedUnverified = function == .storeTokens && result.stderr.contains("storing it unverified")
-        record.overruled = function == .storeTokens && result.stderr.contains("Google's newer word on the account")
+        if function == .storeTokens { record.overruledTo = Self.overruledTo(result.stderr) }
         if function == .tokenRefresh {
             record.summary = try? JSONDecoder().decode(RefreshSummary.self, from: Data(result.stdout.utf8))
         } else {
@@ -193,6 +193,12 @@ struct SoakWorkload: Sendable {
             record.failureDetail = String(result.stderr.suffix(1500)) + " | stdout: " + String(result.stdout.prefix(500))
         }
         return record
+    }
+
+    /// The status store-tokens logged when Google's newer word overruled its write, if it did.
+    static func overruledTo(_ stderr: String) -> String? {
+        guard let line = stderr.split(separator: "\n").last(where: { $0.contains("Google's newer word on the account") }) else { return nil }
+        return ["revoked", "disabled", "deleted"].first { line.contains($0) } ?? "unknown"
     }
 
     /// The counts the security-events handler logs with "security event received", or that

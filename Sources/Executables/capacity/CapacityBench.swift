@@ -36,6 +36,10 @@ struct CapacityBench {
         // store-tokens counts each post in the request quotas table, as `paypulse setup` creates it.
         try await DynamoDBRequestQuota(client: try AWSTestClients.dynamoDB(endpoint: moto.endpoint), table: "paypulse-request-quotas", rule: QuotaRule(limit: 10))
             .createTableIfNeeded()
+        // Google's word on each account, read after every write of a usable grant and by
+        // fresh-token, lives in the security events' table, as `paypulse setup` creates it.
+        try await DynamoDBSecurityEventLedger(client: try AWSTestClients.dynamoDB(endpoint: moto.endpoint), table: "paypulse-security-events")
+            .createTableIfNeeded()
     }
 
     /// The configuration a function gets: through the counting proxy, with `extra` variables.
