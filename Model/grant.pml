@@ -1,4 +1,4 @@
-/* DRAFT (issue 55, open): not yet verified by Spin; Model/check.sh, make model and docs/model.md do not exist yet. */
+/* DRAFT (issue 55, open): not yet verified exhaustively; Model/check.sh, make model and docs/model.md do not exist yet. Scenarios 1-4 below are sized for a run each; scenario 1 (a first connect beside two events) alone stored 41 million states without faults, too many: split it next. */
 /*
  * PayPulse Gmail Connect: one user's grant, model-checked (issue 55).
  *
@@ -20,35 +20,46 @@
 #define SCENARIO 1
 #endif
 #if SCENARIO == 1
-/* connect beside Google's events: store-tokens, two events, a delivery, a refresh run */
+/* a first connect beside two of Google's events and their delivery */
 #define INIT_CONNECTED 0
+#define P_STORE1 1
 #define P_STORE2 0
-#define P_REFRESH 1
+#define P_REFRESH 0
 #define P_FRESH 0
 #define P_DISC 0
 #define NEV 2
-#define NRECV 1
 #endif
 #if SCENARIO == 2
 /* a connected grant: disconnect beside a reconnect or a switch, and one event of Google's */
 #define INIT_CONNECTED 1
+#define P_STORE1 0
 #define P_STORE2 1
 #define P_REFRESH 0
 #define P_FRESH 0
 #define P_DISC 1
 #define NEV 1
-#define NRECV 1
 #endif
 #if SCENARIO == 3
-/* a connected grant: the refresh run and fresh-token beside two of Google's events */
+/* a connected grant: the refresh run and fresh-token beside one of Google's events */
 #define INIT_CONNECTED 1
+#define P_STORE1 0
 #define P_STORE2 0
 #define P_REFRESH 1
 #define P_FRESH 1
 #define P_DISC 0
-#define NEV 2
-#define NRECV 1
+#define NEV 1
 #endif
+#if SCENARIO == 4
+/* a first connect beside a refresh run and one of Google's events */
+#define INIT_CONNECTED 0
+#define P_STORE1 1
+#define P_STORE2 0
+#define P_REFRESH 1
+#define P_FRESH 0
+#define P_DISC 0
+#define NEV 1
+#endif
+#define NRECV 1
 #ifndef MAXF
 #define MAXF 1          /* faults per run */
 #endif
@@ -152,7 +163,7 @@ byte w_rev[NA+1]; byte w_dis[NA+1]; byte w_ena[NA+1]; byte w_pur[NA+1];
 /* ghost: Google itself (faithful), and the events it issued */
 byte gg_rev[NA+1]; byte gg_dis[NA+1]; byte gg_ena[NA+1]; byte gg_pur[NA+1];
 byte ge_n; mtype ge_kind[NEV]; byte ge_iat[NEV]; bit ge_acked[NEV];
-bit  jti[NEV];                /* the security event ledger's claims */
+byte led[NEV];                /* the security event ledger: 0 none, 1 claimed (a lease), 2 recorded */
 
 /* ghost: lifecycle events recorded (ids 1..nev) and published */
 byte nev; bit ev_pub[MAXLEV+1];
@@ -179,7 +190,7 @@ hidden byte h_i; hidden byte h_id; hidden mtype h_cb; hidden byte h_acct; hidden
 #define MAX(x, y)    (x > y -> x : y)
 #define CANF         (faults_on && nfaults < MAXF)
 /* a deleted secret the listing shows as a finished disconnect: its mark, tags describing that version */
-#define LEGIT_DELETED ((!STAMPED || t_ver == g.ver) && t_st == REVOKED && t_pend)
+#define LEGIT_DELETED ((!STAMPED || t_ver == g.ver) && t_st == REVOKED)
 #define CAUSE_EV(e)  (e + 1)
 #define C_STORE1     (NEV + 1)
 #define C_STORE2     (NEV + 2)
@@ -749,14 +760,16 @@ proctype Receiver(byte e0; bit final) {
     fi;
     a = A;
     printf("@ security-events(jti %d): Google delivers %e iat t%d\n", e, ge_kind[e], ge_iat[e]);
+    /* the ledger (SecurityEventsHandler.respond): a record answers 202; another copy's claim, 503 */
+    if
+    :: led[e] == 2 -> printf("@ security-events(jti %d): recorded before: 202, not acted on again\n", e); ge_acked[e] = 1; goto fin
+    :: led[e] == 1 -> printf("@ security-events(jti %d): another copy holds the claim: 503, Google delivers again\n", e); goto fin
+    :: else -> led[e] = 1
+    fi;
 #if !defined(D_NO_WORD) && !defined(D_LIST_BEFORE_WORD)
     RECORD_WORD;
 #endif
-    /* the ledger's claim on the jti (a conditional write): a copy that finds it does not act */
-    if
-    :: jti[e] -> printf("@ security-events(jti %d): jti claimed before: 202, not acted on again\n", e); ge_acked[e] = 1; goto fin
-    :: else -> jti[e] = 1
-    fi
+    skip
   }
   /* GrantStore.users(with: googleSubject): the listing, which may lag */
   atomic {
@@ -783,10 +796,10 @@ proctype Receiver(byte e0; bit final) {
   :: else
   fi;
   atomic {
-    if :: stfail -> printf("@ security-events(jti %d): 503, Google delivers again\n", e); goto fin :: else fi;
+    if :: stfail -> led[e] = 0; printf("@ security-events(jti %d): the claim released; 503, Google delivers again\n", e); goto fin :: else fi;
     fault(f, F_CRASH);
-    if :: f -> printf("@ security-events(jti %d): crashes before answering\n", e); goto fin :: else fi;
-    ge_acked[e] = 1; printf("@ security-events(jti %d): 202\n", e)
+    if :: f -> printf("@ security-events(jti %d): crashes before recording the jti (its claim runs out)\n", e); goto fin :: else fi;
+    led[e] = 2; ge_acked[e] = 1; printf("@ security-events(jti %d): recorded; 202\n", e)
   }
 fin:
   atomic { RESET_LOCALS; e = 0; a = 0; done++ }
@@ -901,12 +914,15 @@ proctype RefreshRun(byte cause; bit final) {
   /* 2. listDue: the tags (on Secrets Manager, with the version they should describe) */
   atomic {
     ldel = g.del;
-    cand = g.ex && (ldel || t_pend || !t_vfd || (STAMPED && t_ver != g.ver));
+    /* stale tags (their stamp names another version) are read when they would keep the run away */
+    cand = g.ex && (ldel || t_pend || !t_vfd || (STAMPED && t_ver != g.ver && t_st != ACTIVE));
     printf("@ refresh-run: listDue: exists=%d deleted=%d; tags %e verified=%d outbox=%d stamp v%d (current v%d)\n",
            g.ex, ldel, t_st, t_vfd, t_pend, t_ver, g.ver);
     if
     :: !final && g.ex && !cand && t_st == ACTIVE -> due = 1; printf("@ refresh-run: the access token is due by its expiry\n")
-    :: true -> due = 0
+    :: final && g.ex && !cand && t_st == ACTIVE && t_ver != g.ver ->
+       due = 1; printf("@ refresh-run: a grant listed active with stale tags, read when it falls due\n")
+    :: else -> due = 0
     fi;
     if :: !cand && !due -> goto fin :: else fi;
     /* the sweep finishing a deletion a crash cut short (between DeleteSecret and DescribeSecret) */
@@ -979,7 +995,7 @@ init {
     printf("@ init: v1 ACTIVE verified=1 proof t2 sub 1 (account A), its Gmail Connected published\n");
 #endif
     run Google(); n = 1;
-#if !INIT_CONNECTED
+#if P_STORE1
     run StoreTokens(A, C_STORE1); n++;
 #endif
 #if P_STORE2
@@ -1005,7 +1021,12 @@ init {
   }
   done == n;
   /* quiescence: no fault from here on. Google delivers again each event never answered 202. */
-  atomic { faults_on = 0; printf("@ quiescence: %d processes ended (%d faults)\n", n, nfaults); e = 0 }
+  atomic {
+    faults_on = 0; printf("@ quiescence: %d processes ended (%d faults)\n", n, nfaults);
+    /* a claim whose holder died runs out (its lease) */
+    for (e : 0 .. NEV - 1) { if :: led[e] == 1 -> led[e] = 0 :: else fi }
+    e = 0
+  }
   do
   :: e < ge_n -> if :: !ge_acked[e] -> run Receiver(e, 1); n++; done == n :: else fi; e++
   :: else -> break
