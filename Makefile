@@ -73,6 +73,8 @@ test:
 # imported inside an #if, the environment read only in App/Configuration, no function's main
 # async (scripts/lint-mains.sh says why), no `public` outside the PayPulseClient product
 # (scripts/lint-access.sh), no path that climbs above the repository (scripts/lint-paths.sh),
+# docs of the present (scripts/lint-docs.sh: README.md at most 90 lines, leading with its two
+# commands; no commit hash and at most five dates in the docs; every link and anchor found),
 # and what Linux
 # can check of the macOS build (platform spellings, library names, no apt-get). Each lint
 # that can proves first, with --self-test, that it fails on a planted fault. scripts/lint-size.sh
@@ -91,6 +93,8 @@ lint:
 	scripts/lint-access.sh
 	scripts/lint-paths.sh --self-test
 	scripts/lint-paths.sh
+	scripts/lint-docs.sh --self-test
+	scripts/lint-docs.sh
 	scripts/lint-platforms.sh --self-test
 	scripts/lint-platforms.sh
 	scripts/embed-openapi.sh --check
