@@ -64,7 +64,7 @@ package struct StoreTokensHandler: APIRouteHandler {
             throw .invalidGrant
         } catch let error as StoreError {
             logger.error("store-tokens failed", metadata: ["error": "\(error)"])
-            throw APIError(storeError: error, writing: true)
+            throw APIError(storeError: error)
         } catch {
             logger.error("store-tokens failed", metadata: ["error": "\(type(of: error))"])
             throw .internalError
