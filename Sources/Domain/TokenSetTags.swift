@@ -101,6 +101,28 @@ extension TokenSetTags {
         tags[refreshable] == "true" && tags[IndexedGrantAttribute.refreshTokenPrefix.rawValue] == nil
     }
 
+    /// Whether a listing's tags show a grant as a refresh leaves it: active, refreshable,
+    /// verified, nothing pending. A refresh that renews only the access token keeps such
+    /// tags on purpose, so tags of this shape stamped for an older version are not a sign of
+    /// a failed tag write; the run reads such a grant when it falls due, as any other.
+    package static func lookRoutine(_ tags: [String: String]) -> Bool {
+        tags[status] == GmailTokenSet.Status.active.rawValue && tags[refreshable] == "true" && tags[verified] == "true"
+            && !hasPendingEvents(tags)
+    }
+
+    /// Whether a listing shows tags that may not describe the grant's value (their stamp
+    /// names another version, or none) and that would keep the refresh run from reading it
+    /// (settled, unverified, nothing pending): the run reads it and rewrites them.
+    package static func needRewriting(_ grant: GrantSummary) -> Bool {
+        grant.attributesVersion != .current && !lookRoutine(grant.attributes)
+    }
+
+    /// Whether a listing shows a grant deleted with a newer value than its deleter decided
+    /// on (``GrantSummary/mayHoldNewerValue(statusAttribute:deletedStatus:)``).
+    package static func deletedTooSoon(_ grant: GrantSummary) -> Bool {
+        grant.mayHoldNewerValue(statusAttribute: status, deletedStatus: GmailTokenSet.Status.revoked.rawValue)
+    }
+
     /// Whether a listing's tags show lifecycle events waiting to be published.
     package static func hasPendingEvents(_ tags: [String: String]) -> Bool { tags[outbox] == "pending" }
 

@@ -134,11 +134,18 @@ package struct TokenVault: Sendable {
         // Where tags ride with the value for free, they are always written: a store's due
         // index is keyed from them at every write.
         let keepTags = !grants.writesAttributesWithValue && (tagged.map { TokenSetTags.stillDescribe($0, tokenSet) } ?? false)
-        let version = try await grants.replace(
-            user.rawValue, expected: expected, value: try tokenSet.jsonString(), attributes: keepTags ? nil : TokenSetTags.tags(for: tokenSet)
-        )
-        // Writing no tags, we cannot overtake another writer's either.
-        if !keepTags && !grants.writesAttributesWithValue { await retagIfOvertaken(user, tagged: version) }
+        let version: GrantVersion
+        do {
+            version = try await grants.replace(
+                user.rawValue, expected: expected, value: try tokenSet.jsonString(), attributes: keepTags ? nil : TokenSetTags.tags(for: tokenSet)
+            )
+            // Writing no tags, we cannot overtake another writer's either.
+            if !keepTags && !grants.writesAttributesWithValue { await retagIfOvertaken(user, tagged: version) }
+        } catch let untagged as AttributesNotWritten {
+            // The change is stored; the tags it left say another version (their stamp), so
+            // the next writer, or the refresh run that finds them stale, rewrites them.
+            version = untagged.version
+        }
         if tokenSet.lifecycle?.hasWork == true { return await publishPending(of: user, tokenSet, version: version) ?? version }
         return version
     }
@@ -159,8 +166,11 @@ package struct TokenVault: Sendable {
     /// on a fresh reconnect). So, once our tags are on, if the current version is no longer
     /// the one we tagged for, tag again from the current value, and check again. The last
     /// tag write is always followed by such a check, so the tags end up describing the
-    /// current value. Best effort: the write itself has succeeded. Stores that write tags
-    /// with the value in one atomic write (``GrantStore/writesAttributesWithValue``) skip it.
+    /// current value. Best effort: the write itself has succeeded. A check or retag that
+    /// fails leaves tags stamped for another version than the current one, which the
+    /// listing shows stale (``GrantAttributesVersion/stale``): the refresh run reads that
+    /// grant and rewrites its tags. Stores that write tags with the value in one atomic write
+    /// (``GrantStore/writesAttributesWithValue``) skip it.
     func retagIfOvertaken(_ user: UserID, tagged version: GrantVersion) async {
         var tagged = version
         for _ in 0..<Self.rereadsAfterLostSwap {

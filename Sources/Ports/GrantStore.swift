@@ -73,6 +73,12 @@ package protocol GrantStore: GrantStates {
     /// Cancels a scheduled deletion.
     func restore(_ user: String) async throws
 
+    /// Whether ``delete(_:expected:recoveryWindowDays:)`` is more than one call (Secrets
+    /// Manager: delete, compare, restore), so that a failure between them can leave a newer
+    /// value deleted: the refresh run then lists deleted grants too and restores one whose
+    /// attributes show a value newer than the one deleted (``GrantSummary/mayHoldNewerValue``).
+    var deletesInSteps: Bool { get }
+
     /// One page of the grants whose user id starts with `userPrefix` (case-sensitive), with
     /// their attributes, no values. Pages come in no promised order.
     /// - Parameters:
@@ -127,6 +133,9 @@ extension GrantStore {
 
     /// A store without a due index lists every grant.
     package var listsOnlyDue: Bool { false }
+
+    /// A store deletes conditionally in one step unless it says otherwise.
+    package var deletesInSteps: Bool { false }
 
     /// Every grant not deleted: the listing of a store without a due index.
     package func listDue(userPrefix: String, dueBy: Date, cursor: String?, limit: Int) async throws -> GrantPage {
@@ -200,14 +209,69 @@ package struct GrantSummary: Sendable, Equatable {
     package var lastWritten: Date?
     /// When it was scheduled for deletion; `nil` when it is not.
     package var deletionDate: Date?
+    /// Whether the attributes were written for the current value, as far as the listing tells.
+    package var attributesVersion: GrantAttributesVersion
 
     /// Creates a summary.
-    package init(user: String, attributes: [String: String], lastWritten: Date?, deletionDate: Date?) {
+    package init(
+        user: String, attributes: [String: String], lastWritten: Date?, deletionDate: Date?, attributesVersion: GrantAttributesVersion = .current
+    ) {
         self.user = user
         self.attributes = attributes
         self.lastWritten = lastWritten
         self.deletionDate = deletionDate
+        self.attributesVersion = attributesVersion
     }
+
+    /// Whether a deleted grant may hold a value newer than the one its deleter decided on: a
+    /// stepwise deletion (``GrantStore/deletesInSteps``) whose compare or restore failed after
+    /// a reconnect wrote. Its attributes then either are stamped for another value than the
+    /// current one, or say the current value was not marked for deletion: `statusAttribute`
+    /// is not `deletedStatus`, the status every deleter marks a value with before deleting
+    /// it. A grant deleted by a release that stamped nothing is never taken for one.
+    package func mayHoldNewerValue(statusAttribute: String, deletedStatus: String) -> Bool {
+        guard deletionDate != nil else { return false }
+        switch attributesVersion {
+        case .stale: return true
+        case .current: return attributes[statusAttribute] != deletedStatus
+        case .unstamped: return false
+        }
+    }
+}
+
+/// Whether a grant's listing attributes describe its current value. Where value and
+/// attributes are one atomic write (DynamoDB) they always do; where the attributes are a
+/// write of their own (Secrets Manager's tags), they carry the version they were written for,
+/// and a listing compares it with the current version.
+package enum GrantAttributesVersion: Sendable, Equatable {
+    /// Written for the current value (or written with it).
+    case current
+    /// Written for another value than the current one: the write of the current value lost
+    /// its tag write (refused, throttled, the process died), or a retag lost a race. Unless a
+    /// refresh kept them on purpose (its value changes nothing they say but the expiry),
+    /// they may say anything: the value must be read and the attributes rewritten from it.
+    case stale
+    /// Without a version stamp (written before stamps existed): nothing is known.
+    case unstamped
+}
+
+/// A value write that landed whose attributes, a write of their own, did not
+/// (``GrantStore/writesAttributesWithValue`` `false`): the change is stored, and the
+/// listing shows the attributes as ``GrantAttributesVersion/stale`` until a reader rewrites
+/// them from the value.
+package struct AttributesNotWritten: Error, Sendable, CustomStringConvertible {
+    /// The version the value was stored as.
+    package let version: GrantVersion
+    /// Why the attribute write failed.
+    package let cause: String
+
+    /// Wraps the failure of the attribute write after `version` was stored.
+    package init(version: GrantVersion, cause: any Error) {
+        self.version = version
+        self.cause = "\(cause)"
+    }
+
+    package var description: String { "value stored as \(version), its attributes not written: \(cause)" }
 }
 
 /// One page of a grant listing.

@@ -86,6 +86,13 @@ package protocol SecretStore: Sendable {
     /// Cancels a scheduled deletion.
     func restoreSecret(name: String) async throws
 
+    /// Whether ``deleteSecret(name:recoveryWindowDays:ifCurrent:)`` checks and deletes in one
+    /// step (the embedded store), so a newer version is never deleted even for a moment. When
+    /// `false` (Secrets Manager) it deletes, compares and restores in turn, and a failure or
+    /// the caller's death between the steps can leave a newer version deleted until a sweep
+    /// restores it.
+    var deletesConditionally: Bool { get }
+
     /// Adds or overwrites tags.
     func tagResource(name: String, tags: [String: String]) async throws
 
@@ -96,11 +103,41 @@ package protocol SecretStore: Sendable {
 extension SecretStore {
     /// Deletes, then compares: a deleted secret takes no value, so the version current after
     /// the deletion is the one deleted; a newer one than `expected` is restored at once.
+    ///
+    /// The compare and the restore are each tried ``stepsAfterDeletion`` times (after the
+    /// client's own retries): a deletion must not end with a newer value deleted because one
+    /// call failed. When they keep failing (or the caller dies in between), the secret stays
+    /// deleted with its tags: the refresh run's sweep finds a deleted grant whose tags are not
+    /// those of the version deleted (`GrantSummary/attributesVersion`) and restores it.
+    /// - Throws: ``StoreError/unavailable`` when the compare or the restore kept failing.
     package func deleteSecret(name: String, recoveryWindowDays: Int, ifCurrent expected: SecretVersionID) async throws -> Date {
         let deletion = try await deleteSecret(name: name, recoveryWindowDays: recoveryWindowDays)
-        guard let deleted = try await describeSecret(name: name).currentVersion, deleted != expected else { return deletion }
-        try await restoreSecret(name: name)
+        let deleted = try await afterDeletion(of: name, "compare the version deleted") { try await describeSecret(name: name).currentVersion }
+        guard let deleted, deleted != expected else { return deletion }
+        try await afterDeletion(of: name, "restore the newer version deleted") { try await restoreSecret(name: name) }
         throw StoreError.conflict.with(message: "AWSCURRENT of \(name) is no longer on \(expected): restored, not deleted")
+    }
+
+    /// A store whose conditional delete is three calls (the default) says so.
+    package var deletesConditionally: Bool { false }
+
+    /// How often each step after a stepwise conditional deletion is tried.
+    package static var stepsAfterDeletion: Int { 3 }
+
+    /// One step after a deletion, tried ``stepsAfterDeletion`` times with a short growing wait.
+    private func afterDeletion<T: Sendable>(of name: String, _ step: String, _ body: () async throws -> T) async throws -> T {
+        var failure: any Error = StoreError.unavailable
+        for attempt in 1...Self.stepsAfterDeletion {
+            do {
+                return try await body()
+            } catch {
+                failure = error
+                if attempt < Self.stepsAfterDeletion { try? await Task.sleep(for: .milliseconds(100 * attempt)) }
+            }
+        }
+        throw StoreError.unavailable.with(
+            message: "\(name) is deleted but could not \(step) (\(failure)); the refresh run's sweep restores a newer version"
+        )
     }
 
     /// Lists secrets whose name starts with `namePrefix`, whatever their tags.
@@ -242,13 +279,20 @@ package struct SecretSummary: Sendable, Equatable {
     package var lastChangedDate: Date?
     /// When it was scheduled for deletion; `nil` when it is not.
     package var deletedDate: Date?
+    /// The version holding `AWSCURRENT` (Secrets Manager's `SecretVersionsToStages`), so a
+    /// listing can tell whether tags stamped with a version describe the current value;
+    /// `nil` when the store does not say.
+    package var currentVersion: SecretVersionID?
 
     /// Creates a summary.
-    package init(name: String, tags: [String: String], lastChangedDate: Date? = nil, deletedDate: Date?) {
+    package init(
+        name: String, tags: [String: String], lastChangedDate: Date? = nil, deletedDate: Date?, currentVersion: SecretVersionID? = nil
+    ) {
         self.name = name
         self.tags = tags
         self.lastChangedDate = lastChangedDate
         self.deletedDate = deletedDate
+        self.currentVersion = currentVersion
     }
 }
 

@@ -49,7 +49,8 @@ package struct StoreError: Error, Hashable, Sendable, CustomStringConvertible {
     package static let invalidRequest = StoreError(.invalidRequest, "invalid request")
     /// The caller may not do this.
     package static let accessDenied = StoreError(.accessDenied, "access denied")
-    /// The store could not be reached or kept failing after retries; nothing was changed by us.
+    /// The store could not be reached or kept failing after retries. A write whose answer was
+    /// lost may have landed all the same: the caller must not say nothing was changed.
     package static let unavailable = StoreError(.unavailable, "store unavailable")
     /// The store answered something we cannot read.
     package static let corrupt = StoreError(.corrupt, "unreadable store response")

@@ -131,7 +131,7 @@ package actor InMemorySecretStore: SecretStore {
         let start = nextToken.flatMap(Int.init) ?? 0
         guard start >= 0, start <= names.count else { throw StoreError.invalidRequest }
         let end = min(start + max(maxResults, 1), names.count)
-        let page = names[start..<end].map { SecretSummary(name: $0, tags: secrets[$0]!.tags, lastChangedDate: secrets[$0]!.versions.values.map(\.created).max(), deletedDate: secrets[$0]!.deletedDate) }
+        let page = names[start..<end].map { SecretSummary(name: $0, tags: secrets[$0]!.tags, lastChangedDate: secrets[$0]!.versions.values.map(\.created).max(), deletedDate: secrets[$0]!.deletedDate, currentVersion: secrets[$0]!.stages[.current].map(SecretVersionID.init)) }
         return SecretPage(secrets: page, nextToken: end < names.count ? String(end) : nil)
     }
 

@@ -3,7 +3,7 @@ import PayPulsePorts
 
 /// Forwards to a store, but lets another writer act at chosen moments of the calls for
 /// secret `name`, each once: right after the first read of its current value, right before
-/// or right after the first tag write. Deterministic stand-ins for races the concurrency
+/// or right after the first tag write, right before the first deletion. Deterministic stand-ins for races the concurrency
 /// soak runs into.
 final class RacingSecretStore: SecretStore, @unchecked Sendable {
     typealias Racer = @Sendable (_ inner: any SecretStore) async throws -> Void
@@ -14,14 +14,19 @@ final class RacingSecretStore: SecretStore, @unchecked Sendable {
     private var afterFirstRead: Racer?
     private var beforeFirstTag: Racer?
     private var afterFirstTag: Racer?
+    private var beforeFirstDelete: Racer?
     private var ran = false
 
-    init(_ inner: any SecretStore, name: String, afterFirstRead: Racer? = nil, beforeFirstTag: Racer? = nil, afterFirstTag: Racer? = nil) {
+    init(
+        _ inner: any SecretStore, name: String, afterFirstRead: Racer? = nil, beforeFirstTag: Racer? = nil, afterFirstTag: Racer? = nil,
+        beforeFirstDelete: Racer? = nil
+    ) {
         self.inner = inner
         self.name = name
         self.afterFirstRead = afterFirstRead
         self.beforeFirstTag = beforeFirstTag
         self.afterFirstTag = afterFirstTag
+        self.beforeFirstDelete = beforeFirstDelete
     }
 
     /// Whether the other writer has acted.
@@ -76,7 +81,8 @@ final class RacingSecretStore: SecretStore, @unchecked Sendable {
     }
 
     func deleteSecret(name: String, recoveryWindowDays: Int) async throws -> Date {
-        try await inner.deleteSecret(name: name, recoveryWindowDays: recoveryWindowDays)
+        if let racer = take(\.beforeFirstDelete, for: name) { try await racer(inner) }
+        return try await inner.deleteSecret(name: name, recoveryWindowDays: recoveryWindowDays)
     }
 
     func restoreSecret(name: String) async throws { try await inner.restoreSecret(name: name) }

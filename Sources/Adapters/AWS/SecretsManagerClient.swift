@@ -104,7 +104,7 @@ package struct SecretsManagerClient: Sendable {
             .map {
                 SecretSummary(
                     name: $0.Name, tags: ($0.Tags ?? []).dictionary, lastChangedDate: $0.LastChangedDate.map(Date.init(timeIntervalSince1970:)),
-                    deletedDate: $0.DeletedDate.map(Date.init(timeIntervalSince1970:))
+                    deletedDate: $0.DeletedDate.map(Date.init(timeIntervalSince1970:)), currentVersion: $0.CurrentVersion.map(SecretVersionID.init)
                 )
             }
         let token = output.NextToken.flatMap { $0.isEmpty ? nil : $0 }
@@ -307,6 +307,8 @@ enum SecretsManager {
         var Tags: [Tag]?
         var LastChangedDate: Double?
         var DeletedDate: Double?
+        /// The version holding `AWSCURRENT`, from `SecretVersionsToStages`.
+        var CurrentVersion: String?
 
         init(json value: JSONValue) throws(JSONTypeMismatch) {
             guard case .object(let fields) = value, let name = try fields.string("Name") else { throw JSONTypeMismatch(key: "SecretList") }
@@ -314,6 +316,12 @@ enum SecretsManager {
             Tags = try Tag.tags(fields)
             LastChangedDate = try fields.double("LastChangedDate")
             DeletedDate = try fields.double("DeletedDate")
+            if let map = try fields.object("SecretVersionsToStages") {
+                for key in map.keys {
+                    guard let labels = try map.strings(key) else { throw JSONTypeMismatch(key: "SecretVersionsToStages") }
+                    if labels.contains(SecretStage.current.rawValue) { CurrentVersion = key }
+                }
+            }
         }
     }
 

@@ -14,9 +14,16 @@ import PayPulsePorts
 /// (``SecretStore/replaceCurrent(name:expected:value:)``), then `TagResource` when
 /// attributes are given; a conditional delete is `DeleteSecret`, `DescribeSecret`, and
 /// `RestoreSecret` when it took a newer version.
+///
+/// Every tag write carries ``versionTag``, the version the tags describe, so a listing
+/// (`ListSecrets` shows each secret's `AWSCURRENT` version) tells tags a failed or overtaken
+/// tag write left behind (``GrantAttributesVersion/stale``).
 package struct SecretsManagerGrantStore: GrantStore {
     /// The secret-name prefix of every grant.
     package static let prefix = "gmail/user/"
+
+    /// The tag naming the version the other tags were written for.
+    package static let versionTag = "paypulse:tags-for"
 
     let secrets: any SecretStore
 
@@ -46,6 +53,21 @@ package struct SecretsManagerGrantStore: GrantStore {
     /// Tags are written by a call of their own, after the value.
     package var writesAttributesWithValue: Bool { false }
 
+    /// Stepwise unless the secret store checks and deletes in one step.
+    package var deletesInSteps: Bool { !secrets.deletesConditionally }
+
+    /// `tags` stamped with the version they describe.
+    static func stamped(_ tags: [String: String], for version: String) -> [String: String] {
+        tags.merging([versionTag: version]) { $1 }
+    }
+
+    /// Whether `tags` were written for `current`, the secret's `AWSCURRENT` version.
+    static func attributesVersion(of tags: [String: String], current: SecretVersionID?) -> GrantAttributesVersion {
+        guard let stamp = tags[versionTag] else { return .unstamped }
+        guard let current else { return .current }  // a store that does not say: nothing to compare
+        return stamp == current.rawValue ? .current : .stale
+    }
+
     package func state(of user: String) async throws -> GrantState {
         let description = try await secrets.describeSecret(name: Self.secretName(of: user))
         return GrantState(
@@ -61,8 +83,9 @@ package struct SecretsManagerGrantStore: GrantStore {
 
     @discardableResult
     package func create(_ user: String, value: String, attributes: [String: String]) async throws -> GrantVersion {
+        let token = SecretVersionID.random().rawValue
         let version = try await secrets.createSecret(
-            name: Self.secretName(of: user), value: value, tags: attributes, clientRequestToken: SecretVersionID.random().rawValue
+            name: Self.secretName(of: user), value: value, tags: Self.stamped(attributes, for: token), clientRequestToken: token
         )
         return GrantVersion(version.rawValue)
     }
@@ -72,14 +95,22 @@ package struct SecretsManagerGrantStore: GrantStore {
         let version = try await secrets.replaceCurrent(
             name: Self.secretName(of: user), expected: SecretVersionID(expected.rawValue), value: value
         )
-        if let attributes { try await mark(user, attributes: attributes) }
-        return GrantVersion(version.rawValue)
+        let written = GrantVersion(version.rawValue)
+        guard let attributes else { return written }
+        do {
+            try await mark(user, attributes: attributes, expected: written)
+        } catch {
+            throw AttributesNotWritten(version: written, cause: error)
+        }
+        return written
     }
 
     /// Tags cannot be conditioned on a version: `expected` is not checked here (the vault
-    /// checks for an overtaking writer after tagging).
+    /// checks for an overtaking writer after tagging). It is the version stamped on them;
+    /// without one the stamp is left as it is.
     package func mark(_ user: String, attributes: [String: String], expected: GrantVersion?) async throws {
-        try await secrets.tagResource(name: Self.secretName(of: user), tags: attributes)
+        let tags = expected.map { Self.stamped(attributes, for: $0.rawValue) } ?? attributes
+        try await secrets.tagResource(name: Self.secretName(of: user), tags: tags)
     }
 
     /// Conditioned on `expected` as the secret store can (``SecretStore/deleteSecret(name:recoveryWindowDays:ifCurrent:)``):
@@ -115,7 +146,7 @@ package struct SecretsManagerGrantStore: GrantStore {
             guard secret.name.hasPrefix(Self.prefix), includeDeleted || secret.deletedDate == nil else { return nil }
             return GrantSummary(
                 user: String(secret.name.dropFirst(Self.prefix.count)), attributes: secret.tags, lastWritten: secret.lastChangedDate,
-                deletionDate: secret.deletedDate
+                deletionDate: secret.deletedDate, attributesVersion: Self.attributesVersion(of: secret.tags, current: secret.currentVersion)
             )
         }
         return GrantPage(grants: grants, cursor: page.nextToken)

@@ -257,6 +257,9 @@ extension EmbeddedSecretStore {
         try await scheduleDeletion(of: name, recoveryWindowDays: recoveryWindowDays, ifCurrent: expected)
     }
 
+    /// The check and the deletion are one transaction.
+    package var deletesConditionally: Bool { true }
+
     private func scheduleDeletion(of name: String, recoveryWindowDays: Int, ifCurrent expected: SecretVersionID?) async throws -> Date {
         try SecretRules.check(recoveryWindowDays: recoveryWindowDays)
         let deletionDate = try await write { tables in
@@ -346,7 +349,8 @@ extension EmbeddedSecretStore {
             let page = rows.prefix(maxResults)
             let secrets = try page.map { record in
                 SecretSummary(
-                    name: record.name, tags: try tables.tags(of: record.name), lastChangedDate: record.lastChangedDate, deletedDate: record.deletedDate
+                    name: record.name, tags: try tables.tags(of: record.name), lastChangedDate: record.lastChangedDate, deletedDate: record.deletedDate,
+                    currentVersion: try tables.holder(of: .current, in: record.name)
                 )
             }
             let token = rows.count > maxResults ? page.last.map { ListingToken.encode(after: $0.name) } : nil

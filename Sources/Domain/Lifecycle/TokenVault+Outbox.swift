@@ -35,9 +35,7 @@ extension TokenVault {
                 if cleared == current.tokenSet {
                     written = current.version  // a deletion alone: the version read is the one to delete
                 } else {
-                    written = try await grants.replace(
-                        user.rawValue, expected: current.version, value: try cleared.jsonString(), attributes: TokenSetTags.tags(for: cleared)
-                    )
+                    written = try await clearing(user, cleared, expected: current.version)
                 }
                 guard let deleteDays else {
                     if !grants.writesAttributesWithValue { await retagIfOvertaken(user, tagged: written) }
@@ -53,6 +51,16 @@ extension TokenVault {
             }
         }
         return nil
+    }
+
+    /// The outbox's clearing write: its version, also when only its tags failed (the value,
+    /// the authority, is stored; the stale stamp gets the tags rewritten later).
+    private func clearing(_ user: UserID, _ cleared: GmailTokenSet, expected: GrantVersion) async throws -> GrantVersion {
+        do {
+            return try await grants.replace(user.rawValue, expected: expected, value: try cleared.jsonString(), attributes: TokenSetTags.tags(for: cleared))
+        } catch let untagged as AttributesNotWritten {
+            return untagged.version
+        }
     }
 
     /// Publishes what `user`'s grant holds pending, reading it first.

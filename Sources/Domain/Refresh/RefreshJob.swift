@@ -66,6 +66,24 @@ package struct RefreshJob: Sendable {
         var expiry: Date?
         /// The tags the listing showed, so a stale set of them can be repaired.
         var tags: [String: String]
+        /// Whether those tags may not describe the value (``TokenSetTags/needRewriting(_:)``).
+        var stale = false
+        /// Whether the grant is deleted with a newer value than its deleter decided on, and
+        /// is restored first (``TokenSetTags/deletedTooSoon(_:)``).
+        var restore = false
+    }
+
+    /// Restores a grant a stepwise deletion left deleted with a newer value (its compare or
+    /// restore failed, or its process died), then refreshes it as any grant; a value that
+    /// was the one to delete after all is deleted again by its outbox.
+    private func restoreThenRefresh(_ candidate: Candidate, logger: Logger) async throws(TokenRefresher.ConfigurationFailure) -> TokenRefresher.Outcome {
+        do {
+            try await grants.restore(candidate.user.rawValue)
+        } catch {
+            return .transientFailure("restore: \(error)")
+        }
+        logger.notice("grant restored: a deletion had taken a newer value", metadata: ["user_id": "\(candidate.user)"])
+        return try await refresher.refreshIfDue(candidate.user, listedTags: candidate.tags, listingStale: true, logger: logger)
     }
 
     /// Runs once over `shard`.
@@ -86,7 +104,10 @@ package struct RefreshJob: Sendable {
             var running = 0
             func startNext() -> Bool {
                 guard configurationFailure == nil, hasTime(before: deadline), let candidate = next.next() else { return false }
-                group.addTask { try await refresher.refreshIfDue(candidate.user, listedTags: candidate.tags, logger: logger) }
+                group.addTask {
+                    if candidate.restore { return try await restoreThenRefresh(candidate, logger: logger) }
+                    return try await refresher.refreshIfDue(candidate.user, listedTags: candidate.tags, listingStale: candidate.stale, logger: logger)
+                }
                 running += 1
                 return true
             }
@@ -151,10 +172,24 @@ package struct RefreshJob: Sendable {
         repeat {
             // A store with a due index lists only what may be due; the tests below still
             // decide, as they do for a store that lists everything.
-            let page = try await grants.listDue(userPrefix: userPrefix, dueBy: dueBy, cursor: cursor, limit: 100)
-            for grant in page.grants where grant.deletionDate == nil {
+            // A store whose conditional delete is stepwise lists its deleted grants too: one a
+            // deletion left deleted with a newer value is restored.
+            let page = grants.deletesInSteps
+                ? try await grants.list(userPrefix: userPrefix, includeDeleted: true, cursor: cursor, limit: 100)
+                : try await grants.listDue(userPrefix: userPrefix, dueBy: dueBy, cursor: cursor, limit: 100)
+            for grant in page.grants {
                 guard let user = UserID(grant.user), shard.contains(user) else { continue }
+                guard grant.deletionDate == nil else {
+                    if TokenSetTags.deletedTooSoon(grant) { due.append(Candidate(user: user, expiry: nil, tags: grant.attributes, restore: true)) }
+                    continue
+                }
                 summary.scanned += 1
+                // Tags a failed or overtaken tag write left, which could keep the grant from
+                // being read: read it, and rewrite them from the value.
+                if TokenSetTags.needRewriting(grant) {
+                    due.append(Candidate(user: user, expiry: nil, tags: grant.attributes, stale: true))
+                    continue
+                }
                 // The outbox's sweep: a grant with events pending is read whatever its state.
                 if TokenSetTags.hasPendingEvents(grant.attributes) {
                     due.append(Candidate(user: user, expiry: nil, tags: grant.attributes))

@@ -99,14 +99,21 @@ package struct TokenRefresher: Sendable {
     /// Refreshes `user`'s grant if the stored value (the authority, whatever the listing
     /// said) is due or still unverified, or always when `force`. Due means expiring within
     /// the window; with a keep-alive interval, verified longer ago than that instead.
-    /// - Parameter listedTags: the tags a listing showed for the set; when the value read
-    ///   disagrees with them and nothing is written, they are rewritten from the value.
+    /// - Parameters:
+    ///   - listedTags: the tags a listing showed for the set; when the value read disagrees
+    ///     with them and nothing is written, they are rewritten from the value.
+    ///   - listingStale: whether the listing showed those tags stamped for another version
+    ///     (``TokenSetTags/needRewriting(_:)``): they are then rewritten from the value even
+    ///     where they seem to agree, and never kept by a refresh.
     /// - Throws: ``ConfigurationFailure`` when Google refuses our own client; never for one
     ///   grant's trouble (dead, another client's, Google unavailable), which is an ``Outcome``.
     package func refreshIfDue(
-        _ user: UserID, force: Bool = false, listedTags: [String: String]? = nil, logger: Logger
+        _ user: UserID, force: Bool = false, listedTags: [String: String]? = nil, listingStale: Bool = false, logger: Logger
     ) async throws(ConfigurationFailure) -> Outcome {
-        try await refresh(user, when: force ? .always : keepAliveSeconds.map { .idleFor($0) } ?? .expiring, listedTags: listedTags, logger: logger)
+        try await refresh(
+            user, when: force ? .always : keepAliveSeconds.map { .idleFor($0) } ?? .expiring, listedTags: listedTags, listingStale: listingStale,
+            logger: logger
+        )
     }
 
     /// When a stored, verified set is refreshed.
@@ -131,9 +138,10 @@ package struct TokenRefresher: Sendable {
     ///   - consultsGoogle: whether Google's word on the account is read after the write
     ///     (``TokenVault/honourGoogle(_:written:)``); fresh-token reads it before instead.
     private func refresh(
-        _ user: UserID, when rule: DueRule, listedTags: [String: String]?, read: TokenVault.Stored? = nil, consultsGoogle: Bool = true,
-        logger: Logger
+        _ user: UserID, when rule: DueRule, listedTags: [String: String]?, listingStale: Bool = false, read: TokenVault.Stored? = nil,
+        consultsGoogle: Bool = true, logger: Logger
     ) async throws(ConfigurationFailure) -> Outcome {
+        var listedTags = listedTags, listingStale = listingStale
         var stored: TokenVault.Stored
         if let read {
             stored = read
@@ -147,17 +155,19 @@ package struct TokenRefresher: Sendable {
         }
         // The outbox's sweep: events a failed put left are published before anything else.
         if stored.tokenSet.lifecycle?.hasWork == true, vault.events != nil {
-            await vault.publishPending(of: user, stored.tokenSet, version: stored.version)
+            let swept = await vault.publishPending(of: user, stored.tokenSet, version: stored.version)
             do {
                 guard let current = try await vault.current(of: user) else { return .skipped("disconnected meanwhile") }
+                // The sweep's clearing write tagged the value anew: the listing's tags are past.
+                if swept == current.version, current.version != stored.version { (listedTags, listingStale) = (nil, false) }
                 stored = current
             } catch {
                 return .transientFailure("read: \(error)")
             }
         }
         let set = stored.tokenSet
-        let skip = { (reason: String) async -> Outcome in
-            await repairTags(of: user, from: set, version: stored.version, listed: listedTags, logger: logger)
+        let skip = { [listedTags, listingStale] (reason: String) async -> Outcome in
+            await repairTags(of: user, from: set, version: stored.version, listed: listedTags, stale: listingStale, logger: logger)
             return .skipped(reason)
         }
         // A set that is not active is asked about only while unverified: a disabled account
@@ -245,7 +255,8 @@ package struct TokenRefresher: Sendable {
         }
         // The tags the replaced version carries: the listing's when it agrees with the value
         // read, else none known (then the write tags).
-        let tagged = listedTags.map { TokenSetTags.stillDescribe($0, set) ? $0 : nil } ?? TokenSetTags.tags(for: set)
+        // Tags stamped for another version say nothing sure of this one: the write tags.
+        let tagged = listingStale ? nil : listedTags.map { TokenSetTags.stillDescribe($0, set) ? $0 : nil } ?? TokenSetTags.tags(for: set)
         let outcome = await write(renewed, user: user, expected: stored.version, tagged: tagged, success: .refreshed(renewed), logger: logger)
         guard consultsGoogle, case .refreshed = outcome else { return outcome }
         return await honouringGoogle(outcome, user: user, written: renewed, logger: logger)
@@ -269,11 +280,14 @@ package struct TokenRefresher: Sendable {
         }
     }
 
-    /// A write whose value landed but whose tagging failed leaves tags that say "due"
-    /// forever (the value is the authority, so nothing is lost, but every run reads it
-    /// again). Best effort: a failure here changes nothing and is retried next run.
-    private func repairTags(of user: UserID, from set: GmailTokenSet, version: GrantVersion, listed: [String: String]?, logger: Logger) async {
-        guard let listed, !TokenSetTags.stillDescribe(listed, set) else { return }
+    /// A write whose value landed but whose tagging failed leaves tags that say what the
+    /// value no longer does ("due" forever, or revoked over a reconnect, nothing pending over
+    /// a pending event): they are rewritten from the value, stamped with its version. Best
+    /// effort: a failure here changes nothing, and the stale stamp brings the next run back.
+    private func repairTags(
+        of user: UserID, from set: GmailTokenSet, version: GrantVersion, listed: [String: String]?, stale: Bool, logger: Logger
+    ) async {
+        guard let listed, stale || !TokenSetTags.stillDescribe(listed, set) else { return }
         do {
             try await vault.retag(set, of: user, version: version)
             logger.info("listing tags repaired from the stored value", metadata: ["user_id": "\(user)"])
