@@ -78,9 +78,18 @@ package struct APIError: Error, Sendable, Equatable {
         )
     }
 
-    /// 503: the store failed after retries; nothing was written.
+    /// 503: the store failed after retries while reading; nothing was written.
     package static let upstreamUnavailable = APIError(
         status: 503, code: "upstream_unavailable", message: "Storage is unavailable right now; nothing was changed. Try again.", headers: ["retry-after": "1"]
+    )
+
+    /// 503: the store failed after retries while writing. A write whose answer was lost may
+    /// have landed, so the body does not say "nothing was changed": what landed is kept
+    /// whole (its tags and its event follow by the refresh run at the latest), and the same
+    /// request sent again finishes it.
+    package static let storeUnfinished = APIError(
+        status: 503, code: "upstream_unavailable",
+        message: "Storage failed while saving; anything already saved is kept and finished later. Try again.", headers: ["retry-after": "1"]
     )
 
     /// 503: Google refuses our own OAuth client; nothing was written. Our fault, never the user's.
@@ -125,11 +134,12 @@ package struct APIError: Error, Sendable, Equatable {
 }
 
 extension APIError {
-    /// The answer to a store failure: unavailability is 503 (the caller may retry); a
-    /// conflict that kept recurring is 409; anything else is our fault, 500.
-    package init(storeError: StoreError) {
+    /// The answer to a store failure: unavailability is 503 (the caller may retry), told
+    /// apart for a request that writes (``storeUnfinished``); a conflict that kept recurring
+    /// is 409; anything else is our fault, 500.
+    package init(storeError: StoreError, writing: Bool = false) {
         switch storeError {
-        case .unavailable: self = .upstreamUnavailable
+        case .unavailable: self = writing ? .storeUnfinished : .upstreamUnavailable
         case .conflict: self = .conflict
         default: self = .internalError
         }

@@ -76,7 +76,7 @@ package struct DisconnectHandler: APIRouteHandler {
 
     private func storeFailure(_ error: any Error, logger: Logger) -> APIError {
         logger.error("disconnect failed", metadata: ["error": "\(error)"])
-        return (error as? StoreError).map(APIError.init(storeError:)) ?? .internalError
+        return (error as? StoreError).map { APIError(storeError: $0, writing: true) } ?? .internalError
     }
 }
 

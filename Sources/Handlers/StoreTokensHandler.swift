@@ -64,7 +64,7 @@ package struct StoreTokensHandler: APIRouteHandler {
             throw .invalidGrant
         } catch let error as StoreError {
             logger.error("store-tokens failed", metadata: ["error": "\(error)"])
-            throw APIError(storeError: error)
+            throw APIError(storeError: error, writing: true)
         } catch {
             logger.error("store-tokens failed", metadata: ["error": "\(type(of: error))"])
             throw .internalError

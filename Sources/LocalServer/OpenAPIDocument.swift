@@ -406,7 +406,7 @@ components:
           schema:
             $ref: '#/components/schemas/InternalError'
     Unavailable:
-      description: Storage or Google is unavailable right now; nothing was changed. Retry after `Retry-After` seconds.
+      description: Storage or Google is unavailable right now; retry after `Retry-After` seconds. A read changed nothing; a write keeps what it saved, if anything, and finishes it later.
       headers:
         Retry-After:
           schema:
@@ -420,6 +420,10 @@ components:
               value:
                 error: upstream_unavailable
                 message: Storage is unavailable right now; nothing was changed. Try again.
+            unfinished:
+              value:
+                error: upstream_unavailable
+                message: Storage failed while saving; anything already saved is kept and finished later. Try again.
   schemas:
     StoreTokensJSONBody:
       type: object

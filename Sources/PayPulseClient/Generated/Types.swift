@@ -1771,7 +1771,7 @@ public enum Operations {
                     }
                 }
             }
-            /// Storage or Google is unavailable right now; nothing was changed. Retry after `Retry-After` seconds.
+            /// Storage or Google is unavailable right now; retry after `Retry-After` seconds. A read changed nothing; a write keeps what it saved, if anything, and finishes it later.
             ///
             /// - Remark: Generated from `#/paths//v1/auth/gmail-tokens/post(storeGmailTokens)/responses/503`.
             ///
@@ -2053,7 +2053,7 @@ public enum Operations {
                     }
                 }
             }
-            /// Storage or Google is unavailable right now; nothing was changed. Retry after `Retry-After` seconds.
+            /// Storage or Google is unavailable right now; retry after `Retry-After` seconds. A read changed nothing; a write keeps what it saved, if anything, and finishes it later.
             ///
             /// - Remark: Generated from `#/paths//v1/auth/gmail-tokens/delete(disconnectGmail)/responses/503`.
             ///
@@ -2308,7 +2308,7 @@ public enum Operations {
                     }
                 }
             }
-            /// Storage or Google is unavailable right now; nothing was changed. Retry after `Retry-After` seconds.
+            /// Storage or Google is unavailable right now; retry after `Retry-After` seconds. A read changed nothing; a write keeps what it saved, if anything, and finishes it later.
             ///
             /// - Remark: Generated from `#/paths//v1/user/me/get(getUserProfile)/responses/503`.
             ///
