@@ -90,7 +90,9 @@ struct AWSShapeRoundTripTests {
         try await sm.untagResource(name: secret, tagKeys: ["google_sub"])
         let page = try await sm.listSecrets(namePrefix: "gmail/user/", includePlannedDeletion: false, maxResults: 10, nextToken: nil)
         #expect(page == SecretPage(
-            secrets: [SecretSummary(name: secret, tags: ["connected": "true", "status": "active"], lastChangedDate: created, deletedDate: nil)],
+            secrets: [
+                SecretSummary(name: secret, tags: ["connected": "true", "status": "active"], lastChangedDate: created, deletedDate: nil, currentVersion: second)
+            ],
             nextToken: nil
         ))
         let deletion = Date(timeIntervalSince1970: 1_796_241_978.163758)

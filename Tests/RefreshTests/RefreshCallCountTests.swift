@@ -53,7 +53,9 @@ struct RefreshCallCountTests {
         proxy.plan.reset()
         _ = try await fixture.refresher().refreshIfDue(fixture.user(0), logger: fixture.logs.logger)
         #expect(proxy.plan.count(of: "TagResource") == 1)
-        let tags = try await secrets.describeSecret(name: fixture.user(0).secretName).tags
+        let description = try await secrets.describeSecret(name: fixture.user(0).secretName)
+        var tags = description.tags
+        #expect(tags.removeValue(forKey: SecretsManagerGrantStore.versionTag) == description.currentVersion?.rawValue, "stamped with the value's version")
         #expect(tags == TokenSetTags.tags(for: try await fixture.current(0)))
 
         // A revoked grant is marked, and the mark is tagged.

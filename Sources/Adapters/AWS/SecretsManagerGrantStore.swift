@@ -61,6 +61,13 @@ package struct SecretsManagerGrantStore: GrantStore {
         tags.merging([versionTag: version]) { $1 }
     }
 
+    /// The attributes `tags` hold: all but the stamp, the store's own bookkeeping.
+    static func attributes(_ tags: [String: String]) -> [String: String] {
+        var attributes = tags
+        attributes[versionTag] = nil
+        return attributes
+    }
+
     /// Whether `tags` were written for `current`, the secret's `AWSCURRENT` version.
     static func attributesVersion(of tags: [String: String], current: SecretVersionID?) -> GrantAttributesVersion {
         guard let stamp = tags[versionTag] else { return .unstamped }
@@ -71,7 +78,7 @@ package struct SecretsManagerGrantStore: GrantStore {
     package func state(of user: String) async throws -> GrantState {
         let description = try await secrets.describeSecret(name: Self.secretName(of: user))
         return GrantState(
-            attributes: description.tags, deletionDate: description.deletedDate,
+            attributes: Self.attributes(description.tags), deletionDate: description.deletedDate,
             currentVersion: description.currentVersion.map { GrantVersion($0.rawValue) }
         )
     }
@@ -145,7 +152,7 @@ package struct SecretsManagerGrantStore: GrantStore {
         let grants = page.secrets.compactMap { secret -> GrantSummary? in
             guard secret.name.hasPrefix(Self.prefix), includeDeleted || secret.deletedDate == nil else { return nil }
             return GrantSummary(
-                user: String(secret.name.dropFirst(Self.prefix.count)), attributes: secret.tags, lastWritten: secret.lastChangedDate,
+                user: String(secret.name.dropFirst(Self.prefix.count)), attributes: Self.attributes(secret.tags), lastWritten: secret.lastChangedDate,
                 deletionDate: secret.deletedDate, attributesVersion: Self.attributesVersion(of: secret.tags, current: secret.currentVersion)
             )
         }
