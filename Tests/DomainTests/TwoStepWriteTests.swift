@@ -112,6 +112,22 @@ struct TwoStepWriteTests {
         #expect(Array(bus.types.dropFirst(types.count)) == ["Gmail Disconnected", "Gmail Connected"], "\(bus.types)")
     }
 
+    @Test("a disconnect without a bus whose revoked value a late retag tagged active before the delete: the run deletes it again")
+    func lateRetagOverADeletedMark() async throws {
+        let user = UserID("two-step-late-mark")!
+        let plain = TokenVault(grants: grants)
+        _ = try await plain.store(tokens("1//mark-\(user)"), for: user)
+        let live = try #require(try await plain.current(of: user))
+        // An overtaken writer's tags (active, stamped for its own version) land after the mark's.
+        let racing = RacingSecretStore(secrets, name: user.secretName, beforeFirstDelete: { inner in
+            try await SecretsManagerGrantStore(inner).mark(user.rawValue, attributes: TokenSetTags.tags(for: live.tokenSet), expected: live.version)
+        })
+        _ = try await TokenVault(grants: SecretsManagerGrantStore(racing)).disconnect(user, recoveryWindowDays: 7)
+        #expect(racing.raced)
+        try await refreshRun(user)
+        #expect(try await grants.state(of: user.rawValue).isScheduledForDeletion, "the disconnect stands, restored and deleted again")
+    }
+
     @Test("a disconnect whose compare fails after deleting its own value stays deleted: the run restores nothing")
     func deleteOfItsOwnValueStands() async throws {
         let user = UserID("two-step-own-delete")!

@@ -74,15 +74,23 @@ package struct RefreshJob: Sendable {
     }
 
     /// Restores a grant a stepwise deletion left deleted with a newer value (its compare or
-    /// restore failed, or its process died), then refreshes it as any grant; a value that
-    /// was the one to delete after all is deleted again by its outbox.
+    /// restore failed, or its process died), then refreshes it as any grant. A value that was
+    /// the one to delete after all (its tags alone said otherwise: a late retag, a failed
+    /// one) is deleted again: by its outbox when it waits for an event, here otherwise, with
+    /// the deployment's recovery window.
     private func restoreThenRefresh(_ candidate: Candidate, logger: Logger) async throws(TokenRefresher.ConfigurationFailure) -> TokenRefresher.Outcome {
+        let user = candidate.user
         do {
-            try await grants.restore(candidate.user.rawValue)
+            try await grants.restore(user.rawValue)
+            if let restored = try await refresher.vault.current(of: user), restored.tokenSet.status == .revoked,
+               restored.tokenSet.lifecycle?.hasWork != true {
+                try await grants.delete(user.rawValue, expected: restored.version, recoveryWindowDays: googleWord?.recoveryWindowDays ?? 7)
+                return .skipped("deleted again: the disconnect's own value")
+            }
         } catch {
             return .transientFailure("restore: \(error)")
         }
-        logger.notice("grant restored: a deletion had taken a newer value", metadata: ["user_id": "\(candidate.user)"])
+        logger.notice("grant restored: a deletion had taken a newer value", metadata: ["user_id": "\(user)"])
         return try await refresher.refreshIfDue(candidate.user, listedTags: candidate.tags, listingStale: true, logger: logger)
     }
 
