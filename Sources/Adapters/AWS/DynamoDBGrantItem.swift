@@ -30,6 +30,13 @@ enum DynamoDBGrantItem {
     static let purgeAt = "purge_at"
     /// Listing attribute `k` is stored as plain string attribute `a.k`.
     static let attributePrefix = "a."
+    /// A value write's own random token, kept in the slot of the version it wrote
+    /// (`wt` and the version modulo ``writeTokenSlots``): a retry whose first attempt landed
+    /// unheard finds its token there even after later writes, each in a slot of its own.
+    static let writeTokenPrefix = "wt"
+    /// How many value writes' tokens an item keeps: a write is still known for its writer's
+    /// own after this many less one writes past it.
+    static let writeTokenSlots: Int64 = 4
 
     /// The sparse index of each indexed listing attribute (``IndexedGrantAttribute``), keyed
     /// by the attribute as stored, so it holds exactly the grants that carry it: keys only,
@@ -57,23 +64,37 @@ enum DynamoDBGrantItem {
 
     /// The whole item for a value write.
     static func item(
-        user: String, version: Int64, sealed: SealedEnvelope, attributes: [String: String], writtenAt: Date
+        user: String, version: Int64, sealed: SealedEnvelope, attributes: [String: String], writtenAt: Date, token: String
     ) -> DynamoDBItem {
         var item: DynamoDBItem = key(user)
         item[Self.version] = .integer(version)
-        item.merge(valueAttributes(sealed: sealed, writtenAt: writtenAt)) { $1 }
+        item.merge(valueAttributes(sealed: sealed, writtenAt: writtenAt, token: token, version: version)) { $1 }
         for (name, value) in attributes { item[attributePrefix + name] = .string(value) }
         return item
     }
 
-    /// The attributes a value write sets, besides the version.
-    static func valueAttributes(sealed: SealedEnvelope, writtenAt: Date) -> DynamoDBItem {
+    /// The attributes a value write of `version` sets, besides the version: its token in that version's slot.
+    static func valueAttributes(sealed: SealedEnvelope, writtenAt: Date, token: String, version: Int64) -> DynamoDBItem {
         var attributes: DynamoDBItem = [
             ciphertext: .binary(sealed.ciphertext), wrappedKey: .binary(sealed.wrappedKey), keyID: .string(sealed.keyID),
-            Self.writtenAt: .integer(Int64((writtenAt.timeIntervalSince1970 * 1000).rounded())),
+            Self.writtenAt: .integer(Int64((writtenAt.timeIntervalSince1970 * 1000).rounded())), writeTokenSlot(version): .string(token),
         ]
         if let created = sealed.keyCreatedAt { attributes[keyCreatedAt] = .integer(Int64(created.timeIntervalSince1970)) }
         return attributes
+    }
+
+    /// The attribute that keeps the token of the value write of `version`.
+    static func writeTokenSlot(_ version: Int64) -> String { writeTokenPrefix + String(version % writeTokenSlots) }
+
+    /// A new write token, from the system generator.
+    static func newWriteToken() -> String { SecretVersionID.random().rawValue }
+
+    /// Whether `item` shows the value write of `version` that carried `token`: the item is at
+    /// that version, or at a later one that has not yet reused its slot, and the slot holds
+    /// the token. No other writer's item can: each token is random.
+    static func wrote(_ item: DynamoDBItem, token: String, version: Int64) -> Bool {
+        guard let current = item[Self.version]?.integerValue, current >= version, current - version < writeTokenSlots else { return false }
+        return item[writeTokenSlot(version)]?.stringValue == token
     }
 
     static func attributes(of item: DynamoDBItem) -> [String: String] {

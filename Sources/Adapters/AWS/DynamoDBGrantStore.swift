@@ -13,10 +13,12 @@ import PayPulsePorts
 /// between them (``writesAttributesWithValue``).
 ///
 /// A value write whose answer is lost (a reset, a cut answer, a timeout) is retried by the
-/// client, and the retry fails its condition on the item the first attempt wrote. So a
-/// failed condition is checked against the item: one holding the ciphertext we sent is our
-/// own write (each seal has a fresh random nonce, so no other writer's item can hold it),
-/// and the write succeeded.
+/// client, and the retry fails its condition on the item the first attempt wrote, or on
+/// one another writer wrote past it meanwhile. So every value write carries a random token
+/// of its own, kept in the item in a slot of its version (``DynamoDBGrantItem/wrote(_:token:version:)``),
+/// and a failed condition is checked against the item: one still holding our token is our
+/// own write, which succeeded, even when overtaken (the caller then meets the newer value
+/// as after any write: a conflict on its next compare-and-swap, never a second change).
 ///
 /// The write date an item keeps (its listing's `lastWritten`, and what its due key counts
 /// from) is the one its value tells (``GrantDuePolicy/valueWritten``) when it tells one:
@@ -115,8 +117,8 @@ package struct DynamoDBGrantStore: GrantStore {
     @discardableResult
     package func create(_ user: String, value: String, attributes: [String: String]) async throws -> GrantVersion {
         let sealed = try await mapped { try await cipher.seal(Array(value.utf8), userID: user) }
-        let written = due.written(value, now: now())
-        var item = DynamoDBGrantItem.item(user: user, version: 1, sealed: sealed, attributes: attributes, writtenAt: written)
+        let written = due.written(value, now: now()), token = DynamoDBGrantItem.newWriteToken()
+        var item = DynamoDBGrantItem.item(user: user, version: 1, sealed: sealed, attributes: attributes, writtenAt: written, token: token)
         item.merge(DynamoDBDueIndex.attributes(user: user, due: due.dueDate(attributes, written))) { $1 }
         do {
             try await client.putItem(
@@ -125,7 +127,7 @@ package struct DynamoDBGrantStore: GrantStore {
             )
         } catch let error as AWSError where error.isConditionalCheckFailed {
             let item = try await mapped { try await client.getItem(table: table, key: DynamoDBGrantItem.key(user)) }
-            if let item, Self.holds(item, sealed, version: 1) { return GrantVersion("1") }
+            if let item, DynamoDBGrantItem.wrote(item, token: token, version: 1) { return GrantVersion("1") }
             throw StoreError.alreadyExists.with(message: "user \(user) already has a grant")
         } catch {
             throw StoreError(mapping: error)
@@ -142,13 +144,13 @@ package struct DynamoDBGrantStore: GrantStore {
         var indexed = attributes ?? [:]
         if attributes == nil { indexed = DynamoDBGrantItem.attributes(of: try await existing(user)) }
         let sealed = try await mapped { try await cipher.seal(Array(value.utf8), userID: user) }
-        let written = due.written(value, now: now())
+        let written = due.written(value, now: now()), token = DynamoDBGrantItem.newWriteToken()
         var placeholders = DynamoDBExpressionValues(
             names: ["#v": DynamoDBGrantItem.version, "#purge": DynamoDBGrantItem.purgeAt],
             values: [":expected": .integer(expectedNumber), ":next": .integer(expectedNumber + 1)]
         )
         var clauses = ["#v = :next"]
-        for (index, (name, newValue)) in DynamoDBGrantItem.valueAttributes(sealed: sealed, writtenAt: written)
+        for (index, (name, newValue)) in DynamoDBGrantItem.valueAttributes(sealed: sealed, writtenAt: written, token: token, version: expectedNumber + 1)
             .sorted(by: { $0.key < $1.key }).enumerated() {
             placeholders.names["#w\(index)"] = name
             placeholders.values[":w\(index)"] = newValue
@@ -158,7 +160,7 @@ package struct DynamoDBGrantStore: GrantStore {
         let index = DynamoDBDueIndex.clauses(user: user, due: due.dueDate(indexed, written), into: &placeholders)
         try await conditionalUpdate(
             user, update: Self.update(set: clauses + index.set, remove: index.remove), condition: "#v = :expected AND attribute_not_exists(#purge)",
-            placeholders: placeholders, lost: .conflict, landed: { Self.holds($0, sealed, version: expectedNumber + 1) }
+            placeholders: placeholders, lost: .conflict, landed: { DynamoDBGrantItem.wrote($0, token: token, version: expectedNumber + 1) }
         )
         return GrantVersion(String(expectedNumber + 1))
     }
@@ -264,11 +266,6 @@ package struct DynamoDBGrantStore: GrantStore {
         } catch {
             throw StoreError(mapping: error)
         }
-    }
-
-    /// Whether `item` is the one a value write of `sealed` made at `version`.
-    private static func holds(_ item: DynamoDBItem, _ sealed: SealedEnvelope, version: Int64) -> Bool {
-        DynamoDBGrantItem.version(of: item) == GrantVersion(String(version)) && DynamoDBGrantItem.sealed(in: item)?.ciphertext == sealed.ciphertext
     }
 
     func mapped<T>(_ body: () async throws -> T) async throws -> T {
