@@ -90,7 +90,8 @@ extension StoreTokensHandler {
     private func count(_ user: String, logger: Logger) async throws(APIError) {
         let decision: QuotaDecision
         do {
-            decision = try await quota.take(for: user, at: now().timeIntervalSince1970)
+            // One id per post, drawn here: the store's retries of its write resend it, and find it if the write landed unheard.
+            decision = try await quota.take(for: user, at: now().timeIntervalSince1970, id: QuotaUseID.random())
         } catch {
             logger.error("store-tokens not counted: the request quota could not be read or written", metadata: ["error": "\(error)"])
             return

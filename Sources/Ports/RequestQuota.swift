@@ -7,8 +7,23 @@
 package protocol RequestQuota: Sendable {
     /// Takes one use of `user`'s allowance at `now` (seconds since 1970) when fewer than the
     /// rule's limit were taken in the span before it; a refused take writes nothing.
+    /// - Parameter id: the post's own id, written with its use: a store whose write can land
+    ///   unheard (DynamoDB) finds it on the retry and counts nothing new.
     /// - Throws: `StoreError` when the count cannot be read or written.
-    func take(for user: String, at now: Double) async throws -> QuotaDecision
+    func take(for user: String, at now: Double, id: String) async throws -> QuotaDecision
+}
+
+extension RequestQuota {
+    /// Takes one use under an id of its own (``QuotaUseID/random()``).
+    package func take(for user: String, at now: Double) async throws -> QuotaDecision {
+        try await take(for: user, at: now, id: QuotaUseID.random())
+    }
+}
+
+/// The id a post's use of its allowance is written with.
+package enum QuotaUseID {
+    /// A fresh id from the system generator (a version-4 UUID's spelling, no spaces).
+    package static func random() -> String { SecretVersionID.random().rawValue }
 }
 
 /// What a ``RequestQuota`` answered.

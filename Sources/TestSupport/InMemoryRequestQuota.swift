@@ -18,7 +18,7 @@ package actor InMemoryRequestQuota: RequestQuota {
     /// Makes every take throw `error` (`nil`: none), as an unreachable store does.
     package func setFault(_ error: StoreError?) { fault = error }
 
-    package func take(for user: String, at now: Double) async throws -> QuotaDecision {
+    package func take(for user: String, at now: Double, id: String) async throws -> QuotaDecision {
         takes += 1
         if let fault { throw fault }
         let (decision, kept) = rule.decide(uses: uses[user] ?? [], at: now)

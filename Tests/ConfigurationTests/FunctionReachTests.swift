@@ -283,7 +283,7 @@ struct RecordingWords: GoogleAccountWords {
 /// Records that posts are counted.
 struct RecordingQuota: RequestQuota {
     let inner: any RequestQuota, log: ReachLog
-    func take(for user: String, at now: Double) async throws -> QuotaDecision { log.quota(); return try await inner.take(for: user, at: now) }
+    func take(for user: String, at now: Double, id: String) async throws -> QuotaDecision { log.quota(); return try await inner.take(for: user, at: now, id: id) }
 }
 
 /// Records ``GrantOperation/state`` on a ``GrantStates``.

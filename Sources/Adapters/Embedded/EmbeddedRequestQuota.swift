@@ -19,11 +19,12 @@ package struct EmbeddedRequestQuota: RequestQuota {
         self.rule = rule
     }
 
-    /// Takes one use of `user`'s allowance at `now`.
+    /// Takes one use of `user`'s allowance at `now`. The id is not kept: a take is one local
+    /// transaction, whose outcome is never lost on its way back.
     /// - Throws: ``StoreError/invalidRequest`` for an empty user; ``StoreError/unavailable``
     ///   when the database cannot be written; ``StoreError/corrupt`` for a row this code did
     ///   not write.
-    package func take(for user: String, at now: Double) async throws -> QuotaDecision {
+    package func take(for user: String, at now: Double, id: String) async throws -> QuotaDecision {
         if user.isEmpty { throw StoreError.invalidRequest.with(message: "an empty user id") }
         let rule = self.rule
         return try await database.write { connection in
