@@ -29,6 +29,8 @@ package struct DynamoDBClient: Sendable {
     package static let createTableOperation = AWSOperation(.dynamoDB, "CreateTable", on: .table)
     /// `UpdateTimeToLive`: IAM `dynamodb:UpdateTimeToLive` on the table.
     package static let updateTimeToLiveOperation = AWSOperation(.dynamoDB, "UpdateTimeToLive", on: .table)
+    /// `DescribeTimeToLive`: IAM `dynamodb:DescribeTimeToLive` on the table.
+    package static let describeTimeToLiveOperation = AWSOperation(.dynamoDB, "DescribeTimeToLive", on: .table)
     /// `DescribeTable`: IAM `dynamodb:DescribeTable` on the table.
     package static let describeTableOperation = AWSOperation(.dynamoDB, "DescribeTable", on: .table)
     /// `UpdateTable` (set-up only: adding an index a newer version declares).
@@ -164,17 +166,34 @@ package struct DynamoDBClient: Sendable {
     }
 
     /// Creates `table` and turns on its time to live on `attribute`, for the tables of records
-    /// that expire; an existing table is left as it is.
+    /// that expire; an existing table is otherwise left as it is, but gains its time to live
+    /// when it lacks it (created by hand, or by a set-up that stopped halfway).
     /// - Throws: ``StoreError`` when DynamoDB refuses or cannot be reached.
     package func createTableIfNeeded(_ table: DynamoDBTableDefinition, timeToLive attribute: String) async throws {
         do {
             try await createTable(table)
         } catch let error as AWSError where error.type == "ResourceInUseException" {
+            try await StoreError.mapping { try await ensureTimeToLive(table: table.name, attribute: attribute) }
             return
         } catch {
             throw StoreError(mapping: error)
         }
         try await StoreError.mapping { try await updateTimeToLive(table: table.name, attribute: attribute) }
+    }
+
+    /// `UpdateTimeToLive` unless the time to live is on (or turning on) for `attribute`
+    /// already. One on another attribute is left for DynamoDB to refuse.
+    /// - Throws: ``AWSError``.
+    package func ensureTimeToLive(table: String, attribute: String) async throws {
+        if try await timeToLiveAttribute(of: table) == attribute { return }
+        try await updateTimeToLive(table: table, attribute: attribute)
+    }
+
+    /// `DescribeTimeToLive`: the attribute whose time to live is on or turning on; `nil` when off.
+    /// - Throws: ``AWSError``.
+    package func timeToLiveAttribute(of table: String) async throws -> String? {
+        let output: DynamoDB.TimeToLiveOutput = try await client.call(Self.describeTimeToLiveOperation, DynamoDB.DescribeTableInput(TableName: table))
+        return output.status == "ENABLED" || output.status == "ENABLING" ? output.attribute : nil
     }
 
     /// `UpdateTimeToLive`: DynamoDB deletes an item some time after the epoch second held in

@@ -75,7 +75,7 @@ package struct DynamoDBGrantStore: GrantStore {
 
     /// Creates the table as the template declares it (partition key `user_id`, the due
     /// and subject indexes) and turns on its time to live; an existing table gains the indexes
-    /// it lacks and is otherwise left as it is.
+    /// and the time to live it lacks and is otherwise left as it is.
     package func createTableIfNeeded() async throws {
         do {
             try await client.createTable(DynamoDBGrantItem.table(named: table))
@@ -90,6 +90,7 @@ package struct DynamoDBGrantStore: GrantStore {
                     while !(try await client.indexesBeingBuilt(of: table)).isEmpty { try await Task.sleep(for: .seconds(5)) }
                     try await client.addIndex(index, to: table)
                 }
+                try await client.ensureTimeToLive(table: table, attribute: DynamoDBGrantItem.purgeAt)
             }
             return
         } catch {

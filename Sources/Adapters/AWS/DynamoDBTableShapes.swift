@@ -63,6 +63,19 @@ extension DynamoDB {
         }
     }
 
+    /// The answer of `DescribeTimeToLive`: the attribute and its status (`ENABLED`,
+    /// `DISABLED`, ...), both absent while none was ever set.
+    struct TimeToLiveOutput: AWSJSONOutput {
+        var attribute: String?
+        var status: String?
+
+        init(json fields: [String: JSONValue]) throws(JSONTypeMismatch) {
+            let description = try fields.object("TimeToLiveDescription")
+            attribute = try description?.string("AttributeName")
+            status = try description?.string("TimeToLiveStatus")
+        }
+    }
+
     struct DescribeTableInput: AWSJSONInput {
         var TableName: String
 
