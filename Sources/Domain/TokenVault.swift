@@ -400,7 +400,16 @@ extension TokenVault {
         let pendingDelete = stored?.lifecycle?.deleteAfterPublishDays != nil
         let previous = restored || pendingDelete ? nil : stored
         var (merged, outcome) = GmailTokenSet.merging(incoming, over: previous, now: now())
-        merged.lifecycle = stored?.lifecycle.map { LifecycleOutbox(lastSequence: $0.lastSequence, pending: $0.pending) }
+        // A failing refresh spell is the refresh token's: a post that keeps it (an access
+        // token alone, the same grant again) keeps the spell, or an app posting every few days
+        // would hide a grant Google no longer renews; a new grant starts without one.
+        let sameGrant = previous != nil && merged.refreshToken == stored?.refreshToken
+        merged.lifecycle = stored?.lifecycle.map {
+            LifecycleOutbox(
+                lastSequence: $0.lastSequence, pending: $0.pending, failingSince: sameGrant ? $0.failingSince : nil,
+                failingReported: sameGrant && $0.failingReported
+            )
+        }
         // The event says what this write replaces: after a restore, another store may have
         // connected the grant again before this one read it back, and this one follows that.
         let replaced = pendingDelete || restored && stored?.lifecycle == nil ? nil : stored
