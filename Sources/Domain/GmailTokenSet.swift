@@ -140,10 +140,18 @@ extension GmailTokenSet {
     }
 
     /// Reads a stored document, of this format or an earlier one.
-    /// - Throws: ``JSONTypeMismatch`` (or the JSON parser's error) when it is not a token set.
+    /// - Throws: ``JSONTypeMismatch`` (or the JSON parser's error) when it is not a token set,
+    ///   or is one of a later format (``isNewerFormat(_:)``), whose members this release
+    ///   cannot know and must not drop by writing the set back.
     package static func decode(_ text: String) throws -> GmailTokenSet {
         guard case .object(let fields) = try JSONValue.decode(Array(text.utf8)) else { throw JSONTypeMismatch(key: "") }
         return try GmailTokenSet(fields: fields)
+    }
+
+    /// Whether `text` is a document of a later format than this release writes.
+    package static func isNewerFormat(_ text: String) -> Bool {
+        guard case .object(let fields) = try? JSONValue.decode(Array(text.utf8)), let format = try? fields.integer("version") else { return false }
+        return format > currentFormat
     }
 
     /// The document as a value.
@@ -175,6 +183,8 @@ extension GmailTokenSet {
             guard let text = try fields.string(key), let date = RFC3339.date(from: text) else { throw JSONTypeMismatch(key: key) }
             return date
         }
+        let format = try fields.integer("version") ?? 1
+        guard format <= Self.currentFormat else { throw JSONTypeMismatch(key: "version") }
         guard let accessToken = try fields.string("access_token") else { throw JSONTypeMismatch(key: "access_token") }
         let expiresAt = try date("expires_at")
         let connectedAt = (try? date("connected_at")) ?? expiresAt
@@ -191,7 +201,7 @@ extension GmailTokenSet {
             digests = RefreshTokenDigests(prefix: prefix, hash: hash)
         }
         self.init(
-            version: try fields.integer("version") ?? 1, accessToken: accessToken, refreshToken: try fields.string("refresh_token"),
+            version: format, accessToken: accessToken, refreshToken: try fields.string("refresh_token"),
             tokenType: try fields.string("token_type") ?? "Bearer", expiresAt: expiresAt, scope: try fields.string("scope") ?? "",
             googleEmail: try fields.string("google_email"), googleSubject: try fields.string("google_sub"),
             emailVerified: try fields.bool("email_verified"), googleClientID: try fields.string("client_id"),

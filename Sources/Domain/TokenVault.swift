@@ -105,7 +105,8 @@ package struct TokenVault: Sendable {
     }
 
     /// The current token set, or `nil` when none is stored (or it is scheduled for deletion).
-    /// - Throws: `StoreError.corrupt` when the value is not a token set; other `StoreError`s.
+    /// - Throws: `StoreError.corrupt` when the value is not a token set; `.unavailable` when
+    ///   it is one of a newer release's format (``refusingNewerFormat(_:of:)``); other `StoreError`s.
     package func current(of user: UserID) async throws -> Stored? {
         let value: GrantValue
         do {
@@ -113,11 +114,20 @@ package struct TokenVault: Sendable {
         } catch let error as StoreError where error == .notFound || error == .scheduledForDeletion {
             return nil
         }
+        try refusingNewerFormat(value, of: user)
         do {
             return Stored(tokenSet: try GmailTokenSet.decode(value.value), version: value.version)
         } catch {
             throw StoreError.corrupt.with(message: "the stored grant of user \(user) is not a token set")
         }
+    }
+
+    /// A grant a newer release wrote is refused, for now (503): this release would drop the
+    /// members it cannot read by writing the set back, pending events and all.
+    /// - Throws: `StoreError.unavailable` for a document of a newer format.
+    func refusingNewerFormat(_ value: GrantValue, of user: UserID) throws {
+        guard GmailTokenSet.isNewerFormat(value.value) else { return }
+        throw StoreError.unavailable.with(message: "the grant of user \(user) is of a newer release's format; this release leaves it as it is")
     }
 
     /// Compare-and-swap: stores `tokenSet` only if `expected` is still current, with new
@@ -394,6 +404,7 @@ extension TokenVault {
             return nil
         }
 
+        try refusingNewerFormat(value, of: user)
         let stored = try? GmailTokenSet.decode(value.value)
         // A disconnect whose event is not out yet keeps the grant, revoked: storing over it
         // is a new connection, as over a deleted grant.
