@@ -55,7 +55,7 @@ extension Assembly {
             grants: grants, digester: { try await clients.value().tokenDigester }, events: try lifecyclePublisher(metrics: metrics),
             googleWord: try googleWordCheck()
         )
-        let handler = StoreTokensHandler(guardian: guardian, quota: try requestQuota(), vault: vault, verifier: verifier)
+        let handler = StoreTokensHandler(guardian: guardian, quota: try requestQuota(), vault: vault, verifier: verifier, metrics: metrics)
         return EventHandlers(http: handler.handle)
     }
 

@@ -16,24 +16,42 @@ import PayPulseRuntime
 /// are only hints. Google's refusals answer 400 and store nothing; a fault of our own
 /// client answers 503; Google unreachable stores the set unverified (201). Each well-formed
 /// post is counted against the user's allowance first (``RequestQuota``): beyond it, 429 with
-/// `Retry-After`, before Google or the store sees anything.
+/// `Retry-After`, before Google or the store sees anything. A count that cannot be kept is
+/// an EMF metric (``quotaFailureLine(function:timestamp:)``) with an alarm, not only a log line.
 package struct StoreTokensHandler: APIRouteHandler {
+    /// The `Function` dimension of its metrics.
+    package static let functionName = "store-tokens"
+
     let guardian: RequestGuard
     let quota: any RequestQuota
     let vault: TokenVault
     let verifier: GrantVerifier
+    let metrics: any MetricsSink
     let now: @Sendable () -> Date
 
     /// Creates the handler.
-    /// - Parameter now: The clock posts are counted by; tests pass a fake one.
+    /// - Parameters:
+    ///   - metrics: where a post the allowance could not count is reported.
+    ///   - now: The clock posts are counted by; tests pass a fake one.
     package init(
-        guardian: RequestGuard, quota: any RequestQuota, vault: TokenVault, verifier: GrantVerifier, now: @escaping @Sendable () -> Date = { Date() }
+        guardian: RequestGuard, quota: any RequestQuota, vault: TokenVault, verifier: GrantVerifier, metrics: any MetricsSink,
+        now: @escaping @Sendable () -> Date = { Date() }
     ) {
         self.guardian = guardian
         self.quota = quota
         self.vault = vault
         self.verifier = verifier
+        self.metrics = metrics
         self.now = now
+    }
+
+    /// One EMF line counting one post the allowance could not count (`QuotaFailed`, namespace
+    /// `PayPulse/StoreTokens`, dimension `Function`): its table missing, refusing us, or unreachable.
+    package static func quotaFailureLine(function: String = functionName, timestamp: Date) -> String {
+        EmbeddedMetricLine.line(
+            namespace: "PayPulse/StoreTokens", dimensions: [("Function", function)], metrics: [EmbeddedMetricLine.Metric("QuotaFailed", 1)],
+            timestamp: timestamp
+        )
     }
 
     package func respond(to request: APIRequest, context: InvocationContext) async throws(APIError) -> APIResponse {
@@ -86,7 +104,8 @@ package struct StoreTokensHandler: APIRouteHandler {
 extension StoreTokensHandler {
     /// Takes one post of `user`'s allowance, or refuses the post with 429. A count that cannot
     /// be read or written lets the post through: the allowance guards Google and the store
-    /// against one user's flood, and must not take every user's connecting down with it.
+    /// against one user's flood, and must not take every user's connecting down with it. It
+    /// is counted in a metric whose alarm says the deployment runs without its limit.
     private func count(_ user: String, logger: Logger) async throws(APIError) {
         let decision: QuotaDecision
         do {
@@ -94,6 +113,7 @@ extension StoreTokensHandler {
             decision = try await quota.take(for: user, at: now().timeIntervalSince1970, id: QuotaUseID.random())
         } catch {
             logger.error("store-tokens not counted: the request quota could not be read or written", metadata: ["error": "\(error)"])
+            metrics.emit(Self.quotaFailureLine(timestamp: now()))
             return
         }
         if case .exhausted(let retryAfter) = decision {

@@ -35,7 +35,7 @@ struct HandlerAttackTests {
             // Google is recorded too: an attack must not reach it either.
             let google = CallRecordingGoogleOAuth(log: log)
             let verifier = GrantVerifier(google: google, clients: { GoogleClients(ids: ["attack-test-client"]) }, health: OAuthClientHealth(google: google))
-            storeTokens = StoreTokensHandler(guardian: guardian, quota: InMemoryRequestQuota(), vault: vault, verifier: verifier)
+            storeTokens = StoreTokensHandler(guardian: guardian, quota: InMemoryRequestQuota(), vault: vault, verifier: verifier, metrics: DiscardedMetrics())
             userProfile = UserProfileHandler(guardian: guardian, users: users, grants: vault.grants)
             disconnect = DisconnectHandler(guardian: guardian, vault: vault, google: google, recoveryWindowDays: 7)
         }

@@ -151,7 +151,7 @@ enum FaultScenario: String, CaseIterable, Sendable {
         case .storeFirst:
             bench.google.addGrant(refreshToken: "1//fault-first")
             let request = try await post(bench, user, #"{"access_token":"ya29.fault-first","refresh_token":"1//fault-first","expires_in":3600,"scope":"\#(scope)","email":"\#(Self.email)"}"#)
-            let handler = StoreTokensHandler(guardian: bench.guardian, quota: InMemoryRequestQuota(), vault: proxied, verifier: verifier(bench))
+            let handler = StoreTokensHandler(guardian: bench.guardian, quota: InMemoryRequestQuota(), vault: proxied, verifier: verifier(bench), metrics: DiscardedMetrics())
             let refresh = refreshHandler(bench, grants: grants.proxied, userPrefix: user.rawValue)
             let googleDown = GoogleDown(
                 answer: #"{"data":{"account_switch":false,"google_email":"\#(Self.email)","message":"First Gmail connection","scope":"\#(scope)"},"message":"Gmail OAuth tokens stored successfully!"}"#,
@@ -165,7 +165,7 @@ enum FaultScenario: String, CaseIterable, Sendable {
         case .storeUpdate:
             _ = try await direct.store(IncomingTokens(accessToken: "ya29.fault-old", refreshToken: "1//fault-old", scopes: [scope], email: Self.email), for: user)
             let request = try await post(bench, user, #"{"access_token":"ya29.fault-new","expires_in":3600,"scope":"\#(scope)","email":"\#(Self.email)"}"#)
-            let handler = StoreTokensHandler(guardian: bench.guardian, quota: InMemoryRequestQuota(), vault: proxied, verifier: verifier(bench))
+            let handler = StoreTokensHandler(guardian: bench.guardian, quota: InMemoryRequestQuota(), vault: proxied, verifier: verifier(bench), metrics: DiscardedMetrics())
             return Prepared(watched: [.grant(user)], grants: grants.direct) { .response(await handler.handle(request, logger: bench.logger)) }
         case .userProfile:
             try await bench.directUsers.putUser(UserRecord(userID: user.rawValue, name: "Fault Matrix", email: Self.email, createdOn: "2026-01-01T00:00:00Z"))

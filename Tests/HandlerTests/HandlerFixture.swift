@@ -35,7 +35,7 @@ struct HandlerFixture {
         let clients = GoogleClients(ids: [google.clientID])
         return GrantVerifier(google: google, clients: { clients }, health: OAuthClientHealth(google: google), now: { HandlerFixture.now })
     }
-    var storeTokens: StoreTokensHandler { StoreTokensHandler(guardian: guardian, quota: InMemoryRequestQuota(), vault: vault, verifier: verifier) }
+    var storeTokens: StoreTokensHandler { StoreTokensHandler(guardian: guardian, quota: InMemoryRequestQuota(), vault: vault, verifier: verifier, metrics: DiscardedMetrics()) }
     var userProfile: UserProfileHandler { UserProfileHandler(guardian: guardian, users: users, grants: vault.grants) }
 
     /// A valid bearer token for `subject`.

@@ -17,7 +17,7 @@ struct StoreTokensQuotaTests {
         let quota = InMemoryRequestQuota(rule: QuotaRule(limit: 2))
         var clock = HandlerFixture.now
         let handler = { @Sendable (now: Date) in
-            StoreTokensHandler(guardian: fixture.guardian, quota: quota, vault: fixture.vault, verifier: fixture.verifier, now: { now })
+            StoreTokensHandler(guardian: fixture.guardian, quota: quota, vault: fixture.vault, verifier: fixture.verifier, metrics: DiscardedMetrics(), now: { now })
         }
         for _ in 0..<2 {
             #expect(await handler(clock).handle(try await fixture.post(json: Self.connect), logger: fixture.logs.logger).status == 201)
@@ -43,7 +43,7 @@ struct StoreTokensQuotaTests {
     func malformedPostsAreNotCounted() async throws {
         let fixture = try await HandlerFixture()
         let quota = InMemoryRequestQuota(rule: QuotaRule(limit: 1))
-        let handler = StoreTokensHandler(guardian: fixture.guardian, quota: quota, vault: fixture.vault, verifier: fixture.verifier, now: { HandlerFixture.now })
+        let handler = StoreTokensHandler(guardian: fixture.guardian, quota: quota, vault: fixture.vault, verifier: fixture.verifier, metrics: DiscardedMetrics(), now: { HandlerFixture.now })
         for _ in 0..<3 {
             #expect(await handler.handle(try await fixture.post(json: #"{"refresh_token":"1//first"}"#), logger: fixture.logs.logger).status == 400)
         }
@@ -51,13 +51,22 @@ struct StoreTokensQuotaTests {
         #expect(await handler.handle(try await fixture.post(json: Self.connect), logger: fixture.logs.logger).status == 201)
     }
 
-    @Test("a count that cannot be kept lets the post through, logged as uncounted")
-    func unreachableCountLetsThePostThrough() async throws {
+    @Test("a count that cannot be kept lets the post through, logged as uncounted and counted in the QuotaFailed metric", arguments: [StoreError.unavailable, .notFound, .accessDenied])
+    func unreachableCountLetsThePostThrough(fault: StoreError) async throws {
         let fixture = try await HandlerFixture()
         let quota = InMemoryRequestQuota(rule: QuotaRule(limit: 1))
-        await quota.setFault(.unavailable)
-        let handler = StoreTokensHandler(guardian: fixture.guardian, quota: quota, vault: fixture.vault, verifier: fixture.verifier, now: { HandlerFixture.now })
+        await quota.setFault(fault)
+        let metrics = SecurityEventsHandlerTests.Lines()
+        let handler = StoreTokensHandler(guardian: fixture.guardian, quota: quota, vault: fixture.vault, verifier: fixture.verifier, metrics: metrics, now: { HandlerFixture.now })
         #expect(await handler.handle(try await fixture.post(json: Self.connect), logger: fixture.logs.logger).status == 201)
         #expect(!fixture.logs.lines(containingAnyOf: ["store-tokens not counted"]).isEmpty)
+        let line = try #require(metrics.all.first, "one metrics line")
+        #expect(metrics.all.count == 1 && line["QuotaFailed"] as? Int == 1 && line["Function"] as? String == "store-tokens")
+        let directive = ((line["_aws"] as? [String: Any])?["CloudWatchMetrics"] as? [[String: Any]])?.first
+        #expect(directive?["Namespace"] as? String == "PayPulse/StoreTokens", "the namespace template.yaml's alarm watches")
+        // A count that works emits nothing.
+        await quota.setFault(nil)
+        #expect(await handler.handle(try await fixture.post(json: Self.connect), logger: fixture.logs.logger).status != 500)
+        #expect(metrics.all.count == 1)
     }
 }

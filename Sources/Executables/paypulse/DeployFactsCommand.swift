@@ -73,7 +73,8 @@ struct DeployFactsCommand: ParsableCommand {
             ))
         }
         let lifecycle = try family(LifecyclePublisher.metricLine(published: 0, failed: 0, refused: 0, pending: 0, oldestPendingSeconds: 0, timestamp: epoch))
-        return .array([refresh] + events + [lifecycle])
+        let quota = try family(StoreTokensHandler.quotaFailureLine(timestamp: epoch))
+        return .array([refresh] + events + [lifecycle, quota])
     }
 
     /// The namespace, dimensions (with their values) and metric names of one EMF line.
