@@ -89,6 +89,8 @@ lint:
 	scripts/lint-imports.sh
 	scripts/lint-environment.sh
 	scripts/lint-mains.sh
+	scripts/lint-randomness.sh --self-test
+	scripts/lint-randomness.sh
 	scripts/lint-access.sh --self-test
 	scripts/lint-access.sh
 	scripts/lint-paths.sh --self-test

@@ -83,7 +83,7 @@ package struct SecurityEventsHandler: APIRouteHandler {
         // nothing); a second copy delivered while the first acts finds the first's claim and
         // is answered 503, so Google delivers it again until the event is recorded (were the
         // first copy's receiver to die, a 202 here would lose the event).
-        let claimant = UUID().uuidString
+        let claimant = SecretVersionID.random().rawValue  // the system generator: never two claimants alike
         do {
             if try await ledger.contains(token.jti) {
                 logger.info("security event delivered again; acted on before")

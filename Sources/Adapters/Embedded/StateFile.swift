@@ -26,7 +26,7 @@ package enum StateFile {
     /// - Throws: ``StoreError/unavailable`` when the directory or the file cannot be written.
     package static func save(_ bytes: [UInt8], named name: String, in directory: String, logger: Logger) throws {
         try StateDirectory.prepare(directory, logger: logger)
-        let path = directory + "/" + name, temporary = directory + "/." + name + "." + UUID().uuidString
+        let path = directory + "/" + name, temporary = directory + "/." + name + "." + SecretVersionID.random().rawValue
         let descriptor = open(temporary, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, StateDirectory.fileMode)
         guard descriptor >= 0 else { throw failure("cannot create", temporary) }
         var written = 0

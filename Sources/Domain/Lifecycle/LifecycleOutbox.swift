@@ -4,6 +4,7 @@ import FoundationEssentials
 import Foundation
 #endif
 import PayPulseCoding
+import PayPulsePorts
 
 /// The events of a grant not yet published, kept in the grant's own document (member
 /// `lifecycle`): the write that changes the grant records its event in the same
@@ -77,10 +78,12 @@ extension GmailTokenSet {
     /// is the set's own unless given (a disconnect's `disconnected`).
     /// - Parameters:
     ///   - previous: the connection's state before the change.
-    ///   - eventID: a new random id (tests pin it).
+    ///   - eventID: a new random id from the system generator, as the version ids'
+    ///     (``SecretVersionID/random()``: `UUID()` yields zeros where `/dev/urandom` is
+    ///     missing, and two events would share an id); tests pin it.
     package func recording(
         _ kind: LifecycleEvent.Kind, reason: String, user: UserID, previous: LifecycleEvent.Status, status: LifecycleEvent.Status? = nil,
-        at now: Date, eventID: String = UUID().uuidString.lowercased()
+        at now: Date, eventID: String = SecretVersionID.random().rawValue
     ) -> GmailTokenSet {
         var outbox = lifecycle ?? LifecycleOutbox()
         let sequence = outbox.nextSequence(at: now)
