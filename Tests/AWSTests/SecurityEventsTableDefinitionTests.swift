@@ -16,17 +16,20 @@ struct SecurityEventsTableDefinitionTests {
         }
     }
 
-    @Test("an existing table is left alone: a ResourceInUseException ends the set-up without a second request")
+    @Test("an existing table with its time to live is left alone: after the ResourceInUseException, one DescribeTimeToLive and no write")
     func existingTableIsANoOp() async throws {
-        let server = try ScriptedHTTPServer { _, _ in
-            .respond(
-                status: 400, headers: ["Content-Type": "application/x-amz-json-1.0"],
-                body: #"{"__type":"com.amazonaws.dynamodb.v20120810#ResourceInUseException","message":"Table already exists"}"#
-            )
+        let json = ["Content-Type": "application/x-amz-json-1.0"]
+        let server = try ScriptedHTTPServer { _, request in
+            request.headers["x-amz-target"] == "DynamoDB_20120810.DescribeTimeToLive"
+                ? .respond(status: 200, headers: json, body: #"{"TimeToLiveDescription":{"AttributeName":"expires_at","TimeToLiveStatus":"ENABLED"}}"#)
+                : .respond(
+                    status: 400, headers: json,
+                    body: #"{"__type":"com.amazonaws.dynamodb.v20120810#ResourceInUseException","message":"Table already exists"}"#
+                )
         }
         defer { server.stop() }
         let ledger = DynamoDBSecurityEventLedger(client: try AWSTestClients.dynamoDB(endpoint: server.url), table: "paypulse-security-events")
         try await ledger.createTableIfNeeded()
-        #expect(server.requests.map { $0.headers["x-amz-target"] } == ["DynamoDB_20120810.CreateTable"])
+        #expect(server.requests.map { $0.headers["x-amz-target"] } == ["DynamoDB_20120810.CreateTable", "DynamoDB_20120810.DescribeTimeToLive"])
     }
 }
