@@ -86,7 +86,8 @@ package struct RefreshJob: Sendable {
             var running = 0
             func startNext() -> Bool {
                 guard configurationFailure == nil, hasTime(before: deadline), let candidate = next.next() else { return false }
-                group.addTask { try await refresher.refreshIfDue(candidate.user, listedTags: candidate.tags, logger: logger) }
+                let sweep = sweepBudget(before: deadline)
+                group.addTask { try await refresher.refreshIfDue(candidate.user, listedTags: candidate.tags, sweepBudget: sweep, logger: logger) }
                 running += 1
                 return true
             }
@@ -114,6 +115,15 @@ package struct RefreshJob: Sendable {
             throw configurationFailure
         }
         return summary
+    }
+
+    /// How long a grant's sweep may publish its pending events: the publisher's sweep
+    /// budget, never past the run's deadline (nobody waits on the run, but the run must end
+    /// in time; what is left goes with the next run).
+    private func sweepBudget(before deadline: ContinuousClock.Instant?) -> Duration? {
+        guard let budget = refresher.vault.events?.sweepBudget else { return nil }
+        guard let deadline else { return budget }
+        return max(.zero, min(budget, deadline - ContinuousClock.now))
     }
 
     private func hasTime(before deadline: ContinuousClock.Instant?) -> Bool {

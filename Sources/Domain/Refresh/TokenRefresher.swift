@@ -99,14 +99,21 @@ package struct TokenRefresher: Sendable {
     /// Refreshes `user`'s grant if the stored value (the authority, whatever the listing
     /// said) is due or still unverified, or always when `force`. Due means expiring within
     /// the window; with a keep-alive interval, verified longer ago than that instead.
-    /// - Parameter listedTags: the tags a listing showed for the set; when the value read
-    ///   disagrees with them and nothing is written, they are rewritten from the value.
+    /// - Parameters:
+    ///   - listedTags: the tags a listing showed for the set; when the value read disagrees
+    ///     with them and nothing is written, they are rewritten from the value.
+    ///   - sweepBudget: how long the outbox's sweep (events a failed put left) may publish
+    ///     first: the refresh run's own (``LifecyclePublisher/sweepBudget``, within its
+    ///     deadline); a request's short attempt unless given.
     /// - Throws: ``ConfigurationFailure`` when Google refuses our own client; never for one
     ///   grant's trouble (dead, another client's, Google unavailable), which is an ``Outcome``.
     package func refreshIfDue(
-        _ user: UserID, force: Bool = false, listedTags: [String: String]? = nil, logger: Logger
+        _ user: UserID, force: Bool = false, listedTags: [String: String]? = nil, sweepBudget: Duration? = nil, logger: Logger
     ) async throws(ConfigurationFailure) -> Outcome {
-        try await refresh(user, when: force ? .always : keepAliveSeconds.map { .idleFor($0) } ?? .expiring, listedTags: listedTags, logger: logger)
+        try await refresh(
+            user, when: force ? .always : keepAliveSeconds.map { .idleFor($0) } ?? .expiring, listedTags: listedTags,
+            sweep: sweepBudget ?? vault.events?.requestBudget, logger: logger
+        )
     }
 
     /// When a stored, verified set is refreshed.
@@ -128,11 +135,13 @@ package struct TokenRefresher: Sendable {
 
     /// - Parameters:
     ///   - read: the set as just read, when the caller has it (no second read).
+    ///   - sweep: how long pending events may be published first; `nil` publishes none
+    ///     (fresh-token published them already).
     ///   - consultsGoogle: whether Google's word on the account is read after the write
     ///     (``TokenVault/honourGoogle(_:written:)``); fresh-token reads it before instead.
     private func refresh(
-        _ user: UserID, when rule: DueRule, listedTags: [String: String]?, read: TokenVault.Stored? = nil, consultsGoogle: Bool = true,
-        logger: Logger
+        _ user: UserID, when rule: DueRule, listedTags: [String: String]?, read: TokenVault.Stored? = nil, sweep: Duration? = nil,
+        consultsGoogle: Bool = true, logger: Logger
     ) async throws(ConfigurationFailure) -> Outcome {
         var stored: TokenVault.Stored
         if let read {
@@ -146,8 +155,8 @@ package struct TokenRefresher: Sendable {
             }
         }
         // The outbox's sweep: events a failed put left are published before anything else.
-        if stored.tokenSet.lifecycle?.hasWork == true, vault.events != nil {
-            await vault.publishPending(of: user, stored.tokenSet, version: stored.version)
+        if let sweep, sweep > .zero, stored.tokenSet.lifecycle?.hasWork == true, vault.events != nil {
+            await vault.publishPending(of: user, stored.tokenSet, version: stored.version, within: sweep)
             do {
                 guard let current = try await vault.current(of: user) else { return .skipped("disconnected meanwhile") }
                 stored = current
