@@ -203,7 +203,7 @@ struct LifecycleOutboxTests {
         #expect(!sweeps.isEmpty && sweeps.allSatisfy { $0 <= .seconds(2) }, "the sweep's budget ends by the deadline: \(sweeps)")
         bus.hang(false)
         _ = try await job.run(deadline: ContinuousClock.now + .seconds(60), logger: quiet)
-        #expect(bus.budgets.last == .seconds(5), "with time to spare, the sweep's own budget")
+        #expect(try #require(bus.budgets.last) > .seconds(4), "with time to spare, the sweep's own budget (what is left of it at the put)")
         #expect(bus.types == ["Gmail Connected"])
     }
 
