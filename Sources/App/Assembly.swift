@@ -165,7 +165,8 @@ package struct Assembly: Sendable {
             bus = EmbeddedLifecycleEvents(database: try embedded())
         }
         return LifecyclePublisher(
-            bus: wrappers.events(bus), metrics: metrics, logger: logger, failingSpan: Double(configuration.refreshFailingDays) * 86_400
+            bus: wrappers.events(bus), metrics: metrics, logger: logger, failingSpan: Double(configuration.refreshFailingDays) * 86_400,
+            requestBudget: .milliseconds(configuration.eventPublishMilliseconds), maxPending: configuration.eventMaxPending
         )
     }
 

@@ -130,7 +130,8 @@ package struct TokenVault: Sendable {
         throw StoreError.unavailable.with(message: "the grant of user \(user) is of a newer release's format; this release leaves it as it is")
     }
 
-    /// Compare-and-swap: stores `tokenSet` only if `expected` is still current, with new
+    /// Compare-and-swap: stores `tokenSet` (its outbox within its bound,
+    /// ``LifecycleOutbox/bounded(to:)``) only if `expected` is still current, with new
     /// listing tags unless `tagged` (the tags the replaced version carries) still describe
     /// it: a refresh that renews only the access token then costs two calls on Secrets
     /// Manager (read, put), and the listing infers the new expiry from the
@@ -140,7 +141,7 @@ package struct TokenVault: Sendable {
     package func replace(
         _ tokenSet: GmailTokenSet, of user: UserID, expected: GrantVersion, tagged: [String: String]? = nil
     ) async throws -> GrantVersion {
-        let tokenSet = try await stamped(tokenSet)
+        let (tokenSet, dropped) = bounded(try await stamped(tokenSet))
         // Where tags ride with the value for free, they are always written: a store's due
         // index is keyed from them at every write.
         let keepTags = !grants.writesAttributesWithValue && (tagged.map { TokenSetTags.stillDescribe($0, tokenSet) } ?? false)
@@ -156,7 +157,7 @@ package struct TokenVault: Sendable {
             // the next writer, or the refresh run that finds them stale, rewrites them.
             version = untagged.version
         }
-        if tokenSet.lifecycle?.hasWork == true { return await publishPending(of: user, tokenSet, version: version) ?? version }
+        if tokenSet.lifecycle?.hasWork == true { return await publishPending(of: user, tokenSet, version: version, dropped: dropped) ?? version }
         return version
     }
 
@@ -249,7 +250,9 @@ extension TokenVault {
             return marked
         }
         guard settled != .absent else { return false }
-        _ = try await flush(user)
+        // The mark's own write made this request's one attempt; an earlier attempt's mark has
+        // its events published now.
+        if settled == .alreadySo { _ = try await flush(user) }
         return settled == .changed
     }
 

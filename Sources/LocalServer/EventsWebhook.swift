@@ -17,10 +17,12 @@ struct EventsWebhook: LifecycleEventBus {
 
     var maxEntriesPerPut: Int { inner.maxEntriesPerPut }
 
-    func put(_ entries: [LifecycleBusEntry]) async throws(LifecycleBusFailure) -> [LifecycleBusFailure?] {
-        var answers = try await inner.put(entries)
+    func put(_ entries: [LifecycleBusEntry], within budget: Duration) async throws(LifecycleBusFailure) -> [LifecycleBusFailure?] {
+        let deadline = ContinuousClock.now + budget
+        var answers = try await inner.put(entries, within: budget)
         for (index, entry) in entries.enumerated() where answers[index] == nil {
-            answers[index] = await post(entry)
+            let left = deadline - ContinuousClock.now
+            answers[index] = left > .zero ? await post(entry, timeout: min(left, .seconds(5))) : LifecycleBusFailure(code: "webhook not tried in time", refused: false)
         }
         return answers
     }
@@ -35,10 +37,10 @@ struct EventsWebhook: LifecycleEventBus {
         ])
     }
 
-    private func post(_ entry: LifecycleBusEntry) async -> LifecycleBusFailure? {
+    private func post(_ entry: LifecycleBusEntry, timeout: Duration) async -> LifecycleBusFailure? {
         let request = HTTPRequest(
             method: "POST", url: url, headers: ["content-type": "application/json"], body: Self.envelope(entry).compactJSON() ?? [],
-            timeout: .seconds(5), freshConnection: true
+            timeout: timeout, freshConnection: true
         )
         do {
             let answer = try await transport.execute(request)

@@ -11,11 +11,13 @@ package protocol LifecycleEventBus: Sendable {
     /// The most entries one ``put(_:)`` takes (EventBridge's `PutEvents` takes 10).
     var maxEntriesPerPut: Int { get }
 
-    /// Puts `entries` in one request.
+    /// Puts `entries` in one request, its retries included, ending within `budget`: a bus
+    /// that hangs costs its caller no more (what it did not take stays pending).
     /// - Returns: for each entry, in order, `nil` when the bus accepted it, else why not.
-    /// - Throws: ``LifecycleBusFailure`` when the request as a whole failed: no entry is
-    ///   known to be accepted (some may have been: the answer can be what was lost).
-    func put(_ entries: [LifecycleBusEntry]) async throws(LifecycleBusFailure) -> [LifecycleBusFailure?]
+    /// - Throws: ``LifecycleBusFailure`` when the request as a whole failed or ran out of
+    ///   its budget: no entry is known to be accepted (some may have been: the answer can be
+    ///   what was lost).
+    func put(_ entries: [LifecycleBusEntry], within budget: Duration) async throws(LifecycleBusFailure) -> [LifecycleBusFailure?]
 }
 
 /// One event as a bus takes it.

@@ -5,8 +5,9 @@ import PayPulseTestSupport
 import Testing
 
 /// `PutEvents` as EventBridge answers it: the request onto the named bus, a 200 whose
-/// entries fail one by one (`FailedEntryCount`), and a refusal of the whole put. Against moto
-/// for the request and a plain success; scripted for the answers moto never gives.
+/// entries fail one by one (`FailedEntryCount`), a refusal of the whole put, and a bus that
+/// never answers, given up on within the caller's budget. Against moto for the request and
+/// a plain success; scripted for the answers moto never gives.
 @Suite("EventBridge PutEvents: the lifecycle events' bus")
 struct EventBridgeBusTests {
     static let entries = [
@@ -23,7 +24,7 @@ struct EventBridgeBusTests {
         let server = try await MotoServer.shared()
         let queue = try LifecycleEventQueue(endpoint: server.endpoint, bus: "bus-\(UUID().uuidString.prefix(8))")
         let bus = EventBridgeBus(client: try AWSTestClients.jsonClient(.eventBridge, endpoint: server.endpoint), bus: queue.bus)
-        #expect(try await bus.put(Self.entries) == [nil, nil])
+        #expect(try await bus.put(Self.entries, within: .seconds(10)) == [nil, nil])
         let received = try queue.drain().events
         #expect(received.map { $0["detail-type"] as? String } == ["Gmail Connected", "Gmail Revoked"])
     }
@@ -33,7 +34,7 @@ struct EventBridgeBusTests {
         let answer = #"{"FailedEntryCount":1,"Entries":[{"EventId":"11111111-aaaa"},{"ErrorCode":"InternalFailure","ErrorMessage":"try again"}]}"#
         let server = try ScriptedHTTPServer { _, _ in .respond(status: 200, headers: ["Content-Type": "application/x-amz-json-1.1"], body: answer) }
         defer { server.stop() }
-        #expect(try await bus(server).put(Self.entries) == [nil, LifecycleBusFailure(code: "InternalFailure", refused: false)])
+        #expect(try await bus(server).put(Self.entries, within: .seconds(10)) == [nil, LifecycleBusFailure(code: "InternalFailure", refused: false)])
         let request = try #require(server.requests.first)
         #expect(request.headers.first { $0.key.lowercased() == "x-amz-target" }?.value == "AWSEvents.PutEvents")
         let body = try #require(try JSONSerialization.jsonObject(with: Data(request.body)) as? [String: Any])
@@ -48,11 +49,27 @@ struct EventBridgeBusTests {
             .respond(status: 400, headers: ["Content-Type": "application/x-amz-json-1.1"], body: #"{"__type":"AccessDeniedException","message":"not authorized"}"#)
         }
         defer { denied.stop() }
-        await #expect(throws: LifecycleBusFailure(code: "AccessDeniedException", refused: true)) { try await bus(denied).put(Self.entries) }
+        await #expect(throws: LifecycleBusFailure(code: "AccessDeniedException", refused: true)) { try await bus(denied).put(Self.entries, within: .seconds(10)) }
         let malformed = try ScriptedHTTPServer { _, _ in
             .respond(status: 200, body: #"{"FailedEntryCount":1,"Entries":[{"ErrorCode":"MalformedDetail"},{"EventId":"2"}]}"#)
         }
         defer { malformed.stop() }
-        #expect(try await bus(malformed).put(Self.entries) == [LifecycleBusFailure(code: "MalformedDetail", refused: true), nil])
+        #expect(try await bus(malformed).put(Self.entries, within: .seconds(10)) == [LifecycleBusFailure(code: "MalformedDetail", refused: true), nil])
+    }
+
+    /// The client's own policy would try four times, five seconds each (20 s against a bus
+    /// that never answers): the put's budget bounds every attempt and wait together.
+    @Test("a bus that never answers is given up on within the put's budget, as a failure for now")
+    func hangingBusWithinBudget() async throws {
+        let hanging = try ScriptedHTTPServer { _, _ in .stall }
+        defer { hanging.stop() }
+        let bus = EventBridgeBus(
+            client: try AWSTestClients.jsonClient(.eventBridge, endpoint: hanging.url, retryPolicy: .aws, timeout: .seconds(5)), bus: "paypulse-lifecycle"
+        )
+        let started = ContinuousClock.now
+        await #expect(throws: LifecycleBusFailure.self) { try await bus.put(Self.entries, within: .seconds(1)) }
+        let took = ContinuousClock.now - started
+        #expect(took >= .milliseconds(900) && took < .seconds(3), "took \(took)")
+        #expect(hanging.requests.count <= 2, "no attempt started once the budget was spent: \(hanging.requests.count)")
     }
 }

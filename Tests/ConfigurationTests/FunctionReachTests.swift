@@ -328,10 +328,10 @@ struct RecordingGrants: GrantStore {
 struct RecordingBus: LifecycleEventBus {
     let inner: any LifecycleEventBus, log: ReachLog
     var maxEntriesPerPut: Int { inner.maxEntriesPerPut }
-    func put(_ entries: [LifecycleBusEntry]) async throws(LifecycleBusFailure) -> [LifecycleBusFailure?] {
+    func put(_ entries: [LifecycleBusEntry], within budget: Duration) async throws(LifecycleBusFailure) -> [LifecycleBusFailure?] {
         log.events()
         if log.busDown { throw LifecycleBusFailure(code: "unreachable", refused: false) }
-        return try await inner.put(entries)
+        return try await inner.put(entries, within: budget)
     }
 }
 

@@ -150,7 +150,7 @@ final class RecordingLifecycleBus: LifecycleEventBus, Sendable {
 
     var entries: [LifecycleBusEntry] { kept.withLock { $0 } }
 
-    func put(_ entries: [LifecycleBusEntry]) async throws(LifecycleBusFailure) -> [LifecycleBusFailure?] {
+    func put(_ entries: [LifecycleBusEntry], within budget: Duration) async throws(LifecycleBusFailure) -> [LifecycleBusFailure?] {
         kept.withLock { $0 += entries }
         return entries.map { _ in nil }
     }

@@ -267,7 +267,7 @@ struct GoogleWordTests {
 /// A bus that is down: every put fails for now.
 private struct DownBus: LifecycleEventBus {
     var maxEntriesPerPut: Int { 10 }
-    func put(_ entries: [LifecycleBusEntry]) async throws(LifecycleBusFailure) -> [LifecycleBusFailure?] {
+    func put(_ entries: [LifecycleBusEntry], within budget: Duration) async throws(LifecycleBusFailure) -> [LifecycleBusFailure?] {
         throw LifecycleBusFailure(code: "unreachable", refused: false)
     }
 }

@@ -63,9 +63,13 @@ package struct AWSJSONClient: Sendable {
     ///   `TransportError` when no answer came, ``AWSClientError`` for an unreadable one.
     /// Only a declared ``AWSOperation`` can be called, so what IAM must allow is read from
     /// the clients' declarations.
-    func call<Output: AWSJSONOutput>(_ operation: AWSOperation, _ input: some AWSJSONInput, as output: Output.Type = Output.self) async throws -> Output {
+    /// - Parameter budget: when given, the whole call (every attempt and wait) ends within
+    ///   it: no attempt starts after it and none outlasts it (a caller that must answer soon).
+    func call<Output: AWSJSONOutput>(
+        _ operation: AWSOperation, _ input: some AWSJSONInput, as output: Output.Type = Output.self, within budget: Duration? = nil
+    ) async throws -> Output {
         precondition(operation.service == settings.service, "\(operation) called on a \(settings.service.signingName) client")
-        let response = try await send(operation: operation.name, body: input.json.jsonBytes)
+        let response = try await send(operation: operation.name, body: input.json.jsonBytes, within: budget)
         do {
             return try Output.read(response.body)
         } catch {
@@ -73,13 +77,18 @@ package struct AWSJSONClient: Sendable {
         }
     }
 
-    private func send(operation: String, body: [UInt8]) async throws -> HTTPResponse {
+    private func send(operation: String, body: [UInt8], within budget: Duration?) async throws -> HTTPResponse {
         let started = ContinuousClock.now
+        var policy = retryPolicy
+        if let budget { policy.totalBudget = min(policy.totalBudget, budget) }
+        let deadline = budget.map { _ in started + policy.totalBudget }
         do {
-            return try await retryPolicy.run { number -> AttemptResult<HTTPResponse, any Error> in
+            return try await policy.run { number -> AttemptResult<HTTPResponse, any Error> in
                 do {
-                    // Signed per attempt: a retry after a long wait needs a fresh date.
-                    let response = try await transport.execute(signedRequest(operation: operation, body: body))
+                    // Signed per attempt: a retry after a long wait needs a fresh date. Under a
+                    // budget an attempt gets what is left of it, so a hanging peer costs no more.
+                    let timeout = deadline.map { min(policy.attemptTimeout, max($0 - ContinuousClock.now, .milliseconds(1))) } ?? policy.attemptTimeout
+                    let response = try await transport.execute(signedRequest(operation: operation, body: body, timeout: timeout))
                     if (200..<300).contains(response.status) {
                         logger.debug("aws call", metadata: callMetadata(operation, number - 1, started, status: response.status))
                         return .success(response)
@@ -103,7 +112,7 @@ package struct AWSJSONClient: Sendable {
         }
     }
 
-    private func signedRequest(operation: String, body: [UInt8]) -> HTTPRequest {
+    private func signedRequest(operation: String, body: [UInt8], timeout: Duration) -> HTTPRequest {
         let contentType = "application/x-amz-json-\(settings.service.jsonVersion)"
         let target = "\(settings.service.targetPrefix).\(operation)"
         let unsigned = [
@@ -119,7 +128,7 @@ package struct AWSJSONClient: Sendable {
         for header in signed.headers where header.name.lowercased() != "host" {
             headers.add(name: header.name, value: header.value)
         }
-        return HTTPRequest(method: "POST", url: endpoint.url, headers: headers, body: body, timeout: retryPolicy.attemptTimeout)
+        return HTTPRequest(method: "POST", url: endpoint.url, headers: headers, body: body, timeout: timeout)
     }
 
     private func callMetadata(

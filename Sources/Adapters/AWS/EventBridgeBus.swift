@@ -8,7 +8,7 @@ import PayPulsePorts
 
 /// The lifecycle events' bus on EventBridge: `PutEvents` of up to 10 entries onto one bus
 /// (its name or ARN), over ``AWSJSONClient`` (made with ``AWSService/eventBridge``), which
-/// retries throttling and server faults. A 200 answer can still fail some entries
+/// retries throttling and server faults within the caller's budget. A 200 answer can still fail some entries
 /// (`FailedEntryCount`): each is told apart, and only those are put again.
 package struct EventBridgeBus: LifecycleEventBus {
     private let client: AWSJSONClient
@@ -33,10 +33,10 @@ package struct EventBridgeBus: LifecycleEventBus {
 
     package var maxEntriesPerPut: Int { 10 }
 
-    package func put(_ entries: [LifecycleBusEntry]) async throws(LifecycleBusFailure) -> [LifecycleBusFailure?] {
+    package func put(_ entries: [LifecycleBusEntry], within budget: Duration) async throws(LifecycleBusFailure) -> [LifecycleBusFailure?] {
         let output: PutEventsOutput
         do {
-            output = try await client.call(Self.putEventsOperation, PutEventsInput(entries: entries, bus: bus))
+            output = try await client.call(Self.putEventsOperation, PutEventsInput(entries: entries, bus: bus), within: budget)
         } catch let error as AWSError {
             throw LifecycleBusFailure(code: error.type, refused: Self.refusingCodes.contains(error.type))
         } catch {

@@ -32,7 +32,8 @@ package struct EmbeddedLifecycleEvents: LifecycleEventBus {
 
     package var maxEntriesPerPut: Int { 10 }
 
-    package func put(_ entries: [LifecycleBusEntry]) async throws(LifecycleBusFailure) -> [LifecycleBusFailure?] {
+    /// The budget is not needed: the table is a local file.
+    package func put(_ entries: [LifecycleBusEntry], within budget: Duration) async throws(LifecycleBusFailure) -> [LifecycleBusFailure?] {
         let at = now().timeIntervalSince1970
         do {
             try await database.write { connection in

@@ -58,6 +58,13 @@ package struct AppConfiguration: Sendable, Equatable {
     /// How many days refreshes may fail for now before `Gmail Refresh Failing`
     /// (`PAYPULSE_REFRESH_FAILING_DAYS`, 1–30, default 3).
     package let refreshFailingDays: Int
+    /// How long a request that changed a grant tries to publish its lifecycle events before
+    /// it answers, in milliseconds (`PAYPULSE_EVENT_PUBLISH_MS`, 100–10,000, default 1,000);
+    /// what is left goes with the next invocation that reads the grant, or the refresh run's sweep.
+    package let eventPublishMilliseconds: Int
+    /// The most lifecycle events a grant keeps pending (`PAYPULSE_EVENT_MAX_PENDING`, 1–100,
+    /// default 20); beyond it the oldest are dropped, counted in the `Dropped` metric.
+    package let eventMaxPending: Int
     /// The trusted CA certificates file for HTTPS (`PAYPULSE_CA_BUNDLE`); `nil` keeps
     /// libcurl's built-in path. A Lambda bundle's `bootstrap` sets it to the host's file.
     package let caBundlePath: String?
@@ -187,6 +194,8 @@ extension AppConfiguration {
             self.eventBus = nil
         }
         self.refreshFailingDays = try reader.integer("PAYPULSE_REFRESH_FAILING_DAYS", default: 3, range: 1...30)
+        self.eventPublishMilliseconds = try reader.integer("PAYPULSE_EVENT_PUBLISH_MS", default: 1_000, range: 100...10_000)
+        self.eventMaxPending = try reader.integer("PAYPULSE_EVENT_MAX_PENDING", default: LifecyclePublisher.defaultMaxPending, range: 1...100)
     }
 }
 

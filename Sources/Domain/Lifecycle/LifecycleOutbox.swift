@@ -44,6 +44,21 @@ package struct LifecycleOutbox: Sendable, Equatable {
     /// Whether work is left: events to publish, or a deletion waiting for them.
     package var hasWork: Bool { !pending.isEmpty || deleteAfterPublishDays != nil }
 
+    /// This outbox with at most `limit` events pending: beyond it the oldest are dropped, so
+    /// a bus that refuses for long never makes the grant's document too large to write (a
+    /// Secrets Manager value holds 65,536 bytes). The changes themselves stand, and the
+    /// newest events stay, in order: a consumer still reaches the grant's latest state, after
+    /// a gap it can see (the first event kept names, as `previous_status`, a state whose
+    /// event it never received).
+    /// - Returns: the outbox kept, and the events dropped, oldest first.
+    package func bounded(to limit: Int) -> (outbox: LifecycleOutbox, dropped: [LifecycleEvent]) {
+        let excess = pending.count - max(limit, 1)
+        guard excess > 0 else { return (self, []) }
+        var kept = self
+        kept.pending = Array(pending.dropFirst(excess))
+        return (kept, Array(pending.prefix(excess)))
+    }
+
     /// The next sequence at `now`: above the last one, and never below the clock's
     /// milliseconds, so it keeps increasing across a deletion that forgot the last one.
     func nextSequence(at now: Date) -> Int64 {

@@ -9,20 +9,27 @@ import PayPulsePorts
 /// bus after the write, and leaves the grant's document once the bus took it. Without a bus
 /// (``TokenVault/events`` `nil`) nothing is recorded and nothing runs here.
 extension TokenVault {
-    /// Publishes the events pending in `user`'s grant, read as `set` at `version`, then
-    /// removes those the bus accepted by a compare-and-swap (re-reading after a lost one:
-    /// the newer value carries the same outbox), and deletes the grant when a disconnect
-    /// waited for them. Best effort: what is not published stays pending, for the next
-    /// write of this grant or the refresh run's sweep.
+    /// Publishes the events pending in `user`'s grant, read as `set` at `version`, within
+    /// `budget` (the publisher's ``LifecyclePublisher/requestBudget`` unless given: a
+    /// request waits no longer for a hanging bus), then removes those the bus accepted by a
+    /// compare-and-swap (re-reading after a lost one: the newer value carries the same
+    /// outbox), and deletes the grant when a disconnect waited for them. Best effort: what
+    /// is not published stays pending, for the next invocation that reads this grant or
+    /// the refresh run's sweep.
     ///
     /// The deletion is conditioned on the version this swap wrote, so a reconnect written
     /// in between stands (``GrantStore/delete(_:expected:recoveryWindowDays:)``), whichever
     /// invocation finishes the disconnect: its own, fresh-token or the refresh run's sweep.
+    /// - Parameter dropped: what the write of `set` dropped from its full outbox, for the
+    ///   attempt's metrics line.
     /// - Returns: the grant's version after, or `nil` when it was deleted or nothing was written.
     @discardableResult
-    package func publishPending(of user: UserID, _ set: GmailTokenSet, version: GrantVersion) async -> GrantVersion? {
+    package func publishPending(
+        of user: UserID, _ set: GmailTokenSet, version: GrantVersion, within budget: Duration? = nil, dropped: [LifecycleEvent] = []
+    ) async -> GrantVersion? {
         guard let events, let outbox = set.lifecycle, outbox.hasWork else { return nil }
-        let accepted = outbox.pending.isEmpty ? [] : await events.publish(outbox.pending)
+        let budget = budget ?? events.requestBudget
+        let accepted = outbox.pending.isEmpty ? [] : await events.publish(outbox.pending, within: budget, dropped: dropped)
         guard !accepted.isEmpty || outbox.pending.isEmpty else { return nil }
         var current = Stored(tokenSet: set, version: version)
         for _ in 0..<Self.rereadsAfterLostSwap {
@@ -63,14 +70,26 @@ extension TokenVault {
         }
     }
 
-    /// Publishes what `user`'s grant holds pending, reading it first.
+    /// Publishes what `user`'s grant holds pending, reading it first, within `budget` (the
+    /// request's unless given).
     /// - Returns: whether the grant is still stored (not deleted by a disconnect's outbox).
     /// - Throws: `StoreError` when it cannot be read.
     @discardableResult
-    package func flush(_ user: UserID) async throws -> Bool {
+    package func flush(_ user: UserID, within budget: Duration? = nil) async throws -> Bool {
         guard let stored = try await current(of: user) else { return false }
         guard stored.tokenSet.lifecycle?.hasWork == true else { return true }
-        if await publishPending(of: user, stored.tokenSet, version: stored.version) != nil { return true }
+        if await publishPending(of: user, stored.tokenSet, version: stored.version, within: budget) != nil { return true }
         return try await current(of: user) != nil
+    }
+
+    /// `set` with its outbox within the publisher's ``LifecyclePublisher/maxPending``, and
+    /// the events that dropped: what every write of a changed grant stores.
+    func bounded(_ set: GmailTokenSet) -> (GmailTokenSet, dropped: [LifecycleEvent]) {
+        guard let events, let outbox = set.lifecycle else { return (set, []) }
+        let (kept, dropped) = outbox.bounded(to: events.maxPending)
+        guard !dropped.isEmpty else { return (set, []) }
+        var bounded = set
+        bounded.lifecycle = kept
+        return (bounded, dropped)
     }
 }

@@ -78,7 +78,9 @@ package struct RefreshJob: Sendable {
     /// the one to delete after all (its tags alone said otherwise: a late retag, a failed
     /// one) is deleted again: by its outbox when it waits for an event, here otherwise, with
     /// the deployment's recovery window.
-    private func restoreThenRefresh(_ candidate: Candidate, logger: Logger) async throws(TokenRefresher.ConfigurationFailure) -> TokenRefresher.Outcome {
+    private func restoreThenRefresh(
+        _ candidate: Candidate, sweepBudget: Duration?, logger: Logger
+    ) async throws(TokenRefresher.ConfigurationFailure) -> TokenRefresher.Outcome {
         let user = candidate.user
         do {
             try await grants.restore(user.rawValue)
@@ -91,7 +93,7 @@ package struct RefreshJob: Sendable {
             return .transientFailure("restore: \(error)")
         }
         logger.notice("grant restored: a deletion had taken a newer value", metadata: ["user_id": "\(user)"])
-        return try await refresher.refreshIfDue(candidate.user, listedTags: candidate.tags, listingStale: true, logger: logger)
+        return try await refresher.refreshIfDue(candidate.user, listedTags: candidate.tags, listingStale: true, sweepBudget: sweepBudget, logger: logger)
     }
 
     /// Runs once over `shard`.
@@ -112,9 +114,12 @@ package struct RefreshJob: Sendable {
             var running = 0
             func startNext() -> Bool {
                 guard configurationFailure == nil, hasTime(before: deadline), let candidate = next.next() else { return false }
+                let sweep = sweepBudget(before: deadline)
                 group.addTask {
-                    if candidate.restore { return try await restoreThenRefresh(candidate, logger: logger) }
-                    return try await refresher.refreshIfDue(candidate.user, listedTags: candidate.tags, listingStale: candidate.stale, logger: logger)
+                    if candidate.restore { return try await restoreThenRefresh(candidate, sweepBudget: sweep, logger: logger) }
+                    return try await refresher.refreshIfDue(
+                        candidate.user, listedTags: candidate.tags, listingStale: candidate.stale, sweepBudget: sweep, logger: logger
+                    )
                 }
                 running += 1
                 return true
@@ -143,6 +148,15 @@ package struct RefreshJob: Sendable {
             throw configurationFailure
         }
         return summary
+    }
+
+    /// How long a grant's sweep may publish its pending events: the publisher's sweep
+    /// budget, never past the run's deadline (nobody waits on the run, but the run must end
+    /// in time; what is left goes with the next run).
+    private func sweepBudget(before deadline: ContinuousClock.Instant?) -> Duration? {
+        guard let budget = refresher.vault.events?.sweepBudget else { return nil }
+        guard let deadline else { return budget }
+        return max(.zero, min(budget, deadline - ContinuousClock.now))
     }
 
     private func hasTime(before deadline: ContinuousClock.Instant?) -> Bool {

@@ -105,14 +105,18 @@ package struct TokenRefresher: Sendable {
     ///   - listingStale: whether the listing showed those tags stamped for another version
     ///     (``TokenSetTags/needRewriting(_:)``): they are then rewritten from the value even
     ///     where they seem to agree, and never kept by a refresh.
+    ///   - sweepBudget: how long the outbox's sweep (events a failed put left) may publish
+    ///     first: the refresh run's own (``LifecyclePublisher/sweepBudget``, within its
+    ///     deadline); a request's short attempt unless given.
     /// - Throws: ``ConfigurationFailure`` when Google refuses our own client; never for one
     ///   grant's trouble (dead, another client's, Google unavailable), which is an ``Outcome``.
     package func refreshIfDue(
-        _ user: UserID, force: Bool = false, listedTags: [String: String]? = nil, listingStale: Bool = false, logger: Logger
+        _ user: UserID, force: Bool = false, listedTags: [String: String]? = nil, listingStale: Bool = false, sweepBudget: Duration? = nil,
+        logger: Logger
     ) async throws(ConfigurationFailure) -> Outcome {
         try await refresh(
             user, when: force ? .always : keepAliveSeconds.map { .idleFor($0) } ?? .expiring, listedTags: listedTags, listingStale: listingStale,
-            logger: logger
+            sweep: sweepBudget ?? vault.events?.requestBudget, logger: logger
         )
     }
 
@@ -135,11 +139,13 @@ package struct TokenRefresher: Sendable {
 
     /// - Parameters:
     ///   - read: the set as just read, when the caller has it (no second read).
+    ///   - sweep: how long pending events may be published first; `nil` publishes none
+    ///     (fresh-token published them already).
     ///   - consultsGoogle: whether Google's word on the account is read after the write
     ///     (``TokenVault/honourGoogle(_:written:)``); fresh-token reads it before instead.
     private func refresh(
         _ user: UserID, when rule: DueRule, listedTags: [String: String]?, listingStale: Bool = false, read: TokenVault.Stored? = nil,
-        consultsGoogle: Bool = true, logger: Logger
+        sweep: Duration? = nil, consultsGoogle: Bool = true, logger: Logger
     ) async throws(ConfigurationFailure) -> Outcome {
         var listedTags = listedTags, listingStale = listingStale
         var stored: TokenVault.Stored
@@ -154,8 +160,8 @@ package struct TokenRefresher: Sendable {
             }
         }
         // The outbox's sweep: events a failed put left are published before anything else.
-        if stored.tokenSet.lifecycle?.hasWork == true, vault.events != nil {
-            let swept = await vault.publishPending(of: user, stored.tokenSet, version: stored.version)
+        if let sweep, sweep > .zero, stored.tokenSet.lifecycle?.hasWork == true, vault.events != nil {
+            let swept = await vault.publishPending(of: user, stored.tokenSet, version: stored.version, within: sweep)
             do {
                 guard let current = try await vault.current(of: user) else { return .skipped("disconnected meanwhile") }
                 // The sweep's clearing write tagged the value anew: the listing's tags are past.

@@ -72,7 +72,9 @@ struct DeployFactsCommand: ParsableCommand {
                 timestamp: epoch
             ))
         }
-        let lifecycle = try family(LifecyclePublisher.metricLine(published: 0, failed: 0, refused: 0, pending: 0, oldestPendingSeconds: 0, timestamp: epoch))
+        let lifecycle = try family(LifecyclePublisher.metricLine(
+            published: 0, failed: 0, refused: 0, pending: 0, oldestPendingSeconds: 0, dropped: 0, timestamp: epoch
+        ))
         let quota = try family(StoreTokensHandler.quotaFailureLine(timestamp: epoch))
         return .array([refresh] + events + [lifecycle, quota])
     }
