@@ -125,7 +125,15 @@ struct TwoStepWriteTests {
         _ = try await TokenVault(grants: SecretsManagerGrantStore(racing)).disconnect(user, recoveryWindowDays: 7)
         #expect(racing.raced)
         try await refreshRun(user)
-        #expect(try await grants.state(of: user.rawValue).isScheduledForDeletion, "the disconnect stands, restored and deleted again")
+        let deleted = try await grants.state(of: user.rawValue)
+        #expect(deleted.isScheduledForDeletion, "the disconnect stands, restored and deleted again")
+        // Deleted again with its own tags: the next run leaves it deleted, its recovery
+        // window running, rather than restoring and deleting it at every run.
+        #expect(deleted.attributes[TokenSetTags.status] == GmailTokenSet.Status.revoked.rawValue, "\(deleted.attributes)")
+        let deletions = await secrets.calls.filter { $0 == "DeleteSecret" }.count
+        try await refreshRun(user)
+        #expect(await secrets.calls.filter { $0 == "DeleteSecret" }.count == deletions, "the next run deletes nothing again")
+        #expect(try await grants.state(of: user.rawValue).isScheduledForDeletion)
     }
 
     @Test("a disconnect whose compare fails after deleting its own value stays deleted: the run restores nothing")

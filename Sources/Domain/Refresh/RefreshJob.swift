@@ -76,8 +76,8 @@ package struct RefreshJob: Sendable {
     /// Restores a grant a stepwise deletion left deleted with a newer value (its compare or
     /// restore failed, or its process died), then refreshes it as any grant. A value that was
     /// the one to delete after all (its tags alone said otherwise: a late retag, a failed
-    /// one) is deleted again: by its outbox when it waits for an event, here otherwise, with
-    /// the deployment's recovery window.
+    /// one) is tagged from its value and deleted again: by its outbox when it waits for an
+    /// event, here otherwise, with the deployment's recovery window.
     private func restoreThenRefresh(
         _ candidate: Candidate, sweepBudget: Duration?, logger: Logger
     ) async throws(TokenRefresher.ConfigurationFailure) -> TokenRefresher.Outcome {
@@ -86,6 +86,10 @@ package struct RefreshJob: Sendable {
             try await grants.restore(user.rawValue)
             if let restored = try await refresher.vault.current(of: user), restored.tokenSet.status == .revoked,
                restored.tokenSet.lifecycle?.hasWork != true {
+                // Its tags first, so the listing shows the revoked mark stamped for its own
+                // version and the next run leaves it deleted (else every run restored it
+                // again, its recovery window starting over). A retag that fails: next run.
+                try? await refresher.vault.retag(restored.tokenSet, of: user, version: restored.version)
                 try await grants.delete(user.rawValue, expected: restored.version, recoveryWindowDays: googleWord?.recoveryWindowDays ?? 7)
                 return .skipped("deleted again: the disconnect's own value")
             }
