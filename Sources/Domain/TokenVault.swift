@@ -136,29 +136,39 @@ package struct TokenVault: Sendable {
     /// it: a refresh that renews only the access token then costs two calls on Secrets
     /// Manager (read, put), and the listing infers the new expiry from the
     /// write's date (``TokenSetTags/impliedExpiry(from:lastChanged:)``).
-    /// - Throws: `StoreError.conflict` when newer tokens were stored meanwhile (nothing written).
+    /// - Parameter tagsRequired: whether a value stored without its tags (refused after the
+    ///   value landed) throws once its events are published, for a caller that must be asked
+    ///   again rather than answer as stored.
+    /// - Throws: `StoreError.conflict` when newer tokens were stored meanwhile (nothing written);
+    ///   `StoreError.unavailable` for tags refused, when `tagsRequired` (the value is stored).
     @discardableResult
     package func replace(
-        _ tokenSet: GmailTokenSet, of user: UserID, expected: GrantVersion, tagged: [String: String]? = nil
+        _ tokenSet: GmailTokenSet, of user: UserID, expected: GrantVersion, tagged: [String: String]? = nil, tagsRequired: Bool = false
     ) async throws -> GrantVersion {
         let (tokenSet, dropped) = bounded(try await stamped(tokenSet))
         // Where tags ride with the value for free, they are always written: a store's due
         // index is keyed from them at every write.
         let keepTags = !grants.writesAttributesWithValue && (tagged.map { TokenSetTags.stillDescribe($0, tokenSet) } ?? false)
         let version: GrantVersion
+        var untagged = false
         do {
             version = try await grants.replace(
                 user.rawValue, expected: expected, value: try tokenSet.jsonString(), attributes: keepTags ? nil : TokenSetTags.tags(for: tokenSet)
             )
             // Writing no tags, we cannot overtake another writer's either.
             if !keepTags && !grants.writesAttributesWithValue { await retagIfOvertaken(user, tagged: version) }
-        } catch let untagged as AttributesNotWritten {
+        } catch let refused as AttributesNotWritten {
             // The change is stored; the tags it left say another version (their stamp), so
             // the next writer, or the refresh run that finds them stale, rewrites them.
-            version = untagged.version
+            version = refused.version
+            untagged = true
         }
-        if tokenSet.lifecycle?.hasWork == true { return await publishPending(of: user, tokenSet, version: version, dropped: dropped) ?? version }
-        return version
+        var written = version
+        if tokenSet.lifecycle?.hasWork == true { written = await publishPending(of: user, tokenSet, version: version, dropped: dropped) ?? version }
+        if tagsRequired, untagged {
+            throw StoreError.unavailable.with(message: "the grant of user \(user) is stored but its listing tags were not written; ask again")
+        }
+        return written
     }
 
     /// Rewrites the listing tags of `user`'s grant from `tokenSet`, the value stored at
@@ -277,7 +287,7 @@ extension TokenVault {
         }
     }
 
-    /// What ``settle(_:where:doing:change:)`` did to a grant.
+    /// What ``settle(_:where:tagsRequired:doing:change:)`` did to a grant.
     package enum Settled: Sendable, Equatable {
         /// The changed set is stored.
         case changed
@@ -294,9 +304,11 @@ extension TokenVault {
     /// earlier attempt whose tagging failed (Secrets Manager tags apart from the value):
     /// the tags are then written again from the value, or the listing keeps saying what
     /// it said (a revoked set read as connected).
+    /// - Parameter tagsRequired: whether a change stored without its tags throws
+    ///   (``replace(_:of:expected:tagged:tagsRequired:)``), as a retag that fails always does.
     /// - Throws: `StoreError.conflict` when the set kept changing ("... while `doing`").
     package func settle(
-        _ user: UserID, where matches: (GmailTokenSet) -> Bool = { _ in true }, doing: String,
+        _ user: UserID, where matches: (GmailTokenSet) -> Bool = { _ in true }, tagsRequired: Bool = false, doing: String,
         change: (GmailTokenSet) -> GmailTokenSet?
     ) async throws -> Settled {
         for _ in 0..<Self.rereadsAfterLostSwap {
@@ -306,7 +318,7 @@ extension TokenVault {
                     if !grants.writesAttributesWithValue { try await retag(stored.tokenSet, of: user, version: stored.version) }
                     return .alreadySo
                 }
-                try await replace(changed, of: user, expected: stored.version)
+                try await replace(changed, of: user, expected: stored.version, tagsRequired: tagsRequired)
                 return .changed
             } catch let error as StoreError where error == .conflict {
                 continue  // a newer set (a refresh, a reconnect): decide again on it

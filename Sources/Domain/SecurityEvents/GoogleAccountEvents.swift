@@ -138,9 +138,9 @@ package struct GoogleAccountEvents: Sendable {
         case .googleAccount(let account):
             guard let type = Change.Kind(event.type) else { return Applied() }
             let users = try await vault.grants.users(with: .googleSubject, equalTo: account.subject)
-            return try await apply(Change(kind: type, issuedAt: issuedAt, reason: event.type.lifecycleReason), to: users, logger: logger) {
-                $0.googleSubject == account.subject
-            }
+            return try await apply(
+                Change(kind: type, issuedAt: issuedAt, reason: event.type.lifecycleReason), to: users, tagsRequired: true, logger: logger
+            ) { $0.googleSubject == account.subject }
         case .oauthToken(let token) where event.type == .tokenRevoked:
             guard token.tokenType == nil || token.tokenType == "refresh_token" else { return Applied() }
             guard let digester = try await vault.digester() else {
@@ -150,7 +150,9 @@ package struct GoogleAccountEvents: Sendable {
             guard let digest = digester.digest(of: token) else { return Applied() }
             let users = try await vault.grants.users(with: RefreshTokenDigests.attribute(for: token.identifierAlgorithm), equalTo: digest)
             // The listing only points: the stored token itself must give the digest.
-            return try await apply(Change(kind: .revoke, issuedAt: issuedAt, reason: event.type.lifecycleReason), to: users, logger: logger) { set in
+            return try await apply(
+                Change(kind: .revoke, issuedAt: issuedAt, reason: event.type.lifecycleReason), to: users, tagsRequired: true, logger: logger
+            ) { set in
                 set.refreshToken.map { digester.digests(of: $0)[token.identifierAlgorithm] == digest } ?? false
             }
         default:
@@ -159,13 +161,16 @@ package struct GoogleAccountEvents: Sendable {
     }
 
     /// Applies `change` to each of `users` whose stored set still `matches` the event.
+    /// - Parameter tagsRequired: whether a change whose listing tags were refused throws
+    ///   (``TokenVault/settle(_:where:tagsRequired:doing:change:)``), for the receiver: its
+    ///   202 must not leave a revoked grant listed as connected.
     private func apply(
-        _ change: Change, to users: [String], logger: Logger, where matches: @escaping @Sendable (GmailTokenSet) -> Bool
+        _ change: Change, to users: [String], tagsRequired: Bool = false, logger: Logger, where matches: @escaping @Sendable (GmailTokenSet) -> Bool
     ) async throws -> Applied {
         var applied = Applied()
         for raw in users {
             guard let user = UserID(raw) else { continue }
-            switch try await apply(change, to: user, where: matches) {
+            switch try await apply(change, to: user, tagsRequired: tagsRequired, where: matches) {
             case .changed:
                 applied.changed.append(user)
                 logger.notice("security event applied", metadata: ["user_id": "\(user)", "event": "\(change.kind)"])
@@ -270,10 +275,12 @@ package struct GoogleAccountEvents: Sendable {
     }
 
     /// Changes one user's grant if its value still `matches` the event and the event is not stale.
-    private func apply(_ change: Change, to user: UserID, where matches: @escaping @Sendable (GmailTokenSet) -> Bool) async throws -> Outcome {
+    private func apply(
+        _ change: Change, to user: UserID, tagsRequired: Bool = false, where matches: @escaping @Sendable (GmailTokenSet) -> Bool
+    ) async throws -> Outcome {
         guard change.kind == .purge else {
             var stale = false
-            let settled = try await vault.settle(user, where: matches, doing: "a security event was applied") { set in
+            let settled = try await vault.settle(user, where: matches, tagsRequired: tagsRequired, doing: "a security event was applied") { set in
                 let verdict = change.verdict(on: set, at: now())
                 stale = verdict == .stale  // decided on the set last read
                 guard case .change(let changed) = verdict else { return nil }
