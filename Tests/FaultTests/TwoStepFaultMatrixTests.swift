@@ -84,7 +84,13 @@ struct TwoStepFaultMatrixTests {
             grants = SecretsManagerGrantStore(AWSSecretStore(client: SecretsManagerClient(client: proxied)))
             direct = SecretsManagerGrantStore(AWSSecretStore(client: try AWSTestClients.secretsManager(endpoint: moto.endpoint)))
             let busClient = try AWSTestClients.jsonClient(.eventBridge, endpoint: moto.endpoint)
-            publisher = LifecyclePublisher(bus: EventBridgeBus(client: busClient, bus: TwoStepFaultMatrixTests.bus), metrics: DiscardedMetrics(), logger: quiet)
+            // A request budget a busy moto's forwarding fits in: a disconnect whose publish ran
+            // out of the default second would leave its delete to the sweep, and the held
+            // delete these cells race would never come.
+            publisher = LifecyclePublisher(
+                bus: EventBridgeBus(client: busClient, bus: TwoStepFaultMatrixTests.bus), metrics: DiscardedMetrics(), logger: quiet,
+                requestBudget: TestTime.scaled(.seconds(20))
+            )
         }
 
         func vault(_ grants: any GrantStore) -> TokenVault { TokenVault(grants: grants, events: publisher) }
