@@ -17,6 +17,10 @@ enum CellOutcome: String, CaseIterable, Sendable {
     /// marked unverified, nothing else changed; a later fault-free refresh run verified it
     /// to the fault-free connect's state.
     case storedUnverified = "v"
+    /// Secrets Manager: the fault-free answer though a tag write was refused (the change is
+    /// stored, its tags stamped for another version); the next refresh run left every
+    /// listing telling what its value says.
+    case storedTagsLate = "t"
 
     var meaning: String {
         switch self {
@@ -25,6 +29,7 @@ enum CellOutcome: String, CaseIterable, Sendable {
         case .refusedUnchanged: "clear 503 / transient failure reported, stored state byte-for-byte unchanged"
         case .completedByRerun: "failure reported after a write landed; a fault-free rerun converged"
         case .storedUnverified: "Google down at connect: 201, stored unverified as sent; the next refresh run verified it"
+        case .storedTagsLate: "tag write refused: the fault-free answer, the change stored; the next refresh run rewrote the tags"
         }
     }
 }

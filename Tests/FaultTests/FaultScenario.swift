@@ -102,6 +102,9 @@ enum FaultScenario: String, CaseIterable, Sendable {
         var invoke: @Sendable () async -> HandlerResult
         /// For a connect that Google must verify: what it must do when Google cannot be asked.
         var googleDown: GoogleDown?
+        /// A refresh run over every grant of the cell, straight on moto: the run that must
+        /// rewrite tags a refused tag write left stamped for another version.
+        var refreshRun: @Sendable () async -> HandlerResult = { .failed(transient: false, "no refresh run") }
     }
 
     /// A connect with a refresh token while Google is down: 201 and the set stored exactly as
@@ -142,8 +145,15 @@ enum FaultScenario: String, CaseIterable, Sendable {
     /// Seeds the state a cell starts from (directly on moto, not through the proxy) and
     /// builds the handler over the proxied clients.
     func prepare(_ bench: FaultBench, cell: String) async throws -> Prepared {
-        let user = UserID("\(cell)-u")!
         let grants = try await bench.grants(cell: cell)
+        var prepared = try await prepare(bench, cell: cell, grants: grants)
+        let sweep = refreshHandler(bench, grants: grants.direct, userPrefix: "\(cell)-")
+        prepared.refreshRun = { await Self.run(sweep, bench) }
+        return prepared
+    }
+
+    private func prepare(_ bench: FaultBench, cell: String, grants: FaultBench.Grants) async throws -> Prepared {
+        let user = UserID("\(cell)-u")!
         let direct = bench.vault(grants.direct)
         let proxied = bench.vault(grants.proxied)
         let scope = GmailScopes.readonly

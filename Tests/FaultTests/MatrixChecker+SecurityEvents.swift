@@ -6,7 +6,10 @@ import PayPulseTestSupport
 /// The receiver's cells. Google delivers a token again until it hears 202, so a 202 is a
 /// promise that the event was fully acted on, and a 503 must leave nothing that a
 /// redelivery cannot finish:
-/// - 202 only with each of the account's grants as the fault-free delivery left it (a);
+/// - 202 only with each of the account's grants as the fault-free delivery left it (a), or on
+///   Secrets Manager a purge's deleted mark whose tags were refused, which the next refresh
+///   run deletes again with its tags (t); a revoke or disable whose tags were refused is
+///   answered 503, as the run would not read a grant whose tags still look connected;
 /// - otherwise a clear 503, each grant of the account whole: as it was (b when all are), as
 ///   the event leaves it, or at one of the event's own steps (c); see ``checkEventStep``;
 /// - the bystander grant (another account's) byte for byte unchanged, whatever happened;
@@ -25,6 +28,10 @@ extension MatrixChecker {
 
         let outcome: CellOutcome
         switch response.status {
+        case 202 where !atFinal && !prepared.grants.writesAttributesWithValue && records.contains(where: { $0.operation == "TagResource" && $0.fault != nil }):
+            // A purge's mark whose tags were refused, deleted: the refresh run finds the
+            // deleted grant by its stale stamp and deletes it again with its tags.
+            outcome = try await storedTagsLate(after: after, prepared: prepared, fail: fail)
         case 202:
             guard atFinal else { throw fail("202, so Google will not deliver it again, yet the event was not fully acted on") }
             outcome = .recovered

@@ -52,7 +52,7 @@ struct Reference {
     }
 }
 
-/// Classifies one faulted run into a, a*, b, c or v, or fails it naming the cell (the
+/// Classifies one faulted run into a, a*, b, c, t or v, or fails it naming the cell (the
 /// receiver's cells in `MatrixChecker+SecurityEvents.swift`).
 struct MatrixChecker {
     /// Every call that changes what a store holds, Secrets Manager's and DynamoDB's. KMS's
@@ -95,6 +95,10 @@ struct MatrixChecker {
                 return try await storedUnverified(googleDown, response: response, before: before, after: after, prepared: prepared, fail: fail)
             }
             if response.status == expected.status, response.body == expected.body, !atFinal.contains(false) { return .recovered }
+            if response.status == expected.status, response.body == expected.body, !prepared.grants.writesAttributesWithValue,
+               records.contains(where: { $0.operation == "TagResource" && $0.fault != nil }) {
+                return try await storedTagsLate(after: after, prepared: prepared, fail: fail)
+            }
             if scenario == .disconnect, persistent, response.status == expected.status, !atFinal.contains(false),
                records.contains(where: { $0.operation == "revoke" && $0.fault != nil }),
                response.body == expected.body.replacingOccurrences(of: #""revoked_at_google":true"#, with: #""revoked_at_google":false"#) {
@@ -118,6 +122,10 @@ struct MatrixChecker {
             // Per grant: at the fault-free final state, untouched, or partly written. The
             // summary may call a grant transient whose write landed unheard (it is then at
             // final or partial), never call one refreshed that is not at final.
+            if summary.refreshed == expected.refreshed, summary.transient_failures == 0, atFinal.contains(false),
+               !prepared.grants.writesAttributesWithValue, records.contains(where: { $0.operation == "TagResource" && $0.fault != nil }) {
+                return try await storedTagsLate(after: after, prepared: prepared, fail: fail)
+            }
             let final = atFinal.filter { $0 }.count
             let untouched = unchanged.filter { $0 }.count
             let partial = after.count - final - untouched
@@ -166,7 +174,11 @@ struct MatrixChecker {
         guard response.status == 201, Self.canonicalJSON(response.body) == Self.canonicalJSON(expected.answer) else {
             throw fail("Google down: not the 201 with the app's email and scope (\(expected.answer))")
         }
-        guard after[0].normalized(scenario.normalizeValue) == expected.state.normalized(scenario.normalizeValue),
+        // Spelled out without a tag stamp: where the store stamps, the tags must be the value's own.
+        var stored = after[0]
+        guard stored.stamp != .stale else { throw fail("Google down: the set stored with tags stamped for another version") }
+        stored.stamp = nil
+        guard stored.normalized(scenario.normalizeValue) == expected.state.normalized(scenario.normalizeValue),
               after.dropFirst() == before.dropFirst() else {
             throw fail("Google down: not the set exactly as the app sent it, unverified, with nothing else changed; expected \(expected.state)")
         }
@@ -237,6 +249,36 @@ struct MatrixChecker {
                 throw fail("grant \(index): before the rerun its tags do not read connected")
             }
         }
+    }
+
+    /// (t) on Secrets Manager: the fault-free answer although a tag write was refused. The
+    /// change is stored: each grant's value is the fault-free one (a grant whose tags did not
+    /// land keeps older tags, stamped for another version). Then one fault-free refresh run
+    /// over the cell's grants must leave each listing telling what its value says: the
+    /// fault-free state, or (a live grant) tags that still describe the value, as a refresh
+    /// that renews only the access token leaves them.
+    func storedTagsLate(after: [StoreSnapshot], prepared: FaultScenario.Prepared, fail: (String) -> CellFailure) async throws -> CellOutcome {
+        let valueOnly = { (snapshot: StoreSnapshot) -> String in
+            var snapshot = snapshot
+            (snapshot.tags, snapshot.stamp) = ([:], nil)
+            return scenario.normalized(snapshot)
+        }
+        for (index, seen) in after.enumerated() where valueOnly(seen) != valueOnly(reference.snapshots[index]) {
+            throw fail("grant \(index): the fault-free answer, yet not the fault-free value")
+        }
+        bench.plan.clearFaults()
+        let run = await prepared.refreshRun()
+        guard case .summary(let summary) = run, summary.transient_failures == 0, summary.conflicts == 0, summary.remaining == 0 else {
+            throw fail("the refresh run after the refused tag write did not run clean: \(run)")
+        }
+        let settled = try await snapshots(prepared)
+        for (index, seen) in settled.enumerated() where scenario.normalized(seen) != reference.final[index] {
+            guard valueOnly(seen) == valueOnly(reference.snapshots[index]), seen.exists, seen.deletedDate == nil,
+                  let value = seen.currentValue, let set = try? GmailTokenSet.decode(value), TokenSetTags.stillDescribe(seen.tags, set) else {
+                throw fail("grant \(index): after the refresh run its listing still does not tell what its value says: \(seen)")
+            }
+        }
+        return .storedTagsLate
     }
 
     /// A JSON document as an object, `nil` when it is not one.

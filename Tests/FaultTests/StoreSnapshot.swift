@@ -1,4 +1,5 @@
 import Foundation
+import PayPulseAWS
 import PayPulsePorts
 
 /// One watched grant or secret exactly as moto holds it, read directly (not through the
@@ -8,7 +9,15 @@ import PayPulsePorts
 /// The versions make "unchanged" exact on each store: a secret's version stages (a staged
 /// `AWSPENDING` version is a change a reader does not see), a DynamoDB grant's version
 /// number (one more on every value write; listing attributes are compared on their own).
+///
+/// A secret's tags are kept without their version stamp (`paypulse:tags-for`, a version id
+/// that differs from run to run): ``stamp`` says instead whether it names the current version.
 struct StoreSnapshot: Equatable, CustomStringConvertible {
+    /// Whether a secret's tags were written for its current version.
+    enum Stamp: String, Equatable {
+        case current, stale
+    }
+
     /// The store's own record of versions.
     enum Versions: Equatable {
         /// A secret's version ids and the stages on each.
@@ -24,6 +33,9 @@ struct StoreSnapshot: Equatable, CustomStringConvertible {
     var tags: [String: String]
     var versions: Versions
     var currentValue: String?
+    /// A secret's tag stamp against its current version; `nil` where there is none (a
+    /// DynamoDB grant, a secret without one).
+    var stamp: Stamp? = nil
 
     static let absent = StoreSnapshot(exists: false, deletedDate: nil, tags: [:], versions: .unknown, currentValue: nil)
 
@@ -39,9 +51,10 @@ struct StoreSnapshot: Equatable, CustomStringConvertible {
         if description.deletedDate == nil {
             value = try await secrets.getSecretValue(name: name, stage: .current).string
         }
+        let stamp = description.tags[SecretsManagerGrantStore.versionTag].map { $0 == description.currentVersion?.rawValue ? Stamp.current : .stale }
         return StoreSnapshot(
-            exists: true, deletedDate: description.deletedDate, tags: description.tags,
-            versions: .stages(description.versionStages.mapValues { $0.sorted { $0.rawValue < $1.rawValue } }), currentValue: value
+            exists: true, deletedDate: description.deletedDate, tags: description.tags.filter { $0.key != SecretsManagerGrantStore.versionTag },
+            versions: .stages(description.versionStages.mapValues { $0.sorted { $0.rawValue < $1.rawValue } }), currentValue: value, stamp: stamp
         )
     }
 
@@ -73,6 +86,7 @@ struct StoreSnapshot: Equatable, CustomStringConvertible {
     func normalized(_ normalizeValue: ([String: Any]) -> [String: Any] = { $0 }) -> String {
         var parts = ["exists=\(exists)", "deleted=\(deletedDate != nil)"]
         parts.append("tags=" + tags.sorted { $0.key < $1.key }.map { "\($0.key):\($0.value)" }.joined(separator: ","))
+        if let stamp { parts.append("stamp=\(stamp.rawValue)") }
         if let currentValue {
             if let object = (try? JSONSerialization.jsonObject(with: Data(currentValue.utf8))) as? [String: Any],
                let data = try? JSONSerialization.data(withJSONObject: normalizeValue(object), options: [.sortedKeys]) {
