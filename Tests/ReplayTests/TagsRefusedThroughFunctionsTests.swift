@@ -37,6 +37,10 @@ struct TagsRefusedThroughFunctionsTests {
         environment["GOOGLE_REVOKE_ENDPOINT"] = google.revokeEndpoint
         environment["GOOGLE_RISC_CONFIGURATION_URL"] = google.riscConfigurationURL
         environment["PAYPULSE_EVENT_BUS"] = Self.bus
+        // The longest publish budget: a put that outlasts the default second on a loaded
+        // machine lands all the same and is put again by the next run, and this suite counts
+        // each event once (the budget itself is LifecycleBusFaultsThroughFunctionsTests').
+        environment["PAYPULSE_EVENT_PUBLISH_MS"] = "10000"
         let minter = try DevelopmentTokenMinter(settings: try AuthSettings(key: Array(AuthSettings.developmentKey.utf8)))
         let user = "tags-\(UUID().uuidString.prefix(8).lowercased())-\(busRefusing)"
         try await backend.users.putUser(UserRecord(userID: user, name: "Tags", email: "\(user)@example.com", createdOn: "2026-12-03T00:00:00Z"))
