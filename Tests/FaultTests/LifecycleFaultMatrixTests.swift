@@ -97,11 +97,20 @@ struct LifecycleFaultMatrixTests {
         #expect(largest < 16_384, "the document stays far within Secrets Manager's 65,536 bytes: \(largest)")
         let latest = try #require(try await bench.vault.current(of: user)?.tokenSet.lifecycle?.pending.last)
         bench.plan.clearFaults()
-        try await bench.nextRun(user)
-        let delivered = try bench.drain().filter { $0.user == user.rawValue }
-        #expect(delivered.count == LifecyclePublisher.defaultMaxPending, "the newest, each once: \(delivered.count)")
+        // The next run publishes them; on a loaded machine one of its puts may outlast the
+        // bus client's time-out (landing all the same), which the run after puts again under
+        // the same event_ids: at least once, each id once for a consumer.
+        var delivered: [(type: String, id: String, user: String, sequence: Int)] = []
+        for _ in 0..<2 {
+            try await bench.nextRun(user)
+            delivered += try bench.drain().filter { $0.user == user.rawValue }
+            if try await !TokenSetTags.hasPendingEvents(bench.grants.state(of: user.rawValue).attributes) { break }
+        }
+        var byID: [String: Int] = [:]
+        for event in delivered { byID[event.id] = event.sequence }
+        #expect(byID.count == LifecyclePublisher.defaultMaxPending, "the newest, each id once: \(byID.count) of \(delivered.count)")
         // EventBridge delivers in no order: a consumer orders by sequence, each change its own.
-        #expect(Set(delivered.map(\.sequence)).count == delivered.count && Set(delivered.map(\.id)).count == delivered.count)
+        #expect(Set(byID.values).count == byID.count)
         #expect(delivered.max { $0.sequence < $1.sequence }?.id == latest.eventID, "the latest state arrives")
         #expect(try await TokenSetTags.hasPendingEvents(bench.grants.state(of: user.rawValue).attributes) == false, "nothing left pending")
     }
