@@ -20,6 +20,8 @@ struct LifecycleOutboxTests {
         private var down = false
         private var hanging = false
         private var refusing: Set<String> = []
+        private var refusingWhole = false
+        private var lostAnswers = 0
         private var given: [Duration] = []
 
         var maxEntriesPerPut: Int { 10 }
@@ -31,6 +33,10 @@ struct LifecycleOutboxTests {
         /// Every put waits out its whole budget, then fails (a bus that never answers, given up on).
         func hang(_ hangs: Bool) { lock.withLock { hanging = hangs } }
         func refuse(_ detailType: String) { lock.withLock { _ = refusing.insert(detailType) } }
+        /// Every put refused as a whole (a wrong policy, a deleted bus), or not.
+        func refuseWhole(_ refuses: Bool) { lock.withLock { refusingWhole = refuses } }
+        /// The next `count` puts land, but their answers are lost (a put that outlasted its time-out).
+        func loseAnswers(_ count: Int) { lock.withLock { lostAnswers = count } }
         func unrefuseAll() { lock.withLock { refusing.removeAll() } }
 
         func put(_ entries: [LifecycleBusEntry], within budget: Duration) async throws(LifecycleBusFailure) -> [LifecycleBusFailure?] {
@@ -38,8 +44,11 @@ struct LifecycleOutboxTests {
                 try? await Task.sleep(for: budget)
                 throw LifecycleBusFailure(code: "timed out", refused: false)
             }
+            var lost = false
             let answers: [LifecycleBusFailure?]? = lock.withLock {
                 if down { return nil }
+                if refusingWhole { return [] }
+                if lostAnswers > 0 { (lostAnswers, lost) = (lostAnswers - 1, true) }
                 return entries.map { entry in
                     if refusing.contains(entry.detailType) { return LifecycleBusFailure(code: "InvalidArgument", refused: true) }
                     kept.append(entry)
@@ -47,6 +56,8 @@ struct LifecycleOutboxTests {
                 }
             }
             guard let answers else { throw LifecycleBusFailure(code: "unreachable", refused: false) }
+            if answers.isEmpty { throw LifecycleBusFailure(code: "AccessDeniedException", refused: true) }
+            if lost { throw LifecycleBusFailure(code: "timed out", refused: false) }
             return answers
         }
     }
@@ -176,12 +187,72 @@ struct LifecycleOutboxTests {
         _ = try await vault.store(tokens("1//h-last", subject: "1"), for: user)
         let took = ContinuousClock.now - started
         #expect(took < .seconds(1), "the store waited \(took) for a hanging bus")
-        #expect(bus.budgets.dropFirst(before).allSatisfy { $0 <= .milliseconds(300) }, "the put's budget is what is left of the request's")
-        #expect(bus.budgets.count - before == 1, "a put that failed as a whole ends the attempt: the second batch waits")
+        let budgets = bus.budgets.dropFirst(before)
+        #expect(budgets.reduce(.zero, +) <= .milliseconds(300), "each put gets what is left of the request's budget: \(budgets)")
         #expect(try await vault.current(of: user)?.tokenSet.lifecycle?.pending.count == 12, "the change stored, every event still pending")
         bus.hang(false)
         #expect(try await vault.flush(user))
         #expect(bus.types.count == 12 && bus.types.last == "Gmail Reconnected")
+        #expect(try await vault.current(of: user)?.tokenSet.lifecycle?.pending.isEmpty == true)
+    }
+
+    @Test("a put whose answer was lost leaves its batch pending, and the newer batch, the latest state, goes in the same attempt")
+    func lostAnswerKeepsNoBatchWaiting() async throws {
+        let user = UserID("outbox-lost")!, vault = vault()
+        bus.fail(true)
+        for index in 0..<12 { _ = try await vault.store(tokens("1//l\(index)", subject: "1"), for: user) }
+        bus.fail(false)
+        let pending = try #require(try await vault.current(of: user)?.tokenSet.lifecycle?.pending)
+        bus.loseAnswers(1)
+        #expect(try await vault.flush(user))
+        let left = try #require(try await vault.current(of: user)?.tokenSet.lifecycle?.pending)
+        #expect(left.map(\.eventID) == pending.prefix(10).map(\.eventID), "the first batch, unanswered, stays pending; the second was taken")
+        #expect(bus.entries.last?.id == pending.last?.eventID, "the latest state went out in the same attempt")
+        #expect(try await vault.flush(user))
+        #expect(try await vault.current(of: user)?.tokenSet.lifecycle?.pending.isEmpty == true)
+        #expect(Set(bus.entries.map(\.id)) == Set(pending.map(\.eventID)), "the lost put landed, and was put again under the same ids")
+    }
+
+    @Test("a put the bus refuses as a whole ends the attempt: the next batch would be refused as well")
+    func wholeRefusalEndsTheAttempt() async throws {
+        let user = UserID("outbox-refused-whole")!, vault = vault()
+        bus.fail(true)
+        for index in 0..<12 { _ = try await vault.store(tokens("1//w\(index)", subject: "1"), for: user) }
+        bus.fail(false)
+        bus.refuseWhole(true)
+        let before = bus.budgets.count, refusedBefore = metrics.total("Refused")
+        #expect(try await vault.flush(user))
+        #expect(bus.budgets.count - before == 1, "one put, refused: the second batch is not put")
+        #expect(metrics.total("Refused") - refusedBefore == 10, "the refused batch counted for the alarm")
+        bus.refuseWhole(false)
+        #expect(try await vault.flush(user))
+        #expect(bus.entries.count == 12 && bus.types.last == "Gmail Reconnected")
+    }
+
+    @Test("the refresh run's sweep gives each put its own budget: a hanging first batch leaves the second its time")
+    func sweepBudgetForEachPut() async throws {
+        let user = UserID("outbox-sweep-each")!, google = InMemoryGoogleOAuth()
+        // A bound of a hundred: ten puts' worth of sweep for a grant, of which its two batches use two.
+        let publisher = LifecyclePublisher(bus: bus, metrics: metrics, logger: quiet, sweepBudget: .milliseconds(400), maxPending: 100)
+        #expect(publisher.grantSweepBudget == .seconds(4))
+        let vault = TokenVault(grants: grants, events: publisher)
+        bus.fail(true)
+        for index in 0..<12 {
+            google.addGrant("1//e\(index)", subject: "1", email: nil)
+            _ = try await vault.store(tokens("1//e\(index)", subject: "1"), for: user)
+        }
+        bus.fail(false)
+        bus.hang(true)
+        let refresher = TokenRefresher(vault: vault, google: google, clients: GoogleClients(ids: [google.clientID]), windowSeconds: 900)
+        let job = RefreshJob(grants: grants, refresher: refresher, settings: RefreshSettings(stopMarginSeconds: 1), userPrefix: user.rawValue)
+        let before = bus.budgets.count
+        _ = try await job.run(deadline: ContinuousClock.now + .seconds(60), logger: quiet)
+        let sweeps = Array(bus.budgets.dropFirst(before))
+        #expect(sweeps.count == 2 && sweeps.allSatisfy { $0 <= .milliseconds(400) }, "two puts, each within its own budget: \(sweeps)")
+        #expect(sweeps.last.map { $0 > .milliseconds(300) } == true, "the second batch was not left what the first one's hang spared: \(sweeps)")
+        bus.hang(false)
+        _ = try await job.run(deadline: ContinuousClock.now + .seconds(60), logger: quiet)
+        #expect(bus.entries.count == 12 && bus.types.last == "Gmail Reconnected")
         #expect(try await vault.current(of: user)?.tokenSet.lifecycle?.pending.isEmpty == true)
     }
 

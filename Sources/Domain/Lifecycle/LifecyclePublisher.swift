@@ -14,9 +14,11 @@ import PayPulsePorts
 /// events pending in their grant's outbox, and the change stands.
 ///
 /// Two budgets: a request that changed a grant makes one short attempt
-/// (``requestBudget``) and answers; the refresh run's sweep, which nobody waits on, takes
-/// longer (``sweepBudget``, never past the run's deadline). What is left goes with the next
-/// invocation that reads the grant, or the next sweep.
+/// (``requestBudget``) and answers; the refresh run's sweep, which nobody waits on, gives
+/// each put its own ``sweepBudget`` (``grantSweepBudget`` in all, never past the run's
+/// deadline), so a slow put never leaves the newer batches, the latest state among them,
+/// for another run. What is left goes with the next invocation that reads the grant, or the
+/// next sweep.
 package struct LifecyclePublisher: Sendable {
     /// The metrics' namespace.
     package static let metricNamespace = "PayPulse/Lifecycle"
@@ -26,8 +28,8 @@ package struct LifecyclePublisher: Sendable {
     package static let defaultFailingSpan: TimeInterval = 3 * 86_400
     /// How long a request's attempt may take (`PAYPULSE_EVENT_PUBLISH_MS`, 1 s).
     package static let defaultRequestBudget: Duration = .seconds(1)
-    /// How long the refresh run's sweep may publish one grant's events: the AWS calls' own
-    /// retry budget, well inside the run's stop margin.
+    /// How long the refresh run's sweep may take over one put of a grant's events: the AWS
+    /// calls' own retry budget, well inside the run's stop margin.
     package static let defaultSweepBudget: Duration = .seconds(10)
     /// How many events a grant keeps pending at most (`PAYPULSE_EVENT_MAX_PENDING`, 20):
     /// the grant's whole document must stay within Secrets Manager's 65,536 bytes.
@@ -41,7 +43,8 @@ package struct LifecyclePublisher: Sendable {
     /// The publishing of a request that changed a grant (store-tokens, disconnect, fresh-token,
     /// Google's security events): one short attempt, so a hanging bus never holds its answer.
     package let requestBudget: Duration
-    /// The refresh run's sweep of one grant.
+    /// The refresh run's sweep of one grant, for each put (a batch of the bus's
+    /// ``LifecycleEventBus/maxEntriesPerPut``).
     package let sweepBudget: Duration
     /// The most events a grant's outbox keeps; a write beyond it drops the oldest (``LifecycleOutbox/bounded(to:)``).
     package let maxPending: Int
@@ -63,13 +66,26 @@ package struct LifecyclePublisher: Sendable {
         self.now = now
     }
 
-    /// Puts `events`, batch after batch, while `budget` lasts: a put that fails as a whole
-    /// (the bus unreachable, hanging, refusing us) ends the attempt, and what was not put
-    /// stays pending with the rest.
+    /// The refresh run's sweep of one grant in all: ``sweepBudget`` for each put a full
+    /// outbox takes (``maxPending`` events), so that every batch has its own.
+    package var grantSweepBudget: Duration {
+        let perPut = max(bus.maxEntriesPerPut, 1)
+        return sweepBudget * ((maxPending + perPut - 1) / perPut)
+    }
+
+    /// Puts `events`, batch after batch, while `budget` lasts, each put within `eachPut` too
+    /// when given (the sweep's ``sweepBudget``). A put the bus refuses as a whole (a wrong
+    /// policy, a deleted bus) ends the attempt: it would refuse the next batch as well. A put
+    /// that fails otherwise (no answer in time, throttled, unreachable) leaves its batch
+    /// pending, and the next batch gets what is left: a put whose answer was lost (it may
+    /// well have landed) never keeps the newer events waiting. Each put gets only what is
+    /// left, so a hanging bus costs the budget once, however many batches.
     /// - Parameter dropped: the events the write before this attempt dropped from a full
     ///   outbox (``LifecycleOutbox/bounded(to:)``), logged and counted in this attempt's line.
     /// - Returns: the ids of those the bus accepted.
-    package func publish(_ events: [LifecycleEvent], within budget: Duration, dropped: [LifecycleEvent] = []) async -> Set<String> {
+    package func publish(
+        _ events: [LifecycleEvent], within budget: Duration, eachPut: Duration? = nil, dropped: [LifecycleEvent] = []
+    ) async -> Set<String> {
         let deadline = ContinuousClock.now + budget
         if let user = dropped.first?.userID {
             logger.error("a grant's outbox was full: its oldest lifecycle events were dropped, the newer ones stay pending", metadata: [
@@ -85,12 +101,12 @@ package struct LifecyclePublisher: Sendable {
             let batch = Array(events[start..<min(start + max(bus.maxEntriesPerPut, 1), events.count)])
             start += batch.count
             let answers: [LifecycleBusFailure?]
-            var whole = false
+            var refusedWhole = false
             do {
-                answers = try await bus.put(batch.map(Self.entry), within: left)
+                answers = try await bus.put(batch.map(Self.entry), within: eachPut.map { min($0, left) } ?? left)
             } catch {
                 answers = Array(repeating: error, count: batch.count)
-                whole = true
+                refusedWhole = error.refused
             }
             for (event, answer) in zip(batch, answers) {
                 guard let answer else {
@@ -106,7 +122,7 @@ package struct LifecyclePublisher: Sendable {
                     logger.warning("lifecycle event not published; it stays pending", metadata: metadata)
                 }
             }
-            if whole { break }
+            if refusedWhole { break }
         }
         let left = events.filter { !accepted.contains($0.eventID) }
         let oldest = left.map(\.occurredAt).min().map { max(0, now().timeIntervalSince($0)) } ?? 0

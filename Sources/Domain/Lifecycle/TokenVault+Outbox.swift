@@ -20,16 +20,18 @@ extension TokenVault {
     /// The deletion is conditioned on the version this swap wrote, so a reconnect written
     /// in between stands (``GrantStore/delete(_:expected:recoveryWindowDays:)``), whichever
     /// invocation finishes the disconnect: its own, fresh-token or the refresh run's sweep.
-    /// - Parameter dropped: what the write of `set` dropped from its full outbox, for the
-    ///   attempt's metrics line.
+    /// - Parameters:
+    ///   - eachPut: how long one put may take at most (the sweep's per-batch budget); `nil`: what is left of `budget`.
+    ///   - dropped: what the write of `set` dropped from its full outbox, for the attempt's metrics line.
     /// - Returns: the grant's version after, or `nil` when it was deleted or nothing was written.
     @discardableResult
     package func publishPending(
-        of user: UserID, _ set: GmailTokenSet, version: GrantVersion, within budget: Duration? = nil, dropped: [LifecycleEvent] = []
+        of user: UserID, _ set: GmailTokenSet, version: GrantVersion, within budget: Duration? = nil, eachPut: Duration? = nil,
+        dropped: [LifecycleEvent] = []
     ) async -> GrantVersion? {
         guard let events, let outbox = set.lifecycle, outbox.hasWork else { return nil }
         let budget = budget ?? events.requestBudget
-        let accepted = outbox.pending.isEmpty ? [] : await events.publish(outbox.pending, within: budget, dropped: dropped)
+        let accepted = outbox.pending.isEmpty ? [] : await events.publish(outbox.pending, within: budget, eachPut: eachPut, dropped: dropped)
         guard !accepted.isEmpty || outbox.pending.isEmpty else { return nil }
         var current = Stored(tokenSet: set, version: version)
         for _ in 0..<Self.rereadsAfterLostSwap {

@@ -155,10 +155,10 @@ package struct RefreshJob: Sendable {
     }
 
     /// How long a grant's sweep may publish its pending events: the publisher's sweep
-    /// budget, never past the run's deadline (nobody waits on the run, but the run must end
-    /// in time; what is left goes with the next run).
+    /// budget for each put a full outbox takes, never past the run's deadline (nobody waits
+    /// on the run, but the run must end in time; what is left goes with the next run).
     private func sweepBudget(before deadline: ContinuousClock.Instant?) -> Duration? {
-        guard let budget = refresher.vault.events?.sweepBudget else { return nil }
+        guard let budget = refresher.vault.events?.grantSweepBudget else { return nil }
         guard let deadline else { return budget }
         return max(.zero, min(budget, deadline - ContinuousClock.now))
     }

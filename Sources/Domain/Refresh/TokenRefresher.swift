@@ -106,8 +106,9 @@ package struct TokenRefresher: Sendable {
     ///     (``TokenSetTags/needRewriting(_:)``): they are then rewritten from the value even
     ///     where they seem to agree, and never kept by a refresh.
     ///   - sweepBudget: how long the outbox's sweep (events a failed put left) may publish
-    ///     first: the refresh run's own (``LifecyclePublisher/sweepBudget``, within its
-    ///     deadline); a request's short attempt unless given.
+    ///     first, each put within ``LifecyclePublisher/sweepBudget``: the refresh run's own
+    ///     (``LifecyclePublisher/grantSweepBudget``, within its deadline); a request's short
+    ///     attempt unless given.
     /// - Throws: ``ConfigurationFailure`` when Google refuses our own client; never for one
     ///   grant's trouble (dead, another client's, Google unavailable), which is an ``Outcome``.
     package func refreshIfDue(
@@ -161,7 +162,7 @@ package struct TokenRefresher: Sendable {
         }
         // The outbox's sweep: events a failed put left are published before anything else.
         if let sweep, sweep > .zero, stored.tokenSet.lifecycle?.hasWork == true, vault.events != nil {
-            let swept = await vault.publishPending(of: user, stored.tokenSet, version: stored.version, within: sweep)
+            let swept = await vault.publishPending(of: user, stored.tokenSet, version: stored.version, within: sweep, eachPut: vault.events?.sweepBudget)
             do {
                 guard let current = try await vault.current(of: user) else { return .skipped("disconnected meanwhile") }
                 // The sweep's clearing write tagged the value anew: the listing's tags are past.
