@@ -1,15 +1,14 @@
 #!/usr/bin/env python3
-"""moto_server as AWS behaves where the tests' proofs need it: each request handled whole before
-the next one starts (a conditional write atomic per item; SQS's long polls, up to 20 s, exempt),
-and writes to a secret scheduled for deletion refused with InvalidRequestException. Why, and
-what plain moto did: docs/testing.md and docs/RELIABILITY.md.
-
-Arguments as moto_server's (-H HOST -p PORT).
-"""
+"""moto_server as AWS behaves where the tests' proofs need it: each request whole before the next
+(a conditional write atomic per item; SQS's long polls exempt), writes to a secret scheduled for
+deletion refused, and PutEvents quick (moto built eight JSONPath grammars an event: 7-12 s a put of
+ten, loaded). Why: docs/testing.md, docs/RELIABILITY.md. Arguments as moto_server's (-H HOST -p PORT)."""
+import functools
 import re
 import sys
 import threading
 
+import jsonpath_ng.ext
 import moto.server
 from moto.moto_server.werkzeug_app import DomainDispatcherApplication
 from moto.secretsmanager.exceptions import InvalidRequestException
@@ -40,5 +39,6 @@ def refused_when_deleted(write):
 if __name__ == "__main__":
     for write in ("put_secret_value", "update_secret_version_stage", "tag_resource", "untag_resource"):
         setattr(SecretsManagerBackend, write, refused_when_deleted(getattr(SecretsManagerBackend, write)))
+    jsonpath_ng.ext.parse = functools.lru_cache(maxsize=None)(jsonpath_ng.ext.parse)
     moto.server.DomainDispatcherApplication = OneAtATime
     moto.server.main(sys.argv[1:])
