@@ -99,6 +99,50 @@
 #undef ISSUE_AT_DELIVERY
 #define ISSUE_AT_DELIVERY 1
 #endif
+#if SCENARIO == 10
+/* refresh-disconnect: the refresh run beside a disconnect, Google silent */
+#undef P_REFRESH
+#define P_REFRESH 1
+#undef P_DISC
+#define P_DISC 1
+#undef G_KINDS
+#define G_KINDS 0
+#undef NRECV
+#define NRECV 0
+#endif
+#if SCENARIO == 11
+/* fresh-reconnect: fresh-token beside a new sign-in, to the same account or another */
+#undef P_FRESH
+#define P_FRESH 1
+#undef P_STORE2
+#define P_STORE2 1
+#undef G_KINDS
+#define G_KINDS 0
+#undef NRECV
+#define NRECV 0
+#endif
+#if SCENARIO == 12
+/* refresh-fresh: the refresh run beside fresh-token, both renewing, Google silent */
+#undef P_REFRESH
+#define P_REFRESH 1
+#undef P_FRESH
+#define P_FRESH 1
+#undef G_KINDS
+#define G_KINDS 0
+#undef NRECV
+#define NRECV 0
+#endif
+#if SCENARIO == 13
+/* fresh-disconnect: fresh-token beside a disconnect, Google silent */
+#undef P_FRESH
+#define P_FRESH 1
+#undef P_DISC
+#define P_DISC 1
+#undef G_KINDS
+#define G_KINDS 0
+#undef NRECV
+#define NRECV 0
+#endif
 #if SCENARIO == 7
 /* events-in-any-order: two of Google's events delivered in either order, and again */
 #undef NEV
