@@ -70,7 +70,7 @@ test:
 	@$(STAGE) --table
 
 # The grant protocol's model (docs/model.md): Spin searches every scenario of Model/ exhaustively,
-# then finds a counterexample for each planted defect and prints its trail; about three
+# then finds a counterexample for each planted defect and prints its trail; about two
 # minutes on two cores. `Model/check.sh --trail D3` replays one defect's trail.
 model:
 	scripts/ensure-deps.sh --with-spin

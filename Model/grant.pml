@@ -19,136 +19,97 @@
 #ifndef SCENARIO
 #define SCENARIO 1
 #endif
-/* Each scenario starts the workers of one race; G_KINDS is the events Google may issue
-   (1 tokens-revoked, 2 account-disabled, 4 account-enabled, 8 account-purged). */
-#define P_STORE1 0
-#define P_STORE2 0
-#define P_REFRESH 0
-#define P_FRESH 0
-#define P_DISC 0
-#define NEV 1
-#define NRECV 1
-#define G_KINDS 15
-#define INIT_CONNECTED 1
-#define ISSUE_AT_DELIVERY 0
-#if SCENARIO == 1
-/* connect-event: a first connect while Google's event on the account is delivered */
-#undef INIT_CONNECTED
-#define INIT_CONNECTED 0
-#undef P_STORE1
-#define P_STORE1 1
-#endif
-#if SCENARIO == 2
-/* disconnect-reconnect: a disconnect beside a new sign-in, to the same account or another
-   (the sign-in's account is chosen by init), Google silent */
-#undef P_STORE2
+/* Each scenario starts the workers of one race, on a connected grant unless it says
+   otherwise; Google issues one event of any kind (G_KINDS: 1 tokens-revoked, 2
+   account-disabled, 4 account-enabled, 8 account-purged) unless it is SILENT. */
+#if SCENARIO == 1   /* connect-event: a first connect while Google's event is delivered */
+#define FIRST_CONNECT 1
+#elif SCENARIO == 2 /* disconnect-reconnect: a disconnect beside a new sign-in to A or B */
 #define P_STORE2 1
-#undef P_DISC
 #define P_DISC 1
-#undef G_KINDS
-#define G_KINDS 0
-#undef NRECV
-#define NRECV 0
-#endif
-#if SCENARIO == 3
-/* disconnect-event: a disconnect while Google's event on the account is delivered */
-#undef P_DISC
+#define SILENT 1
+#elif SCENARIO == 3 /* disconnect-event: a disconnect while Google's event is delivered */
 #define P_DISC 1
-#endif
-#if SCENARIO == 4
-/* refresh-event: the refresh run while Google's event is delivered */
-#undef P_REFRESH
+#elif SCENARIO == 4 /* refresh-event: the refresh run while Google's event is delivered */
 #define P_REFRESH 1
-#endif
-#if SCENARIO == 5
-/* fresh-event: fresh-token while Google's event is delivered */
-#undef P_FRESH
+#elif SCENARIO == 5 /* fresh-event: fresh-token while Google's event is delivered */
 #define P_FRESH 1
-#endif
-#if SCENARIO == 6
-/* connect-refresh: a first connect beside the refresh run, Google silent */
-#undef INIT_CONNECTED
-#define INIT_CONNECTED 0
-#undef P_STORE1
-#define P_STORE1 1
-#undef P_REFRESH
+#elif SCENARIO == 6 /* connect-refresh: a first connect beside the refresh run */
+#define FIRST_CONNECT 1
 #define P_REFRESH 1
-#undef G_KINDS
-#define G_KINDS 0
-#undef NRECV
-#define NRECV 0
-#endif
-#if SCENARIO == 8
-/* reconnect-event: a new sign-in, to the same account or another, while Google's event on
-   the account is delivered */
-#undef P_STORE2
-#define P_STORE2 1
-#endif
-#if SCENARIO == 9
-/* disconnect-reconnect-revoke: a disconnect, a reconnect and Google's revocation at once,
-   without faults, the revocation delivered as it is issued (with faults, a switch, other
-   kinds or a delayed delivery, the run is past this check's time: docs/model.md, "Bounds") */
-#undef P_STORE2
-#define P_STORE2 1
-#undef P_DISC
-#define P_DISC 1
-#undef G_KINDS
-#define G_KINDS 1
-#undef MAXF
-#define MAXF 0
-#undef ISSUE_AT_DELIVERY
-#define ISSUE_AT_DELIVERY 1
-#endif
-#if SCENARIO == 10
-/* refresh-disconnect: the refresh run beside a disconnect, Google silent */
-#undef P_REFRESH
-#define P_REFRESH 1
-#undef P_DISC
-#define P_DISC 1
-#undef G_KINDS
-#define G_KINDS 0
-#undef NRECV
-#define NRECV 0
-#endif
-#if SCENARIO == 11
-/* fresh-reconnect: fresh-token beside a new sign-in, to the same account or another */
-#undef P_FRESH
-#define P_FRESH 1
-#undef P_STORE2
-#define P_STORE2 1
-#undef G_KINDS
-#define G_KINDS 0
-#undef NRECV
-#define NRECV 0
-#endif
-#if SCENARIO == 12
-/* refresh-fresh: the refresh run beside fresh-token, both renewing, Google silent */
-#undef P_REFRESH
-#define P_REFRESH 1
-#undef P_FRESH
-#define P_FRESH 1
-#undef G_KINDS
-#define G_KINDS 0
-#undef NRECV
-#define NRECV 0
-#endif
-#if SCENARIO == 13
-/* fresh-disconnect: fresh-token beside a disconnect, Google silent */
-#undef P_FRESH
-#define P_FRESH 1
-#undef P_DISC
-#define P_DISC 1
-#undef G_KINDS
-#define G_KINDS 0
-#undef NRECV
-#define NRECV 0
-#endif
-#if SCENARIO == 7
-/* events-in-any-order: two of Google's events delivered in either order, and again */
-#undef NEV
+#define SILENT 1
+#elif SCENARIO == 7 /* events-in-any-order: two events delivered in either order, and again */
 #define NEV 2
-#undef NRECV
 #define NRECV 2
+#elif SCENARIO == 8 /* reconnect-event: a new sign-in to A or B while Google's event is delivered */
+#define P_STORE2 1
+#elif SCENARIO == 9
+/* disconnect-reconnect-revoke: a disconnect, a reconnect to A and Google's revocation at
+   once, without faults, the revocation delivered as it is issued (with faults, a switch,
+   other kinds or a delayed delivery, the run is past this check's time: docs/model.md) */
+#define P_STORE2 1
+#define P_DISC 1
+#define G_KINDS 1
+#define MAXF 0
+#define ISSUE_AT_DELIVERY 1
+#define NO_SWITCH 1
+#elif SCENARIO == 10 /* refresh-disconnect */
+#define P_REFRESH 1
+#define P_DISC 1
+#define SILENT 1
+#elif SCENARIO == 11 /* fresh-reconnect: fresh-token beside a new sign-in to A or B */
+#define P_FRESH 1
+#define P_STORE2 1
+#define SILENT 1
+#elif SCENARIO == 12 /* refresh-fresh: both renewing */
+#define P_REFRESH 1
+#define P_FRESH 1
+#define SILENT 1
+#elif SCENARIO == 13 /* fresh-disconnect */
+#define P_FRESH 1
+#define P_DISC 1
+#define SILENT 1
+#endif
+#ifdef FIRST_CONNECT
+#define P_STORE1 1
+#define INIT_CONNECTED 0
+#endif
+#ifdef SILENT
+#define G_KINDS 0
+#define NRECV 0
+#endif
+#ifndef P_STORE1
+#define P_STORE1 0
+#endif
+#ifndef P_STORE2
+#define P_STORE2 0
+#endif
+#ifndef P_REFRESH
+#define P_REFRESH 0
+#endif
+#ifndef P_FRESH
+#define P_FRESH 0
+#endif
+#ifndef P_DISC
+#define P_DISC 0
+#endif
+#ifndef INIT_CONNECTED
+#define INIT_CONNECTED 1
+#endif
+#ifndef ISSUE_AT_DELIVERY
+#define ISSUE_AT_DELIVERY 0
+#endif
+#ifndef NO_SWITCH
+#define NO_SWITCH 0
+#endif
+#ifndef G_KINDS
+#define G_KINDS 15
+#endif
+#ifndef NEV
+#define NEV 1
+#endif
+#ifndef NRECV
+#define NRECV 1
 #endif
 #ifndef MAXF
 #define MAXF 1          /* faults per run */
@@ -1140,13 +1101,11 @@ init {
 #if P_STORE1
     run StoreTokens(A, C_STORE1); n++;
 #endif
-#if P_STORE2 && SCENARIO != 9
+#if P_STORE2
     if
     :: run StoreTokens(A, C_STORE2)                /* a reconnect */
-    :: run StoreTokens(B, C_STORE2)                /* a switch */
+    :: !NO_SWITCH -> run StoreTokens(B, C_STORE2)  /* a switch */
     fi; n++;
-#elif P_STORE2
-    run StoreTokens(A, C_STORE2); n++;
 #endif
 #if P_REFRESH
     run RefreshRun(C_REFRESH, 0); n++;

@@ -64,7 +64,8 @@ case "$(uname -s)" in
     fi
     if [ "$want_spin" = yes ]; then
       command -v spin >/dev/null 2>&1 || missing+=(spin)
-      command -v gcc >/dev/null 2>&1 || missing+=(gcc)
+      # Model/check.sh compiles with clang (the Swift toolchain has it) or else gcc
+      command -v clang >/dev/null 2>&1 || command -v gcc >/dev/null 2>&1 || missing+=(gcc)
     fi
     if [ "$want_curl_build" = yes ]; then
       [ -f "/usr/lib/$(gcc -print-multiarch)/libssl.a" ] || missing+=(libssl-dev)
