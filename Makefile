@@ -13,7 +13,7 @@ export SWT_EXPERIMENTAL_MAXIMUM_PARALLELIZATION_WIDTH ?= 16
 STATE_DIR ?= .paypulse
 FUZZ_SECONDS ?= 60
 
-.PHONY: serve demo test contract check lint lint-size unit slow-suites soak soak-run fuzz bundles test-deploy check-template build deps clean bench bench-quick capacity walk mutants mutants-sample
+.PHONY: serve demo test model contract check lint lint-size unit slow-suites soak soak-run fuzz bundles test-deploy check-template build deps clean bench bench-quick capacity walk mutants mutants-sample
 
 # The API, the console (/) and the contract (/openapi.yaml) on http://127.0.0.1:8080 for the
 # iOS simulator, on the embedded store, with Google's stand-in (no network) and a refresh
@@ -48,6 +48,7 @@ BACKGROUND = scripts/in-background.sh
 test:
 	@$(STAGE) --reset
 	$(STAGE) check $(MAKE) check
+	$(STAGE) model $(MAKE) model
 	$(STAGE) demo $(MAKE) demo
 	@$(BACKGROUND) start bundles $(MAKE) bundles
 	@$(BACKGROUND) start sam scripts/ensure-sam.sh
@@ -67,6 +68,13 @@ test:
 	$(STAGE) fuzz env FUZZ_SCRATCH=.build $(MAKE) fuzz
 	$(STAGE) bench-quick $(BACKGROUND) wait bench-quick
 	@$(STAGE) --table
+
+# The grant protocol's model (docs/model.md): Spin searches every scenario of Model/ exhaustively,
+# then finds a counterexample for each planted defect and prints its trail; about two
+# minutes on two cores. `Model/check.sh --trail D3` replays one defect's trail.
+model:
+	scripts/ensure-deps.sh --with-spin
+	Model/check.sh
 
 # Source lints, seconds and no build: the layer order of Package.swift's header against
 # SwiftPM's target graph and docs/architecture.md's drawing of it, only platform modules

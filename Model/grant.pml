@@ -1,4 +1,3 @@
-/* DRAFT (issue 55, open): not yet verified exhaustively; Model/check.sh, make model and docs/model.md do not exist yet. Scenarios 1-4 below are sized for a run each; scenario 1 (a first connect beside two events) alone stored 41 million states without faults, too many: split it next. */
 /*
  * PayPulse Gmail Connect: one user's grant, model-checked (issue 55).
  *
@@ -12,54 +11,106 @@
  * Faults are nondeterministic choices made inside the step they hit, at most MAXF per run.
  * Every step prints a line starting "@ " so that `spin -t` replays read as a story.
  *
- * Model/check.sh builds and runs it for each scenario and each planted defect.
+ * Model/check.sh (`make model`) verifies every scenario exhaustively, then switches on each
+ * planted defect and prints the counterexample Spin finds for it.
  */
 
 /* ---------------- bounds and scenarios (docs/model.md, "Bounds") ---------------- */
 #ifndef SCENARIO
 #define SCENARIO 1
 #endif
-#if SCENARIO == 1
-/* a first connect beside two of Google's events and their delivery */
-#define INIT_CONNECTED 0
-#define P_STORE1 1
-#define P_STORE2 0
-#define P_REFRESH 0
-#define P_FRESH 0
-#define P_DISC 0
-#define NEV 2
-#endif
-#if SCENARIO == 2
-/* a connected grant: disconnect beside a reconnect or a switch, and one event of Google's */
-#define INIT_CONNECTED 1
-#define P_STORE1 0
+/* Each scenario starts the workers of one race, on a connected grant unless it says
+   otherwise; Google issues one event of any kind (G_KINDS: 1 tokens-revoked, 2
+   account-disabled, 4 account-enabled, 8 account-purged) unless it is SILENT. */
+#if SCENARIO == 1   /* connect-event: a first connect while Google's event is delivered */
+#define FIRST_CONNECT 1
+#elif SCENARIO == 2 /* disconnect-reconnect: a disconnect beside a new sign-in to A or B */
 #define P_STORE2 1
-#define P_REFRESH 0
-#define P_FRESH 0
 #define P_DISC 1
-#define NEV 1
-#endif
-#if SCENARIO == 3
-/* a connected grant: the refresh run and fresh-token beside one of Google's events */
-#define INIT_CONNECTED 1
-#define P_STORE1 0
-#define P_STORE2 0
+#define SILENT 1
+#elif SCENARIO == 3 /* disconnect-event: a disconnect while Google's event is delivered */
+#define P_DISC 1
+#elif SCENARIO == 4 /* refresh-event: the refresh run while Google's event is delivered */
+#define P_REFRESH 1
+#elif SCENARIO == 5 /* fresh-event: fresh-token while Google's event is delivered */
+#define P_FRESH 1
+#elif SCENARIO == 6 /* connect-refresh: a first connect beside the refresh run */
+#define FIRST_CONNECT 1
+#define P_REFRESH 1
+#define SILENT 1
+#elif SCENARIO == 7 /* events-in-any-order: two events delivered in either order, and again */
+#define NEV 2
+#define NRECV 2
+#elif SCENARIO == 8 /* reconnect-event: a new sign-in to A or B while Google's event is delivered */
+#define P_STORE2 1
+#elif SCENARIO == 9
+/* disconnect-reconnect-revoke: a disconnect, a reconnect to A and Google's revocation at
+   once, without faults, the revocation delivered as it is issued (with faults, a switch,
+   other kinds or a delayed delivery, the run is past this check's time: docs/model.md) */
+#define P_STORE2 1
+#define P_DISC 1
+#define G_KINDS 1
+#define MAXF 0
+#define ISSUE_AT_DELIVERY 1
+#define NO_SWITCH 1
+#elif SCENARIO == 10 /* refresh-disconnect */
+#define P_REFRESH 1
+#define P_DISC 1
+#define SILENT 1
+#elif SCENARIO == 11 /* fresh-reconnect: fresh-token beside a new sign-in to A or B */
+#define P_FRESH 1
+#define P_STORE2 1
+#define SILENT 1
+#elif SCENARIO == 12 /* refresh-fresh: both renewing */
 #define P_REFRESH 1
 #define P_FRESH 1
-#define P_DISC 0
-#define NEV 1
+#define SILENT 1
+#elif SCENARIO == 13 /* fresh-disconnect */
+#define P_FRESH 1
+#define P_DISC 1
+#define SILENT 1
 #endif
-#if SCENARIO == 4
-/* a first connect beside a refresh run and one of Google's events */
-#define INIT_CONNECTED 0
+#ifdef FIRST_CONNECT
 #define P_STORE1 1
+#define INIT_CONNECTED 0
+#endif
+#ifdef SILENT
+#define G_KINDS 0
+#define NRECV 0
+#endif
+#ifndef P_STORE1
+#define P_STORE1 0
+#endif
+#ifndef P_STORE2
 #define P_STORE2 0
-#define P_REFRESH 1
+#endif
+#ifndef P_REFRESH
+#define P_REFRESH 0
+#endif
+#ifndef P_FRESH
 #define P_FRESH 0
+#endif
+#ifndef P_DISC
 #define P_DISC 0
+#endif
+#ifndef INIT_CONNECTED
+#define INIT_CONNECTED 1
+#endif
+#ifndef ISSUE_AT_DELIVERY
+#define ISSUE_AT_DELIVERY 0
+#endif
+#ifndef NO_SWITCH
+#define NO_SWITCH 0
+#endif
+#ifndef G_KINDS
+#define G_KINDS 15
+#endif
+#ifndef NEV
 #define NEV 1
 #endif
+#ifndef NRECV
 #define NRECV 1
+#endif
 #ifndef MAXF
 #define MAXF 1          /* faults per run */
 #endif
@@ -93,7 +144,22 @@
 #define F_GDOWN 1       /* Google out of reach: a connect stores unverified, a refresh is transient */
 #endif
 
-/* planted defects (Model/check.sh expects a counterexample for each; D6 is Model/quota.pml) */
+/*
+ * Planted defects: each -DDn switches on one past or plausible mistake, and Model/check.sh
+ * expects Spin to find a counterexample for it (D6 lives in Model/quota.pml).
+ *   D1  a proof dated by the write's own clock instead of Google's answer time
+ *   D2  no record of Google's word: each event judged alone, against the grants listed
+ *   D3  a purge that, after a lost swap, marks whatever value it reads without judging it
+ *   D4  tags without the version stamp: a listing cannot tell stale tags from current ones
+ *   D5  a disconnect's mark whose answer was lost, decided again as a new change
+ *   D6  (quota.pml) a retried allowance write that carries no post id, counted twice
+ *   D7  the receiver lists grants before it records the word
+ *   D8  store-tokens reads the word before its write instead of after it
+ *   D9  a conditional delete that never restores a newer version it deleted
+ *   D10 a refresh run's sweep that never restores a grant a delete took too soon
+ *   D11 a restored grant not judged by Google's word
+ *   D12 an event's sequence taken from the clock alone (the LTL property sequence_increases)
+ */
 #ifdef D1
 #define D_VAT_WRITE_TIME 1
 #endif
@@ -122,7 +188,7 @@
 #define D_SWEEP_NO_RESTORE 1
 #endif
 #ifdef D11
-#define D_MARK_UNVERIFIED 1
+#define D_RESTORE_NO_WORD 1
 #endif
 
 /* ---------------- names ---------------- */
@@ -156,7 +222,7 @@ typedef Grant {
 Grant g;                      /* the one user's grant */
 byte nver;                    /* versions given out */
 /* the listing: tags (TokenSetTags), written apart from the value, stamped with the version they describe */
-bit  t_ex; bit t_vfd; bit t_pend; byte t_ver; byte t_acct; mtype t_st;
+bit  t_ex; bit t_vfd; bit t_pend; bit t_dla; byte t_ver; byte t_acct; mtype t_st;
 
 /* Google's word per account (GoogleAccountWord): the latest iat of each kind */
 byte w_rev[NA+1]; byte w_dis[NA+1]; byte w_ena[NA+1]; byte w_pur[NA+1];
@@ -185,12 +251,13 @@ hidden byte h_i; hidden byte h_id; hidden mtype h_cb; hidden byte h_acct; hidden
 #endif
 #define LIVE(x)      (x.ex && !x.del)
 #define HASWORK(x)   (x.pend[0] != 0 || x.dla)
+#define EVENTS(x)    (x.pend[0] != 0)
 #define CONN(x)      (!x.ex -> not_connected : (x.dla -> disconnected : (x.st == ACTIVE -> connected : (x.st == REVOKED -> revoked : disabled))))
 #define ALIVE(a, t)  (gg_pur[a] == 0 && gg_rev[a] < t && gg_dis[a] <= gg_ena[a])
 #define MAX(x, y)    (x > y -> x : y)
 #define CANF         (faults_on && nfaults < MAXF)
 /* a deleted secret the listing shows as a finished disconnect: its mark, tags describing that version */
-#define LEGIT_DELETED ((!STAMPED || t_ver == g.ver) && t_st == REVOKED)
+#define LEGIT_DELETED ((!STAMPED || t_ver == g.ver) && t_st == REVOKED && t_dla && !t_pend)
 #define CAUSE_EV(e)  (e + 1)
 #define C_STORE1     (NEV + 1)
 #define C_STORE2     (NEV + 2)
@@ -227,15 +294,15 @@ inline fault(flag, kind_on) {
 #define WORKER_LOCALS \
   Grant r; Grant w; Grant y; \
   mtype res; mtype wk; mtype vk; byte vc; bit f; bit settled; bit stfail; bit shown; bit purging; bit again; \
-  byte tries; byte sttries; byte ptries; byte acc0; byte acc1; byte acc2; bit pok; bit wantdel; bit rm; \
+  byte tries; byte sttries; byte ptries; byte acc0; byte acc1; byte acc2; bit pok; bit wantdel; bit rm; bit rst; \
   byte wr; byte wd; byte we; byte wp; byte wa; byte R; bit gok; bit stampnow; byte ja; byte jiat; byte expv; byte dexp; \
-  byte tg_ver; mtype tg_st; bit tg_vfd; bit tg_pend; byte tg_acct
+  byte tg_ver; mtype tg_st; bit tg_vfd; bit tg_pend; bit tg_dla; byte tg_acct
 
 #define RESET_LOCALS \
     clearG(r); clearG(w); clearG(y); res = 0; wk = 0; vk = 0; vc = 0; f = 0; settled = 0; stfail = 0; shown = 0; \
-    purging = 0; again = 0; tries = 0; sttries = 0; ptries = 0; acc0 = 0; acc1 = 0; acc2 = 0; pok = 0; wantdel = 0; rm = 0; \
+    purging = 0; again = 0; tries = 0; sttries = 0; ptries = 0; acc0 = 0; acc1 = 0; acc2 = 0; pok = 0; wantdel = 0; rm = 0; rst = 0; \
     wr = 0; wd = 0; we = 0; wp = 0; wa = 0; R = 0; gok = 0; stampnow = 0; ja = 0; jiat = 0; expv = 0; dexp = 0; \
-    tg_ver = 0; tg_st = 0; tg_vfd = 0; tg_pend = 0; tg_acct = 0
+    tg_ver = 0; tg_st = 0; tg_vfd = 0; tg_pend = 0; tg_dla = 0; tg_acct = 0
 
 /* ---------------- the store's calls ---------------- */
 
@@ -278,12 +345,17 @@ inline cas(x, kind, cause, result, who) {
           /* none for a change that did not happen: only a reconnect or a switch keeps the state */
           assert(kind == Reconnected || kind == AccountSwitched || CONN(g) != h_cb);
           /* one change, one event_id */
-          assert(!cause_done[cause]);
+          /* (a Google event may change a grant, then the reconnect written past it) */
+          assert(cause <= NEV || !cause_done[cause]);
           cause_done[cause] = 1;
           /* a purge's mark judged the account and the age of the version it replaces */
           assert(kind != Purged || (h_acct == ja && h_P < jiat));
           seq_before = seq_last;
+#ifdef D12
+          g.lseq = MAX(g.lseq, clk); seq_last = g.lseq;   /* the defect: the clock alone, which may not tick */
+#else
           g.lseq = MAX(g.lseq + 1, clk); seq_last = g.lseq;
+#endif
           h_rm = 0;
           for (h_i : 0 .. NOUT - 1) { if :: !h_rm && g.pend[h_i] == 0 -> g.pend[h_i] = nev; h_rm = 1 :: else fi }
           assert(h_rm);                        /* the outbox bound holds within the model's bounds */
@@ -296,7 +368,7 @@ inline cas(x, kind, cause, result, who) {
                  who, g.ver, g.st, g.vfd, g.vat, g.acct, g.pend[0], g.pend[1])
        fi;
        if
-       :: expv == 0 -> t_ex = 1; t_st = g.st; t_vfd = g.vfd; t_pend = HASWORK(g); t_acct = g.acct; t_ver = g.ver
+       :: expv == 0 -> t_ex = 1; t_st = g.st; t_vfd = g.vfd; t_pend = EVENTS(g); t_dla = g.dla; t_acct = g.acct; t_ver = g.ver
        :: else
        fi;
        copyG(x, g);
@@ -320,11 +392,11 @@ inline tag_write(who) {
   if
   :: f -> printf("@ %e: tag write for v%d refused\n", who, tg_ver)
   :: !f && LIVE(g) ->
-     t_ex = 1; t_st = tg_st; t_vfd = tg_vfd; t_pend = tg_pend; t_acct = tg_acct;
+     t_ex = 1; t_st = tg_st; t_vfd = tg_vfd; t_pend = tg_pend; t_dla = tg_dla; t_acct = tg_acct;
 #if STAMPED
      t_ver = tg_ver;
 #endif
-     printf("@ %e: tags written from v%d: %e verified=%d outbox=%d sub %d\n", who, tg_ver, tg_st, tg_vfd, tg_pend, tg_acct)
+     printf("@ %e: tags written from v%d: %e verified=%d outbox=%d deleting=%d sub %d\n", who, tg_ver, tg_st, tg_vfd, tg_pend, tg_dla, tg_acct)
   :: else -> printf("@ %e: tag write refused: the grant is scheduled for deletion\n", who)
   fi
 }
@@ -335,17 +407,17 @@ inline tag_write(who) {
  */
 inline write_tags(x, who) {
   atomic {
-    tg_ver = x.ver; tg_st = x.st; tg_vfd = x.vfd; tg_pend = HASWORK(x); tg_acct = x.acct;
+    tg_ver = x.ver; tg_st = x.st; tg_vfd = x.vfd; tg_pend = EVENTS(x); tg_dla = x.dla; tg_acct = x.acct;
     tag_write(who);
     if
     :: !f && LIVE(g) && g.ver != tg_ver ->
        printf("@ %e: retagIfOvertaken: v%d is current, not v%d: tagging again from it\n", who, g.ver, tg_ver);
-       tg_ver = g.ver; tg_st = g.st; tg_vfd = g.vfd; tg_pend = HASWORK(g); tg_acct = g.acct; again = 1
-    :: else -> again = 0; tg_ver = 0; tg_st = 0; tg_vfd = 0; tg_pend = 0; tg_acct = 0
+       tg_ver = g.ver; tg_st = g.st; tg_vfd = g.vfd; tg_pend = EVENTS(g); tg_dla = g.dla; tg_acct = g.acct; again = 1
+    :: else -> again = 0; tg_ver = 0; tg_st = 0; tg_vfd = 0; tg_pend = 0; tg_dla = 0; tg_acct = 0
     fi
   }
   if
-  :: again -> atomic { tag_write(who); again = 0; tg_ver = 0; tg_st = 0; tg_vfd = 0; tg_pend = 0; tg_acct = 0 }
+  :: again -> atomic { tag_write(who); again = 0; tg_ver = 0; tg_st = 0; tg_vfd = 0; tg_pend = 0; tg_dla = 0; tg_acct = 0 }
   :: else
   fi
 }
@@ -367,7 +439,7 @@ inline sm_delete(who) {
 #ifndef D_DELETE_NO_RESTORE
   atomic {
     if
-    :: g.ex && g.del && g.ver != dexp -> g.del = 0;
+    :: g.ex && g.del && g.ver != dexp -> g.del = 0; rst = 1;
        printf("@ %e: DescribeSecret: v%d is newer than v%d: RestoreSecret\n", who, g.ver, dexp)
     :: else -> printf("@ %e: DescribeSecret: v%d deleted as meant\n", who, g.ver)
     fi
@@ -489,9 +561,6 @@ inline word_verdict() {
         fi
      fi
   fi;
-#ifdef D_MARK_UNVERIFIED
-  if :: vk == v_revoke || vk == v_disable -> w.vfd = 0 :: else fi;
-#endif
   skip
 }
 
@@ -559,6 +628,25 @@ inline event_verdict(e) {
 
 #define SETTLE_WORD(who) SETTLE(word_verdict(), who)
 
+/*
+ * A restore (the delete's own, or the sweep's) brings back a value the receiver's listing
+ * could not show: Google's word judges it as it judges any write (TokenVault.honourGoogle
+ * after a deletion answered "restored, not deleted").
+ */
+#if !defined(D_NO_WORD) && !defined(D_RESTORE_NO_WORD)
+#define JUDGE_RESTORED(who) \
+  if \
+  :: rst -> rst = 0; read_grant(who); \
+     if \
+     :: LIVE(r) && r.acct != 0 && !r.dla && r.st == ACTIVE -> wa = r.acct; READ_WORD(who); SETTLE_WORD(who) \
+     :: else \
+     fi \
+  :: else \
+  fi
+#else
+#define JUDGE_RESTORED(who) skip
+#endif
+
 /* one strongly consistent read of the account's word (a crash may come instead) */
 #define READ_WORD(who) \
   atomic { \
@@ -612,28 +700,29 @@ inline refresh_one(cause, who) {
 /* ---------------- the processes ---------------- */
 
 /* Google: issues NEV security events for account A, at ticks of the clock, as its state allows */
+/* Google issues event number i on account A, of a kind its state allows, at the next tick */
+inline google_issues(i, k) {
+  if
+  :: (G_KINDS & 1) -> k = tokens_revoked
+  :: (G_KINDS & 2) && gg_dis[A] <= gg_ena[A] -> k = account_disabled
+  :: (G_KINDS & 4) && gg_dis[A] > gg_ena[A] -> k = account_enabled
+  :: (G_KINDS & 8) -> k = account_purged
+  fi;
+  clk++; ge_kind[i] = k; ge_iat[i] = clk;
+  if
+  :: k == tokens_revoked -> gg_rev[A] = clk
+  :: k == account_disabled -> gg_dis[A] = clk
+  :: k == account_enabled -> gg_ena[A] = clk
+  :: k == account_purged -> gg_pur[A] = clk
+  fi;
+  ge_n++;
+  printf("@ google: issues %e for account %d, iat t%d (jti %d)\n", k, A, clk, i)
+}
+
 proctype Google() {
   byte i; mtype k;
   do
-  :: i < NEV && gg_pur[A] == 0 ->
-     atomic {
-       if
-       :: k = tokens_revoked
-       :: gg_dis[A] <= gg_ena[A] -> k = account_disabled
-       :: gg_dis[A] > gg_ena[A] -> k = account_enabled
-       :: k = account_purged
-       fi;
-       clk++; ge_kind[i] = k; ge_iat[i] = clk;
-       if
-       :: k == tokens_revoked -> gg_rev[A] = clk
-       :: k == account_disabled -> gg_dis[A] = clk
-       :: k == account_enabled -> gg_ena[A] = clk
-       :: k == account_purged -> gg_pur[A] = clk
-       fi;
-       ge_n++;
-       printf("@ google: issues %e for account %d, iat t%d (jti %d)\n", k, A, clk, i);
-       i++; k = 0
-     }
+  :: i < NEV && gg_pur[A] == 0 && G_KINDS != 0 -> atomic { google_issues(i, k); i++; k = 0 }
   :: else -> break
   od;
   atomic { i = 0; done++ }
@@ -753,6 +842,9 @@ fin:
 proctype Receiver(byte e0; bit final) {
   WORKER_LOCALS; byte e; byte a;
   atomic {
+#if ISSUE_AT_DELIVERY
+    if :: !final -> google_issues(0, wk); wk = 0 :: else fi;
+#endif
     ge_n > 0;
     if
     :: final -> e = e0
@@ -791,7 +883,8 @@ proctype Receiver(byte e0; bit final) {
 #ifdef D_NO_WORD
      SETTLE(event_verdict(e), security_events)
 #else
-     SETTLE_WORD(security_events)
+     SETTLE_WORD(security_events);
+     JUDGE_RESTORED(security_events)
 #endif
   :: else
   fi;
@@ -841,6 +934,7 @@ retry:
 marked:
   write_tags(w, disconnect);
   publish(w, disconnect);
+  JUDGE_RESTORED(disconnect);
   printf("@ disconnect: 200\n");
 fin:
   atomic { RESET_LOCALS; done++ }
@@ -852,7 +946,7 @@ proctype FreshToken(byte cause) {
   read_grant(fresh_token);
   if :: !LIVE(r) -> printf("@ fresh-token: not connected\n"); goto fin :: else fi;
   if
-  :: HASWORK(r) -> publish(r, fresh_token); read_grant(fresh_token);
+  :: HASWORK(r) -> publish(r, fresh_token); JUDGE_RESTORED(fresh_token); read_grant(fresh_token);
      if :: !LIVE(r) -> printf("@ fresh-token: not connected\n"); goto fin :: else fi
   :: else
   fi;
@@ -915,9 +1009,9 @@ proctype RefreshRun(byte cause; bit final) {
   atomic {
     ldel = g.del;
     /* stale tags (their stamp names another version) are read when they would keep the run away */
-    cand = g.ex && (ldel || t_pend || !t_vfd || (STAMPED && t_ver != g.ver && t_st != ACTIVE));
-    printf("@ refresh-run: listDue: exists=%d deleted=%d; tags %e verified=%d outbox=%d stamp v%d (current v%d)\n",
-           g.ex, ldel, t_st, t_vfd, t_pend, t_ver, g.ver);
+    cand = g.ex && (ldel || t_pend || t_dla || !t_vfd || (STAMPED && t_ver != g.ver && t_st != ACTIVE));
+    printf("@ refresh-run: listDue: exists=%d deleted=%d; tags %e verified=%d outbox=%d deleting=%d stamp v%d (current v%d)\n",
+           g.ex, ldel, t_st, t_vfd, t_pend, t_dla, t_ver, g.ver);
     if
     :: !final && g.ex && !cand && t_st == ACTIVE -> due = 1; printf("@ refresh-run: the access token is due by its expiry\n")
     :: final && g.ex && !cand && t_st == ACTIVE && t_ver != g.ver ->
@@ -930,7 +1024,7 @@ proctype RefreshRun(byte cause; bit final) {
     :: ldel ->
 #ifndef D_SWEEP_NO_RESTORE
        if
-       :: g.ex && g.del && !LEGIT_DELETED -> g.del = 0;
+       :: g.ex && g.del && !LEGIT_DELETED -> g.del = 0; rst = 1;
           printf("@ refresh-run: sweep: deleted v%d is not a finished disconnect: RestoreSecret\n", g.ver)
        :: else -> printf("@ refresh-run: sweep: deleted as meant\n"); goto fin
        fi
@@ -942,16 +1036,21 @@ proctype RefreshRun(byte cause; bit final) {
   }
   read_grant(refresh_run);
   if :: !LIVE(r) -> goto fin :: else fi;
+  if
+  :: rst -> JUDGE_RESTORED(refresh_run); read_grant(refresh_run);
+     if :: !LIVE(r) -> goto fin :: else fi
+  :: else
+  fi;
   /* tag repair: the value is the authority */
   if
-  :: (STAMPED && r.ver != t_ver) || r.st != t_st || r.vfd != t_vfd || HASWORK(r) != t_pend || r.acct != t_acct ->
+  :: (STAMPED && r.ver != t_ver) || r.st != t_st || r.vfd != t_vfd || EVENTS(r) != t_pend || r.dla != t_dla || r.acct != t_acct ->
      printf("@ refresh-run: the tags do not describe v%d: repaired from the value\n", r.ver);
      write_tags(r, refresh_run)
   :: else
   fi;
   /* the outbox sweep */
   if
-  :: HASWORK(r) -> publish(r, refresh_run); read_grant(refresh_run);
+  :: HASWORK(r) -> publish(r, refresh_run); JUDGE_RESTORED(refresh_run); read_grant(refresh_run);
      if :: !LIVE(r) -> goto fin :: else fi
   :: else
   fi;
@@ -991,17 +1090,21 @@ init {
     /* store-tokens#1 ran alone before: v1 of account A, proved at t2, its Gmail Connected published */
     clk = 2; nver = 1; g.ex = 1; g.ver = 1; g.st = ACTIVE; g.vfd = 1; g.vat = 2; g.P = 2; g.acct = A; g.tacct = A;
     g.tok = 1; g.lseq = 2; nev = 1; ev_pub[1] = 1; chain_last = connected; seq_last = 2; cause_done[C_STORE1] = 1;
-    t_ex = 1; t_st = ACTIVE; t_vfd = 1; t_pend = 0; t_acct = A; t_ver = 1;
+    t_ex = 1; t_st = ACTIVE; t_vfd = 1; t_pend = 0; t_dla = 0; t_acct = A; t_ver = 1;
     printf("@ init: v1 ACTIVE verified=1 proof t2 sub 1 (account A), its Gmail Connected published\n");
 #endif
+#if ISSUE_AT_DELIVERY
+    n = 0;
+#else
     run Google(); n = 1;
+#endif
 #if P_STORE1
     run StoreTokens(A, C_STORE1); n++;
 #endif
 #if P_STORE2
     if
-    :: run StoreTokens(A, C_STORE2)
-    :: run StoreTokens(B, C_STORE2)
+    :: run StoreTokens(A, C_STORE2)                /* a reconnect */
+    :: !NO_SWITCH -> run StoreTokens(B, C_STORE2)  /* a switch */
     fi; n++;
 #endif
 #if P_REFRESH
@@ -1034,7 +1137,10 @@ init {
   /* before any repair, in a run without faults or spent retries, the processes alone settle the
      grant: whichever of the receiver and a writer comes second sees the other */
   if
-  :: nfaults == 0 && !exhausted -> check_word_wins(1)
+  :: nfaults == 0 && !exhausted ->
+     check_word_wins(1);
+     /* and a deletion took only what its deleter judged, before any sweep */
+     assert(!(g.ex && g.del) || g.dla)
   :: else
   fi;
   /* the next refresh run, fault-free */
@@ -1049,7 +1155,7 @@ init {
        assert(g.st != ACTIVE || (g.vfd && ALIVE(g.tacct, g.tok)));
        assert(g.st != DISABLED || gg_dis[g.tacct] > gg_ena[g.tacct]);
        /* the listing converged to the value */
-       assert(t_ex && t_st == g.st && t_vfd == g.vfd && t_pend == HASWORK(g) && t_acct == g.acct);
+       assert(t_ex && t_st == g.st && t_vfd == g.vfd && t_pend == EVENTS(g) && t_dla == g.dla && t_acct == g.acct);
        /* a disconnect's or purge's deletion is finished */
        assert(!g.dla)
     :: else

@@ -9,10 +9,11 @@
 # `--with-nginx` adds nginx and the openssl command alone (the benchmark's HTTPS mode,
 # `scripts/bench/run.sh --tls`); `--with-pyjwt` adds PyJWT with `cryptography` (PyPI), the independent signer of the
 # PAYPULSE_AUTH_MODE=jwks tests; `--with-curl-build` adds what scripts/build-libcurl.sh needs
-# (OpenSSL's static libraries, dpkg-source, patch, make). Installs nothing already there.
+# (OpenSSL's static libraries, dpkg-source, patch, make); `--with-spin` adds Spin and a C
+# compiler (the grant protocol's model, Model/check.sh). Installs nothing already there.
 set -euo pipefail
 
-want_moto=no want_browser=no want_tls_relay=no want_nginx=no want_pyjwt=no want_curl_build=no
+want_moto=no want_browser=no want_tls_relay=no want_nginx=no want_pyjwt=no want_curl_build=no want_spin=no
 for argument in "$@"; do
   case "$argument" in
     --with-moto) want_moto=yes ;;
@@ -21,6 +22,7 @@ for argument in "$@"; do
     --with-nginx) want_nginx=yes ;;
     --with-pyjwt) want_pyjwt=yes ;;
     --with-curl-build) want_curl_build=yes ;;
+    --with-spin) want_spin=yes ;;
     *) echo "ensure-deps: unknown option $argument" >&2; exit 2 ;;
   esac
 done
@@ -39,6 +41,9 @@ case "$(uname -s)" in
     if { [ "$want_tls_relay" = yes ] || [ "$want_nginx" = yes ]; } && ! command -v nginx >/dev/null 2>&1; then
       echo "ensure-deps: the AWS_CA_BUNDLE and keep-alive tests and the benchmark's --tls need nginx: brew install nginx" >&2
     fi
+    if [ "$want_spin" = yes ] && ! command -v spin >/dev/null 2>&1; then
+      echo "ensure-deps: the model check needs Spin: brew install spin" >&2
+    fi
     ;;
   *)
     missing=()
@@ -56,6 +61,11 @@ case "$(uname -s)" in
       command -v openssl >/dev/null 2>&1 || missing+=(openssl)
       # Debian installs nginx in /usr/sbin, which a user's PATH may leave out.
       command -v nginx >/dev/null 2>&1 || [ -x /usr/sbin/nginx ] || missing+=(nginx)
+    fi
+    if [ "$want_spin" = yes ]; then
+      command -v spin >/dev/null 2>&1 || missing+=(spin)
+      # Model/check.sh compiles with clang (the Swift toolchain has it) or else gcc
+      command -v clang >/dev/null 2>&1 || command -v gcc >/dev/null 2>&1 || missing+=(gcc)
     fi
     if [ "$want_curl_build" = yes ]; then
       [ -f "/usr/lib/$(gcc -print-multiarch)/libssl.a" ] || missing+=(libssl-dev)
