@@ -131,13 +131,14 @@ extension RetryPolicy {
         random: () -> Double = { Double.random(in: 0...1) }
     ) async throws(RetryExhausted<Failure>) -> Value {
         let started = ContinuousClock.now
-        var number = 0
+        var number = 0, budgetSpent = false
         while true {
             number += 1
             let outcome = await attempt(number)
-            switch try next(after: number, outcome, started: started, random: random) {
+            switch try next(after: number, outcome, started: started, budgetSpent: budgetSpent, random: random) {
             case .done(let value): return value
-            case .retry(let failure, let delay):
+            case .retry(let failure, let delay, let spendsBudget):
+                budgetSpent = spendsBudget
                 guard !Task.isCancelled else { throw RetryExhausted(failure: failure, attempts: number, cancelled: true) }
                 willRetry(number, failure, delay)
                 do {
@@ -167,12 +168,13 @@ extension RetryPolicy {
         sleep: (Duration) -> Void = RetryPolicy.sleepThread
     ) throws(RetryExhausted<Failure>) -> Value {
         let started = ContinuousClock.now
-        var number = 0
+        var number = 0, budgetSpent = false
         while true {
             number += 1
-            switch try next(after: number, attempt(number), started: started, random: random) {
+            switch try next(after: number, attempt(number), started: started, budgetSpent: budgetSpent, random: random) {
             case .done(let value): return value
-            case .retry(let failure, let delay):
+            case .retry(let failure, let delay, let spendsBudget):
+                budgetSpent = spendsBudget
                 willRetry(number, failure, delay)
                 sleep(delay)
             }
@@ -180,11 +182,14 @@ extension RetryPolicy {
     }
 
     /// Both loops' one decision after attempt `number`: done with its value, or the wait
-    /// before the next attempt.
+    /// before the next attempt. An attempt after a wait that took the rest of the budget is
+    /// the last, even when the sleep woke a little early (timers may): the clock alone would
+    /// leave a sliver of budget and add waits of next to nothing.
     /// - Throws: ``RetryExhausted`` when the failure is not retryable or the attempts or
     ///   the budget are spent.
     private func next<Value, Failure: Error>(
-        after number: Int, _ outcome: AttemptResult<Value, Failure>, started: ContinuousClock.Instant, random: () -> Double
+        after number: Int, _ outcome: AttemptResult<Value, Failure>, started: ContinuousClock.Instant, budgetSpent: Bool,
+        random: () -> Double
     ) throws(RetryExhausted<Failure>) -> Next<Value, Failure> {
         let (failure, retryable, retryAfter): (Failure, Bool, Duration?)
         switch outcome {
@@ -192,10 +197,11 @@ extension RetryPolicy {
         case .failure(let error, let canRetry, let after): (failure, retryable, retryAfter) = (error, canRetry, after)
         }
         let remaining = totalBudget - (ContinuousClock.now - started)
-        guard retryable, maxAttempts > number, remaining > .zero else {
+        guard retryable, maxAttempts > number, !budgetSpent, remaining > .zero else {
             throw RetryExhausted(failure: failure, attempts: number, cancelled: false)
         }
-        return .retry(failure, wait: wait(afterAttempt: number, retryAfter: retryAfter, remaining: remaining, random: random()))
+        let delay = wait(afterAttempt: number, retryAfter: retryAfter, remaining: remaining, random: random())
+        return .retry(failure, wait: delay, spendsBudget: delay >= remaining)
     }
 
     /// Blocks the calling thread for `duration`.
@@ -211,8 +217,8 @@ extension RetryPolicy {
 private enum Next<Value, Failure: Error> {
     /// Return the attempt's value.
     case done(Value)
-    /// Wait, then try again.
-    case retry(Failure, wait: Duration)
+    /// Wait, then try again; `spendsBudget` when the wait reaches the budget's end.
+    case retry(Failure, wait: Duration, spendsBudget: Bool)
 }
 
 extension Duration {

@@ -99,6 +99,25 @@ struct RetryPolicyTests {
         #expect(waits.count <= 7 && waits.dropLast().allSatisfy { $0 == .milliseconds(150) })
     }
 
+    @Test("a sleep that wakes early never buys attempts past the wait that reached the budget's end")
+    func earlyWakeEndsAtBudget() {
+        // Each wait is slept at nine tenths: the clock alone would leave a sliver of budget
+        // after every wait and keep trying until maxAttempts. The draw is the ceiling, so a
+        // wait that does not fit Retry-After is the rest of the budget, not a jittered sliver.
+        let policy = RetryPolicy(maxAttempts: 50, baseDelay: .seconds(5), maxDelay: .seconds(5), totalBudget: .milliseconds(600))
+        var waits: [Duration] = []
+        do {
+            _ = try policy.runBlocking({ number -> AttemptResult<Int, Failure> in
+                .failure(Failure(number: number), retryable: true, retryAfter: .milliseconds(100))
+            }, willRetry: { _, _, wait in waits.append(wait) }, random: { 1 }, sleep: { RetryPolicy.sleepThread($0 * 0.9) })
+            Issue.record("an always-failing call succeeded")
+        } catch {
+            #expect(error.attempts <= 8, "attempts: \(error.attempts), waits: \(waits)")
+            #expect(error.attempts == waits.count + 1)
+        }
+        #expect(waits.dropLast().allSatisfy { $0 == .milliseconds(100) }, "only the last wait is what was left: \(waits)")
+    }
+
     @Test("the blocking loop makes the same attempts and waits, handing each wait to its sleep")
     func blocking() {
         let policy = RetryPolicy(maxAttempts: 4, baseDelay: .milliseconds(100), maxDelay: .milliseconds(300), totalBudget: .seconds(30))
